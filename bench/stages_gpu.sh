@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Stages 1-3 (capture, classify, isolate) on problems/gpu on one GPU, through the real
+# Snakemake workflow.  Run on the GPU machine from the repo root, with the wheels from
+# ../shared/device/wheelhouse.sh in .whl/ (snakemake is not installed there).
+# Writes bench/results/stages_h200.json (+ $OUT/stages_artifacts.tar.gz when OUT is set).
+set -uo pipefail
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+fi
+WD=${WD:-/tmp/kernelopt-gpu}
+OUTDIR=${OUT:-/tmp}
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+t0=$(date +%s)
+timeout ${STAGES_TIMEOUT:-480} python3 -m snakemake --cores ${CORES:-8} --resources gpu=${GPU_SLOTS:-3} --keep-going \
+  --config problems=${PROBLEMS:-problems/gpu} device=cuda workdir=$WD > $OUTDIR/snakemake.log 2>&1
+echo "snakemake exit $? after $(( $(date +%s) - t0 )) s"
+tail -5 $OUTDIR/snakemake.log
+cat $WD/report/stages.json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print({k: d[k] for k in ('problems','errors','verdicts','units','units_pass')})" || true
+python3 bench/collect.py $WD bench/results/stages_h200.json $OUTDIR/stages_artifacts.tar.gz
+cp bench/results/stages_h200.json $OUTDIR/ 2>/dev/null || true

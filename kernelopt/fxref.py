@@ -1,0 +1,196 @@
+"""Eager references for Triton kernels, cut out of Inductor's post-grad FX graph.
+
+A kernel reads some buffers and writes others.  Each buffer holds the value of one FX
+node of the post-grad graph (its origin node), so the kernel computes
+``outputs = f(inputs)`` where ``f`` is the subgraph between those nodes.  ``build``
+copies that subgraph into a fresh graph whose placeholders are the kernel's input
+arguments and whose outputs are its written arguments, and returns the Python source
+of that graph: a reference that uses only eager ATen ops.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ReferenceUnavailable(Exception):
+    """The kernel's buffers could not be mapped onto the FX graph."""
+
+
+@dataclass
+class ReferenceCode:
+    source: str  # a def forward(self, <inputs>) -> tuple of outputs
+    inputs: list[str]  # kernel argument names, in forward's order
+    outputs: list[str]  # kernel argument names, in forward's return order
+    input_nodes: dict[str, str] = field(default_factory=dict)  # arg -> fx node name
+    output_nodes: dict[str, str] = field(default_factory=dict)
+    aten_ops: list[str] = field(default_factory=list)
+    input_shapes: dict[str, list[int]] = field(default_factory=dict)  # arg -> fx value shape
+    output_shapes: dict[str, list[int]] = field(default_factory=dict)
+    constants: dict[str, Any] = field(default_factory=dict)  # get_attr targets -> tensors
+
+
+def _shape(node: Any) -> list[int] | None:
+    val = node.meta.get("val") if hasattr(node, "meta") else None
+    try:
+        return [int(s) for s in val.shape]
+    except Exception:  # noqa: BLE001 - tuples, symbolic or missing values
+        return None
+
+
+def build(gm: Any, inputs: dict[str, Any], outputs: dict[str, Any]) -> ReferenceCode:
+    """Cut ``outputs = f(inputs)`` (both ``{arg name: fx.Node}``) out of ``gm``."""
+    import torch.fx as fx
+
+    if not outputs:
+        raise ReferenceUnavailable("the kernel writes no argument that maps to an FX node")
+    for arg, node in {**inputs, **outputs}.items():
+        if _shape(node) is None:
+            raise ReferenceUnavailable(f"argument {arg} maps to FX node {node.name}, whose value is not a single tensor")
+    graph = fx.Graph()
+    env: dict[Any, Any] = {}
+    for arg, node in inputs.items():
+        if node in env:  # two arguments hold the same value: alias the placeholder
+            continue
+        ph = graph.placeholder(arg)
+        ph.meta = dict(node.meta)
+        env[node] = ph
+    # Inputs that alias an earlier one still need their own placeholder name.
+    aliased = [arg for arg, node in inputs.items() if env[node].name != arg]
+    for arg in aliased:
+        graph.placeholder(arg)
+    constants: dict[str, Any] = {}
+    ops: list[str] = []
+
+    def copy(node: Any) -> Any:
+        if node in env:
+            return env[node]
+        stack = [node]
+        while stack:
+            cur = stack[-1]
+            if cur in env:
+                stack.pop()
+                continue
+            if cur.op == "placeholder":
+                raise ReferenceUnavailable(f"FX node {node.name} depends on graph input {cur.name}, which the kernel does not read")
+            pending = [a for a in cur.all_input_nodes if a not in env]
+            if pending:
+                stack.extend(pending)
+                continue
+            if cur.op == "get_attr":
+                target = str(cur.target)
+                constants[target] = _fetch_attr(gm, target)
+            elif cur.op == "call_function":
+                ops.append(str(cur.target))
+            elif cur.op != "call_function":
+                raise ReferenceUnavailable(f"FX node {cur.name} is a {cur.op}, not supported in references")
+            env[cur] = graph.node_copy(cur, lambda n: env[n])
+            stack.pop()
+        return env[node]
+
+    outs = [copy(node) for node in outputs.values()]
+    graph.output(tuple(outs))
+    graph.lint()
+    root = __import__("torch").nn.Module()
+    for target, value in constants.items():
+        _set_attr(root, target, value)
+    code = fx.GraphModule(root, graph).code
+    return ReferenceCode(
+        source=code,
+        inputs=list(inputs),
+        outputs=list(outputs),
+        input_nodes={a: n.name for a, n in inputs.items()},
+        output_nodes={a: n.name for a, n in outputs.items()},
+        aten_ops=sorted(set(ops)),
+        input_shapes={a: _shape(n) for a, n in inputs.items()},  # type: ignore[misc]
+        output_shapes={a: _shape(n) for a, n in outputs.items()},  # type: ignore[misc]
+        constants=constants,
+    )
+
+
+def _fetch_attr(gm: Any, target: str) -> Any:
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _set_attr(root: Any, target: str, value: Any) -> None:
+    import torch
+
+    *path, last = target.split(".")
+    obj = root
+    for part in path:
+        if not hasattr(obj, part):
+            setattr(obj, part, torch.nn.Module())
+        obj = getattr(obj, part)
+    if isinstance(value, torch.Tensor):
+        obj.register_buffer(last, value)
+    else:
+        setattr(obj, last, value)
+
+
+REFERENCE_TEMPLATE = '''"""Eager reference for unit {unit}: the ATen ops of Inductor's post-grad graph
+between the kernel's inputs and outputs (generated by kernelopt from the FX graph).
+
+ATen ops: {ops}
+"""
+import math
+
+import torch
+from torch import device
+from math import inf, nan
+
+INPUTS = {inputs!r}
+OUTPUTS = {outputs!r}
+# FX value shape of each argument (a kernel may see a buffer through a view of another
+# shape, and an in-place argument may hold values of two different shapes)
+SHAPES = {shapes!r}
+OUT_SHAPES = {out_shapes!r}
+
+
+class Reference(torch.nn.Module):
+    def __init__(self, constants=None):
+        super().__init__()
+        for name, value in (constants or {{}}).items():
+            self.register_buffer(name, value)
+{body}
+
+
+def reference(**args):
+    """Map kernel argument name -> tensor (inputs) to argument name -> tensor (outputs)."""
+    constants = {{}}
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_constants.pt")
+    if os.path.exists(path):
+        constants = torch.load(path, map_location="cpu")
+        dev = next((t.device for t in args.values() if isinstance(t, torch.Tensor)), None)
+        constants = {{k: v.to(dev) for k, v in constants.items()}}
+    ins = []
+    for name in INPUTS:
+        t = args[name]
+        shape = SHAPES.get(name)
+        if isinstance(t, torch.Tensor) and shape is not None and list(t.shape) != shape:
+            t = t.reshape(shape)
+        ins.append(t)
+    with torch.no_grad():
+        outs = Reference(constants)(*ins)
+    return dict(zip(OUTPUTS, outs))
+'''
+
+
+def render(unit: str, ref: ReferenceCode) -> str:
+    body = "\n".join("    " + line if line.strip() else "" for line in ref.source.strip("\n").splitlines())
+    return REFERENCE_TEMPLATE.format(
+        unit=unit,
+        ops=", ".join(ref.aten_ops) or "(none)",
+        inputs=ref.inputs,
+        outputs=ref.outputs,
+        shapes=ref.input_shapes,
+        out_shapes=ref.output_shapes,
+        body=body,
+    )
+
+
+_ = math  # referenced by generated code only

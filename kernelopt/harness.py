@@ -1,0 +1,193 @@
+"""Isolated-unit harness: inputs for a seed, the eager reference, a candidate, comparison.
+
+Inputs for seed ``s`` are the real values the unit's kernel receives when the compiled
+model (its saved wrapper module) runs on ``get_inputs()`` drawn under seed ``s``: the
+wrapper is run with an observer that clones the kernel's arguments.  So every input has
+the contract's exact shape, stride and dtype and realistic values (e.g. a variance is never
+negative).  The expected outputs come from ``reference.py`` (eager ATen ops), never from
+Inductor's code.  A candidate module defines ``launch(*args)`` taking the same positional
+arguments as ``kernel.run(...)`` in the wrapper; it writes its outputs in place.
+"""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from . import capture as capture_mod
+from . import outputcode, problems
+from .instrument import IOCapture, instrumented
+from .paths import ProblemPaths
+
+_mod_counter = itertools.count()
+
+
+def load_module(path: Path, prefix: str = "kernelopt_unit") -> ModuleType:
+    name = f"{prefix}_{next(_mod_counter)}"
+    spec = importlib.util.spec_from_file_location(name, Path(path).resolve())
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class ProblemRuntime:
+    """The captured problem, rebuilt in this process: model, wrapper module, call args."""
+
+    def __init__(self, paths: ProblemPaths, device: str, seed: int):
+        import torch
+
+        self.paths, self.device, self.seed = paths, device, seed
+        self.record = json.loads(paths.capture_record.read_text())
+        self.problem = problems.load(self.record["path"])
+        self.model = problems.build_model(self.problem, device, self.record["seed"])
+        fp = problems.param_fingerprint(self.model)
+        if fp != self.record["param_fingerprint"]:
+            raise RuntimeError(f"{self.record['path']}: rebuilding the model on seed {self.record['seed']} gave different parameters than at capture ({fp} != {self.record['param_fingerprint']}); Model.__init__ must be deterministic under torch.manual_seed")
+        saved_path = paths.capture / "call_args_saved.pt"
+        self.saved = torch.load(saved_path) if saved_path.exists() else {}
+        self._modules: dict[int, tuple[ModuleType, outputcode.OutputCode]] = {}
+
+    def wrapper(self, graph: int) -> tuple[ModuleType, outputcode.OutputCode]:
+        import torch
+
+        if graph not in self._modules:
+            path = self.paths.graph_output_code(graph)
+            const_path = self.paths.capture / f"constants_g{graph}.pt"
+            constants = {k: v.to(self.device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
+            self._modules[graph] = (outputcode.load(path, constants), outputcode.parse(path.read_text(), path))
+        return self._modules[graph]
+
+    def call_args(self, graph: int, seed: int) -> list[Any]:
+        grec = self.record["graphs"][graph]
+        if grec.get("call_args") is None:
+            raise RuntimeError(f"graph {graph} has no recorded call arguments")
+        inputs = problems.make_inputs(self.problem, self.device, seed)
+        saved = {k.split(".", 1)[1]: v for k, v in self.saved.items() if k.startswith(f"g{graph}.")}
+        return capture_mod.build_call_args(grec["call_args"], self.model, inputs, saved, self.device)
+
+    def kernel_io(self, graph: int, kernel: str, seed: int, index: int = 0) -> tuple[list[Any], list[Any]]:
+        """Arguments of launch ``index`` of ``kernel`` for model inputs drawn under ``seed``: (before, after)."""
+        import torch
+
+        if len(self.record["graphs"]) > 1 and graph > 0:
+            raise RuntimeError("inputs for graphs after the first need the Python code between graphs; not supported yet")
+        mod, oc = self.wrapper(graph)
+        obs = IOCapture(kernel, index)
+        with torch.no_grad(), instrumented(mod, oc, obs):
+            mod.call(self.call_args(graph, seed))
+        if obs.before is None:
+            raise RuntimeError(f"kernel {kernel} was not launched by the wrapper")
+        return obs.before, obs.after  # type: ignore[return-value]
+
+
+@dataclass
+class Comparison:
+    name: str
+    ok: bool
+    max_abs: float
+    max_rel: float
+    mismatched: int
+    numel: int
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def compare(name: str, out: Any, ref: Any, rtol: float, atol: float) -> Comparison:
+    """allclose with NaN where the reference has NaN (and only there)."""
+    import torch
+
+    note = ""
+    if tuple(out.shape) != tuple(ref.shape):
+        if out.numel() != ref.numel():
+            return Comparison(name, False, math.inf, math.inf, out.numel(), out.numel(), f"shape {list(out.shape)} vs reference {list(ref.shape)}")
+        ref = ref.reshape(out.shape)
+        note = "reference reshaped to the argument's shape"
+    o, r = out.detach().double(), ref.detach().to(out.device).double()
+    close = torch.isclose(o, r, rtol=rtol, atol=atol, equal_nan=True)
+    diff = (o - r).abs()
+    finite = torch.isfinite(diff)
+    max_abs = float(diff[finite].max()) if finite.any() else 0.0
+    rel = diff / r.abs().clamp_min(1e-12)
+    max_rel = float(rel[finite].max()) if finite.any() else 0.0
+    bad = int((~close).sum())
+    return Comparison(name, bad == 0, max_abs, max_rel, bad, o.numel(), note)
+
+
+def poison(t: Any) -> None:
+    """Fill an output with values no correct kernel leaves behind."""
+    import torch
+
+    if t.is_floating_point():
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(torch.iinfo(t.dtype).max if t.dtype != torch.bool else 1)
+
+
+class UnitHarness:
+    def __init__(self, paths: ProblemPaths, unit: str, runtime: ProblemRuntime):
+        self.paths, self.unit, self.rt = paths, unit, runtime
+        self.contract = json.loads(paths.contract(unit).read_text())
+        self._reference: ModuleType | None = None
+
+    @property
+    def reference(self) -> ModuleType:
+        if self._reference is None:
+            self._reference = load_module(self.paths.reference(self.unit), "kernelopt_reference")
+        return self._reference
+
+    def inputs(self, seed: int) -> tuple[list[Any], list[Any]]:
+        return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed)
+
+    def expected(self, args: list[Any]) -> dict[str, Any]:
+        names = [a["name"] for a in self.contract["args"]]
+        named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args)}
+        return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
+
+    def run_candidate(self, module: ModuleType, args: list[Any]) -> dict[str, Any]:
+        """Launch on fresh copies of ``args``: write-only outputs poisoned first."""
+        import torch
+
+        call = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        for spec, a in zip(self.contract["args"], call):
+            if spec.get("access") == "write" and isinstance(a, torch.Tensor):
+                poison(a)
+        module.launch(*call)
+        if self.rt.device == "cuda":
+            torch.cuda.synchronize()
+        return {spec["name"]: a for spec, a in zip(self.contract["args"], call) if spec.get("access") in ("write", "readwrite")}
+
+    def check(self, module: ModuleType, seeds: list[int], rtol: float, atol: float) -> dict[str, Any]:
+        """Candidate vs eager reference on each seed; also vs the wrapper's own launch (info)."""
+        per_seed = []
+        ok = True
+        for seed in seeds:
+            before, after = self.inputs(seed)
+            expected = self.expected(before)
+            got = self.run_candidate(module, before)
+            names = [a["name"] for a in self.contract["args"]]
+            wrapper_after = dict(zip(names, after))
+            comps = []
+            for name in self.reference.OUTPUTS:
+                if name not in got:
+                    comps.append(Comparison(name, False, math.inf, math.inf, 0, 0, "the contract says this argument is not written").to_dict())
+                    continue
+                c = compare(name, got[name], expected[name], rtol, atol).to_dict()
+                w = compare(name, got[name], wrapper_after[name], 0.0, 0.0)
+                c["vs_wrapper_max_abs"] = w.max_abs
+                comps.append(c)
+            seed_ok = all(c["ok"] for c in comps)
+            ok &= seed_ok
+            per_seed.append({"seed": seed, "ok": seed_ok, "outputs": comps})
+        return {"ok": ok, "rtol": rtol, "atol": atol, "seeds": per_seed}

@@ -1,0 +1,251 @@
+"""Stand-ins installed into a loaded wrapper module's globals to observe what it launches.
+
+The wrapper's ``call`` looks kernels (and ``extern_kernels`` / ``aten``) up in module
+globals at every call, so replacing those globals observes every launch without touching
+the generated code.  Launch sites are identified by their line number in the module.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+from .outputcode import OutputCode
+
+
+def tensor_meta(t: Any) -> dict[str, Any]:
+    import torch
+
+    if isinstance(t, torch.Tensor):
+        return {
+            "kind": "tensor",
+            "shape": list(t.shape),
+            "stride": list(t.stride()),
+            "storage_offset": int(t.storage_offset()),
+            "dtype": str(t.dtype).replace("torch.", ""),
+            "device": str(t.device.type),
+        }
+    if isinstance(t, bool) or isinstance(t, (int, float)):
+        return {"kind": "scalar", "value": t, "type": type(t).__name__}
+    return {"kind": "other", "repr": repr(t)[:80]}
+
+
+def same_values(a: Any, b: Any) -> bool:
+    import torch
+
+    return bool(torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.nan_to_num(0.123), b.nan_to_num(0.123)) and torch.equal(a.isnan(), b.isnan())))
+
+
+@dataclass
+class Launch:
+    seq: int
+    lineno: int
+    kernel: str
+    args: list[dict[str, Any]]
+    kwargs: list[str]
+    written: list[int] = field(default_factory=list)
+    config: dict[str, Any] | None = None
+    grid: list[int] | None = None
+    grid_expr: dict[str, Any] | None = None
+
+
+class Observer:
+    """Override the hooks you need; each receives the call and must perform it."""
+
+    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+        return inner.run(*args, **kwargs)
+
+    def on_extern(self, target: str, fn: Callable, lineno: int, args: tuple, kwargs: dict) -> Any:
+        return fn(*args, **kwargs)
+
+
+class _KernelProbe:
+    def __init__(self, name: str, inner: Any, observer: Observer):
+        self._name, self._inner, self._observer = name, inner, observer
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        return self._observer.on_kernel(self._name, self._inner, sys._getframe(1).f_lineno, args, kwargs)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._inner, attr)
+
+
+class _CallableProxy:
+    def __init__(self, target: str, inner: Any, observer: Observer):
+        self._target, self._inner, self._observer = target, inner, observer
+
+    def __getattr__(self, attr: str) -> Any:
+        return _CallableProxy(f"{self._target}.{attr}", getattr(self._inner, attr), self._observer)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._observer.on_extern(self._target, self._inner, sys._getframe(1).f_lineno, args, kwargs)
+
+
+@contextlib.contextmanager
+def instrumented(mod: ModuleType, oc: OutputCode, observer: Observer) -> Iterator[None]:
+    saved: dict[str, Any] = {}
+    for name in oc.kernels:
+        if hasattr(mod, name):
+            saved[name] = getattr(mod, name)
+            setattr(mod, name, _KernelProbe(name, saved[name], observer))
+    for glob in ("extern_kernels", "aten"):
+        if hasattr(mod, glob):
+            saved[glob] = getattr(mod, glob)
+            setattr(mod, glob, _CallableProxy(glob, saved[glob], observer))
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(mod, k, v)
+
+
+def launch_config(inner: Any) -> dict[str, Any] | None:
+    """The config Inductor's autotuner settled on for a kernel object (after a launch)."""
+    launchers = getattr(inner, "launchers", None) or []
+    cfg = getattr(launchers[0], "config", None) if len(launchers) == 1 else None
+    if cfg is None:
+        configs = getattr(inner, "configs", None) or []
+        # In the Triton interpreter (CPU mode) Inductor launches configs[0] without autotuning.
+        interpret = bool(getattr(inner, "triton_interpret", False))
+        cfg = configs[0] if configs and (len(configs) == 1 or interpret) else None
+    if cfg is None:
+        return None
+    out: dict[str, Any] = {"kwargs": dict(getattr(cfg, "kwargs", {}) or {})}
+    for attr in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+        val = getattr(cfg, attr, None)
+        if val is not None:
+            out[attr] = val
+    return out
+
+
+def arg_names(inner: Any, nargs: int) -> list[str]:
+    """Positional argument names of ``kernel.run(...)``: non-constexpr signature + extra launcher args."""
+    meta = getattr(inner, "triton_meta", {}) or {}
+    sig = meta.get("signature", {}) or {}
+    names = [n for n, t in sig.items() if t != "constexpr"]
+    names += list((getattr(inner, "inductor_meta", {}) or {}).get("extra_launcher_args", []) or [])
+    if len(names) != nargs:
+        return [f"arg{i}" for i in range(nargs)]
+    return names
+
+
+def grid_expr(inner: Any, config: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Inductor's grid as Python expressions of the launch arguments and block sizes."""
+    try:
+        from torch._inductor.runtime.triton_heuristics import GridExpr
+
+        meta = (getattr(inner, "inductor_meta", {}) or {})
+        kwargs = dict((config or {}).get("kwargs", {}))
+        try:
+            g = GridExpr.from_meta(meta, {k: k for k in kwargs})  # symbolic in the block sizes
+        except Exception:  # noqa: BLE001 - e.g. precomputed grids need the concrete values
+            g = GridExpr.from_meta(meta, kwargs)
+        return {"type": meta.get("grid_type"), "prefix": list(g.prefix), "x": str(g.x_grid), "y": str(g.y_grid), "z": str(g.z_grid)}
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def grid_of(inner: Any, config: dict[str, Any] | None, named_args: dict[str, Any]) -> list[int] | None:
+    try:
+        from torch._inductor.runtime.triton_heuristics import GridExpr
+
+        meta = dict((config or {}).get("kwargs", {}))
+        g = GridExpr.from_meta(inner.inductor_meta, meta)
+        scope = {k: v for k, v in named_args.items() if isinstance(v, (int, float))}
+        return [int(x) for x in g.eval_slow({**meta, **scope})]
+    except Exception:  # noqa: BLE001 - informational only
+        return None
+
+
+class LaunchRecorder(Observer):
+    """Records every launch: argument metadata, which tensors it wrote, config and grid."""
+
+    def __init__(self, check_writes: bool = True):
+        self.launches: list[Launch] = []
+        self.externs: list[dict[str, Any]] = []
+        self.check_writes = check_writes
+
+    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+        import torch
+
+        before = {i: a.clone() for i, a in enumerate(args) if isinstance(a, torch.Tensor)} if self.check_writes else {}
+        result = inner.run(*args, **kwargs)
+        written = [i for i, b in before.items() if not same_values(b, args[i])]
+        cfg = launch_config(inner)
+        names = arg_names(inner, len(args))
+        metas = []
+        for n, a in zip(names, args):
+            m = tensor_meta(a)
+            m["name"] = n
+            metas.append(m)
+        self.launches.append(
+            Launch(
+                seq=len(self.launches) + len(self.externs),
+                lineno=lineno,
+                kernel=name,
+                args=metas,
+                kwargs=sorted(kwargs),
+                written=written,
+                config=cfg,
+                grid=grid_of(inner, cfg, dict(zip(names, args))),
+                grid_expr=grid_expr(inner, cfg),
+            )
+        )
+        return result
+
+    def on_extern(self, target: str, fn: Callable, lineno: int, args: tuple, kwargs: dict) -> Any:
+        self.externs.append({"seq": len(self.launches) + len(self.externs), "lineno": lineno, "target": target})
+        return fn(*args, **kwargs)
+
+
+class SiteTimer(Observer):
+    """Attributes time to launch sites: profiler ranges on the GPU, wall time on the CPU."""
+
+    def __init__(self, device: str):
+        self.device = device
+        self.cpu_ms: dict[int, float] = {}
+
+    def _timed(self, lineno: int, fn: Callable[[], Any]) -> Any:
+        if self.device == "cuda":
+            import torch
+
+            with torch.profiler.record_function(f"ko_site:{lineno}"):
+                return fn()
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.cpu_ms[lineno] = self.cpu_ms.get(lineno, 0.0) + (time.perf_counter() - t0) * 1e3
+
+    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+        return self._timed(lineno, lambda: inner.run(*args, **kwargs))
+
+    def on_extern(self, target: str, fn: Callable, lineno: int, args: tuple, kwargs: dict) -> Any:
+        return self._timed(lineno, lambda: fn(*args, **kwargs))
+
+
+class IOCapture(Observer):
+    """Clones the arguments of launch number ``index`` of ``kernel`` before and after it runs."""
+
+    def __init__(self, kernel: str, index: int = 0):
+        self.kernel, self.index = kernel, index
+        self.seen = 0
+        self.before: list[Any] | None = None
+        self.after: list[Any] | None = None
+
+    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+        import torch
+
+        if name != self.kernel:
+            return inner.run(*args, **kwargs)
+        hit = self.seen == self.index
+        self.seen += 1
+        if hit:
+            self.before = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        result = inner.run(*args, **kwargs)
+        if hit:
+            self.after = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        return result

@@ -1,0 +1,15 @@
+checkpoint classify:
+    """Dispatch kind and time share of every launch; units = Triton kernels; verdict."""
+    input:
+        capture=f"{WORKDIR}/{{problem}}/capture/capture.json",
+        profile=f"{WORKDIR}/{{problem}}/capture/profile.json",
+    output:
+        dispatch=f"{WORKDIR}/{{problem}}/dispatch.json",
+    log:
+        f"{WORKDIR}/logs/classify/{{problem}}.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        min_triton_share=CONFIG["classify"]["min_triton_share"],
+    script:
+        "../scripts/classify.py"

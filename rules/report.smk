@@ -1,0 +1,15 @@
+rule stages_report:
+    """Table of stages 1-3 over all problems: compile s, times, kinds, shares, checks."""
+    input:
+        all_isolated,
+    output:
+        json=f"{WORKDIR}/report/stages.json",
+        csv=f"{WORKDIR}/report/stages.csv",
+    log:
+        f"{WORKDIR}/logs/report/stages.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        problems=list(PROBLEMS),
+    script:
+        "../scripts/stages_report.py"
