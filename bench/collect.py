@@ -19,7 +19,7 @@ def read(p: Path):
 
 def main() -> None:
     wd, out = Path(sys.argv[1]), Path(sys.argv[2])
-    problems = sorted(p.name for p in wd.iterdir() if (p / "capture").is_dir())
+    problems = sorted(p.name for p in wd.iterdir() if (p / "capture" / "capture.json").is_file())
     rows = {}
     for name in problems:
         d = wd / name

@@ -13,10 +13,10 @@ OUTDIR=${OUT:-/tmp}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
 t0=$(date +%s)
-timeout ${STAGES_TIMEOUT:-480} python3 -m snakemake --cores ${CORES:-8} --resources gpu=${GPU_SLOTS:-3} --keep-going \
+timeout ${STAGES_TIMEOUT:-500} python3 -m snakemake --cores ${CORES:-16} --resources gpu=${GPU_SLOTS:-8} --keep-going \
   --config problems=${PROBLEMS:-problems/gpu} device=cuda workdir=$WD > $OUTDIR/snakemake.log 2>&1
 echo "snakemake exit $? after $(( $(date +%s) - t0 )) s"
 tail -5 $OUTDIR/snakemake.log
-cat $WD/report/stages.json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); print({k: d[k] for k in ('problems','errors','verdicts','units','units_pass')})" || true
+[ -s $WD/report/stages.json ] && python3 -c "import json; d=json.load(open('$WD/report/stages.json')); print({k: d[k] for k in ('problems','errors','verdicts','units','units_pass')})"
 python3 bench/collect.py $WD bench/results/stages_h200.json $OUTDIR/stages_artifacts.tar.gz
 cp bench/results/stages_h200.json $OUTDIR/ 2>/dev/null || true

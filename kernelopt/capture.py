@@ -142,17 +142,24 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
     inputs: dict[str, Any] = {}
     out_bufs: dict[str, str] = {}
     notes: dict[str, Any] = {"write_only": [], "layout_copy": False}
+    unmapped: list[str] = []
     for inner in site.argdefs:
         if inner in site.inplace:
             bufs = site.inplace[inner]
             if bufs[0] in computed:
                 notes["write_only"].append(inner)
             else:
-                inputs[inner] = node_of(bufs[0])
+                try:
+                    inputs[inner] = node_of(bufs[0])
+                except fxref.ReferenceUnavailable:
+                    unmapped.append(bufs[0])
             out_bufs[inner] = bufs[-1]
     for outer, inner in site.inputs.items():
         if inner not in site.inplace:
-            inputs[inner] = node_of(outer)
+            try:
+                inputs[inner] = node_of(outer)
+            except fxref.ReferenceUnavailable:
+                unmapped.append(outer)
     for outer, inner in site.outputs.items():
         if inner not in site.inplace:
             out_bufs[inner] = outer
@@ -161,11 +168,14 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
         try:
             outputs[inner] = node_of(buf)
         except fxref.ReferenceUnavailable:
-            if len(inputs) == 1 and len(out_bufs) == 1:
+            if len(inputs) == 1 and len(out_bufs) == 1 and not unmapped:
                 outputs[inner] = next(iter(inputs.values()))
                 notes["layout_copy"] = True
             else:
                 raise
+    if unmapped:
+        notes["graph_level_because"] = f"input buffer(s) {', '.join(unmapped)} hold no FX node's value"
+        return fxref.build(cap.gm, None, outputs), notes
     return fxref.build(cap.gm, inputs, outputs), notes
 
 
@@ -252,14 +262,18 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
     fingerprint = problems.param_fingerprint(model)
     print(f"[capture] {paths.problem}: device={device}, {sum(p.numel() for p in model.parameters())} parameters", flush=True)
 
-    with torch.no_grad(), gpulock.exclusive(device, f"capture {paths.problem}"):
+    with torch.no_grad():
         try:
             eager_out = model(*inputs)
         except Exception as e:  # noqa: BLE001
             raise ProblemError(str(problem_path), "forward", f"eager forward crashed: {type(e).__name__}: {e}\n{''.join(traceback.format_exception(e)[-3:])}") from e
         runtime.sync(device)
-        eager_t = timing.median_time(lambda: model(*inputs), device, warmup=ccfg["warmup"], reps=ccfg["reps"])
+        with gpulock.exclusive(device, f"eager timing {paths.problem}"):
+            eager_t = timing.median_time(lambda: model(*inputs), device, warmup=ccfg["warmup"], reps=ccfg["reps"])
 
+        # The compile itself is not under the GPU lock: it is minutes of CPU work (codegen,
+        # precompiling template choices) around short autotuning benchmarks, and holding
+        # the GPU for it would serialise every capture on a node.
         hooks = CompileHooks()
         with hooks.active():
             compiled = torch.compile(model, mode=ccfg["mode"])
@@ -273,7 +287,8 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             compile_s = time.perf_counter() - t0
         print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
         compiled_vs_eager = _max_abs(compiled_out, _flatten(eager_out))
-        compiled_t = timing.median_time(lambda: compiled(*inputs), device, warmup=ccfg["warmup"], reps=ccfg["reps"])
+        with gpulock.exclusive(device, f"compiled timing {paths.problem}"):
+            compiled_t = timing.median_time(lambda: compiled(*inputs), device, warmup=ccfg["warmup"], reps=ccfg["reps"])
 
     if not hooks.graphs:
         raise ProblemError(str(problem_path), "compile", "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)")

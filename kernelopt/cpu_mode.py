@@ -20,26 +20,35 @@ Each checks that the attributes it needs exist and otherwise raises
 :class:`CpuModePatchError` naming the patch, so a torch/triton upgrade fails
 with a clear message instead of a cryptic traceback deep inside Inductor.
 
-Patches (see ``patch_descriptions()`` for the one-line reasons at runtime):
+Patches, in application order (``patch_descriptions()`` gives the one-line reasons):
 
 * ``interpret_env`` -- set ``TRITON_INTERPRET=1`` and ``triton.knobs.runtime.interpret``;
-  reload ``triton_helpers`` if it was imported with real ``JITFunction`` s.
-* ``backend_hash`` -- ``torch.utils._triton.triton_hash_with_backend`` /
-  ``triton_backend`` need an active driver; use a constant interpreter hash.
-* ``raw_stream`` -- the CPU ``get_raw_stream`` definition is multi-line and breaks the
-  dedented benchmark-kernel template (IndentationError) under max-autotune.
-* ``libdevice`` -- ``triton.language.extra.libdevice`` only holds stubs; the
-  interpreter has no extern-call support.  Route calls to ``tl.math`` (interpreted
-  natively) or through the CUDA libdevice signature tables into numpy/torch.
-* ``reduce_fast_paths`` -- Inductor's combine helpers (max/min, *_with_index,
-  welford, prod, any) hit the interpreter's element-by-element ``generic_reduce``;
-  give them vectorised numpy implementations.
-* ``scan_fast_paths`` -- same for ``tl.associative_scan`` with Inductor's generated
-  add/mul/max/min combine functions.
-* ``interpret_config`` -- in interpret mode Inductor launches ``configs[0]`` (often
-  ``XBLOCK=1``); launch the config needing the fewest interpreted block-programs.
-* ``inductor_config`` -- ``cpu_backend="triton"`` plus ATen-only GEMM/conv autotuning
-  and no epilogue-fusion benchmarking (no Triton templates on CPU).
+  if triton was imported earlier (``import torch._inductor.config`` does that), turn
+  the ``JITFunction`` s already created in ``triton.language.*`` and Inductor's
+  ``triton_helpers`` into ``InterpretedFunction`` s.
+* ``cpu_driver`` -- ``triton_helpers.set_driver_to_cpu()`` (run by every generated
+  kernel module) warns "Generated kernels will not be executable!": not true here.
+* ``backend_hash`` -- ``torch.utils._triton.triton_hash_with_backend`` asks
+  ``driver.active`` for its target ("0 active drivers"); use a constant
+  interpreter hash (still keyed on the Triton source hash).
+* ``raw_stream`` -- the multi-line CPU ``get_raw_stream`` definition breaks the
+  dedented benchmark-kernel template (IndentationError) whenever Inductor generates
+  a kernel for benchmarking (``benchmark_kernel``, fusion benchmarking); one line.
+* ``libdevice`` -- ``triton.language.extra.libdevice`` only holds stubs and the
+  interpreter's ``create_extern_elementwise`` raises.  Route calls to ``tl.math``
+  (resolved at call time, i.e. the interpreter's own builtins) or through the CUDA
+  libdevice wrappers (Triton's dtype dispatch) into numpy / torch implementations.
+* ``reduce_fast_paths`` -- combine functions other than ``tl.sum``/``tl.max``...
+  (``triton_helpers.maximum`` behind every softmax, ``welford_combine``,
+  ``maximum_with_index``...) go through the interpreter's per-element
+  ``generic_reduce``; use numpy for max/min(+index), a vectorised tree otherwise.
+* ``scan_fast_paths`` -- same for ``tl.associative_scan`` (cumsum, cummax...): a
+  vectorised Hillis-Steele scan instead of the per-element ``generic_scan``.
+* ``interpret_config`` -- in interpret mode Inductor launches ``configs[0]``; launch
+  the config needing the fewest interpreted block-programs instead (it is moved to
+  ``configs[0]``, so "configs[0] is what ran" still holds after a launch).
+* ``inductor_config`` -- ``cpu_backend="triton"``, ATen-only GEMM/conv autotuning,
+  no epilogue-fusion benchmarking, one compile thread (see ``inductor_config()``).
 """
 
 from __future__ import annotations
@@ -267,7 +276,9 @@ def _patch_raw_stream() -> None:
     ``TritonKernel.imports_for_benchmark_kernel`` splices the definition into an
     indented template and then ``textwrap.dedent``s it; the stock multi-line,
     column-0 ``def`` defeats the dedent and the benchmark module fails to import
-    with an IndentationError (max-autotune sets ``benchmark_kernel``-style code).
+    with an IndentationError.  The template is used whenever Inductor generates a
+    kernel for benchmarking: ``config.benchmark_kernel`` (TORCHINDUCTOR_BENCHMARK_KERNEL=1),
+    fusion / mix-order-reduction benchmarking, combo kernels.
     """
     from torch._inductor.codegen import cpu_device_op_overrides as m
 

@@ -26,6 +26,7 @@ class ReferenceCode:
     input_nodes: dict[str, str] = field(default_factory=dict)  # arg -> fx node name
     output_nodes: dict[str, str] = field(default_factory=dict)
     aten_ops: list[str] = field(default_factory=list)
+    level: str = "kernel"  # "kernel": from the kernel's inputs; "graph": from the graph's inputs
     input_shapes: dict[str, list[int]] = field(default_factory=dict)  # arg -> fx value shape
     output_shapes: dict[str, list[int]] = field(default_factory=dict)
     constants: dict[str, Any] = field(default_factory=dict)  # get_attr targets -> tensors
@@ -39,27 +40,30 @@ def _shape(node: Any) -> list[int] | None:
         return None
 
 
-def build(gm: Any, inputs: dict[str, Any], outputs: dict[str, Any]) -> ReferenceCode:
-    """Cut ``outputs = f(inputs)`` (both ``{arg name: fx.Node}``) out of ``gm``."""
+def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> ReferenceCode:
+    """Cut ``outputs = f(inputs)`` (both ``{arg name: fx.Node}``) out of ``gm``.
+
+    ``inputs=None`` builds a graph-level reference instead: its inputs are whichever graph
+    placeholders the outputs depend on (used when a kernel reads a buffer that no FX node
+    holds, e.g. an extern convolution's output before Inductor adds the bias).
+    """
     import torch.fx as fx
 
     if not outputs:
         raise ReferenceUnavailable("the kernel writes no argument that maps to an FX node")
+    level = "kernel" if inputs is not None else "graph"
+    inputs = dict(inputs or {})
     for arg, node in {**inputs, **outputs}.items():
         if _shape(node) is None:
             raise ReferenceUnavailable(f"argument {arg} maps to FX node {node.name}, whose value is not a single tensor")
     graph = fx.Graph()
     env: dict[Any, Any] = {}
+    names: list[str] = []  # forward's parameters, in order (placeholder names are generated)
     for arg, node in inputs.items():
-        if node in env:  # two arguments hold the same value: alias the placeholder
-            continue
-        ph = graph.placeholder(arg)
+        ph = graph.placeholder(f"x{len(names)}")
         ph.meta = dict(node.meta)
-        env[node] = ph
-    # Inputs that alias an earlier one still need their own placeholder name.
-    aliased = [arg for arg, node in inputs.items() if env[node].name != arg]
-    for arg in aliased:
-        graph.placeholder(arg)
+        names.append(arg)
+        env.setdefault(node, ph)  # two arguments holding one value: the first one feeds it
     constants: dict[str, Any] = {}
     ops: list[str] = []
 
@@ -73,7 +77,15 @@ def build(gm: Any, inputs: dict[str, Any], outputs: dict[str, Any]) -> Reference
                 stack.pop()
                 continue
             if cur.op == "placeholder":
-                raise ReferenceUnavailable(f"FX node {node.name} depends on graph input {cur.name}, which the kernel does not read")
+                if level == "kernel":
+                    raise ReferenceUnavailable(f"FX node {node.name} depends on graph input {cur.name}, which the kernel does not read")
+                ph = graph.placeholder(f"x{len(names)}")
+                ph.meta = dict(cur.meta)
+                names.append(cur.name)
+                inputs[cur.name] = cur
+                env[cur] = ph
+                stack.pop()
+                continue
             pending = [a for a in cur.all_input_nodes if a not in env]
             if pending:
                 stack.extend(pending)
@@ -83,13 +95,15 @@ def build(gm: Any, inputs: dict[str, Any], outputs: dict[str, Any]) -> Reference
                 constants[target] = _fetch_attr(gm, target)
             elif cur.op == "call_function":
                 ops.append(str(cur.target))
-            elif cur.op != "call_function":
+            else:
                 raise ReferenceUnavailable(f"FX node {cur.name} is a {cur.op}, not supported in references")
             env[cur] = graph.node_copy(cur, lambda n: env[n])
             stack.pop()
         return env[node]
 
     outs = [copy(node) for node in outputs.values()]
+    # Placeholders created while copying come after the others: FX keeps them in creation
+    # order, which is the order of ``names``.
     graph.output(tuple(outs))
     graph.lint()
     root = __import__("torch").nn.Module()
@@ -98,11 +112,12 @@ def build(gm: Any, inputs: dict[str, Any], outputs: dict[str, Any]) -> Reference
     code = fx.GraphModule(root, graph).code
     return ReferenceCode(
         source=code,
-        inputs=list(inputs),
+        inputs=names,
         outputs=list(outputs),
         input_nodes={a: n.name for a, n in inputs.items()},
         output_nodes={a: n.name for a, n in outputs.items()},
         aten_ops=sorted(set(ops)),
+        level=level,
         input_shapes={a: _shape(n) for a, n in inputs.items()},  # type: ignore[misc]
         output_shapes={a: _shape(n) for a, n in outputs.items()},  # type: ignore[misc]
         constants=constants,
@@ -142,6 +157,10 @@ import torch
 from torch import device
 from math import inf, nan
 
+# LEVEL "kernel": INPUTS are the kernel's argument names.  LEVEL "graph": INPUTS are the
+# compiled graph's inputs (the wrapper's call() arguments), because the kernel reads a
+# buffer no FX node holds; the reference then recomputes the outputs from the graph inputs.
+LEVEL = {level!r}
 INPUTS = {inputs!r}
 OUTPUTS = {outputs!r}
 # FX value shape of each argument (a kernel may see a buffer through a view of another
@@ -185,6 +204,7 @@ def render(unit: str, ref: ReferenceCode) -> str:
     return REFERENCE_TEMPLATE.format(
         unit=unit,
         ops=", ".join(ref.aten_ops) or "(none)",
+        level=ref.level,
         inputs=ref.inputs,
         outputs=ref.outputs,
         shapes=ref.input_shapes,

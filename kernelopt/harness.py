@@ -150,9 +150,16 @@ class UnitHarness:
     def inputs(self, seed: int) -> tuple[list[Any], list[Any]]:
         return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed)
 
-    def expected(self, args: list[Any]) -> dict[str, Any]:
-        names = [a["name"] for a in self.contract["args"]]
-        named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args)}
+    def expected(self, args: list[Any], seed: int) -> dict[str, Any]:
+        """Reference outputs: from the kernel's inputs, or (graph-level references) from the
+        graph inputs of the same seed."""
+        if getattr(self.reference, "LEVEL", "kernel") == "graph":
+            graph = self.contract["graph"]
+            names = self.rt.record["graphs"][graph]["graph_inputs"]
+            named = dict(zip(names, self.rt.call_args(graph, seed)))
+        else:
+            names = [a["name"] for a in self.contract["args"]]
+            named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args)}
         return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
 
     def run_candidate(self, module: ModuleType, args: list[Any]) -> dict[str, Any]:
@@ -174,7 +181,7 @@ class UnitHarness:
         ok = True
         for seed in seeds:
             before, after = self.inputs(seed)
-            expected = self.expected(before)
+            expected = self.expected(before, seed)
             got = self.run_candidate(module, before)
             names = [a["name"] for a in self.contract["args"]]
             wrapper_after = dict(zip(names, after))

@@ -149,9 +149,9 @@ def _emit(**kw: Any) -> None:
 
 def _compare(ref: Any, out: Any) -> tuple[bool, float]:
     import torch
+    from torch.utils._pytree import tree_leaves
 
-    refs = ref if isinstance(ref, (tuple, list)) else (ref,)
-    outs = out if isinstance(out, (tuple, list)) else (out,)
+    refs, outs = tree_leaves(ref), tree_leaves(out)
     ok, err = len(refs) == len(outs), 0.0
     for a, b in zip(refs, outs):
         a, b = a.detach().float(), b.detach().float()
