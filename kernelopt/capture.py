@@ -168,11 +168,12 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
         try:
             outputs[inner] = node_of(buf)
         except fxref.ReferenceUnavailable:
-            if len(inputs) == 1 and len(out_bufs) == 1 and not unmapped:
-                outputs[inner] = next(iter(inputs.values()))
+            only = next(iter(inputs.values())) if len(inputs) == 1 else None
+            if only is not None and len(out_bufs) == 1 and not unmapped and cap.buffer_numel.get(buf) == fxref.numel(only):
+                outputs[inner] = only  # same values in another layout (e.g. channels-last for a conv)
                 notes["layout_copy"] = True
             else:
-                raise
+                raise fxref.ReferenceUnavailable(f"output buffer {buf} holds no FX node's value (e.g. the partial sums of a split reduction)") from None
     if unmapped:
         notes["graph_level_because"] = f"input buffer(s) {', '.join(unmapped)} hold no FX node's value"
         return fxref.build(cap.gm, None, outputs), notes

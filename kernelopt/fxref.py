@@ -40,6 +40,11 @@ def _shape(node: Any) -> list[int] | None:
         return None
 
 
+def numel(node: Any) -> int | None:
+    shape = _shape(node)
+    return None if shape is None else int(math.prod(shape))
+
+
 def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> ReferenceCode:
     """Cut ``outputs = f(inputs)`` (both ``{arg name: fx.Node}``) out of ``gm``.
 

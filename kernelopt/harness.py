@@ -162,15 +162,19 @@ class UnitHarness:
             named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args)}
         return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
 
-    def run_candidate(self, module: ModuleType, args: list[Any]) -> dict[str, Any]:
-        """Launch on fresh copies of ``args``: write-only outputs poisoned first."""
+    def run_candidate(self, module: ModuleType, args: list[Any], watch: Any = None) -> dict[str, Any]:
+        """Launch on fresh copies of ``args``: write-only outputs poisoned first.
+        ``watch``: a context manager entered around ``launch()`` alone."""
+        import contextlib
+
         import torch
 
         call = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
         for spec, a in zip(self.contract["args"], call):
             if spec.get("access") == "write" and isinstance(a, torch.Tensor):
                 poison(a)
-        module.launch(*call)
+        with watch if watch is not None else contextlib.nullcontext():
+            module.launch(*call)
         if self.rt.device == "cuda":
             torch.cuda.synchronize()
         return {spec["name"]: a for spec, a in zip(self.contract["args"], call) if spec.get("access") in ("write", "readwrite")}

@@ -39,6 +39,7 @@ class GraphCapture:
     gm: Any = None  # post-grad torch.fx.GraphModule
     graph_inputs: list[str] = field(default_factory=list)
     buffer_origin: dict[str, str] = field(default_factory=dict)  # buffer -> fx node name
+    buffer_numel: dict[str, int] = field(default_factory=dict)
     constants: dict[str, Any] = field(default_factory=dict)
     kernel_sites: dict[str, list[KernelSite]] = field(default_factory=dict)
     call_args: list[Any] | None = None  # arguments of the first call (references, not copies)
@@ -79,6 +80,12 @@ class CompileHooks:
             cap.graph_inputs = list(getattr(graph_self, "graph_input_names", []) or [])
             cap.constants = dict(getattr(graph_self, "constants", {}) or {})
             for buf in getattr(graph_self, "buffers", []):
+                try:
+                    import math as _math
+
+                    cap.buffer_numel[buf.get_name()] = int(_math.prod(int(s) for s in buf.get_size()))
+                except Exception:  # noqa: BLE001 - symbolic or sizeless buffers
+                    pass
                 try:
                     node = buf.get_origin_node()
                 except Exception:  # noqa: BLE001 - not every IR node has one

@@ -1,0 +1,227 @@
+# AOT ID: ['0_inference']
+from ctypes import c_void_p, c_long, c_int
+import torch
+import math
+import random
+import os
+import tempfile
+from math import inf, nan
+from cmath import nanj
+from torch._inductor.hooks import run_intermediate_hooks
+from torch._inductor.utils import maybe_profile
+from torch._inductor.codegen.memory_planning import _align as align
+from torch import device, empty_strided
+from torch._inductor.async_compile import AsyncCompile
+from torch._inductor.select_algorithm import extern_kernels
+import triton
+import triton.language as tl
+from torch._inductor.runtime.triton_heuristics import start_graph, end_graph
+from torch._C import _cuda_getCurrentRawStream as get_raw_stream
+
+aten = torch.ops.aten
+inductor_ops = torch.ops.inductor
+_quantized = torch.ops._quantized
+assert_size_stride = torch._C._dynamo.guards.assert_size_stride
+assert_alignment = torch._C._dynamo.guards.assert_alignment
+empty_strided_cpu = torch._C._dynamo.guards._empty_strided_cpu
+empty_strided_cpu_pinned = torch._C._dynamo.guards._empty_strided_cpu_pinned
+empty_strided_cuda = torch._C._dynamo.guards._empty_strided_cuda
+empty_strided_xpu = torch._C._dynamo.guards._empty_strided_xpu
+empty_strided_mtia = torch._C._dynamo.guards._empty_strided_mtia
+reinterpret_tensor = torch._C._dynamo.guards._reinterpret_tensor
+alloc_from_pool = torch.ops.inductor._alloc_from_pool
+async_compile = AsyncCompile()
+empty_strided_p2p = torch._C._distributed_c10d._SymmetricMemory.empty_strided_p2p
+from torch._C import _cuda_getCurrentRawStream as get_raw_stream
+
+
+
+# kernel path: /tmp/kernelopt-gpu/level2_4_Linear_GELU_LayerNorm/capture/cache/inductor/hr/chrbgdpsoodgfvm53agtnlgbt6w5lt7mzxdu2rm7jz4hkibgqpbw.py
+# Topologically Sorted Source Nodes: [linear, gelu, layer_norm], Original ATen: [aten.addmm, aten.gelu, aten.native_layer_norm]
+# Source node to ATen node mapping:
+#   gelu => add, erf, mul, mul_1, mul_2
+#   layer_norm => add_1, add_2, mul_3, mul_4, rsqrt, sub, var_mean
+#   linear => add_tensor
+# Graph fragment:
+#   %arg1_1 : Tensor "f32[4096][1]cuda:0" = PlaceHolder[target=arg1_1]
+#   %mm_default : Tensor "f32[2048, 4096][4096, 1]cuda:0" = PlaceHolder[target=mm_default]
+#   %getitem_1 : Tensor "f32[2048, 1][1, 2048]cuda:0" = PlaceHolder[target=getitem_1]
+#   %buf2 : Tensor "f32[2048, 1][1, 2048]cuda:0" = PlaceHolder[target=buf2]
+#   %arg3_1 : Tensor "f32[4096][1]cuda:0" = PlaceHolder[target=arg3_1]
+#   %arg4_1 : Tensor "f32[4096][1]cuda:0" = PlaceHolder[target=arg4_1]
+#   %add_tensor : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=2] = call_function[target=torch.ops.aten.add.Tensor](args = (%arg1_1, %mm_default), kwargs = {})
+#   %mul : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%add_tensor, 0.5), kwargs = {})
+#   %mul_1 : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%add_tensor, 0.7071067811865476), kwargs = {})
+#   %erf : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.erf.default](args = (%mul_1,), kwargs = {})
+#   %add : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%erf, 1), kwargs = {})
+#   %mul_2 : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=2] = call_function[target=torch.ops.aten.mul.Tensor](args = (%mul, %add), kwargs = {})
+#   %var_mean : [num_users=2] = call_function[target=torch.ops.aten.var_mean.correction](args = (%mul_2, [1]), kwargs = {correction: 0, keepdim: True})
+#   %sub : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.sub.Tensor](args = (%mul_2, %getitem_1), kwargs = {})
+#   %add_1 : Tensor "f32[2048, 1][1, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%getitem, 1e-05), kwargs = {})
+#   %rsqrt : Tensor "f32[2048, 1][1, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.rsqrt.default](args = (%add_1,), kwargs = {})
+#   %mul_3 : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%sub, %rsqrt), kwargs = {})
+#   %mul_4 : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%mul_3, %arg3_1), kwargs = {})
+#   %add_2 : Tensor "f32[2048, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%mul_4, %arg4_1), kwargs = {})
+#   return %getitem_1,%buf2,%add_2
+triton_red_fused_addmm_gelu_native_layer_norm_0 = async_compile.triton('triton_red_fused_addmm_gelu_native_layer_norm_0', '''
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers, triton_heuristics
+from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+from torch._inductor.runtime.hints import AutotuneHint, ReductionHint, TileHint, DeviceProperties
+triton_helpers.set_driver_to_gpu()
+
+@triton_heuristics.reduction(
+    size_hints={'x': 2048, 'r0_': 4096},
+    reduction_hint=ReductionHint.INNER,
+    filename=__file__,
+    triton_meta={'signature': {'in_out_ptr0': '*fp32', 'in_ptr0': '*fp32', 'in_ptr1': '*fp32', 'in_ptr2': '*fp32', 'xnumel': 'i32', 'r0_numel': 'i32', 'XBLOCK': 'constexpr', 'R0_BLOCK': 'constexpr'}, 'device': DeviceProperties(type='cuda', index=0, multi_processor_count=132, cc=90, major=9, regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048, max_threads_per_block=1024, warp_size=32), 'constants': {}, 'native_matmul': False, 'enable_fp_fusion': True, 'launch_pdl': False, 'disable_ftz': False, 'configs': [{(0,): [['tt.divisibility', 16]], (1,): [['tt.divisibility', 16]], (2,): [['tt.divisibility', 16]], (3,): [['tt.divisibility', 16]], (4,): [['tt.divisibility', 16]], (5,): [['tt.divisibility', 16]]}]},
+    inductor_meta={'grid_type': 'Grid1D', 'autotune_hints': set(), 'kernel_name': 'triton_red_fused_addmm_gelu_native_layer_norm_0', 'mutated_arg_names': ['in_out_ptr0'], 'optimize_mem': True, 'no_x_dim': False, 'atomic_add_found': False, 'num_load': 6, 'num_store': 1, 'num_reduction': 2, 'backend_hash': '91D1D1166449D9E2EB66EB9770C9E2C3B0FEB787341F27FEB4D3F0338DA50336', 'assert_indirect_indexing': True, 'autotune_local_cache': True, 'autotune_pointwise': True, 'autotune_remote_cache': False, 'force_disable_caches': False, 'dynamic_scale_rblock': True, 'max_autotune': True, 'max_autotune_pointwise': False, 'min_split_scan_rblock': 256, 'spill_threshold': 16, 'store_cubin': False, 'deterministic': False, 'force_filter_reduction_configs': False, 'mix_order_reduction_allow_multi_stages': False, 'are_deterministic_algorithms_enabled': False, 'coordinate_descent_tuning': True, 'coordinate_descent_search_radius': 1, 'coordinate_descent_check_all_directions': False, 'add_persistent_rblock': True, 'tiling_scores': {'x': 0, 'r0_': 100712448}}
+)
+@triton.jit
+def triton_red_fused_addmm_gelu_native_layer_norm_0(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    xnumel = 2048
+    r0_numel = 4096
+    rnumel = r0_numel
+    RBLOCK: tl.constexpr = R0_BLOCK
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_base = tl.arange(0, R0_BLOCK)[None, :]
+    rbase = r0_base
+    x0 = xindex
+    tmp12_mean = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)
+    tmp12_m2 = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)
+    tmp12_weight = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_index = r0_offset + r0_base
+        r0_mask = r0_index < r0_numel
+        roffset = r0_offset
+        rindex = r0_index
+        r0_1 = r0_index
+        tmp0 = tl.load(in_ptr0 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)
+        tmp1 = tl.load(in_out_ptr0 + (r0_1 + 4096*x0), r0_mask & xmask, eviction_policy='evict_last', other=0.0)
+        tmp2 = tmp0 + tmp1
+        tmp3 = tl.full([1, 1], 0.5, tl.float32)
+        tmp4 = tmp2 * tmp3
+        tmp5 = tl.full([1, 1], 0.7071067811865476, tl.float32)
+        tmp6 = tmp2 * tmp5
+        tmp7 = libdevice.erf(tmp6)
+        tmp8 = tl.full([1, 1], 1.0, tl.float32)
+        tmp9 = tmp7 + tmp8
+        tmp10 = tmp4 * tmp9
+        tmp11 = tl.broadcast_to(tmp10, [XBLOCK, R0_BLOCK])
+        tmp12_mean_next, tmp12_m2_next, tmp12_weight_next = triton_helpers.welford_reduce(
+            tmp11, tmp12_mean, tmp12_m2, tmp12_weight, roffset == 0
+        )
+        tmp12_mean = tl.where(r0_mask & xmask, tmp12_mean_next, tmp12_mean)
+        tmp12_m2 = tl.where(r0_mask & xmask, tmp12_m2_next, tmp12_m2)
+        tmp12_weight = tl.where(r0_mask & xmask, tmp12_weight_next, tmp12_weight)
+    tmp13, tmp14, tmp15 = triton_helpers.welford(tmp12_mean, tmp12_m2, tmp12_weight, 1)
+    tmp12 = tmp13[:, None]
+    tmp16 = tmp14[:, None]
+    tmp17 = tmp15[:, None]
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_index = r0_offset + r0_base
+        r0_mask = r0_index < r0_numel
+        roffset = r0_offset
+        rindex = r0_index
+        r0_1 = r0_index
+        tmp18 = tl.load(in_ptr0 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)
+        tmp19 = tl.load(in_out_ptr0 + (r0_1 + 4096*x0), r0_mask & xmask, eviction_policy='evict_first', other=0.0)
+        tmp36 = tl.load(in_ptr1 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)
+        tmp38 = tl.load(in_ptr2 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)
+        tmp20 = tmp18 + tmp19
+        tmp21 = tl.full([1, 1], 0.5, tl.float32)
+        tmp22 = tmp20 * tmp21
+        tmp23 = tl.full([1, 1], 0.7071067811865476, tl.float32)
+        tmp24 = tmp20 * tmp23
+        tmp25 = libdevice.erf(tmp24)
+        tmp26 = tl.full([1, 1], 1.0, tl.float32)
+        tmp27 = tmp25 + tmp26
+        tmp28 = tmp22 * tmp27
+        tmp29 = tmp28 - tmp12
+        tmp30 = tl.full([1, 1], 4096.0, tl.float32)
+        tmp31 = (tmp16 / tmp30)
+        tmp32 = tl.full([1, 1], 1e-05, tl.float32)
+        tmp33 = tmp31 + tmp32
+        tmp34 = libdevice.rsqrt(tmp33)
+        tmp35 = tmp29 * tmp34
+        tmp37 = tmp35 * tmp36
+        tmp39 = tmp37 + tmp38
+        tl.store(in_out_ptr0 + (r0_1 + 4096*x0), tmp39, r0_mask & xmask)
+''', device_str='cuda')
+
+def partition_0(args):
+    arg2_1, arg0_1, arg1_1, arg3_1, arg4_1 = args
+    args.clear()
+    assert_size_stride(arg2_1, (2048, 4096), (4096, 1))
+    assert_size_stride(arg0_1, (4096, 4096), (4096, 1))
+    assert_size_stride(arg1_1, (4096, ), (1, ))
+    assert_size_stride(arg3_1, (4096, ), (1, ))
+    assert_size_stride(arg4_1, (4096, ), (1, ))
+    with torch.cuda._DeviceGuard(0):
+        torch.cuda.set_device(0)
+        buf0 = empty_strided_cuda((2048, 4096), (4096, 1), torch.float32)
+        # Topologically Sorted Source Nodes: [linear], Original ATen: [aten.t, aten.addmm]
+        extern_kernels.mm(arg2_1, reinterpret_tensor(arg0_1, (4096, 4096), (1, 4096), 0), out=buf0)
+        del arg0_1
+        del arg2_1
+        buf4 = buf0; del buf0  # reuse
+        # Topologically Sorted Source Nodes: [linear, gelu, layer_norm], Original ATen: [aten.addmm, aten.gelu, aten.native_layer_norm]
+        stream0 = get_raw_stream(0)
+        triton_red_fused_addmm_gelu_native_layer_norm_0.run(buf4, arg1_1, arg3_1, arg4_1, 2048, 4096, stream=stream0)
+        del arg1_1
+        del arg3_1
+        del arg4_1
+    return (buf4, )
+
+
+async_compile.wait(globals())
+del async_compile
+
+class Runner:
+    def __init__(self, partitions):
+        self.partitions = partitions
+
+    def recursively_apply_fns(self, fns):
+        new_callables = []
+        for fn, c in zip(fns, self.partitions):
+            new_callables.append(fn(c))
+        self.partitions = new_callables
+
+    def call(self, args):
+        arg0_1, arg1_1, arg2_1, arg3_1, arg4_1 = args
+        args.clear()
+        partition0_args = [arg2_1, arg0_1, arg1_1, arg3_1, arg4_1]
+        del arg2_1, arg0_1, arg1_1, arg3_1, arg4_1
+        (buf4,) = self.partitions[0](partition0_args)
+        del partition0_args
+        return (buf4, )
+
+runner = Runner(partitions=[partition_0,])
+call = runner.call
+recursively_apply_fns = runner.recursively_apply_fns
+
+
+def get_args():
+    from torch._dynamo.testing import rand_strided
+    arg0_1 = rand_strided((4096, 4096), (4096, 1), device='cuda:0', dtype=torch.float32)
+    arg1_1 = rand_strided((4096, ), (1, ), device='cuda:0', dtype=torch.float32)
+    arg2_1 = rand_strided((2048, 4096), (4096, 1), device='cuda:0', dtype=torch.float32)
+    arg3_1 = rand_strided((4096, ), (1, ), device='cuda:0', dtype=torch.float32)
+    arg4_1 = rand_strided((4096, ), (1, ), device='cuda:0', dtype=torch.float32)
+    return [arg0_1, arg1_1, arg2_1, arg3_1, arg4_1]
+
+
+def benchmark_compiled_module(args, times=10, repeat=10):
+    from torch._inductor.utils import print_performance
+    fn = lambda: call(list(args))
+    return print_performance(fn, times=times, repeat=repeat)
+
+
+if __name__ == "__main__":
+    from torch._inductor.wrapper_benchmark import compiled_module_main
+    args = get_args()
+    compiled_module_main('None', lambda times, repeat: benchmark_compiled_module(args, times=times, repeat=repeat))
