@@ -1,5 +1,7 @@
 # kernelopt: dispatch-aware optimisation of the Triton kernels torch.compile generates.
-# Stages (DESIGN.md §3): capture -> classify (checkpoint) -> isolate (per unit).
+# Stages (DESIGN.md §3): capture -> classify (checkpoint) -> isolate (per unit)
+# -> candidates -> gate1 -> gate2 -> select (per unit) -> stitch -> gate3 -> gate4
+# (per attempt: stitch/, stitch/retries/r1, r2) -> result -> report.
 from snakemake.utils import min_version
 
 min_version("9.17")
@@ -14,20 +16,29 @@ include: "rules/common.smk"
 wildcard_constraints:
     problem=r"[A-Za-z0-9_]+",
     unit=r"[A-Za-z0-9_]+",
+    slot=r"[0-9]+",
+    stage=r"stitch(/retries/r[0-9]+)?",
 
 
 localrules:
     all,
     isolated,
     stages_report,
+    candidates,
+    stitch,
+    result,
+    report,
 
 
 rule all:
     input:
         f"{WORKDIR}/report/stages.json",
+        f"{WORKDIR}/report/results.csv",
 
 
 include: "rules/capture.smk"
 include: "rules/classify.smk"
 include: "rules/isolate.smk"
+include: "rules/gates.smk"
+include: "rules/stitch.smk"
 include: "rules/report.smk"

@@ -441,7 +441,7 @@ def _standalone_check(
 
 def run_or_record_failure(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[str, Any]:
     """``run``, but a fault of the problem itself (import, build, forward, compile) is recorded
-    in every capture output and in result.json instead of failing the job, so downstream
+    in every capture output (and so, later, in result.json) instead of failing the job, so downstream
     stages pass it through and the report names it; the other problems go on."""
     try:
         return run(problem_path, paths, cfg)
@@ -453,5 +453,4 @@ def run_or_record_failure(problem_path: Path, paths: ProblemPaths, cfg: dict[str
         for p in (paths.capture_record, paths.profile, paths.baseline):
             _json(p, failure)
         paths.output_code.write_text(f"# capture failed: {message.splitlines()[0]}\n")
-        _json(paths.result, {**failure, "status": "error", "category": "error", "reason": message.splitlines()[0]})
         return failure

@@ -50,6 +50,34 @@ SCHEMA: dict[str, Any] = {
                 "min_triton_share": {**_NUM, "minimum": 0, "maximum": 1},
             },
         },
+        "candidates": {"description": "directory of hand-written candidates: <dir>/<problem>/<unit>*.py", "type": ["string", "null"]},
+        "gates": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "user_candidates": {"type": "integer", "minimum": 0, "maximum": 8},
+                "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                "rtol": {**_NUM, "exclusiveMinimum": 0},
+                "atol": {**_NUM, "exclusiveMinimum": 0},
+                "model_rtol": {**_NUM, "exclusiveMinimum": 0},
+                "model_atol": {**_NUM, "exclusiveMinimum": 0},
+                "fp64_ratio": {**_NUM, "exclusiveMinimum": 0},
+                "perf_margin": {**_NUM, "minimum": 0},
+                "optimized_min_speedup": {**_NUM, "minimum": 1},
+                "retries": {"type": "integer", "minimum": 0, "maximum": 2},
+                "replace_with_inductor": {"type": "boolean"},
+            },
+        },
+        "measure": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "rounds": {"type": "integer", "minimum": 2},
+                "reps": {"type": "integer", "minimum": 1},
+                "warmup": {"type": "integer", "minimum": 0},
+                "flush_l2": {"type": "boolean"},
+            },
+        },
         "isolate": {
             "type": "object",
             "additionalProperties": False,
@@ -70,6 +98,21 @@ DEFAULTS: dict[str, Any] = {
     "capture": {"mode": "max-autotune", "warmup": 3, "reps": 20, "profile_reps": 3},
     "classify": {"min_triton_share": 0.10},
     "isolate": {"seeds": [0, 1, 2], "rtol": 1e-3, "atol": 1e-3},
+    "candidates": None,
+    "gates": {
+        "user_candidates": 1,
+        "seeds": [0, 1, 2],
+        "rtol": 1e-3,
+        "atol": 1e-3,
+        "model_rtol": 1e-4,
+        "model_atol": 1e-4,
+        "fp64_ratio": 10.0,
+        "perf_margin": 0.03,
+        "optimized_min_speedup": 1.01,
+        "retries": 2,
+        "replace_with_inductor": False,
+    },
+    "measure": {"rounds": 10, "reps": 20, "warmup": 5, "flush_l2": True},
 }
 
 
@@ -102,6 +145,8 @@ def _coerce(value: Any, schema: dict[str, Any], where: str) -> Any:
                 return float(value)
             except ValueError:
                 raise ConfigError(f"config key '{where}' must be a number, got {value!r}") from None
+        elif "null" in types and value.lower() in ("null", "none", "~", ""):
+            return None
         elif "boolean" in types:
             low = value.lower()
             if low in ("true", "yes", "on", "1"):

@@ -198,7 +198,7 @@ def _check(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[s
 
 
 def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
-    """Per-problem record of stages 1-3 (isolate.json) and the problem's result.json."""
+    """Per-problem record of stages 1-3 (isolate.json)."""
     baseline = json.loads(paths.baseline.read_text())
     dispatch = json.loads(paths.dispatch.read_text())
     checks = {u: json.loads(paths.isolate_check(u).read_text()) for u in units}
@@ -215,20 +215,5 @@ def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
         "checks": {u: {"status": c.get("status"), "reason": c.get("reason")} for u, c in checks.items()},
     }
     Path(paths.isolated).write_text(json.dumps(summary, indent=2) + "\n")
-    if not failed:  # a failed capture already wrote result.json with its error
-        result = {
-            "problem": paths.problem,
-            "status": "ok",
-            "stage": "isolate",
-            "verdict": dispatch["verdict"],
-            "reason": dispatch.get("reason"),
-            "units": len(units),
-            "units_pass": summary["units_pass"],
-            "baseline_ms": baseline["compiled"]["median_ms"],
-            "eager_ms": baseline["eager"]["median_ms"],
-            "compile_s": baseline["compile_s"],
-            "meaningful": baseline["compiled"]["meaningful"],
-        }
-        Path(paths.result).write_text(json.dumps(result, indent=2) + "\n")
     print(f"[isolated] {paths.problem}: {summary['verdict']}, {summary['units_pass']}/{summary['units']} unit(s) match their reference on all seeds", flush=True)
     return summary

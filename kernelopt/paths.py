@@ -84,6 +84,17 @@ class ProblemPaths:
     def isolate_check(self, unit: str) -> Path:
         return self.unit(unit) / "isolate_check.json"
 
+    def candidate_dir(self, unit: str, slot: int) -> Path:
+        return self.unit(unit) / "cands" / f"c{slot}"
+
+    def best(self, unit: str) -> Path:
+        return self.unit(unit) / "best.json"
+
+    # --- stitch ----------------------------------------------------------------
+    def attempt_dir(self, attempt: int) -> Path:
+        """Attempt 0 is ``stitch/``; directed retries are ``stitch/retries/r<k>/``."""
+        return self.root / "stitch" if attempt == 0 else self.root / "stitch" / "retries" / f"r{attempt}"
+
     # --- end of pipeline -----------------------------------------------------
     @property
     def isolated(self) -> Path:

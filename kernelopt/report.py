@@ -76,3 +76,87 @@ def console_summary(summary: dict[str, Any], csv_path: Path) -> str:
             lines.append(f"      {r['reason']}")
     lines.append(f"[report] table: {csv_path}")
     return "\n".join(lines)
+
+
+RESULT_COLUMNS = [
+    "level", "problem", "verdict", "category", "fallback_reason", "baseline_ms", "final_ms", "speedup_vs_compiled",
+    "speedup_vs_eager", "noise_band", "units", "units_replaced", "gpu_seconds", "meaningful",
+]
+CATEGORIES = ["optimized", "matched (optimized)", "matched (synthesis failed)", "fallback", "error"]
+
+
+def _geomean(values: list[float]) -> float | None:
+    import math
+
+    vals = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+
+
+def result_row(workdir: Path, problem: str) -> dict[str, Any]:
+    r = _read(ProblemPaths(workdir, problem).result)
+    band = r.get("noise_band")
+    return {
+        "level": r.get("level", problem.split("_")[0]),
+        "problem": problem,
+        "verdict": r.get("verdict"),
+        "category": r.get("category", "error"),
+        "fallback_reason": r.get("reason") if r.get("category") in ("fallback", "error") else "",
+        "baseline_ms": r.get("baseline_ms") or r.get("baseline_compiled_ms"),
+        "final_ms": r.get("final_ms") or r.get("baseline_ms") or r.get("baseline_compiled_ms"),
+        "speedup_vs_compiled": r.get("speedup_vs_compiled"),
+        "speedup_vs_eager": r.get("speedup_vs_eager"),
+        "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
+        "units": r.get("units"),
+        "units_replaced": r.get("units_replaced", 0),
+        "gpu_seconds": r.get("gpu_seconds"),
+        "meaningful": r.get("meaningful"),
+    }
+
+
+def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = {c: 0 for c in CATEGORIES}
+    reasons: dict[str, int] = {}
+    for r in rows:
+        counts[r["category"]] = counts.get(r["category"], 0) + 1
+        if r["category"] == "fallback":
+            reasons[r["fallback_reason"]] = reasons.get(r["fallback_reason"], 0) + 1
+    deployed = [r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0 for r in rows if r["category"] != "error"]
+    optimized = [r["speedup_vs_compiled"] for r in rows if r["category"] == "optimized"]
+    return {
+        "problems": len(rows),
+        "categories": counts,
+        "fallback_reasons": reasons,
+        "deployed_geomean": _geomean(deployed),
+        "optimized_rate": len(optimized) / len(rows) if rows else None,
+        "conditional_geomean_over_optimized": _geomean(optimized),
+    }
+
+
+def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -> dict[str, Any]:
+    rows = [result_row(workdir, p) for p in problems]
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    levels = sorted({r["level"] for r in rows})
+    summary = {
+        "overall": _summarize(rows),
+        "levels": {lv: _summarize([r for r in rows if r["level"] == lv]) for lv in levels},
+        "meaningful": all(bool(r["meaningful"]) for r in rows if r["category"] != "error"),
+        "notes": "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile max-autotune output code replayed in one CUDA graph, the same way for baseline and stitched model",
+    }
+    out_json.write_text(json.dumps(summary, indent=2) + "\n")
+    summary["rows"] = rows
+    return summary
+
+
+def results_console(summary: dict[str, Any]) -> str:
+    o = summary["overall"]
+    g = o["deployed_geomean"]
+    lines = [f"[report] {o['problems']} problems: " + ", ".join(f"{k} {v}" for k, v in o["categories"].items() if v)
+             + (f"; deployed geomean {g:.3f}x" if g else "") + ("" if summary["meaningful"] else " (CPU mode: no timing is meaningful)")]
+    for r in summary["rows"]:
+        sp = r["speedup_vs_compiled"]
+        lines.append(f"  {r['problem']:<45} {r['category']:<28} {('%.3fx' % sp) if sp else '-':>8}  {r['fallback_reason'] or ''}")
+    return "\n".join(lines)

@@ -39,3 +39,65 @@ def isolate_checks(wildcards):
 
 def all_isolated(wildcards):
     return [f"{WORKDIR}/{p}/isolate.json" for p in PROBLEMS]
+
+
+SLOTS = list(range(1 + int(CONFIG["gates"]["user_candidates"])))
+ATTEMPTS = list(range(1 + int(CONFIG["gates"]["retries"])))
+
+
+def judged_units(problem):
+    """Units that go through candidates and gates: those of optimizable problems only."""
+    import json
+
+    path = checkpoints.classify.get(problem=problem).output[0]
+    with open(path) as f:
+        dispatch = json.load(f)
+    if dispatch.get("verdict") != "optimizable":
+        return []
+    return [u["id"] for u in dispatch["units"]]
+
+
+def unit_gate2s(wildcards):
+    return [
+        f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/cands/c{k}/gate2.json"
+        for k in SLOTS
+    ]
+
+
+def best_of_units(wildcards):
+    return [
+        f"{WORKDIR}/{wildcards.problem}/units/{u}/best.json"
+        for u in judged_units(wildcards.problem)
+    ]
+
+
+def attempt_dir(problem, attempt):
+    """Attempt 0 is stitch/, directed retry k is stitch/retries/r<k>/ (DESIGN.md §3)."""
+    return f"{WORKDIR}/{problem}/{attempt_stage(attempt)}"
+
+
+def attempt_stage(attempt):
+    return "stitch" if int(attempt) == 0 else f"stitch/retries/r{int(attempt)}"
+
+
+def attempt_of(stage):
+    return 0 if stage == "stitch" else int(stage.rsplit("r", 1)[1])
+
+
+def previous_attempt(wildcards):
+    """Attempt i reads attempt i-1's verdicts (attempt 0 reads nothing)."""
+    a = attempt_of(wildcards.stage)
+    if a == 0:
+        return []
+    d = attempt_dir(wildcards.problem, a - 1)
+    return [f"{d}/plan.json", f"{d}/gate3.json", f"{d}/gate4.json"]
+
+
+def all_attempts(wildcards):
+    if not judged_units(wildcards.problem):
+        return []  # library-dominated, no-triton or failed: nothing to stitch
+    return [f"{attempt_dir(wildcards.problem, a)}/gate4.json" for a in ATTEMPTS]
+
+
+def all_results(wildcards):
+    return [f"{WORKDIR}/{p}/result.json" for p in PROBLEMS]

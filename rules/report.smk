@@ -13,3 +13,20 @@ rule stages_report:
         problems=list(PROBLEMS),
     script:
         "../scripts/stages_report.py"
+
+
+rule report:
+    """results.csv (one row per problem) and summary.json (per level and overall)."""
+    input:
+        all_results,
+    output:
+        csv=f"{WORKDIR}/report/results.csv",
+        summary=f"{WORKDIR}/report/summary.json",
+    log:
+        f"{WORKDIR}/logs/report/results.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        problems=list(PROBLEMS),
+    script:
+        "../scripts/report.py"

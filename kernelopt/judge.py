@@ -1,0 +1,402 @@
+"""Stage functions of the judging half of the pipeline (Gates issue): candidate slots,
+gates 1-2 per candidate, selection per unit, stitch attempts with gates 3-4, the result.
+
+Every function reads and writes files under ``<workdir>/<problem>/`` only (see paths.py),
+so each can be its own Snakemake rule.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import shutil
+import traceback
+from pathlib import Path
+from typing import Any
+
+from . import gates, gpulock, measure, outputcode, runtime, stitch
+from .gates import FAIL, PASS, SKIPPED, SKIPPED_BY_MODE, GateVerdict
+from .paths import ProblemPaths
+
+write_json = stitch.write_json
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
+# --------------------------------------------------------------------------- slots
+def slot_count(cfg: dict[str, Any]) -> int:
+    """Candidate slots per unit: Inductor's own kernel plus ``gates.user_candidates``."""
+    return 1 + int(cfg["gates"]["user_candidates"])
+
+
+def user_candidates(cfg: dict[str, Any], problem: str, unit: str) -> list[Path]:
+    root = cfg.get("candidates")
+    if not root:
+        return []
+    d = Path(root) / problem
+    return sorted(p for p in d.glob(f"{unit}*.py")) if d.is_dir() else []
+
+
+def prepare_slots(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """Fill the fixed candidate slots of a unit: c0 = Inductor's kernel, c1.. = user files."""
+    files = [paths.inductor_kernel(unit), *user_candidates(cfg, paths.problem, unit)]
+    slots = []
+    for k in range(slot_count(cfg)):
+        d = paths.candidate_dir(unit, k)
+        d.mkdir(parents=True, exist_ok=True)
+        if k < len(files):
+            shutil.copyfile(files[k], d / "candidate.py")
+            info = {"slot": k, "empty": False, "origin": "inductor" if k == 0 else "user", "source": str(files[k]), "sha256": stitch.sha256(d / "candidate.py")}
+        else:
+            (d / "candidate.py").unlink(missing_ok=True)
+            info = {"slot": k, "empty": True}
+        write_json(d / "slot.json", info)
+        slots.append(info)
+    extra = files[slot_count(cfg):]
+    if extra:
+        print(f"[candidates] {unit}: {len(extra)} candidate file(s) beyond gates.user_candidates={cfg['gates']['user_candidates']} ignored: {[str(e) for e in extra]}")
+    return slots
+
+
+def _harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Any:
+    from .harness import ProblemRuntime, UnitHarness
+
+    device = runtime.prepare(cfg["device"], paths.cache)
+    rt = ProblemRuntime(paths, device, cfg["seed"])
+    return UnitHarness(paths, unit, rt)
+
+
+def run_gate1(paths: ProblemPaths, unit: str, slot: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.candidate_dir(unit, slot)
+    info = read_json(d / "slot.json")
+    if info["empty"]:
+        v = GateVerdict(1, SKIPPED, "empty slot: no candidate")
+    else:
+        contract = read_json(paths.contract(unit))
+        probs = gates.static_problems((d / "candidate.py").read_text(), contract)
+        h = None if probs else _harness(paths, unit, cfg)
+        with gpulock.exclusive(h.rt.device if h else "cpu", f"gate1 {unit}/c{slot}"):
+            v = gates.gate1(d / "candidate.py", contract, h, cfg["gates"]["seeds"][0])
+    out = {**v.to_dict(), "slot": slot, "unit": unit}
+    write_json(d / "gate1.json", out)
+    print(f"[gate1] {paths.problem}/{unit}/c{slot}: {v.verdict}: {v.reason}")
+    return out
+
+
+def run_gate2(paths: ProblemPaths, unit: str, slot: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.candidate_dir(unit, slot)
+    g1 = read_json(d / "gate1.json")
+    if g1["verdict"] != PASS:
+        v = GateVerdict(2, SKIPPED, f"gate 1 did not pass ({g1['verdict']})")
+    else:
+        h = _harness(paths, unit, cfg)
+        gc = cfg["gates"]
+        with gpulock.exclusive(h.rt.device, f"gate2 {unit}/c{slot}"):
+            v = gates.gate2(d / "candidate.py", h, gc["seeds"], gc["rtol"], gc["atol"])
+    out = {**v.to_dict(), "slot": slot, "unit": unit}
+    write_json(d / "gate2.json", out)
+    print(f"[gate2] {paths.problem}/{unit}/c{slot}: {v.verdict}: {v.reason}")
+    return out
+
+
+# --------------------------------------------------------------------------- select
+def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Rank the candidates that passed gates 1-2 by isolated time against Inductor's kernel."""
+    passing = []
+    for k in range(slot_count(cfg)):
+        d = paths.candidate_dir(unit, k)
+        g2 = read_json(d / "gate2.json")
+        if g2["verdict"] == PASS:
+            passing.append(k)
+    result: dict[str, Any] = {"unit": unit, "passing": passing, "ranked": [], "timings": {}}
+    if passing:
+        h = _harness(paths, unit, cfg)
+        device = h.rt.device
+        from .harness import load_module
+
+        before, _ = h.inputs(cfg["gates"]["seeds"][0])
+        mods = {k: load_module(paths.candidate_dir(unit, k) / "candidate.py", "kernelopt_candidate") for k in passing}
+        proto = measure.Protocol.from_config(cfg["measure"])
+        import torch
+
+        bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+        with gpulock.exclusive(device, f"select {unit}"):
+            base = mods.get(0)
+            for k in passing:
+                if base is None or k == 0:
+                    continue
+                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mods[k]: m.launch(*bufs), device, proto)
+                result["timings"][f"c{k}"] = cmp.to_dict()
+        def key(k: int) -> tuple:
+            if k == 0 or not result["timings"]:
+                return (1.0, k)
+            t = result["timings"][f"c{k}"]
+            return (t["ratio"] if t["meaningful"] else 0.5, k)  # CPU: user candidates first, in slot order
+        result["ranked"] = sorted(passing, key=key)
+        result["meaningful"] = device == "cuda"
+    write_json(paths.best(unit), result)
+    print(f"[select] {paths.problem}/{unit}: ranked {['c%d' % k for k in result['ranked']]}")
+    return result
+
+
+# --------------------------------------------------------------------------- stitch attempts
+def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Which candidate replaces each unit in this attempt; attempts after a passing one pass through."""
+    d = paths.attempt_dir(attempt)
+    d.mkdir(parents=True, exist_ok=True)
+    if attempt > 0:
+        prev = paths.attempt_dir(attempt - 1)
+        p_plan = read_json(prev / "plan.json")
+        if p_plan.get("status") in ("passed-through", "no-candidates") or (
+            read_json(prev / "gate3.json")["verdict"] == PASS and read_json(prev / "gate4.json")["verdict"] in (PASS, SKIPPED_BY_MODE)
+        ):
+            plan = {"attempt": attempt, "status": "passed-through", "reason": f"attempt {attempt - 1} needs no retry", "replacements": {}}
+            write_json(d / "plan.json", plan)
+            (d / "output_code.py").write_text("# no retry needed\n")
+            return plan
+    replacements: dict[str, str] = {}
+    for unit in units:
+        best = read_json(paths.best(unit))
+        ranked = [k for k in best["ranked"] if k != 0 or cfg["gates"]["replace_with_inductor"]]
+        if attempt < len(ranked):
+            replacements[unit] = str(paths.candidate_dir(unit, ranked[attempt]) / "candidate.py")
+    contracts = {u: read_json(paths.contract(u)) for u in replacements}
+    if not replacements:
+        plan = {"attempt": attempt, "status": "no-candidates", "reason": "no candidate beyond Inductor's passed gates 1-2" if attempt == 0 else f"no rank-{attempt} candidates left", "replacements": {}}
+        write_json(d / "plan.json", plan)
+        (d / "output_code.py").write_text("# nothing to stitch\n")
+        return plan
+    kernel_files = {contracts[u]["kernel"]: Path(f) for u, f in replacements.items()}
+    info = stitch.write_stitched(paths.output_code, d, kernel_files)
+    plan = {"attempt": attempt, "status": "stitched", "replacements": replacements, "stitch": info}
+    write_json(d / "plan.json", plan)
+    print(f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(kernel_files)}")
+    return plan
+
+
+class _Models:
+    """Baseline and stitched wrapper modules for one problem, loaded fresh, configs pinned."""
+
+    def __init__(self, paths: ProblemPaths, cfg: dict[str, Any], stitched: Path):
+        from .harness import ProblemRuntime
+
+        self.device = runtime.prepare(cfg["device"], paths.cache)
+        self.rt = ProblemRuntime(paths, self.device, cfg["seed"])
+        grec = self.rt.record["graphs"][0]
+        self.out_idx = grec["standalone"]["outputs"]
+        launches = grec["standalone"]["launches"]
+        self.oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
+        const_path = paths.capture / "constants_g0.pt"
+        import torch
+
+        constants = {k: v.to(self.device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
+        self.base = outputcode.load(paths.output_code, constants)
+        self.stitched = outputcode.load(stitched, constants)
+        self.pins = {"baseline": stitch.pin_configs(self.base, self.oc, launches), "stitched": stitch.pin_configs(self.stitched, self.oc, launches)}
+
+    def outputs(self, mod: Any, args: list[Any]) -> list[Any]:
+        outs = mod.call(list(args))
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        return [outs[i] for i in self.out_idx]
+
+
+def _max_err(a: list[Any], b: list[Any]) -> float:
+    worst = 0.0
+    for x, y in zip(a, b):
+        d = (x.double() - y.double().to(x.device)).abs()
+        both_nan = x.isnan() & y.to(x.device).isnan()
+        d = d[~both_nan]
+        if d.numel():
+            m = float(d.max())
+            worst = max(worst, m if m == m else math.inf)
+    return worst
+
+
+def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.attempt_dir(attempt)
+    plan = read_json(d / "plan.json")
+    gc = cfg["gates"]
+    if plan["status"] != "stitched":
+        v = GateVerdict(3, SKIPPED, plan.get("reason", "nothing stitched"))
+        write_json(d / "gate3.json", {**v.to_dict(), "attempt": attempt})
+        return v.to_dict()
+    import torch
+
+    from . import problems
+    from .instrument import Observer, instrumented
+
+    try:
+        m = _Models(paths, cfg, d / "output_code.py")
+    except Exception as e:  # noqa: BLE001
+        v = GateVerdict(3, FAIL, f"rule stitch-load: the stitched module does not load: {type(e).__name__}: {e}", rule="stitch-load", numbers={"traceback": traceback.format_exc()[-2000:]})
+        write_json(d / "gate3.json", {**v.to_dict(), "attempt": attempt})
+        return v.to_dict()
+    replaced = set(plan["stitch"]["replaced"])
+
+    class Count(Observer):
+        def __init__(self) -> None:
+            self.by_candidate: dict[str, int] = {}
+            self.by_inductor: dict[str, int] = {}
+
+        def on_kernel(self, name, inner, lineno, args, kwargs):  # noqa: ANN001
+            sink = self.by_candidate if getattr(inner, "kernelopt_candidate", None) else self.by_inductor
+            sink[name] = sink.get(name, 0) + 1
+            return inner.run(*args, **kwargs)
+
+    per_seed = []
+    ok = True
+    model64 = None
+    with torch.no_grad(), gpulock.exclusive(m.device, f"gate3 {paths.problem}"):
+        counter = Count()
+        for seed in gc["seeds"]:
+            inputs = problems.make_inputs(m.rt.problem, m.device, seed)
+            args = m.rt.call_args(0, seed)
+            eager = [t.detach() for t in _flat(m.rt.model(*inputs))]
+            base = m.outputs(m.base, args)
+            with instrumented(m.stitched, m.oc, counter):
+                cand = m.outputs(m.stitched, args)
+            direct = all(torch.allclose(c, e, rtol=gc["model_rtol"], atol=gc["model_atol"], equal_nan=True) for c, e in zip(cand, eager))
+            row: dict[str, Any] = {"seed": seed, "vs_eager_max_abs": _max_err(cand, eager), "baseline_vs_eager_max_abs": _max_err(base, eager), "direct_pass": direct}
+            if not direct:
+                if model64 is None:
+                    model64 = copy.deepcopy(m.rt.model).double()
+                ref64 = _flat(model64(*[t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]))
+                err_c, err_b = _max_err(cand, ref64), _max_err(base, ref64)
+                row.update(fp64_candidate_err=err_c, fp64_baseline_err=err_b, fp64_pass=err_c <= gc["fp64_ratio"] * max(err_b, 1e-12))
+            row["pass"] = direct or row.get("fp64_pass", False)
+            ok &= row["pass"]
+            per_seed.append(row)
+    proof = plan["stitch"]["proof"]
+    ran = {k: counter.by_candidate.get(k, 0) for k in replaced}
+    numbers = {"per_seed": per_seed, "proof": {**proof, "candidate_launches": ran, "inductor_launches": counter.by_inductor, "sha256": {k: v["sha256"] for k, v in plan["stitch"]["replaced"].items()}}, "config_pins": m.pins}
+    tol = {"model_rtol": gc["model_rtol"], "model_atol": gc["model_atol"], "fp64_ratio": gc["fp64_ratio"]}
+    if not proof["identical_except_replaced"]:
+        v = GateVerdict(3, FAIL, "rule stitch-proof: the stitched module differs from the baseline beyond the replaced kernels", rule="stitch-proof", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
+    elif any(n == 0 for n in ran.values()) or any(k in counter.by_inductor for k in replaced):
+        v = GateVerdict(3, FAIL, f"rule stitch-proof: a replaced kernel did not run as its candidate ({ran})", rule="stitch-proof", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
+    elif ok:
+        how = "directly at 1e-4" if all(r["direct_pass"] for r in per_seed) else "by the FP64 fallback"
+        v = GateVerdict(3, PASS, f"stitched model matches eager on seeds {gc['seeds']} ({how}); replaced kernels ran as candidates {ran}", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
+    else:
+        bad = next(r for r in per_seed if not r["pass"])
+        v = GateVerdict(3, FAIL, f"rule e2e-correctness: seed {bad['seed']}: stitched vs eager max abs {bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, and FP64 error {bad.get('fp64_candidate_err', float('nan')):.3g} > {gc['fp64_ratio']} x baseline's {bad.get('fp64_baseline_err', float('nan')):.3g}",
+                        rule="e2e-correctness", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
+    out = {**v.to_dict(), "attempt": attempt}
+    write_json(d / "gate3.json", out)
+    print(f"[gate3] {paths.problem} attempt {attempt}: {v.verdict}: {v.reason}")
+    return out
+
+
+def _flat(out: Any) -> list[Any]:
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flat(o)]
+    return []
+
+
+def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.attempt_dir(attempt)
+    g3 = read_json(d / "gate3.json")
+    gc = cfg["gates"]
+    tol = {"perf_margin": gc["perf_margin"], "decision": "pass iff the upper bound of the 95% CI of time(stitched)/time(baseline) <= 1 + perf_margin"}
+    if g3["verdict"] != PASS:
+        v = GateVerdict(4, SKIPPED, f"gate 3 did not pass ({g3['verdict']})", tolerances=tol)
+    else:
+        import torch
+
+        m = _Models(paths, cfg, d / "output_code.py")
+        args = m.rt.call_args(0, gc["seeds"][0])
+        with torch.no_grad(), gpulock.exclusive(m.device, f"gate4 {paths.problem}"):
+            fa = stitch.graphed(lambda: m.base.call(list(args)), m.device)
+            fb = stitch.graphed(lambda: m.stitched.call(list(args)), m.device)
+            cmp = measure.compare(fa, fb, m.device, measure.Protocol.from_config(cfg["measure"]))
+        numbers = {**cmp.to_dict(), "cuda_graphs": m.device == "cuda", "config_pins": m.pins}
+        if not cmp.meaningful:
+            v = GateVerdict(4, SKIPPED_BY_MODE, f"CPU mode: timings taken (ratio {cmp.ratio:.3f}) but not meaningful; gate 4 is not passed", numbers=numbers, tolerances=tol)
+        elif cmp.ci_high <= 1 + gc["perf_margin"]:
+            v = GateVerdict(4, PASS, f"stitched {cmp.b_ms:.4f} ms vs baseline {cmp.a_ms:.4f} ms: ratio {cmp.ratio:.4f} (95% CI {cmp.ci_low:.4f}-{cmp.ci_high:.4f}) <= {1 + gc['perf_margin']:.2f}", numbers=numbers, tolerances=tol)
+        else:
+            v = GateVerdict(4, FAIL, f"rule perf-gate: stitched {cmp.b_ms:.4f} ms vs baseline {cmp.a_ms:.4f} ms: ratio {cmp.ratio:.4f} (95% CI {cmp.ci_low:.4f}-{cmp.ci_high:.4f}) exceeds {1 + gc['perf_margin']:.2f}", rule="perf-gate", numbers=numbers, tolerances=tol)
+    out = {**v.to_dict(), "attempt": attempt}
+    write_json(d / "gate4.json", out)
+    print(f"[gate4] {paths.problem} attempt {attempt}: {v.verdict}: {v.reason}")
+    return out
+
+
+# --------------------------------------------------------------------------- result
+def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
+    """result.json: category and reason exactly as DESIGN.md §4, speedups, noise band, cost."""
+    base = read_json(paths.baseline)
+    disp = read_json(paths.dispatch)
+    res: dict[str, Any] = {"problem": paths.problem, "level": paths.problem.split("_")[0], "status": "ok", "verdict": disp.get("verdict"),
+                           "units": len(disp.get("units", [])), "units_replaced": 0, "baseline_ms": None, "final_ms": None,
+                           "speedup_vs_compiled": 1.0, "noise_band": None, "meaningful": base.get("device") == "cuda"}
+    if base.get("failed"):
+        res.update(status="error", category="error", reason=base["error"].splitlines()[0], speedup_vs_compiled=None)
+    elif disp["verdict"] in ("library-dominated", "no-triton"):
+        res.update(category="fallback", reason=disp["verdict"])
+    else:
+        chosen = None
+        attempts = []
+        for a in range(int(cfg["gates"]["retries"]) + 1):
+            d = paths.attempt_dir(a)
+            plan = read_json(d / "plan.json")
+            if plan["status"] == "passed-through":
+                break
+            g3 = read_json(d / "gate3.json")
+            g4 = read_json(d / "gate4.json")
+            attempts.append({"attempt": a, "status": plan["status"], "gate3": g3["verdict"], "gate4": g4["verdict"], "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"]})
+            if plan["status"] == "no-candidates":
+                break
+            if g3["verdict"] == PASS and g4["verdict"] == PASS:
+                chosen = (a, plan, g4)
+                break
+        res["attempts"] = attempts
+        last = attempts[-1] if attempts else None
+        if chosen:
+            a, plan, g4 = chosen
+            n = g4["numbers"]
+            speed = n["speedup"]
+            res.update(baseline_ms=n["a_ms"], final_ms=n["b_ms"], noise_band=n["noise_band"], units_replaced=len(plan["replacements"]), stitched_attempt=a)
+            significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
+            if significant:
+                res.update(category="optimized", speedup_vs_compiled=speed, reason=None)
+            else:
+                res.update(category="matched (optimized)", speedup_vs_compiled=1.0, measured_speedup=speed,
+                           reason=f"all gates passed but the speedup {speed:.4f} is within the noise band {n['ci_low']:.4f}-{n['ci_high']:.4f} / under {cfg['gates']['optimized_min_speedup']}: the baseline is kept")
+        elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
+            res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
+        elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
+            res.update(category="fallback", reason="e2e-correctness", detail=[x["reason"] for x in attempts])
+        else:
+            mode = any(x["gate4"] == SKIPPED_BY_MODE for x in attempts)
+            res.update(category="fallback", reason="perf-gate", detail=[x["reason"] for x in attempts] + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []))
+    res["baseline_compiled_ms"] = (base.get("compiled") or {}).get("median_ms")
+    res["eager_ms"] = (base.get("eager") or {}).get("median_ms")
+    if res.get("eager_ms") and res.get("baseline_compiled_ms") and res.get("speedup_vs_compiled"):
+        res["speedup_vs_eager"] = res["eager_ms"] / res["baseline_compiled_ms"] * res["speedup_vs_compiled"]
+    res["gpu_seconds"] = _gpu_seconds(paths)
+    write_json(paths.result, res)
+    print(f"[result] {paths.problem}: {res.get('category')} ({res.get('reason')})")
+    return res
+
+
+def _gpu_seconds(paths: ProblemPaths) -> float | None:
+    """Wall seconds of this problem's GPU rules, from Snakemake's benchmark files."""
+    bench = paths.workdir / "benchmarks"
+    total = 0.0
+    found = False
+    for f in bench.rglob(f"*{paths.problem}*.tsv") if bench.exists() else []:
+        lines = f.read_text().splitlines()
+        if len(lines) >= 2:
+            try:
+                total += float(lines[1].split("\t")[0])
+                found = True
+            except ValueError:
+                pass
+    return total if found else None
