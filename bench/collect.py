@@ -47,6 +47,11 @@ def main() -> None:
             "time_by_kind_ms": disp.get("time_by_kind_ms"),
             "launches": [{k: l.get(k) for k in ("kind", "target", "heuristic", "template", "time_ms", "share")} for l in disp.get("launches", [])],
             "units": units,
+            "result": read(d / "result.json"),
+            "gates": {
+                a.relative_to(d).parent.as_posix(): {g: (read(a.parent / f"{g}.json") or {}).get("verdict") for g in ("gate3", "gate4")}
+                for a in sorted(d.glob("stitch/**/plan.json"))
+            },
         }
     env = next((read(wd / p / "capture" / "baseline.json") or {} for p in problems), {}).get("environment")
     summary = {
@@ -63,10 +68,11 @@ def main() -> None:
         with tarfile.open(sys.argv[3], "w:gz") as tar:
             for name in problems:
                 d = wd / name
-                for f in [*(d / "capture").glob("*.json"), *(d / "capture").glob("*.py"), d / "dispatch.json", *(d / "units").glob("*/*.json"), *(d / "units").glob("*/*.py")]:
+                for f in [*(d / "capture").glob("*.json"), *(d / "capture").glob("*.py"), d / "dispatch.json", d / "result.json", *(d / "units").glob("*/*.json"), *(d / "units").glob("*/*.py"),
+                          *(d / "units").glob("*/cands/*/*"), *(d / "stitch").rglob("*.json"), *(d / "stitch").rglob("*.py")]:
                     if f.exists():
                         tar.add(f, arcname=str(f.relative_to(wd)))
-            for f in (wd / "logs").rglob("*.log"):
+            for f in [*(wd / "logs").rglob("*.log"), *(wd / "report").glob("*")]:
                 tar.add(f, arcname=str(f.relative_to(wd)))
 
 

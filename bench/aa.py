@@ -1,0 +1,108 @@
+"""A/A benchmark of gate 4 (DESIGN.md §6) on a finished run directory.
+
+For each captured problem, the same compiled model (its output_code.py) is loaded twice, as
+A and as B, each replayed in its own CUDA graph exactly as gate 4 does, and compared
+``--trials`` times with the full protocol (measure.compare).  Reported per problem: the
+ratios, the p95 spread |ratio - 1|, gate 4's false-reject rate (A/A judged slower than
+1 + perf_margin) and false-accept rate (A/A judged 'optimized').  Then B is made slower by
+a redundant extra pass calibrated to ~5 % of A's time, and the rejection rate is reported.
+
+usage: python bench/aa.py WORKDIR OUT.json [--trials 20] [--problems p1,p2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernelopt import config, measure, stitch  # noqa: E402
+from kernelopt.judge import _Models  # noqa: E402
+from kernelopt.paths import ProblemPaths  # noqa: E402
+
+
+def p95(values):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))] if v else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("workdir")
+    ap.add_argument("out")
+    ap.add_argument("--trials", type=int, default=20)
+    ap.add_argument("--problems", default="")
+    ap.add_argument("--slowdown", type=float, default=0.05)
+    a = ap.parse_args()
+    cfg = config.validate({"device": "auto"})
+    margin, min_speed = cfg["gates"]["perf_margin"], cfg["gates"]["optimized_min_speedup"]
+    proto = measure.Protocol.from_config(cfg["measure"])
+    wd = Path(a.workdir)
+    names = [p for p in a.problems.split(",") if p] or sorted(p.name for p in wd.iterdir() if (p / "capture" / "capture.json").is_file())
+    out = {"protocol": proto.__dict__, "perf_margin": margin, "trials": a.trials, "problems": {}}
+    import torch
+
+    for name in names:
+        paths = ProblemPaths(wd, name)
+        cap = json.loads(paths.capture_record.read_text())
+        if cap.get("failed") or not cap.get("stitchable"):
+            continue
+        t0 = time.time()
+        m = _Models(paths, cfg, paths.output_code)  # baseline loaded twice: A = m.base, B = m.stitched
+        args = m.rt.call_args(0, 0)
+        with torch.no_grad():
+            fa = stitch.graphed(lambda: m.base.call(list(args)), m.device)
+            fb = stitch.graphed(lambda: m.stitched.call(list(args)), m.device)
+            aa = [measure.compare(fa, fb, m.device, proto) for _ in range(a.trials)]
+            base_ms = statistics.median(c.a_ms for c in aa)
+            # a redundant pass over a buffer, sized to cost `slowdown` of the model's time
+            probe = torch.empty(64 * 2**20 // 4, device=m.device)
+            t = measure.time_one(lambda: probe.mul_(1.0), m.device, proto)["median_ms"]
+            n = max(1, int(probe.numel() * a.slowdown * base_ms / t))
+            extra = torch.empty(n, device=m.device)
+
+            def slower():
+                r = m.stitched.call(list(args))
+                extra.mul_(1.0)
+                return r
+
+            fs = stitch.graphed(slower, m.device)
+            slow = [measure.compare(fa, fs, m.device, proto) for _ in range(a.trials)]
+        ratios = [c.ratio for c in aa]
+        rec = {
+            "baseline_ms": base_ms,
+            "aa_ratios": ratios,
+            "aa_ci": [[c.ci_low, c.ci_high] for c in aa],
+            "aa_spread_p95": p95([abs(r - 1) for r in ratios]),
+            "aa_ci_halfwidth_median": statistics.median((c.ci_high - c.ci_low) / 2 for c in aa),
+            "gate4_false_reject_rate": sum(c.ci_high > 1 + margin for c in aa) / len(aa),
+            "false_optimized_rate": sum(c.ci_high < 1.0 and c.speedup > min_speed for c in aa) / len(aa),
+            "slow_true_ratio_median": statistics.median(c.ratio for c in slow),
+            "slow_reject_rate": sum(c.ci_high > 1 + margin for c in slow) / len(slow),
+            "slow_ratios": [c.ratio for c in slow],
+            "seconds": time.time() - t0,
+            "config_pins": m.pins,
+        }
+        out["problems"][name] = rec
+        print(f"{name:<40} base {base_ms:.4f} ms  A/A p95 spread {rec['aa_spread_p95']:.4f}  false-reject {rec['gate4_false_reject_rate']:.2f}  "
+              f"false-optimized {rec['false_optimized_rate']:.2f}  slower x{rec['slow_true_ratio_median']:.3f} rejected {rec['slow_reject_rate']:.2f}", flush=True)
+        Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
+    probs = out["problems"].values()
+    out["overall"] = {
+        "problems": len(out["problems"]),
+        "aa_spread_p95": p95([abs(r - 1) for p in probs for r in p["aa_ratios"]]),
+        "gate4_false_reject_rate": statistics.mean(p["gate4_false_reject_rate"] for p in probs) if probs else None,
+        "false_optimized_rate": statistics.mean(p["false_optimized_rate"] for p in probs) if probs else None,
+        "slow_reject_rate": statistics.mean(p["slow_reject_rate"] for p in probs) if probs else None,
+        "meaningful": m.device == "cuda" if out["problems"] else None,
+    }
+    Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
+    print("overall", json.dumps(out["overall"]))
+
+
+if __name__ == "__main__":
+    main()
