@@ -13,7 +13,7 @@ fi
 WD=${WD:-/tmp/kernelopt-gates}
 OUTDIR=${OUT:-/tmp}
 export PYTHONUNBUFFERED=1
-PROBS="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py, problems/gpu/level2/2_Conv2d_BatchNorm_ReLU.py, problems/gpu/level3/2_TransformerBlock.py]"
+PROBS="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py, problems/gpu/level2/2_Conv2d_BatchNorm_ReLU.py, problems/gpu/level3/2_TransformerBlock.py, problems/gpu/level3/3_SmallCNN.py]"
 t0=$(date +%s)
 timeout ${PIPELINE_TIMEOUT:-380} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going \
   --config problems="${PROBS}" device=cuda workdir=$WD candidates=bench/candidates 'gates={replace_with_inductor: true}' \
