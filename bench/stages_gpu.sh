@@ -13,7 +13,7 @@ OUTDIR=${OUT:-/tmp}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
 t0=$(date +%s)
-timeout ${STAGES_TIMEOUT:-500} python3 -m snakemake --cores ${CORES:-16} --resources gpu=${GPU_SLOTS:-8} --keep-going \
+timeout -k 10 ${STAGES_TIMEOUT:-500} python3 -m snakemake --cores ${CORES:-16} --resources gpu=${GPU_SLOTS:-8} --keep-going \
   --config problems=${PROBLEMS:-problems/gpu} device=cuda workdir=$WD > $OUTDIR/snakemake.log 2>&1
 echo "snakemake exit $? after $(( $(date +%s) - t0 )) s"
 tail -5 $OUTDIR/snakemake.log

@@ -1,37 +1,150 @@
-"""The ``kernelopt`` console script.  Subcommands grow with the pipeline; the Gates issue adds
-``check`` and ``stitch-check``."""
+"""The ``kernelopt`` console script.
+
+  kernelopt check UNIT_DIR CANDIDATE.py [--json]
+      gates 1-2 for one candidate of one unit (UNIT_DIR = <workdir>/<problem>/units/<unit>);
+      exit 0 only if both pass.
+  kernelopt stitch-check PROBLEM_DIR UNIT=CANDIDATE.py [...] [--json]
+      splice the candidates into the problem's compiled model and run gates 3-4;
+      exit 0 only if both pass (gate 4 is skipped-by-mode in CPU mode: exit 1).
+  kernelopt problems DIR_OR_FILE [--json]
+      the problems (id -> file) a config's 'problems' value selects.
+
+Settings (seeds, tolerances, margin) are config.yaml's defaults; --config FILE reads
+another file, and --set key=value overrides (e.g. --set gates.perf_margin=0.05).
+"""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
 from . import __version__
 
 
+def _config(args: argparse.Namespace, device: str) -> dict[str, Any]:
+    from . import config
+
+    over: dict[str, Any] = {"device": device}
+    for item in args.set or []:
+        key, _, value = item.partition("=")
+        node = over
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = value
+    if args.config:
+        return config.load(args.config, over)
+    return config.validate(over)
+
+
+def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"verdicts": verdicts, "pass": all(v["verdict"] == "pass" for v in verdicts)}, indent=2, default=str))
+        return
+    for v in verdicts:
+        print(f"gate {v['gate']}: {v['verdict'].upper():<15} {v['reason']}")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from . import gates
+    from .harness import ProblemRuntime, UnitHarness
+    from .paths import ProblemPaths
+    from . import runtime
+
+    unit_dir = Path(args.unit_dir).resolve()
+    paths = ProblemPaths.of(unit_dir.parents[1])
+    unit = unit_dir.name
+    if not paths.contract(unit).exists():
+        print(f"kernelopt check: {unit_dir} is not an isolated unit (no contract.json); run the pipeline through the isolate stage first", file=sys.stderr)
+        return 2
+    cand = Path(args.candidate).resolve()
+    if not cand.is_file():
+        print(f"kernelopt check: candidate {cand} does not exist", file=sys.stderr)
+        return 2
+    device = json.loads(paths.capture_record.read_text())["device"]
+    cfg = _config(args, device)
+    contract = json.loads(paths.contract(unit).read_text())
+    verdicts = []
+    h = None
+    if not gates.static_problems(cand.read_text(), contract):
+        runtime.prepare(device, paths.cache)
+        h = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
+    v1 = gates.gate1(cand, contract, h, cfg["gates"]["seeds"][0])
+    verdicts.append(v1.to_dict())
+    if v1.passed:
+        gc = cfg["gates"]
+        verdicts.append(gates.gate2(cand, h, gc["seeds"], gc["rtol"], gc["atol"]).to_dict())
+    else:
+        verdicts.append(gates.GateVerdict(2, gates.SKIPPED, "gate 1 did not pass").to_dict())
+    _print(verdicts, args.json)
+    return 0 if all(v["verdict"] == "pass" for v in verdicts) else 1
+
+
+def cmd_stitch_check(args: argparse.Namespace) -> int:
+    from . import judge
+    from .paths import ProblemPaths
+
+    paths = ProblemPaths.of(Path(args.problem_dir).resolve())
+    if not paths.capture_record.exists():
+        print(f"kernelopt stitch-check: {args.problem_dir} has no capture/capture.json; run the pipeline's capture stage first", file=sys.stderr)
+        return 2
+    repl: dict[str, Path] = {}
+    for item in args.replacements:
+        unit, sep, file = item.partition("=")
+        if not sep or not Path(file).is_file() or not paths.contract(unit).exists():
+            print(f"kernelopt stitch-check: '{item}' must be UNIT=CANDIDATE.py with an isolated unit of {paths.problem} and an existing file", file=sys.stderr)
+            return 2
+        repl[unit] = Path(file).resolve()
+    device = json.loads(paths.capture_record.read_text())["device"]
+    cfg = _config(args, device)
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="stitch-check-", dir=paths.root / "stitch" if (paths.root / "stitch").exists() else paths.root))
+    judge.stitch_directly(paths, repl, out)
+    v3 = judge.run_gate3(paths, 0, cfg, directory=out)
+    v4 = judge.run_gate4(paths, 0, cfg, directory=out)
+    _print([v3, v4], args.json)
+    if not args.json:
+        print(f"stitched module and verdicts: {out}")
+    return 0 if v3["verdict"] == "pass" and v4["verdict"] == "pass" else 1
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kernelopt", description=__doc__)
+    parser = argparse.ArgumentParser(prog="kernelopt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"kernelopt {__version__}")
     sub = parser.add_subparsers(dest="cmd")
-    p = sub.add_parser("problems", help="list the problems (id -> file) a config's 'problems' value selects")
-    p.add_argument("problems", help="directory or file")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    common.add_argument("--config", help="config file (default: built-in defaults = config.yaml's)")
+    common.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key, e.g. gates.seeds=[0,1]")
+    c = sub.add_parser("check", parents=[common], help="gates 1-2 for one candidate of one unit")
+    c.add_argument("unit_dir")
+    c.add_argument("candidate")
+    s = sub.add_parser("stitch-check", parents=[common], help="gates 3-4 on the model with candidates stitched in")
+    s.add_argument("problem_dir")
+    s.add_argument("replacements", nargs="+", metavar="UNIT=CANDIDATE.py")
+    s.add_argument("--out", help="directory for the stitched module and verdicts (default: a new one under PROBLEM_DIR/stitch/)")
+    p = sub.add_parser("problems", help="list the problems a 'problems' value selects")
+    p.add_argument("problems")
     p.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if args.cmd == "problems":
-        from .errors import KerneloptError
-        from .problems import discover
+    from .errors import KerneloptError
 
-        try:
+    try:
+        if args.cmd == "check":
+            return cmd_check(args)
+        if args.cmd == "stitch-check":
+            return cmd_stitch_check(args)
+        if args.cmd == "problems":
+            from .problems import discover
+
             found = discover(args.problems)
-        except KerneloptError as e:
-            print(f"kernelopt: {e}", file=sys.stderr)
-            return 2
-        if args.json:
-            print(json.dumps({k: str(v) for k, v in found.items()}, indent=2))
-        else:
-            for k, v in found.items():
-                print(f"{k}\t{v}")
-        return 0
+            print(json.dumps({k: str(v) for k, v in found.items()}, indent=2) if args.json else "\n".join(f"{k}\t{v}" for k, v in found.items()))
+            return 0
+    except KerneloptError as e:
+        print(f"kernelopt: {e}", file=sys.stderr)
+        return 2
     parser.print_help()
     return 0
 

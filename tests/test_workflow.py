@@ -94,3 +94,30 @@ def test_broken_problems_are_reported_and_others_finish(root, tmp_path):
     assert good["status"] == "ok" and good["units_pass"] == good["units"] == 1
     summary = json.loads((tmp_path / "report/stages.json").read_text())
     assert sorted(summary["errors"]) == sorted(expect)
+
+
+def make_synthetic_problems(root: Path, n: int = 250) -> Path:
+    """n KernelBench-format files over three levels (a fixture directory, generated)."""
+    template = (
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+        "        return torch.relu(x) * {k}.0\n\n\ndef get_inputs():\n    return [torch.randn(4, 8)]\n\n\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+    for i in range(n):
+        level = root / f"level{1 + i % 3}"
+        level.mkdir(parents=True, exist_ok=True)
+        (level / f"{i}_Synthetic_{i}.py").write_text(template.format(k=i))
+    return root
+
+
+def test_dry_run_scales_to_250_problems(root, tmp_path):
+    import time
+
+    probs = make_synthetic_problems(tmp_path / "problems")
+    t0 = time.perf_counter()
+    r = snakemake("-n", "--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path / 'wd'}", cwd=root)
+    took = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "capture" in r.stdout and " 250" in r.stdout.replace("\t", " ")
+    print(f"snakemake -n over 250 problems: {took:.1f} s")
+    assert took < 60, f"dry run took {took:.1f} s"
