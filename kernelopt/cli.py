@@ -101,9 +101,13 @@ def cmd_stitch_check(args: argparse.Namespace) -> int:
     device = json.loads(paths.capture_record.read_text())["device"]
     cfg = _config(args, device)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="stitch-check-", dir=paths.root / "stitch" if (paths.root / "stitch").exists() else paths.root))
-    judge.stitch_directly(paths, repl, out)
-    v3 = judge.run_gate3(paths, 0, cfg, directory=out)
-    v4 = judge.run_gate4(paths, 0, cfg, directory=out)
+    import contextlib
+
+    # progress lines go to stderr so that --json prints nothing but JSON on stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        judge.stitch_directly(paths, repl, out)
+        v3 = judge.run_gate3(paths, 0, cfg, directory=out)
+        v4 = judge.run_gate4(paths, 0, cfg, directory=out)
     _print([v3, v4], args.json)
     if not args.json:
         print(f"stitched module and verdicts: {out}")

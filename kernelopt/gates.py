@@ -57,6 +57,14 @@ CACHE_DECORATORS = {"cache", "lru_cache", "cached_property"}
 ATEN_ALLOWED = {"empty", "empty_strided", "empty_like", "as_strided", "view", "_reshape_alias", "detach", "alias", "lift_fresh", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "is_contiguous", "stride", "size"}
 
 
+# The most specific finding is reported first (e.g. open(...).read() is file access, not a
+# tensor method call).
+RULE_PRIORITY = [
+    "syntax", "subprocess", "network", "threads", "file-access", "timer-tampering", "harness-tampering", "streams",
+    "state-across-calls", "forbidden-import", "torch-compute", "signature", "no-triton-kernel",
+]
+
+
 class _StaticChecker(ast.NodeVisitor):
     def __init__(self) -> None:
         self.problems: list[tuple[str, str, int]] = []
@@ -178,7 +186,7 @@ def static_problems(source: str, contract: dict[str, Any]) -> list[tuple[str, st
         if isinstance(node, ast.Assign):
             checker._fn_depth = 0
     checker.visit(tree)
-    probs = list(checker.problems)
+    probs = sorted(checker.problems, key=lambda p: RULE_PRIORITY.index(p[0]) if p[0] in RULE_PRIORITY else len(RULE_PRIORITY))
     launch = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "launch"), None)
     want = [a["name"] for a in contract["args"]]
     if launch is None:
@@ -189,7 +197,7 @@ def static_problems(source: str, contract: dict[str, Any]) -> list[tuple[str, st
             probs.append(("signature", f"launch({', '.join(got)}) does not match the contract launch({', '.join(want)})", launch.lineno))
     if not checker.jit_functions:
         probs.append(("no-triton-kernel", "defines no @triton.jit kernel", 0))
-    return probs
+    return sorted(probs, key=lambda p: RULE_PRIORITY.index(p[0]) if p[0] in RULE_PRIORITY else len(RULE_PRIORITY))
 
 
 def gate1(candidate: Path, contract: dict[str, Any], harness: Any | None, seed: int) -> GateVerdict:

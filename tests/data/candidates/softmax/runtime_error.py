@@ -1,4 +1,4 @@
-"""WRONG (expected: gate 1, runtime-error): passes a constexpr the kernel does not have."""
+"""WRONG (expected: gate 1, runtime-error): launches the kernel without its arguments."""
 import triton
 import triton.language as tl
 
@@ -9,4 +9,4 @@ def k(out_ptr, in_ptr, rnumel, BLOCK: tl.constexpr):
 
 
 def launch(in_out_ptr0, in_ptr0, xnumel, r0_numel):
-    k[(xnumel,)](in_out_ptr0, in_ptr0, r0_numel, BLOCK=64, NOT_A_PARAM=3)
+    k[(xnumel,)](in_out_ptr0, in_ptr0)

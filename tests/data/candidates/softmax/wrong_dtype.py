@@ -1,4 +1,7 @@
-"""WRONG (expected: gate 2): wrong dtype: rounds the result through bfloat16."""
+"""WRONG (expected: gate 2): wrong dtype: the probabilities go through an integer type.
+
+(Rounding through bfloat16 instead would pass: softmax outputs are below 1 and the
+error stays under the 1e-3 tolerance of gate 2.)"""
 import triton
 import triton.language as tl
 
@@ -12,7 +15,7 @@ def softmax_rows(out_ptr, in_ptr, rnumel, BLOCK: tl.constexpr):
     m = tl.max(x, 0)
     e = tl.where(mask, tl.exp(x - m), 0.0)
     s = tl.sum(e, 0)
-    tl.store(out_ptr + row * rnumel + cols, (e / s).to(tl.bfloat16).to(tl.float32), mask=mask)
+    tl.store(out_ptr + row * rnumel + cols, (e / s * 100.0).to(tl.int32).to(tl.float32) / 100.0, mask=mask)
 
 
 def launch(in_out_ptr0, in_ptr0, xnumel, r0_numel):
