@@ -1,6 +1,7 @@
 # kernelopt: dispatch-aware optimisation of the Triton kernels torch.compile generates.
 # Stages (DESIGN.md §3): capture -> classify (checkpoint) -> isolate (per unit)
-# -> candidates -> gate1 -> gate2 -> select (per unit) -> stitch -> gate3 -> gate4
+# -> candidates -> gate1 -> gate2 -> search: seed_beam, iter<i> = profile -> expand -> gate1/2
+# -> select_iter (per unit, chained) -> select (per unit) -> stitch -> gate3 -> gate4
 # (per attempt: stitch/, stitch/retries/r1, r2) -> result -> report.
 from snakemake.utils import min_version
 
@@ -17,6 +18,9 @@ wildcard_constraints:
     problem=r"[A-Za-z0-9_]+",
     unit=r"[A-Za-z0-9_]+",
     slot=r"[0-9]+",
+    cand=r"cands/c[0-9]+|iter[0-9]+/cand[0-9]+",
+    i=r"[0-9]+",
+    j=r"[0-9]+",
     stage=r"stitch(/retries/r[0-9]+)?",
 
 
@@ -25,9 +29,14 @@ localrules:
     isolated,
     stages_report,
     candidates,
+    seed_beam,
+    expand,
     stitch,
     result,
     report,
+
+
+ruleorder: seed_beam > select_iter
 
 
 rule all:
@@ -40,5 +49,6 @@ include: "rules/capture.smk"
 include: "rules/classify.smk"
 include: "rules/isolate.smk"
 include: "rules/gates.smk"
+include: "rules/search.smk"
 include: "rules/stitch.smk"
 include: "rules/report.smk"

@@ -68,6 +68,23 @@ SCHEMA: dict[str, Any] = {
                 "replace_with_inductor": {"type": "boolean"},
             },
         },
+        "search": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "iterations": {"type": "integer", "minimum": 0, "maximum": 20},
+                "beam_width": {"type": "integer", "minimum": 1, "maximum": 8},
+                "seed_with_inductor": {"type": "boolean"},
+                "ncu": {"enum": ["auto", "off"]},
+                "ncu_sections": {"type": "array", "items": {"type": "string"}},
+                "peak_bandwidth_gbs": {**_NUM, "exclusiveMinimum": 0},
+            },
+        },
+        "agent": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"backend": {"enum": ["auto", "heuristic", "anthropic", "replay"]}},
+        },
         "measure": {
             "type": "object",
             "additionalProperties": False,
@@ -113,6 +130,15 @@ DEFAULTS: dict[str, Any] = {
         "replace_with_inductor": False,
     },
     "measure": {"rounds": 10, "reps": 20, "warmup": 5, "flush_l2": True},
+    "search": {
+        "iterations": 5,
+        "beam_width": 4,
+        "seed_with_inductor": True,
+        "ncu": "auto",
+        "ncu_sections": ["SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats", "MemoryWorkloadAnalysis"],
+        "peak_bandwidth_gbs": 4300.0,
+    },
+    "agent": {"backend": "auto"},
 }
 
 

@@ -68,8 +68,9 @@ def _harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Any:
     return UnitHarness(paths, unit, rt)
 
 
-def run_gate1(paths: ProblemPaths, unit: str, slot: int, cfg: dict[str, Any]) -> dict[str, Any]:
-    d = paths.candidate_dir(unit, slot)
+def run_gate1(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Gate 1 for the candidate in directory ``d`` (cands/c<k>, iter<i>/cand<j>, ...)."""
+    slot = d.relative_to(paths.unit(unit)).as_posix()
     info = read_json(d / "slot.json")
     if info["empty"]:
         v = GateVerdict(1, SKIPPED, "empty slot: no candidate")
@@ -77,67 +78,83 @@ def run_gate1(paths: ProblemPaths, unit: str, slot: int, cfg: dict[str, Any]) ->
         contract = read_json(paths.contract(unit))
         probs = gates.static_problems((d / "candidate.py").read_text(), contract)
         h = None if probs else _harness(paths, unit, cfg)
-        with gpulock.exclusive(h.rt.device if h else "cpu", f"gate1 {unit}/c{slot}"):
+        with gpulock.exclusive(h.rt.device if h else "cpu", f"gate1 {unit}/{slot}"):
             v = gates.gate1(d / "candidate.py", contract, h, cfg["gates"]["seeds"][0])
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate1.json", out)
-    print(f"[gate1] {paths.problem}/{unit}/c{slot}: {v.verdict}: {v.reason}")
+    print(f"[gate1] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
     return out
 
 
-def run_gate2(paths: ProblemPaths, unit: str, slot: int, cfg: dict[str, Any]) -> dict[str, Any]:
-    d = paths.candidate_dir(unit, slot)
+def run_gate2(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> dict[str, Any]:
+    slot = d.relative_to(paths.unit(unit)).as_posix()
     g1 = read_json(d / "gate1.json")
     if g1["verdict"] != PASS:
         v = GateVerdict(2, SKIPPED, f"gate 1 did not pass ({g1['verdict']})")
     else:
         h = _harness(paths, unit, cfg)
         gc = cfg["gates"]
-        with gpulock.exclusive(h.rt.device, f"gate2 {unit}/c{slot}"):
+        with gpulock.exclusive(h.rt.device, f"gate2 {unit}/{slot}"):
             v = gates.gate2(d / "candidate.py", h, gc["seeds"], gc["rtol"], gc["atol"])
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate2.json", out)
-    print(f"[gate2] {paths.problem}/{unit}/c{slot}: {v.verdict}: {v.reason}")
+    print(f"[gate2] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
     return out
 
 
 # --------------------------------------------------------------------------- select
-def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
-    """Rank the candidates that passed gates 1-2 by isolated time against Inductor's kernel."""
-    passing = []
-    for k in range(slot_count(cfg)):
-        d = paths.candidate_dir(unit, k)
-        g2 = read_json(d / "gate2.json")
-        if g2["verdict"] == PASS:
-            passing.append(k)
-    result: dict[str, Any] = {"unit": unit, "passing": passing, "ranked": [], "timings": {}}
-    if passing:
-        h = _harness(paths, unit, cfg)
-        device = h.rt.device
-        from .harness import load_module
+INDUCTOR = "cands/c0/candidate.py"
 
+
+def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Rank every candidate of a unit that passed gates 1-2 (hand-written slots, and the search's
+    final beam) by isolated time against Inductor's kernel.  ``ranked`` lists candidate files
+    relative to the unit directory, best first; Inductor's own kernel is in it too."""
+    entries: dict[str, dict[str, Any]] = {}
+    for k in range(slot_count(cfg)):
+        g2 = read_json(paths.candidate_dir(unit, k) / "gate2.json")
+        if g2["verdict"] == PASS:
+            entries[f"cands/c{k}/candidate.py"] = {"origin": "inductor" if k == 0 else "user"}
+    iters = int(cfg["search"]["iterations"])
+    if iters > 0:
+        beam = read_json(paths.unit(unit) / f"iter{iters}" / "beam.json")
+        for m in beam["members"]:
+            entries.setdefault(m["path"], {"origin": "search", "ratio": m.get("ratio"), "meaningful": m.get("meaningful", True), "ci": m.get("ci")})
+    result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
+    if not entries:
+        write_json(paths.best(unit), result)
+        return result
+    h = _harness(paths, unit, cfg)
+    device = h.rt.device
+    from .harness import load_module
+    from .search import protocol
+
+    to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
+    if to_time and INDUCTOR in entries:
         before, _ = h.inputs(cfg["gates"]["seeds"][0])
-        mods = {k: load_module(paths.candidate_dir(unit, k) / "candidate.py", "kernelopt_candidate") for k in passing}
-        proto = measure.Protocol.from_config(cfg["measure"])
         import torch
 
         bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+        base = load_module(paths.unit(unit) / INDUCTOR, "kernelopt_inductor")
         with gpulock.exclusive(device, f"select {unit}"):
-            base = mods.get(0)
-            for k in passing:
-                if base is None or k == 0:
-                    continue
-                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mods[k]: m.launch(*bufs), device, proto)
-                result["timings"][f"c{k}"] = cmp.to_dict()
-        def key(k: int) -> tuple:
-            if k == 0 or not result["timings"]:
-                return (1.0, k)
-            t = result["timings"][f"c{k}"]
-            return (t["ratio"] if t["meaningful"] else 0.5, k)  # CPU: user candidates first, in slot order
-        result["ranked"] = sorted(passing, key=key)
-        result["meaningful"] = device == "cuda"
+            for p in to_time:
+                mod = load_module(paths.unit(unit) / p, "kernelopt_candidate")
+                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, protocol(cfg, device))
+                entries[p].update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict())
+    if INDUCTOR in entries:
+        entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
+    order = {"user": 0, "search": 1, "inductor": 2}
+
+    def key(p: str) -> tuple:
+        e = entries[p]
+        if device == "cuda" and e.get("meaningful") and e.get("ratio") is not None:
+            return (e["ratio"], order[e["origin"]], p)
+        return (order[e["origin"]], p)  # CPU: times mean nothing; hand-written first, then searched
+
+    result["ranked"] = sorted(entries, key=key)
+    result["meaningful"] = device == "cuda"
     write_json(paths.best(unit), result)
-    print(f"[select] {paths.problem}/{unit}: ranked {['c%d' % k for k in result['ranked']]}")
+    print(f"[select] {paths.problem}/{unit}: ranked {result['ranked']}")
     return result
 
 
@@ -159,9 +176,12 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
     replacements: dict[str, str] = {}
     for unit in units:
         best = read_json(paths.best(unit))
-        ranked = [k for k in best["ranked"] if k != 0 or cfg["gates"]["replace_with_inductor"]]
+        ranked = [p for p in best["ranked"] if p != INDUCTOR or cfg["gates"]["replace_with_inductor"]]
+        if cfg["device"] != "cpu" and best.get("meaningful"):
+            # on the GPU, a candidate measured slower than Inductor's kernel is not worth a stitch
+            ranked = [p for p in ranked if p == INDUCTOR or (best["candidates"][p].get("ratio") or 1.0) < 1.0]
         if attempt < len(ranked):
-            replacements[unit] = str(paths.candidate_dir(unit, ranked[attempt]) / "candidate.py")
+            replacements[unit] = str(paths.unit(unit) / ranked[attempt])
     contracts = {u: read_json(paths.contract(u)) for u in replacements}
     if not replacements:
         plan = {"attempt": attempt, "status": "no-candidates", "reason": "no candidate beyond Inductor's passed gates 1-2" if attempt == 0 else f"no rank-{attempt} candidates left", "replacements": {}}

@@ -42,6 +42,8 @@ def all_isolated(wildcards):
 
 
 SLOTS = list(range(1 + int(CONFIG["gates"]["user_candidates"])))
+ITERATIONS = int(CONFIG["search"]["iterations"])
+BEAM = list(range(int(CONFIG["search"]["beam_width"])))
 ATTEMPTS = list(range(1 + int(CONFIG["gates"]["retries"])))
 
 
@@ -62,6 +64,26 @@ def unit_gate2s(wildcards):
         f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/cands/c{k}/gate2.json"
         for k in SLOTS
     ]
+
+
+def final_beam(wildcards):
+    """The search's last beam (nothing when search.iterations is 0)."""
+    if ITERATIONS == 0:
+        return []
+    return f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{ITERATIONS}/beam.json"
+
+
+def iteration_inputs(wildcards):
+    """expand iter<i> reads iter<i-1>: its beam, memory and the profile of each member."""
+    prev = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{int(wildcards.i) - 1}"
+    return [f"{prev}/beam.json", f"{prev}/memory.json"] + [
+        f"{prev}/profile/m{j}/summary.json" for j in BEAM
+    ]
+
+
+def iteration_gates(wildcards):
+    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
+    return [f"{d}/cand{j}/gate2.json" for j in BEAM]
 
 
 def best_of_units(wildcards):

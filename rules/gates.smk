@@ -16,13 +16,13 @@ rule candidates:
 
 
 rule gate1:
-    """Gate 1 (static + runs once) for one candidate slot."""
+    """Gate 1 (static + runs once) for one candidate slot (cands/c<k>, iter<i>/cand<j>)."""
     input:
-        slot=f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c{{slot}}/slot.json",
+        slot=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/slot.json",
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c{{slot}}/gate1.json",
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate1.json",
     log:
-        f"{WORKDIR}/logs/gate1/{{problem}}/{{unit}}/c{{slot}}.log",
+        f"{WORKDIR}/logs/gate1/{{problem}}/{{unit}}/{{cand}}.log",
     conda:
         "../envs/kernelopt.yaml"
     resources:
@@ -36,11 +36,11 @@ rule gate1:
 rule gate2:
     """Gate 2 (isolated correctness on the configured seeds) for one candidate slot."""
     input:
-        gate1=f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c{{slot}}/gate1.json",
+        gate1=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate1.json",
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c{{slot}}/gate2.json",
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate2.json",
     log:
-        f"{WORKDIR}/logs/gate2/{{problem}}/{{unit}}/c{{slot}}.log",
+        f"{WORKDIR}/logs/gate2/{{problem}}/{{unit}}/{{cand}}.log",
     conda:
         "../envs/kernelopt.yaml"
     resources:
@@ -52,9 +52,11 @@ rule gate2:
 
 
 rule select:
-    """Rank a unit's candidates that passed gates 1-2 by isolated time (interleaved)."""
+    """Rank a unit's candidates that passed gates 1-2 (hand-written slots and the search's
+    final beam) by isolated time, interleaved against Inductor's kernel."""
     input:
         unit_gate2s,
+        final_beam,
     output:
         f"{WORKDIR}/{{problem}}/units/{{unit}}/best.json",
     log:

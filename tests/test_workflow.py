@@ -52,7 +52,7 @@ def test_bad_problems_dir_fails_clearly(root, tmp_path):
 def test_cpu_run_stages_1_to_3(root, tmp_path):
     """Stages 1-3 for real on three demo problems in CPU mode (Triton interpreter)."""
     probs = "[problems/demo/level1/1_Softmax.py, problems/demo/level2/2_Conv2d_BatchNorm_ReLU.py, problems/demo/level1/5_Matmul.py]"
-    r = snakemake("--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path}", cwd=root)
+    r = snakemake("--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path}", "search={iterations: 0}", cwd=root)
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     rows = {row["problem"]: row for row in csv.DictReader(open(tmp_path / "report/stages.csv"))}
     assert rows["level1_1_Softmax"]["verdict"] == "optimizable"
@@ -72,13 +72,13 @@ def test_cpu_run_stages_1_to_3(root, tmp_path):
     baseline = json.loads((p / "capture/baseline.json").read_text())
     assert baseline["compiled"]["meaningful"] is False  # CPU timings are never presented as real
     # a second run has nothing to do (everything cached on disk)
-    r2 = snakemake("-n", "--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path}", cwd=root)
+    r2 = snakemake("-n", "--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path}", "search={iterations: 0}", cwd=root)
     assert "Nothing to be done" in r2.stdout + r2.stderr
 
 
 @pytest.mark.slow
 def test_broken_problems_are_reported_and_others_finish(root, tmp_path):
-    r = snakemake("--cores", "2", "--config", "problems=tests/data/bad_problems", "device=cpu", f"workdir={tmp_path}", cwd=root)
+    r = snakemake("--cores", "2", "--config", "problems=tests/data/bad_problems", "device=cpu", f"workdir={tmp_path}", "search={iterations: 0}", cwd=root)
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     expect = {
         "level1_1_ImportError": ("import", "No module named 'does_not_exist'"),

@@ -1,0 +1,100 @@
+"""The messages between the five roles, as records that read and write themselves."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+BOTTLENECKS = ("memory-bound", "compute-bound", "underutilized", "near-optimal")
+
+
+@dataclass
+class ProfileSummary:
+    """Profiler -> analyst: typed metrics of one beam member, and a compact text for prompts."""
+
+    member: str
+    source: str  # "ncu" | "roofline"
+    metrics: dict[str, Any]
+    text: str
+    note: str = ""
+
+    @property
+    def tokens_estimate(self) -> int:
+        return len(self.text) // 4 + 1  # ~4 characters a token
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["tokens_estimate"] = self.tokens_estimate
+        return d
+
+
+@dataclass
+class Analysis:
+    """Strategy analyst -> planner: the bottleneck, with the metric evidence quoted."""
+
+    member: str
+    bottleneck: str
+    evidence: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Direction:
+    """Planner -> executor: one transformation of one beam member, with a prediction."""
+
+    member: str
+    kind: str  # "launch" | "eviction"
+    args: dict[str, Any]
+    name: str
+    rationale: str
+    prediction: str
+
+    def signature(self) -> str:
+        import json
+
+        return f"{self.member}:{self.kind}:{json.dumps(self.args, sort_keys=True)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    iteration: int
+    directions: list[Direction]
+    diversity: list[str] = field(default_factory=list)  # what the diversity rule changed
+    stop: str | None = None  # reason to stop early
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"iteration": self.iteration, "directions": [d.to_dict() for d in self.directions], "diversity": self.diversity, "stop": self.stop}
+
+
+@dataclass
+class Memory:
+    """Summarizer's notes carried from one iteration to the next."""
+
+    tried: dict[str, dict[str, Any]] = field(default_factory=dict)  # launch-params signature -> outcome
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> "Memory":
+        d = d or {}
+        return cls(tried=dict(d.get("tried", {})), notes=list(d.get("notes", [])))
+
+
+class Backend(Protocol):
+    name: str
+
+    def summarize_profile(self, member: str, metrics: dict[str, Any], source: str) -> ProfileSummary: ...
+
+    def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory) -> Analysis: ...
+
+    def plan(self, iteration: int, beam: list[dict[str, Any]], analyses: dict[str, Analysis], contract: dict[str, Any], memory: Memory, width: int) -> Plan: ...
+
+    def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str: ...
+
+    def summarize(self, iteration: int, outcomes: list[dict[str, Any]], memory: Memory) -> tuple[Memory, str]: ...

@@ -1,0 +1,43 @@
+"""The process NCU profiles: launches one candidate of one unit a few times, nothing else.
+
+usage: python -m kernelopt.profile_harness UNIT_DIR CANDIDATE.py --config JSON [--launches 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("unit_dir")
+    ap.add_argument("candidate")
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--launches", type=int, default=3)
+    a = ap.parse_args()
+    from . import runtime
+    from .harness import ProblemRuntime, UnitHarness, load_module
+    from .paths import ProblemPaths
+
+    cfg = json.loads(a.config)
+    unit_dir = Path(a.unit_dir)
+    paths = ProblemPaths.of(unit_dir.parents[1])
+    device = runtime.prepare(cfg["device"], paths.cache)
+    h = UnitHarness(paths, unit_dir.name, ProblemRuntime(paths, device, cfg["seed"]))
+    before, _ = h.inputs(cfg["gates"]["seeds"][0])
+    mod = load_module(Path(a.candidate), "kernelopt_profiled")
+    import torch
+
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("kernelopt_profile")
+    for _ in range(a.launches):
+        mod.launch(*before)
+    if device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+
+
+if __name__ == "__main__":
+    main()

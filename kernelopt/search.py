@@ -1,0 +1,218 @@
+"""Stages 4-5, the search (DESIGN.md §3): a beam of candidates per unit, improved over
+``search.iterations`` chained iterations.  Each function is one Snakemake rule:
+
+  seed_beam   iter0/beam.json        Inductor's kernel (and synthesised ones) as the first beam
+  profile     iter<i>/profile/m<j>/  NCU (GPU, when it works) or timing + roofline, summarised
+  expand      iter<i>/plan.json ...  analyst -> planner -> executor: cand<j>/candidate.py slots
+  (gate1, gate2 on iter<i>/cand<j>: the Gates issue's rules)
+  select_iter iter<i>/beam.json      time the new candidates, keep the best distinct ones,
+                                     summarizer's memory.json + summary.md; early stop
+
+Every role's input and output is a file; the agent backend (agents/) does the thinking.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import agents, gpulock, measure, profiler, runtime
+from .agents.base import Analysis, Direction, Memory, ProfileSummary
+from .agents.heuristic import signature
+from .gates import PASS
+from .paths import ProblemPaths
+from .stitch import write_json
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
+def iter_dir(paths: ProblemPaths, unit: str, i: int) -> Path:
+    return paths.unit(unit) / f"iter{i}"
+
+
+def protocol(cfg: dict[str, Any], device: str) -> measure.Protocol:
+    """The full protocol on the GPU; a token one in CPU mode, where times mean nothing and
+    every interpreted launch costs tens of milliseconds."""
+    if device == "cuda":
+        return measure.Protocol.from_config(cfg["measure"])
+    return measure.Protocol(rounds=2, reps=1, warmup=0, flush_l2=False)
+
+
+def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = iter_dir(paths, unit, 0)
+    d.mkdir(parents=True, exist_ok=True)
+    members = []
+    c0 = paths.candidate_dir(unit, 0)
+    if cfg["search"]["seed_with_inductor"] and read_json(c0 / "gate2.json")["verdict"] == PASS:
+        src = (c0 / "candidate.py").read_text()
+        members.append({"id": "inductor", "path": "cands/c0/candidate.py", "ratio": 1.0, "signature": signature(src)})
+    beam = {"iteration": 0, "members": members, "stopped": None if members else "no candidate passed gates 1-2 to seed the beam"}
+    write_json(d / "beam.json", beam)
+    write_json(d / "memory.json", Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict())
+    return beam
+
+
+def _harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Any:
+    from .harness import ProblemRuntime, UnitHarness
+
+    device = runtime.prepare(cfg["device"], paths.cache)
+    return UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
+
+
+def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = iter_dir(paths, unit, i) / "profile" / f"m{j}"
+    d.mkdir(parents=True, exist_ok=True)
+    beam = read_json(iter_dir(paths, unit, i) / "beam.json")
+    if beam.get("stopped") or j >= len(beam["members"]):
+        out = {"empty": True, "member": None}
+        write_json(d / "summary.json", out)
+        return out
+    member = beam["members"][j]
+    cand = paths.unit(unit) / member["path"]
+    h = _harness(paths, unit, cfg)
+    device = h.rt.device
+    from .harness import load_module
+
+    mod = load_module(cand, "kernelopt_profiled")
+    before, _ = h.inputs(cfg["gates"]["seeds"][0])
+    import torch
+
+    bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+    with gpulock.exclusive(device, f"profile {unit}/iter{i}/m{j}"):
+        t = measure.time_one(lambda: mod.launch(*bufs), device, protocol(cfg, device))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
+    metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
+    source = "roofline"
+    ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
+    if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
+        harness_cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg)]
+        with gpulock.exclusive(device, f"ncu {unit}/iter{i}/m{j}"):
+            names = profiler.jit_kernel_names(cand.read_text())
+            res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
+        if res.get("ok") and res.get("metrics"):
+            metrics.update(res["metrics"])
+            source = "ncu"
+            ncu_note = ""
+        else:
+            ncu_note = f"ncu failed, fell back to the roofline estimate: {res.get('stderr', '')[-300:]}"
+    summary = agents.backend(cfg["agent"]["backend"]).summarize_profile(member["id"], metrics, source)
+    if ncu_note:
+        summary.note = (summary.note + "; " if summary.note else "") + ncu_note
+    out = {"empty": False, **summary.to_dict()}
+    write_json(d / "summary.json", out)
+    (d / "summary.txt").write_text(summary.text + "\n")
+    return out
+
+
+def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = iter_dir(paths, unit, i)
+    d.mkdir(parents=True, exist_ok=True)
+    prev = iter_dir(paths, unit, i - 1)
+    beam = read_json(prev / "beam.json")
+    memory = Memory.from_dict(read_json(prev / "memory.json"))
+    contract = read_json(paths.contract(unit))
+    width = int(cfg["search"]["beam_width"])
+    backend = agents.backend(cfg["agent"]["backend"])
+    analyses: dict[str, Analysis] = {}
+    members = []
+    if not beam.get("stopped"):
+        for j, m in enumerate(beam["members"]):
+            prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
+            if prof.get("empty"):
+                continue
+            summary = ProfileSummary(prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", ""))
+            analyses[m["id"]] = backend.analyze(summary, contract, memory)
+            members.append({**m, "source": (paths.unit(unit) / m["path"]).read_text()})
+        plan = backend.plan(i, members, analyses, contract, memory, width)
+    else:
+        from .agents.base import Plan
+
+        plan = Plan(i, [], stop=f"the search stopped at an earlier iteration: {beam['stopped']}")
+    write_json(d / "analysis.json", {k: v.to_dict() for k, v in analyses.items()})
+    write_json(d / "plan.json", plan.to_dict())
+    by_id = {m["id"]: m for m in members}
+    for j in range(width):
+        cd = d / f"cand{j}"
+        cd.mkdir(parents=True, exist_ok=True)
+        info: dict[str, Any] = {"slot": j, "empty": True}
+        if j < len(plan.directions):
+            direction = plan.directions[j]
+            try:
+                src = backend.execute(direction, by_id[direction.member]["source"], contract)
+                (cd / "candidate.py").write_text(src)
+                info = {"slot": j, "empty": False, "origin": f"search:{backend.name}", "direction": direction.to_dict(), "signature": signature(src)}
+            except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
+                info["error"] = f"executor: {type(e).__name__}: {e}"
+        if info["empty"]:
+            (cd / "candidate.py").unlink(missing_ok=True)
+        write_json(cd / "slot.json", info)
+    print(f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)" + (f"; stop: {plan.stop}" if plan.stop else ""))
+    return plan.to_dict()
+
+
+def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = iter_dir(paths, unit, i)
+    prev_beam = read_json(iter_dir(paths, unit, i - 1) / "beam.json")
+    memory = Memory.from_dict(read_json(iter_dir(paths, unit, i - 1) / "memory.json"))
+    plan = read_json(d / "plan.json")
+    width = int(cfg["search"]["beam_width"])
+    outcomes: list[dict[str, Any]] = []
+    new_members: list[dict[str, Any]] = []
+    passing = []
+    for j in range(width):
+        cd = d / f"cand{j}"
+        slot = read_json(cd / "slot.json")
+        if slot["empty"]:
+            continue
+        g1, g2 = read_json(cd / "gate1.json"), read_json(cd / "gate2.json")
+        name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
+        if g2["verdict"] != PASS:
+            bad = g1 if g1["verdict"] != PASS else g2
+            outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": f"gate {bad['gate']} {bad['verdict']}", "reason": bad["reason"][:200]})
+            continue
+        passing.append((j, slot, name))
+    if passing:
+        h = _harness(paths, unit, cfg)
+        device = h.rt.device
+        from .harness import load_module
+
+        before, _ = h.inputs(cfg["gates"]["seeds"][0])
+        import torch
+
+        bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+        base = load_module(paths.candidate_dir(unit, 0) / "candidate.py", "kernelopt_inductor")
+        with gpulock.exclusive(device, f"select {unit}/iter{i}"):
+            for j, slot, name in passing:
+                mod = load_module(d / f"cand{j}" / "candidate.py", "kernelopt_candidate")
+                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, protocol(cfg, device))
+                write_json(d / f"cand{j}" / "timing.json", cmp.to_dict())
+                ratio = cmp.ratio if cmp.meaningful else None
+                new_members.append({"id": f"iter{i}/cand{j}", "path": f"iter{i}/cand{j}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
+                                    "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
+                outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
+    pool = prev_beam["members"] + new_members
+    # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
+    # at most one member per configuration
+    pool.sort(key=lambda m: (m["ratio"] if m.get("meaningful", True) else 0.999, m["id"]))
+    beam_members, sigs = [], set()
+    for m in pool:
+        if m["signature"] in sigs:
+            continue
+        sigs.add(m["signature"])
+        beam_members.append(m)
+        if len(beam_members) >= width:
+            break
+    stopped = plan.get("stop")
+    if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
+        stopped = "converged: no new candidate entered the beam"
+    backend = agents.backend(cfg["agent"]["backend"])
+    memory, text = backend.summarize(i, outcomes, memory)
+    beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}
+    write_json(d / "beam.json", beam)
+    write_json(d / "memory.json", memory.to_dict())
+    (d / "summary.md").write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
+    print(f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}" + (f" (stopped: {beam['stopped']})" if beam["stopped"] else ""))
+    return beam

@@ -1,0 +1,78 @@
+rule seed_beam:
+    """Iteration 0 of the search: Inductor's kernel (if it passed gates 1-2) seeds the beam."""
+    input:
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c0/gate2.json",
+    output:
+        beam=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter0/beam.json",
+        memory=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter0/memory.json",
+    log:
+        f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter0.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        config=CONFIG,
+    script:
+        "../scripts/search.py"
+
+
+rule profile:
+    """Profile beam member j of iteration i (NCU on the GPU when it works, else roofline)."""
+    input:
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/beam.json",
+    output:
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/profile/m{{j}}/summary.json",
+    log:
+        f"{WORKDIR}/logs/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.log",
+    benchmark:
+        f"{WORKDIR}/benchmarks/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.tsv"
+    conda:
+        "../envs/kernelopt.yaml"
+    resources:
+        gpu=1,
+    params:
+        config=CONFIG,
+    script:
+        "../scripts/search.py"
+
+
+rule expand:
+    """Iteration i: analyst -> planner -> executor on iteration i-1's beam: candidate slots."""
+    input:
+        iteration_inputs,
+    output:
+        plan=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/plan.json",
+        slots=[
+            f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/cand{j}/slot.json"
+            for j in BEAM
+        ],
+    log:
+        f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_expand.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        config=CONFIG,
+    script:
+        "../scripts/search.py"
+
+
+rule select_iter:
+    """Iteration i: time the candidates that passed gates 1-2, keep the best distinct ones,
+    write the summarizer's memory; early stop passes later iterations through."""
+    input:
+        iteration_gates,
+        plan=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/plan.json",
+    output:
+        beam=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/beam.json",
+        memory=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/memory.json",
+    log:
+        f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_select.log",
+    benchmark:
+        f"{WORKDIR}/benchmarks/select_iter/{{problem}}/{{unit}}/iter{{i}}.tsv"
+    conda:
+        "../envs/kernelopt.yaml"
+    resources:
+        gpu=1,
+    params:
+        config=CONFIG,
+    script:
+        "../scripts/search.py"

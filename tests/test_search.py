@@ -1,0 +1,138 @@
+"""The search (Search issue): transformations, the heuristic backend's roles, and a real
+CPU run with search.iterations=2 through Snakemake."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, snakemake
+from kernelopt import config, profiler, transform
+from kernelopt.agents import backend
+from kernelopt.agents.base import Memory, ProfileSummary
+from kernelopt.agents.heuristic import signature
+
+INDUCTOR_LIKE = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr):
+    x = tl.load(in_ptr0 + tl.arange(0, XBLOCK), eviction_policy='evict_last')
+    y = tl.load(in_ptr0 + tl.arange(0, XBLOCK))
+    tl.store(out_ptr0 + tl.arange(0, XBLOCK), x + y)
+
+CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}  # constexpr block sizes chosen by Inductor
+NUM_WARPS = 4
+NUM_STAGES = 1
+
+
+def launch(in_ptr0, out_ptr0, xnumel, r0_numel):
+    k[(1,)](in_ptr0, out_ptr0, xnumel, r0_numel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+'''
+CONTRACT = {"args": [
+    {"name": "in_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "read"},
+    {"name": "out_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "write"},
+    {"name": "xnumel", "kind": "scalar", "value": 64},
+    {"name": "r0_numel", "kind": "scalar", "value": 1024},
+], "grid": [8, 1, 1]}
+
+
+def test_transformations_edit_only_what_they_say():
+    p = transform.launch_params(INDUCTOR_LIKE)
+    assert p.config == {"XBLOCK": 8, "R0_BLOCK": 256} and p.num_warps == 4 and p.num_stages == 1
+    new = transform.set_launch(INDUCTOR_LIKE, config={"XBLOCK": 16}, num_warps=8)
+    q = transform.launch_params(new)
+    assert q.config == {"XBLOCK": 16, "R0_BLOCK": 256} and q.num_warps == 8 and q.num_stages == 1
+    assert new.split("CONFIG")[0] == INDUCTOR_LIKE.split("CONFIG")[0]  # the kernel is untouched
+    ev = transform.set_eviction(INDUCTOR_LIKE, "evict_first")
+    assert ev.count("eviction_policy='evict_first'") == 2 and "evict_last" not in ev
+    with pytest.raises(transform.TransformError):
+        transform.set_launch(INDUCTOR_LIKE, config={"YBLOCK": 2})
+
+
+def test_analyst_rules_quote_the_evidence():
+    hb = backend("heuristic")
+    mem = Memory()
+
+    def analyse(**m):
+        return hb.analyze(ProfileSummary("m0", "ncu", m, ""), CONTRACT, mem)
+
+    assert analyse(memory_sol_pct=92.0, compute_sol_pct=10.0).bottleneck == "near-optimal"
+    a = analyse(memory_sol_pct=65.0, compute_sol_pct=20.0, programs_per_sm=4.0)
+    assert a.bottleneck == "memory-bound" and any("65.0%" in e for e in a.evidence)
+    assert analyse(memory_sol_pct=30.0, compute_sol_pct=80.0, programs_per_sm=4.0).bottleneck == "compute-bound"
+    assert analyse(memory_sol_pct=30.0, compute_sol_pct=20.0, programs_per_sm=0.2).bottleneck == "underutilized"
+
+
+def test_planner_is_diverse_deterministic_and_remembers():
+    hb = backend("heuristic")
+    beam = [{"id": "inductor", "source": INDUCTOR_LIKE}]
+    analyses = {"inductor": hb.analyze(ProfileSummary("inductor", "ncu", {"memory_sol_pct": 60.0, "programs_per_sm": 3.0}, ""), CONTRACT, Memory())}
+    plan = hb.plan(1, beam, analyses, CONTRACT, Memory(), 4)
+    again = hb.plan(1, beam, analyses, CONTRACT, Memory(), 4)
+    assert [d.to_dict() for d in plan.directions] == [d.to_dict() for d in again.directions]
+    results = {signature(hb.execute(d, INDUCTOR_LIKE, CONTRACT)) for d in plan.directions}
+    assert len(results) == len(plan.directions) == 4  # all different configurations
+    assert plan.directions[0].name == "bigger-xblock"  # memory-bound: bigger blocks first
+    # what was tried is not proposed again
+    mem = Memory(tried={s: {"verdict": "pass"} for s in results})
+    plan2 = hb.plan(2, beam, analyses, CONTRACT, mem, 4)
+    assert not {signature(hb.execute(d, INDUCTOR_LIKE, CONTRACT)) for d in plan2.directions} & results
+    near = {"inductor": hb.analyze(ProfileSummary("inductor", "ncu", {"memory_sol_pct": 95.0}, ""), CONTRACT, Memory())}
+    assert hb.plan(1, beam, near, CONTRACT, Memory(), 4).stop
+
+
+def test_ncu_raw_csv_parsing():
+    text = (
+        '"ID","Kernel Name","gpu__time_duration.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed","launch__registers_per_thread"\n'
+        '"","","nsecond","%","register/thread"\n'
+        '"0","softmax","120,000","88.5","32"\n'
+        '"1","softmax","118,000","89.1","32"\n'
+        '"2","softmax","130,000","87.0","32"\n'
+    )
+    m = profiler.parse_raw_csv(text)
+    assert m["duration_us"] == pytest.approx(120.0) and m["memory_sol_pct"] == pytest.approx(88.5) and m["registers_per_thread"] == 32
+
+
+def test_roofline_counts_each_tensor_once():
+    r = profiler.roofline(CONTRACT, 0.1, "cuda", 4300.0, 132)
+    assert r["bytes_read"] == r["bytes_written"] == 64 * 1024 * 4
+    assert r["achieved_gbs"] == pytest.approx(2 * 64 * 1024 * 4 / 1e-4 / 1e9)
+    assert profiler.roofline(CONTRACT, 0.1, "cpu", 4300.0, 1)["memory_sol_pct"] is None
+
+
+def test_prompt_summary_is_compact():
+    hb = backend("heuristic")
+    s = hb.summarize_profile("m0", {"time_ms": 0.1, "memory_sol_pct": 80.0, "registers_per_thread": 32}, "ncu")
+    assert s.tokens_estimate < 4000
+
+
+def test_search_config_overrides_from_the_command_line():
+    cfg = config.validate({"search": "{iterations: 2, beam_width: '3'}"})
+    assert cfg["search"]["iterations"] == 2 and cfg["search"]["beam_width"] == 3
+    assert cfg["search"]["seed_with_inductor"] is True
+
+
+@pytest.mark.slow
+def test_cpu_search_two_iterations(tmp_path):
+    r = snakemake("--cores", "2", "--config", "problems=[problems/demo/level1/1_Softmax.py]", "device=cpu", f"workdir={tmp_path}",
+                  "search={iterations: 2, beam_width: 2}", timeout=2400)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+    unit_dir = next((tmp_path / "level1_1_Softmax/units").iterdir())
+    for i in (1, 2):
+        d = unit_dir / f"iter{i}"
+        for f in ("plan.json", "analysis.json", "beam.json", "memory.json", "summary.md"):
+            assert (d / f).exists(), (i, f)
+    assert (unit_dir / "iter0/profile/m0/summary.json").exists()
+    inductor = (unit_dir / "inductor.py").read_text()
+    accepted = [c for c in unit_dir.glob("iter*/cand*") if (c / "gate2.json").exists() and json.loads((c / "gate2.json").read_text())["verdict"] == "pass"]
+    assert accepted
+    assert any((c / "candidate.py").read_text() != inductor for c in accepted)
+    for c in accepted:  # every accepted candidate passes the gates again from the command line
+        rc = subprocess.run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(c / "candidate.py")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=600)
+        assert rc.returncode == 0, rc.stdout + rc.stderr
+    best = json.loads((unit_dir / "best.json").read_text())
+    assert any(p.startswith("iter2/") or p.startswith("iter1/") for p in best["ranked"])
