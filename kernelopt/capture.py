@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from . import fxref, gpulock, outputcode, problems, runtime, timing
+from . import fxref, gpulock, measure, outputcode, problems, runtime
 from .errors import ProblemError
 from .hooks import CompileHooks, GraphCapture, KernelSite
 from .instrument import LaunchRecorder, SiteTimer, instrumented
@@ -270,7 +270,7 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             raise ProblemError(str(problem_path), "forward", f"eager forward crashed: {type(e).__name__}: {e}\n{''.join(traceback.format_exception(e)[-3:])}") from e
         runtime.sync(device)
         with gpulock.exclusive(device, f"eager timing {paths.problem}"):
-            eager_t = timing.median_time(lambda: model(*inputs), device, warmup=ccfg["warmup"], reps=ccfg["reps"])
+            eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(cfg, device))
 
         # The compile itself is not under the GPU lock: it is minutes of CPU work (codegen,
         # precompiling template choices) around short autotuning benchmarks, and holding
@@ -289,7 +289,7 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
         compiled_vs_eager = _max_abs(compiled_out, _flatten(eager_out))
         with gpulock.exclusive(device, f"compiled timing {paths.problem}"):
-            compiled_t = timing.median_time(lambda: compiled(*inputs), device, warmup=ccfg["warmup"], reps=ccfg["reps"])
+            compiled_t = measure.time_one(lambda: compiled(*inputs), device, measure.for_device(cfg, device))
 
     if not hooks.graphs:
         raise ProblemError(str(problem_path), "compile", "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)")
@@ -381,15 +381,15 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         "mode": ccfg["mode"],
         "compile_s": compile_s,
         "graphs": len(graphs_rec),
-        "eager": eager_t.to_dict(),
-        "compiled": compiled_t.to_dict(),
-        "speedup_compiled_vs_eager": eager_t.median_ms / compiled_t.median_ms if compiled_t.median_ms > 0 else None,
+        "eager": eager_t,
+        "compiled": compiled_t,
+        "speedup_compiled_vs_eager": eager_t["median_ms"] / compiled_t["median_ms"] if compiled_t["median_ms"] > 0 else None,
         "compiled_vs_eager_max_abs": compiled_vs_eager,
         "environment": runtime.environment(device),
         "inductor_config": _inductor_config(device),
     }
     _json(paths.baseline, baseline)
-    print(f"[capture] eager {eager_t.median_ms:.4f} ms, compiled {compiled_t.median_ms:.4f} ms ({'meaningful' if eager_t.meaningful else 'CPU mode: not meaningful'})", flush=True)
+    print(f"[capture] eager {eager_t['median_ms']:.4f} ms, compiled {compiled_t['median_ms']:.4f} ms ({'meaningful' if eager_t['meaningful'] else 'CPU mode: not meaningful'})", flush=True)
     return baseline
 
 

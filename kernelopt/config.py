@@ -38,8 +38,6 @@ SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 "mode": {"enum": ["max-autotune", "max-autotune-no-cudagraphs", "default"]},
-                "warmup": {"type": "integer", "minimum": 0},
-                "reps": {"type": "integer", "minimum": 1},
                 "profile_reps": {"type": "integer", "minimum": 1},
             },
         },
@@ -112,7 +110,7 @@ DEFAULTS: dict[str, Any] = {
     "device": "auto",
     "workdir": "workdir",
     "seed": 0,
-    "capture": {"mode": "max-autotune", "warmup": 3, "reps": 20, "profile_reps": 3},
+    "capture": {"mode": "max-autotune", "profile_reps": 3},
     "classify": {"min_triton_share": 0.10},
     "isolate": {"seeds": [0, 1, 2], "rtol": 1e-3, "atol": 1e-3},
     "candidates": None,

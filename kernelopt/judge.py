@@ -127,7 +127,7 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     h = _harness(paths, unit, cfg)
     device = h.rt.device
     from .harness import load_module
-    from .search import protocol
+    protocol = measure.for_device
 
     to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
     if to_time and INDUCTOR in entries:
@@ -334,7 +334,7 @@ def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
         with torch.no_grad(), gpulock.exclusive(m.device, f"gate4 {paths.problem}"):
             fa = stitch.graphed(lambda: m.base.call(list(args)), m.device)
             fb = stitch.graphed(lambda: m.stitched.call(list(args)), m.device)
-            cmp = measure.compare(fa, fb, m.device, measure.Protocol.from_config(cfg["measure"]))
+            cmp = measure.compare(fa, fb, m.device, measure.for_device(cfg, m.device))
         numbers = {**cmp.to_dict(), "cuda_graphs": m.device == "cuda", "config_pins": m.pins}
         if not cmp.meaningful:
             v = GateVerdict(4, SKIPPED_BY_MODE, f"CPU mode: timings taken (ratio {cmp.ratio:.3f}) but not meaningful; gate 4 is not passed", numbers=numbers, tolerances=tol)

@@ -148,4 +148,22 @@ def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = Non
     for _ in range(p.warmup):
         fn()
     meds = [statistics.median(_rep_times(fn, device, p.reps, flush)) for _ in range(p.rounds)]
-    return {"median_ms": statistics.median(meds), "round_ms": meds, "meaningful": device == "cuda", "rounds": p.rounds, "reps": p.reps}
+    return {
+        "median_ms": statistics.median(meds),
+        "min_round_ms": min(meds),
+        "max_round_ms": max(meds),
+        "round_ms": meds,
+        "meaningful": device == "cuda",
+        "rounds": p.rounds,
+        "reps": p.reps,
+        "method": ("CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), ")
+        + f"median of {p.rounds} round medians x {p.reps} reps",
+    }
+
+
+def for_device(cfg: dict[str, Any], device: str) -> Protocol:
+    """The configured protocol on the GPU; a token one in CPU mode, where times mean nothing
+    and every interpreted launch costs tens of milliseconds."""
+    if device == "cuda":
+        return Protocol.from_config(cfg["measure"])
+    return Protocol(rounds=2, reps=1, warmup=0, flush_l2=False)

@@ -33,12 +33,7 @@ def iter_dir(paths: ProblemPaths, unit: str, i: int) -> Path:
     return paths.unit(unit) / f"iter{i}"
 
 
-def protocol(cfg: dict[str, Any], device: str) -> measure.Protocol:
-    """The full protocol on the GPU; a token one in CPU mode, where times mean nothing and
-    every interpreted launch costs tens of milliseconds."""
-    if device == "cuda":
-        return measure.Protocol.from_config(cfg["measure"])
-    return measure.Protocol(rounds=2, reps=1, warmup=0, flush_l2=False)
+protocol = measure.for_device
 
 
 def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
