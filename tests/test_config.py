@@ -26,9 +26,9 @@ def test_baseloader_strings_are_coerced():
 
 
 def test_nested_override_given_as_yaml_string():
-    cfg = config.validate({"capture": "{reps: 7, warmup: 1}"})
-    assert cfg["capture"]["reps"] == 7 and cfg["capture"]["warmup"] == 1
-    assert cfg["capture"]["mode"] == "max-autotune"  # untouched keys keep defaults
+    cfg = config.validate({"measure": "{reps: 7, warmup: 1}"})
+    assert cfg["measure"]["reps"] == 7 and cfg["measure"]["warmup"] == 1
+    assert cfg["measure"]["rounds"] == 10  # untouched keys keep defaults
 
 
 @pytest.mark.parametrize(
