@@ -366,7 +366,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                            "units": len(disp.get("units", [])), "units_replaced": 0, "baseline_ms": None, "final_ms": None,
                            "speedup_vs_compiled": 1.0, "noise_band": None, "meaningful": base.get("device") == "cuda"}
     if base.get("failed"):
-        res.update(status="error", category="error", reason=base["error"].splitlines()[0], speedup_vs_compiled=None)
+        res.update(status="error", category="error", stage=base.get("stage"), reason=base["error"].splitlines()[0], error=base["error"], speedup_vs_compiled=None)
     elif disp["verdict"] in ("library-dominated", "no-triton"):
         res.update(category="fallback", reason=disp["verdict"])
     else:

@@ -91,7 +91,9 @@ def test_broken_problems_are_reported_and_others_finish(root, tmp_path):
         log = (tmp_path / "logs/capture" / f"{pid}.log").read_text()
         assert words in log
     good = json.loads((tmp_path / "level1_4_Good/result.json").read_text())
-    assert good["status"] == "ok" and good["units_pass"] == good["units"] == 1
+    assert good["status"] == "ok" and good["units"] == 1 and good["category"] != "error"
+    isolated = json.loads((tmp_path / "level1_4_Good/isolate.json").read_text())
+    assert isolated["units_pass"] == isolated["units"] == 1
     summary = json.loads((tmp_path / "report/stages.json").read_text())
     assert sorted(summary["errors"]) == sorted(expect)
 
