@@ -56,14 +56,19 @@ class ProblemRuntime:
         self._modules: dict[int, tuple[ModuleType, outputcode.OutputCode]] = {}
 
     def wrapper(self, graph: int) -> tuple[ModuleType, outputcode.OutputCode]:
-        import torch
-
         if graph not in self._modules:
             path = self.paths.graph_output_code(graph)
-            const_path = self.paths.capture / f"constants_g{graph}.pt"
-            constants = {k: v.to(self.device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
-            self._modules[graph] = (outputcode.load(path, constants), outputcode.parse(path.read_text(), path))
+            self._modules[graph] = (self.load_wrapper(graph, path), outputcode.parse(path.read_text(), path))
         return self._modules[graph]
+
+    def load_wrapper(self, graph: int, path: Path) -> ModuleType:
+        """A fresh import of a wrapper module (the captured one, or a stitched copy of it)
+        with the graph's lifted constants attached."""
+        import torch
+
+        const_path = self.paths.capture / f"constants_g{graph}.pt"
+        constants = {k: v.to(self.device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
+        return outputcode.load(path, constants)
 
     def call_args(self, graph: int, seed: int) -> list[Any]:
         grec = self.record["graphs"][graph]

@@ -139,7 +139,7 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
         with gpulock.exclusive(device, f"select {unit}"):
             for p in to_time:
                 mod = load_module(paths.unit(unit) / p, "kernelopt_candidate")
-                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, protocol(cfg, device))
+                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, measure.for_device(cfg, device))
                 entries[p].update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict())
     if INDUCTOR in entries:
         entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
@@ -208,12 +208,8 @@ class _Models:
         self.out_idx = grec["standalone"]["outputs"]
         launches = grec["standalone"]["launches"]
         self.oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
-        const_path = paths.capture / "constants_g0.pt"
-        import torch
-
-        constants = {k: v.to(self.device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
-        self.base = outputcode.load(paths.output_code, constants)
-        self.stitched = outputcode.load(stitched, constants)
+        self.base = self.rt.load_wrapper(0, paths.output_code)
+        self.stitched = self.rt.load_wrapper(0, stitched)
         self.pins = {"baseline": stitch.pin_configs(self.base, self.oc, launches), "stitched": stitch.pin_configs(self.stitched, self.oc, launches)}
 
     def outputs(self, mod: Any, args: list[Any]) -> list[Any]:
