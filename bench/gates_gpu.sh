@@ -2,9 +2,17 @@
 # The whole pipeline (capture .. gates 1-4 .. report) on the optimizable problems of
 # problems/gpu on one GPU, with Inductor's kernels stitched back as candidates
 # (gates.replace_with_inductor=true: every optimizable problem goes through gates 3-4) and
-# one hand-written kernel from bench/candidates/.  Then the A/A benchmark of gate 4 on the
-# same run.  Needs .whl/ (../shared/device/wheelhouse.sh).  Writes bench/results/gates_h200.json,
-# bench/results/aa_h200.json (+ $OUT/gates_artifacts.tar.gz when OUT is set).
+# the hand-written kernel in bench/candidates/; then the A/A benchmark of gate 4 on the run.
+#
+# It needs more than one 600 s device call, so it runs in steps that carry the run
+# directory through $OUT (a tar without the compile caches: outputs keep their mtimes, so
+# Snakemake resumes where it stopped and nothing recompiles max-autotune):
+#   call 1:  bash bench/gates_gpu.sh                         (carry .whl)
+#   here:    cp <files_at>/gates_workdir.tar.gz .run/        (.run/ is git-ignored)
+#   call 2+: RESUME=.run/gates_workdir.tar.gz bash bench/gates_gpu.sh   (carry .whl and .run)
+# until it prints "pipeline complete"; the last call also runs aa.py.
+# Results: $OUT/gates_h200.json, gates_h200_summary.json, gates_h200_results.csv,
+# aa_h200.json, gates_artifacts.tar.gz.  Needs .whl/ (../shared/device/wheelhouse.sh).
 set -uo pipefail
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
@@ -13,18 +21,22 @@ fi
 WD=${WD:-/tmp/kernelopt-gates}
 OUTDIR=${OUT:-/tmp}
 export PYTHONUNBUFFERED=1
+if [ -n "${RESUME:-}" ]; then mkdir -p "$WD" && tar xzf "$RESUME" -C "$WD" && echo "resumed from $RESUME"; fi
 PROBS="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py, problems/gpu/level2/2_Conv2d_BatchNorm_ReLU.py, problems/gpu/level3/2_TransformerBlock.py, problems/gpu/level3/3_SmallCNN.py]"
 t0=$(date +%s)
-timeout -k 10 ${PIPELINE_TIMEOUT:-380} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going \
+timeout -k 10 ${PIPELINE_TIMEOUT:-420} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD candidates=bench/candidates 'gates={replace_with_inductor: true}' \
-  > $OUTDIR/gates_snakemake.log 2>&1
-echo "snakemake exit $? after $(( $(date +%s) - t0 )) s"
+  'search={iterations: 0}' > $OUTDIR/gates_snakemake.log 2>&1
+rc=$?
+echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
+tar czf $OUTDIR/gates_workdir.tar.gz -C $WD --exclude='*/capture/cache' . 2>/dev/null
+if [ $rc -ne 0 ] || [ ! -s $WD/report/results.csv ]; then
+  echo "pipeline not complete: call again with RESUME=<gates_workdir.tar.gz>"; exit 0
+fi
+echo "pipeline complete"
 grep -A12 "^\[report\] [0-9]* problems:" $OUTDIR/gates_snakemake.log | head -14
-python3 bench/collect.py $WD bench/results/gates_h200.json $OUTDIR/gates_artifacts.tar.gz
-cp $WD/report/summary.json bench/results/gates_h200_summary.json 2>/dev/null
-cp $WD/report/results.csv bench/results/gates_h200_results.csv 2>/dev/null
+python3 bench/collect.py $WD $OUTDIR/gates_h200.json $OUTDIR/gates_artifacts.tar.gz
+cp $WD/report/summary.json $OUTDIR/gates_h200_summary.json; cp $WD/report/results.csv $OUTDIR/gates_h200_results.csv
 t1=$(date +%s)
-timeout -k 10 ${AA_TIMEOUT:-170} python3 bench/aa.py $WD bench/results/aa_h200.json --trials ${TRIALS:-20} 2>&1 | grep -v -i warn
+timeout -k 10 ${AA_TIMEOUT:-150} python3 bench/aa.py $WD $OUTDIR/aa_h200.json --trials ${TRIALS:-20} 2>&1 | grep -v -i warn
 echo "A/A took $(( $(date +%s) - t1 )) s"
-cp bench/results/gates_h200.json bench/results/aa_h200.json bench/results/gates_h200_summary.json bench/results/gates_h200_results.csv $OUTDIR/ 2>/dev/null
-(ncu --version 2>&1 | tail -1) || echo "ncu missing"
