@@ -44,6 +44,14 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     if cfg["search"]["seed_with_inductor"] and read_json(c0 / "gate2.json")["verdict"] == PASS:
         src = (c0 / "candidate.py").read_text()
         members.append({"id": "inductor", "path": "cands/c0/candidate.py", "ratio": 1.0, "signature": signature(src)})
+    width = int(cfg["search"]["beam_width"])
+    for k in range(int(cfg["search"]["synthesis_attempts"])):
+        a = paths.unit(unit) / "synth" / f"a{k}"
+        if read_json(a / "gate2.json")["verdict"] == PASS and len(members) < width:
+            src = (a / "candidate.py").read_text()
+            sig = signature(src)
+            if sig not in {m["signature"] for m in members}:
+                members.append({"id": f"synth/a{k}", "path": f"synth/a{k}/candidate.py", "ratio": 1.0, "meaningful": False, "signature": sig})
     beam = {"iteration": 0, "members": members, "stopped": None if members else "no candidate passed gates 1-2 to seed the beam"}
     write_json(d / "beam.json", beam)
     write_json(d / "memory.json", Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict())
@@ -169,7 +177,9 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
             outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": f"gate {bad['gate']} {bad['verdict']}", "reason": bad["reason"][:200]})
             continue
         passing.append((j, slot, name))
-    if passing:
+    device = read_json(paths.capture_record)["device"]
+    untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]  # e.g. synthesised seeds
+    if passing or untimed:
         h = _harness(paths, unit, cfg)
         device = h.rt.device
         from .harness import load_module
@@ -188,6 +198,10 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
                 new_members.append({"id": f"iter{i}/cand{j}", "path": f"iter{i}/cand{j}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
                                     "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
                 outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
+            for m in untimed:
+                mod = load_module(paths.unit(unit) / m["path"], "kernelopt_candidate")
+                cmp = measure.compare(lambda: base.launch(*bufs), lambda mm=mod: mm.launch(*bufs), device, protocol(cfg, device))
+                m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=True)
     pool = prev_beam["members"] + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
     # at most one member per configuration

@@ -66,6 +66,14 @@ def unit_gate2s(wildcards):
     ]
 
 
+def synthesized(wildcards):
+    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/synth"
+    return [
+        f"{d}/a{k}/gate2.json"
+        for k in range(int(CONFIG["search"]["synthesis_attempts"]))
+    ]
+
+
 def final_beam(wildcards):
     """The search's last beam (nothing when search.iterations is 0)."""
     if ITERATIONS == 0:

@@ -1,7 +1,25 @@
+rule synthesize:
+    """Synthesis attempt k: an independent implementation from the unit's eager reference."""
+    input:
+        contract=f"{WORKDIR}/{{problem}}/units/{{unit}}/contract.json",
+    output:
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/synth/a{{k}}/slot.json",
+    log:
+        f"{WORKDIR}/logs/synthesize/{{problem}}/{{unit}}/a{{k}}.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        config=CONFIG,
+    script:
+        "../scripts/search.py"
+
+
 rule seed_beam:
-    """Iteration 0 of the search: Inductor's kernel (if it passed gates 1-2) seeds the beam."""
+    """Iteration 0 of the search: Inductor's kernel and the synthesised kernels that passed
+    gates 1-2 seed the beam."""
     input:
         f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c0/gate2.json",
+        synthesized,
     output:
         beam=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter0/beam.json",
         memory=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter0/memory.json",
