@@ -136,3 +136,59 @@ def test_cpu_search_two_iterations(tmp_path):
         assert rc.returncode == 0, rc.stdout + rc.stderr
     best = json.loads((unit_dir / "best.json").read_text())
     assert any(p.startswith("iter2/") or p.startswith("iter1/") for p in best["ranked"])
+    synth = json.loads((unit_dir / "synth/a0/slot.json").read_text())  # softmax is a reduction
+    assert synth["empty"] and "reduction" in synth["reason"]
+
+
+REFERENCE = '''
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [4, 8], 'in_ptr1': [8]}
+OUT_SHAPES = {'out_ptr0': [4, 8]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        add = torch.ops.aten.add.Tensor(x0, x1);  x0 = x1 = None
+        relu = torch.ops.aten.relu.default(add);  add = None
+        mul = torch.ops.aten.mul.Tensor(relu, 0.5);  relu = None
+        return (mul,)
+'''
+SYN_CONTRACT = {"args": [
+    {"name": "in_ptr0", "kind": "tensor", "shape": [4, 8], "stride": [8, 1], "dtype": "float32", "access": "read"},
+    {"name": "in_ptr1", "kind": "tensor", "shape": [8], "stride": [1], "dtype": "float32", "access": "read"},
+    {"name": "out_ptr0", "kind": "tensor", "shape": [4, 8], "stride": [8, 1], "dtype": "float32", "access": "write"},
+    {"name": "xnumel", "kind": "scalar", "value": 32},
+]}
+
+
+def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
+    import importlib.util
+    import os
+
+    import torch
+
+    from kernelopt import cpu_mode, synthesize
+
+    src = synthesize.synthesize_pointwise(SYN_CONTRACT, REFERENCE, 0)
+    assert "tl.maximum" in src and "CONFIG = {'BLOCK': 1024}" in src
+    assert synthesize.synthesize_pointwise(SYN_CONTRACT, REFERENCE, 1) != src  # attempts differ
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_test.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("synth_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a, b = torch.randn(4, 8), torch.randn(8)
+    out = torch.full((4, 8), float("nan"))
+    mod.launch(a, b, out, 32)
+    torch.testing.assert_close(out, torch.relu(a + b) * 0.5)
+
+
+def test_reductions_are_not_synthesised_and_say_why():
+    from kernelopt import synthesize
+
+    ref = REFERENCE.replace("relu = torch.ops.aten.relu.default(add)", "relu = torch.ops.aten.amax.default(add, [-1], True)")
+    with pytest.raises(synthesize.CannotSynthesize, match="reduction"):
+        synthesize.synthesize_pointwise(SYN_CONTRACT, ref, 0)
