@@ -124,13 +124,12 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     if not entries:
         write_json(paths.best(unit), result)
         return result
-    h = _harness(paths, unit, cfg)
-    device = h.rt.device
-    from .harness import load_module
-    protocol = measure.for_device
-
+    device = read_json(paths.capture_record)["device"]
     to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
     if to_time and INDUCTOR in entries:
+        from .harness import load_module
+
+        h = _harness(paths, unit, cfg)
         before, _ = h.inputs(cfg["gates"]["seeds"][0])
         import torch
 
