@@ -50,9 +50,7 @@ def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from . import gates
-    from .harness import ProblemRuntime, UnitHarness
     from .paths import ProblemPaths
-    from . import runtime
 
     unit_dir = Path(args.unit_dir).resolve()
     paths = ProblemPaths.of(unit_dir.parents[1])
@@ -68,15 +66,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     cfg = _config(args, device)
     contract = json.loads(paths.contract(unit).read_text())
     verdicts = []
-    h = None
-    if not gates.static_problems(cand.read_text(), contract):
-        runtime.prepare(device, paths.cache)
-        h = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
-    v1 = gates.gate1(cand, contract, h, cfg["gates"]["seeds"][0])
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):  # the checking processes' output; stdout stays for the verdicts
+        if gates.static_problems(cand.read_text(), contract):
+            v1 = gates.gate1(cand, contract, None, cfg["gates"]["seeds"][0])
+        else:
+            v1 = gates.run_in_child(1, unit_dir, cand, cfg)
+        v2 = gates.run_in_child(2, unit_dir, cand, cfg) if v1.passed else None
     verdicts.append(v1.to_dict())
-    if v1.passed:
-        gc = cfg["gates"]
-        verdicts.append(gates.gate2(cand, h, gc["seeds"], gc["rtol"], gc["atol"]).to_dict())
+    if v2 is not None:
+        verdicts.append(v2.to_dict())
     else:
         verdicts.append(gates.GateVerdict(2, gates.SKIPPED, "gate 1 did not pass").to_dict())
     _print(verdicts, args.json)

@@ -291,3 +291,34 @@ def gate2(candidate: Path, harness: Any, seeds: list[int], rtol: float, atol: fl
         return GateVerdict(2, FAIL, f"rule {rule}: seed {bad['seed']}: output {o['name']} differs from the eager reference: {o['mismatched']}/{o['numel']} elements outside rtol={rtol}, atol={atol} (max abs {o['max_abs']:.3g}){' ; ' + o['note'] if o.get('note') else ''}",
                            rule=rule, numbers={"max_abs": worst, "per_seed": res["seeds"], "unwritten_suspected": unwritten}, tolerances=tol, seeds=seeds, candidate=str(candidate))
     return GateVerdict(2, PASS, f"matches the eager reference on seeds {seeds} (max abs error {worst:.3g})", numbers={"max_abs": worst, "per_seed": res["seeds"]}, tolerances=tol, seeds=seeds, candidate=str(candidate))
+
+
+def run_in_child(gate: int, unit_dir: Path, candidate: Path, cfg: dict[str, Any], timeout: int = 3600) -> GateVerdict:
+    """Gate 1 or 2 in a separate process; a candidate that kills it fails with rule ``crash``."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as td:
+        out = Path(td) / "verdict.json"
+        cmd = [sys.executable, "-m", "kernelopt.gate_child", str(gate), str(unit_dir), str(candidate), str(out), json.dumps(cfg, default=str)]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return GateVerdict(gate, FAIL, f"rule timeout: checking the candidate took more than {timeout} s", rule="timeout", candidate=str(candidate))
+        if r.stdout or r.stderr:
+            print((r.stdout + r.stderr)[-4000:], end="", flush=True)
+        if r.returncode == 0 and out.exists():
+            d = json.loads(out.read_text())
+            return GateVerdict(**{k: d[k] for k in GateVerdict.__dataclass_fields__ if k in d})
+        if r.returncode < 0:
+            try:
+                how = f"killed by {signal.Signals(-r.returncode).name}"
+            except ValueError:
+                how = f"killed by signal {-r.returncode}"
+        else:
+            how = f"exit status {r.returncode}"
+        tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
+        return GateVerdict(gate, FAIL, f"rule crash: the candidate crashed the checking process ({how}); last line: {tail[0][:300]}", rule="crash", candidate=str(candidate))

@@ -76,10 +76,11 @@ def run_gate1(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> d
         v = GateVerdict(1, SKIPPED, "empty slot: no candidate")
     else:
         contract = read_json(paths.contract(unit))
-        probs = gates.static_problems((d / "candidate.py").read_text(), contract)
-        h = None if probs else _harness(paths, unit, cfg)
-        with gpulock.exclusive(h.rt.device if h else "cpu", f"gate1 {unit}/{slot}"):
-            v = gates.gate1(d / "candidate.py", contract, h, cfg["gates"]["seeds"][0])
+        if gates.static_problems((d / "candidate.py").read_text(), contract):
+            v = gates.gate1(d / "candidate.py", contract, None, cfg["gates"]["seeds"][0])  # static rejection, nothing runs
+        else:
+            with gpulock.exclusive(read_json(paths.capture_record)["device"], f"gate1 {unit}/{slot}"):
+                v = gates.run_in_child(1, paths.unit(unit), d / "candidate.py", cfg)
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate1.json", out)
     print(f"[gate1] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
@@ -92,10 +93,8 @@ def run_gate2(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> d
     if g1["verdict"] != PASS:
         v = GateVerdict(2, SKIPPED, f"gate 1 did not pass ({g1['verdict']})")
     else:
-        h = _harness(paths, unit, cfg)
-        gc = cfg["gates"]
-        with gpulock.exclusive(h.rt.device, f"gate2 {unit}/{slot}"):
-            v = gates.gate2(d / "candidate.py", h, gc["seeds"], gc["rtol"], gc["atol"])
+        with gpulock.exclusive(read_json(paths.capture_record)["device"], f"gate2 {unit}/{slot}"):
+            v = gates.run_in_child(2, paths.unit(unit), d / "candidate.py", cfg)
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate2.json", out)
     print(f"[gate2] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
