@@ -126,19 +126,11 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     device = read_json(paths.capture_record)["device"]
     to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
     if to_time and INDUCTOR in entries:
-        from .harness import load_module
+        from .search import time_against_inductor
 
-        h = _harness(paths, unit, cfg)
-        before, _ = h.inputs(cfg["gates"]["seeds"][0])
-        import torch
-
-        bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
-        base = load_module(paths.unit(unit) / INDUCTOR, "kernelopt_inductor")
-        with gpulock.exclusive(device, f"select {unit}"):
-            for p in to_time:
-                mod = load_module(paths.unit(unit) / p, "kernelopt_candidate")
-                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, measure.for_device(cfg, device))
-                entries[p].update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict())
+        cmps = time_against_inductor(paths, unit, cfg, [paths.unit(unit) / p for p in to_time], f"select {unit}")
+        for p, cmp in zip(to_time, cmps):
+            entries[p].update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict())
     if INDUCTOR in entries:
         entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
     order = {"user": 0, "search": 1, "inductor": 2}

@@ -36,6 +36,26 @@ def iter_dir(paths: ProblemPaths, unit: str, i: int) -> Path:
 protocol = measure.for_device
 
 
+def time_against_inductor(paths: ProblemPaths, unit: str, cfg: dict[str, Any], candidates: list[Path], what: str) -> list[measure.Comparison]:
+    """Each candidate's isolated time relative to Inductor's kernel (interleaved, on the real
+    inputs of the first gate seed), under the GPU lock; one Comparison per candidate."""
+    import torch
+
+    from .harness import load_module
+
+    h = _harness(paths, unit, cfg)
+    device = h.rt.device
+    before, _ = h.inputs(cfg["gates"]["seeds"][0])
+    bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+    base = load_module(paths.candidate_dir(unit, 0) / "candidate.py", "kernelopt_inductor")
+    out = []
+    with gpulock.exclusive(device, what):
+        for cand in candidates:
+            mod = load_module(cand, "kernelopt_candidate")
+            out.append(measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, protocol(cfg, device)))
+    return out
+
+
 def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     d = iter_dir(paths, unit, 0)
     d.mkdir(parents=True, exist_ok=True)
@@ -180,28 +200,16 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     device = read_json(paths.capture_record)["device"]
     untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]  # e.g. synthesised seeds
     if passing or untimed:
-        h = _harness(paths, unit, cfg)
-        device = h.rt.device
-        from .harness import load_module
-
-        before, _ = h.inputs(cfg["gates"]["seeds"][0])
-        import torch
-
-        bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
-        base = load_module(paths.candidate_dir(unit, 0) / "candidate.py", "kernelopt_inductor")
-        with gpulock.exclusive(device, f"select {unit}/iter{i}"):
-            for j, slot, name in passing:
-                mod = load_module(d / f"cand{j}" / "candidate.py", "kernelopt_candidate")
-                cmp = measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, protocol(cfg, device))
-                write_json(d / f"cand{j}" / "timing.json", cmp.to_dict())
-                ratio = cmp.ratio if cmp.meaningful else None
-                new_members.append({"id": f"iter{i}/cand{j}", "path": f"iter{i}/cand{j}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
-                                    "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
-                outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
-            for m in untimed:
-                mod = load_module(paths.unit(unit) / m["path"], "kernelopt_candidate")
-                cmp = measure.compare(lambda: base.launch(*bufs), lambda mm=mod: mm.launch(*bufs), device, protocol(cfg, device))
-                m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=True)
+        files = [d / f"cand{j}" / "candidate.py" for j, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
+        cmps = time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}")
+        for (j, slot, name), cmp in zip(passing, cmps):
+            write_json(d / f"cand{j}" / "timing.json", cmp.to_dict())
+            ratio = cmp.ratio if cmp.meaningful else None
+            new_members.append({"id": f"iter{i}/cand{j}", "path": f"iter{i}/cand{j}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
+                                "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
+            outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
+        for m, cmp in zip(untimed, cmps[len(passing):]):
+            m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
     pool = prev_beam["members"] + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
     # at most one member per configuration
