@@ -30,6 +30,10 @@ timeout -k 10 ${PIPELINE_TIMEOUT:-420} python3 -m snakemake --cores 16 --resourc
 rc=$?
 echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
 tar czf $OUTDIR/gates_workdir.tar.gz -C $WD --exclude='*/capture/cache' . 2>/dev/null
+ls -la $OUTDIR/gates_workdir.tar.gz
+if [ -n "${NCU_SMOKE:-}" ]; then  # ncu on 2 isolated units, as the profile rule runs it
+  timeout -k 10 ${NCU_SMOKE} python3 bench/ncu_smoke.py $WD $OUTDIR/ncu_smoke_h200.json --units 2 2>&1 | grep -v -i warn | head -150
+fi
 if [ $rc -ne 0 ] || [ ! -s $WD/report/results.csv ]; then
   echo "pipeline not complete: call again with RESUME=<gates_workdir.tar.gz>"; exit 0
 fi
