@@ -1,7 +1,7 @@
 # kernelopt: dispatch-aware optimisation of the Triton kernels torch.compile generates.
 # Stages (DESIGN.md §3): capture -> classify (checkpoint) -> isolate (per unit)
 # -> candidates -> gate1 -> gate2 -> search: synthesize -> gate1/2, seed_beam,
-# iter<i> = profile -> expand -> gate1/2
+# iter<i> = profile -> expand -> gate1/2 -> retry r1, r2 (directed, pass-through) -> gate1/2
 # -> select_iter (per unit, chained) -> select (per unit) -> stitch -> gate3 -> gate4
 # (per attempt: stitch/, stitch/retries/r1, r2) -> result -> report.
 from snakemake.utils import min_version
@@ -19,7 +19,8 @@ wildcard_constraints:
     problem=r"[A-Za-z0-9_]+",
     unit=r"[A-Za-z0-9_]+",
     slot=r"[0-9]+",
-    cand=r"cands/c[0-9]+|iter[0-9]+/cand[0-9]+|synth/a[0-9]+",
+    cand=r"cands/c[0-9]+|iter[0-9]+/cand[0-9]+(/r[0-9]+)?|synth/a[0-9]+",
+    r=r"[0-9]+",
     k=r"[0-9]+",
     i=r"[0-9]+",
     j=r"[0-9]+",
@@ -34,6 +35,7 @@ localrules:
     seed_beam,
     synthesize,
     expand,
+    retry,
     stitch,
     result,
     report,

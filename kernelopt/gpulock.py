@@ -1,8 +1,9 @@
-"""An exclusive per-GPU lock for timing-critical and GPU-heavy regions.
+"""A per-GPU reader-writer lock: timing holds the GPU alone, correctness runs share it.
 
 Many jobs may share one GPU (``snakemake --resources gpu=N`` with N > GPUs): Python start-up,
-model building and parsing overlap, while compilation (whose autotuning benchmarks),
-timing, profiling and correctness runs each hold the GPU alone, so measurements stay clean.
+model building and parsing overlap freely.  Timing, profiling and autotuning take the lock
+``exclusive``ly, so no other kernel runs while they measure; correctness runs (gates 1-3,
+the isolate check) take it ``shared``: several run at once, but never during a measurement.
 The lock is a ``flock`` on a file per visible GPU, released by the kernel if a job dies.
 """
 from __future__ import annotations
@@ -24,6 +25,19 @@ def lock_path() -> Path:
 @contextlib.contextmanager
 def exclusive(device: str, what: str = "") -> Iterator[float]:
     """Hold the GPU alone (no-op on CPU).  Yields the seconds spent waiting."""
+    with _locked(device, what, fcntl.LOCK_EX) as waited:
+        yield waited
+
+
+@contextlib.contextmanager
+def shared(device: str, what: str = "") -> Iterator[float]:
+    """Share the GPU with other correctness runs, never with a measurement (no-op on CPU)."""
+    with _locked(device, what, fcntl.LOCK_SH) as waited:
+        yield waited
+
+
+@contextlib.contextmanager
+def _locked(device: str, what: str, mode: int) -> Iterator[float]:
     if device != "cuda":
         yield 0.0
         return
@@ -31,7 +45,7 @@ def exclusive(device: str, what: str = "") -> Iterator[float]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as f:
         t0 = time.perf_counter()
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        fcntl.flock(f.fileno(), mode)
         waited = time.perf_counter() - t0
         if waited > 1.0:
             print(f"[gpu-lock] waited {waited:.1f} s for {path} ({what})", flush=True)

@@ -79,7 +79,7 @@ def run_gate1(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> d
         if gates.static_problems((d / "candidate.py").read_text(), contract):
             v = gates.gate1(d / "candidate.py", contract, None, cfg["gates"]["seeds"][0])  # static rejection, nothing runs
         else:
-            with gpulock.exclusive(read_json(paths.capture_record)["device"], f"gate1 {unit}/{slot}"):
+            with gpulock.shared(read_json(paths.capture_record)["device"], f"gate1 {unit}/{slot}"):
                 v = gates.run_in_child(1, paths.unit(unit), d / "candidate.py", cfg)
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate1.json", out)
@@ -93,7 +93,7 @@ def run_gate2(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> d
     if g1["verdict"] != PASS:
         v = GateVerdict(2, SKIPPED, f"gate 1 did not pass ({g1['verdict']})")
     else:
-        with gpulock.exclusive(read_json(paths.capture_record)["device"], f"gate2 {unit}/{slot}"):
+        with gpulock.shared(read_json(paths.capture_record)["device"], f"gate2 {unit}/{slot}"):
             v = gates.run_in_child(2, paths.unit(unit), d / "candidate.py", cfg)
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate2.json", out)
@@ -254,7 +254,7 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
     per_seed = []
     ok = True
     model64 = None
-    with torch.no_grad(), gpulock.exclusive(m.device, f"gate3 {paths.problem}"):
+    with torch.no_grad(), gpulock.shared(m.device, f"gate3 {paths.problem}"):
         counter = Count()
         for seed in gc["seeds"]:
             inputs = problems.make_inputs(m.rt.problem, m.device, seed)

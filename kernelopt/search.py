@@ -176,6 +176,67 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     return plan.to_dict()
 
 
+def attempts_of(d: Path, j: int, retries: int) -> list[str]:
+    """Slot paths of candidate j of an iteration directory: the planned one, then its retries."""
+    return [f"cand{j}"] + [f"cand{j}/r{r}" for r in range(1, retries + 1)]
+
+
+def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Directed retry r of candidate j in iteration i (rule retry).  Passes through (an empty
+    slot) when the previous attempt passed gates 1-2 or was empty; otherwise asks the agent
+    for a fix of that failure, applied to the same beam member."""
+    d = iter_dir(paths, unit, i)
+    base = d / f"cand{j}"
+    prev = base if r == 1 else base / f"r{r - 1}"
+    out = base / f"r{r}"
+    out.mkdir(parents=True, exist_ok=True)
+    info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
+    prev_slot, first = read_json(prev / "slot.json"), read_json(base / "slot.json")
+    g1, g2 = read_json(prev / "gate1.json") if (prev / "gate1.json").exists() else {}, read_json(prev / "gate2.json")
+    if prev_slot["empty"]:
+        info["reason"] = "no retry needed: the previous attempt was empty"
+    elif g2.get("verdict") == PASS:
+        info["reason"] = "no retry needed: the previous attempt passed gates 1-2"
+    else:
+        failure = g1 if g1.get("verdict") not in (PASS, None) else g2
+        backend = agents.backend(cfg["agent"]["backend"])
+        contract = read_json(paths.contract(unit))
+        failed = Direction(**prev_slot["direction"])
+        member = Direction(**first["direction"]).member
+        beam = read_json(iter_dir(paths, unit, i - 1) / "beam.json")
+        src_member = next((m for m in beam["members"] if m["id"] == member), None)
+        analyses = read_json(d / "analysis.json")
+        analysis = Analysis(**analyses[member]) if member in analyses else None
+        memory = Memory.from_dict(read_json(iter_dir(paths, unit, i - 1) / "memory.json"))
+        taken = set()
+        for k in range(int(cfg["search"]["beam_width"])):
+            for a in attempts_of(d, k, int(cfg["search"]["retries"])):
+                sp = d / a / "slot.json"
+                if sp.exists() and not read_json(sp)["empty"]:
+                    taken.add(read_json(sp)["signature"])
+        if src_member is None:
+            info["reason"] = f"beam member {member} not found"
+        else:
+            source = (paths.unit(unit) / src_member["path"]).read_text()
+            direction, note = backend.fix(failed, failure, source, analysis, contract, memory, taken)
+            info["reasoning"] = note
+            if direction is None:
+                info["reason"] = f"no fix: {note}"
+            else:
+                try:
+                    src = backend.execute(direction, source, contract)
+                    (out / "candidate.py").write_text(src)
+                    info = {**info, "empty": False, "origin": f"retry:{backend.name}", "direction": direction.to_dict(), "signature": signature(src),
+                            "fixes": {"slot": prev.relative_to(d).as_posix(), "gate": failure.get("gate"), "rule": failure.get("rule"), "reason": str(failure.get("reason", ""))[:300]}}
+                except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
+                    info["reason"] = f"executor: {type(e).__name__}: {e}"
+    if info["empty"]:
+        (out / "candidate.py").unlink(missing_ok=True)
+    write_json(out / "slot.json", info)
+    print(f"[retry] {paths.problem}/{unit} iter{i}/cand{j}/r{r}: " + ("written: " + info.get("reasoning", "") if not info["empty"] else info["reason"]))
+    return info
+
+
 def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
     d = iter_dir(paths, unit, i)
     prev_beam = read_json(iter_dir(paths, unit, i - 1) / "beam.json")
@@ -186,28 +247,29 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     new_members: list[dict[str, Any]] = []
     passing = []
     for j in range(width):
-        cd = d / f"cand{j}"
-        slot = read_json(cd / "slot.json")
-        if slot["empty"]:
-            continue
-        g1, g2 = read_json(cd / "gate1.json"), read_json(cd / "gate2.json")
-        name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
-        if g2["verdict"] != PASS:
-            bad = g1 if g1["verdict"] != PASS else g2
-            outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": f"gate {bad['gate']} {bad['verdict']}", "reason": bad["reason"][:200]})
-            continue
-        passing.append((j, slot, name))
+        for a in attempts_of(d, j, int(cfg["search"].get("retries", 0))):
+            cd = d / a
+            slot = read_json(cd / "slot.json")
+            if slot["empty"]:
+                continue
+            g1, g2 = read_json(cd / "gate1.json"), read_json(cd / "gate2.json")
+            name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
+            if g2["verdict"] != PASS:
+                bad = g1 if g1["verdict"] != PASS else g2
+                outcomes.append({"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": f"gate {bad['gate']} {bad['verdict']}", "reason": bad["reason"][:200]})
+                continue
+            passing.append((a, slot, name))
     device = read_json(paths.capture_record)["device"]
     untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]  # e.g. synthesised seeds
     if passing or untimed:
-        files = [d / f"cand{j}" / "candidate.py" for j, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
+        files = [d / a / "candidate.py" for a, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
         cmps = time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}")
-        for (j, slot, name), cmp in zip(passing, cmps):
-            write_json(d / f"cand{j}" / "timing.json", cmp.to_dict())
+        for (a, slot, name), cmp in zip(passing, cmps):
+            write_json(d / a / "timing.json", cmp.to_dict())
             ratio = cmp.ratio if cmp.meaningful else None
-            new_members.append({"id": f"iter{i}/cand{j}", "path": f"iter{i}/cand{j}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
+            new_members.append({"id": f"iter{i}/{a}", "path": f"iter{i}/{a}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
                                 "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
-            outcomes.append({"id": f"iter{i}/cand{j}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
+            outcomes.append({"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
         for m, cmp in zip(untimed, cmps[len(passing):]):
             m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
     pool = prev_beam["members"] + new_members

@@ -1,11 +1,13 @@
 """Stage 4, synthesize: an independent Triton implementation of a unit, generated from its
 eager reference (the ATen ops of the post-grad graph), not from Inductor's kernel.
 
-The heuristic synthesizer handles pointwise chains: every op elementwise, every tensor
-argument either of the output's shape or broadcastable to it, float dtypes.  It writes the
-candidate in ``inductor.py`` form (module-level CONFIG / NUM_WARPS / NUM_STAGES), so the
-search can transform it.  Attempts differ in block size and warps.  Anything else (reductions,
-views, integer outputs) is answered with "cannot synthesize" and the reason.
+The heuristic synthesizer handles pointwise chains here (every op elementwise, every tensor
+argument either of the output's shape or broadcastable to it, float dtypes) and reductions
+over the last dimension mixed with pointwise ops in ``synth_rows`` (softmax, log-softmax,
+layernorm, RMSNorm, sum/mean/amax/amin).  It writes the candidate in ``inductor.py`` form
+(module-level CONFIG / NUM_WARPS / NUM_STAGES), so the search can transform it.  Attempts
+differ in block size and warps.  Anything else (other reductions, views that move the
+reduced dimension, integer outputs) is answered with "cannot synthesize" and the reason.
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
             raise CannotSynthesize(f"{func} is not an ATen op")
         op, overload = parts[3], parts[4]
         if op in REDUCTIONS:
-            raise CannotSynthesize(f"aten.{op} is a reduction: only pointwise chains are synthesised so far")
+            raise CannotSynthesize(f"aten.{op} is a reduction: not a pointwise chain")
         if stmt.value.keywords:
             raise CannotSynthesize(f"aten.{op} with keyword arguments")
         args = [_expr(a, env) for a in stmt.value.args]
@@ -183,6 +185,21 @@ def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: 
     ])
 
 
+def synthesize(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+    """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
+    (``synth_rows``); CannotSynthesize with the most relevant reason otherwise."""
+    from .synth_rows import synthesize_rows
+
+    try:
+        return synthesize_pointwise(contract, reference_src, attempt)
+    except CannotSynthesize as pointwise:
+        try:
+            return synthesize_rows(contract, reference_src, attempt)
+        except CannotSynthesize as rows:
+            reduces = any(f"aten.{op}." in reference_src or f"prims.{op}." in reference_src for op in REDUCTIONS | {"prepare_softmax_online"})
+            raise CannotSynthesize(str(rows) if reduces else str(pointwise)) from None
+
+
 def run(paths: Any, unit: str, attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
     """Rule synthesize: writes synth/a<k>/candidate.py and slot.json (empty with the reason
     when the unit cannot be synthesised, or when attempt >= search.synthesis_attempts)."""
@@ -196,7 +213,7 @@ def run(paths: Any, unit: str, attempt: int, cfg: dict[str, Any]) -> dict[str, A
     try:
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
-        src = synthesize_pointwise(contract, ref.read_text(), attempt)
+        src = synthesize(contract, ref.read_text(), attempt)
         (d / "candidate.py").write_text(src)
         from .agents.heuristic import signature
 

@@ -3,7 +3,8 @@
 A candidate written by isolate (or derived from one) keeps its launch configuration in
 module-level constants: ``CONFIG = {'XBLOCK': 64, ...}``, ``NUM_WARPS``, ``NUM_STAGES``.
 Transformations edit those through the AST (never by string replacement on the kernel),
-plus keyword edits on ``tl.load`` calls (eviction policy).  Every function returns new source
+plus keyword edits on ``tl.load`` calls (eviction policy) and on ``tl.load``/``tl.store``
+masks (masking simplification when every numel is a multiple of its block).  Every function returns new source
 text; the input is never modified.
 """
 from __future__ import annotations
@@ -67,6 +68,11 @@ def set_launch(source: str, *, config: dict[str, int] | None = None, num_warps: 
         if unknown:
             raise TransformError(f"CONFIG has no {sorted(unknown)} (it holds {sorted(current)})")
         current.update(config)
+        assumes = _module_assign(tree, "ASSUMES_DIVISIBLE")
+        if assumes is not None:  # masks were dropped for these block sizes: keep them exact
+            for key, numel in ast.literal_eval(assumes.value).items():
+                if key in config and numel % int(config[key]):
+                    raise TransformError(f"{key}={config[key]} does not divide {numel}, and this kernel's masks were dropped on that assumption")
         out = _replace_node_text(out, node.value, repr(current))
         tree = ast.parse(out)
     for name, value in (("NUM_WARPS", num_warps), ("NUM_STAGES", num_stages)):
@@ -104,6 +110,71 @@ def set_eviction(source: str, policy: str | None, *, only: str | None = None) ->
     return source
 
 
+MASK_NAMES = {"xmask", "ymask", "r0_mask", "r1_mask", "rmask"}
+BLOCK_OF = {"xnumel": "XBLOCK", "ynumel": "YBLOCK", "r0_numel": "R0_BLOCK", "rnumel": "RBLOCK", "r1_numel": "R1_BLOCK"}
+
+
+def _is_bound_mask(node: ast.AST | None) -> bool:
+    """A mask made only of Inductor's index-bound masks (``xmask``, ``r0_mask & xmask``)."""
+    if isinstance(node, ast.Name):
+        return node.id in MASK_NAMES
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+        return _is_bound_mask(node.left) and _is_bound_mask(node.right)
+    return False
+
+
+def drop_masks(source: str, contract: dict[str, Any]) -> str:
+    """Masking simplification: when every numel of the kernel is a multiple of its block
+    size, the index-bound masks of ``tl.load``/``tl.store`` are always true: drop them (and
+    ``other=``).  Records ``ASSUMES_DIVISIBLE`` so that later block-size edits keep it true.
+    Only masks made of Inductor's bound masks are dropped; data-dependent masks stay."""
+    params = launch_params(source)
+    scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
+    assumes: dict[str, int] = {}
+    for numel, block in BLOCK_OF.items():
+        if block in params.config:
+            n = scal.get(numel)
+            if not isinstance(n, int):
+                raise TransformError(f"{numel} is not a known constant of the contract")
+            if n % int(params.config[block]):
+                raise TransformError(f"{block}={params.config[block]} does not divide {numel}={n}: the masks are needed")
+            assumes[block] = n
+    if not assumes:
+        raise TransformError("no Inductor block sizes (XBLOCK, R0_BLOCK, ...) in CONFIG")
+    tree = ast.parse(source)
+    edits: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = ast.unparse(node.func)
+        if fn not in ("tl.load", "tl.store"):
+            continue
+        pos = 1 if fn == "tl.load" else 2
+        args, kws = list(node.args), list(node.keywords)
+        changed = False
+        if len(args) > pos and _is_bound_mask(args[pos]):
+            if len(args) > pos + 1:
+                continue  # positional arguments after the mask: leave the call alone
+            args = args[:pos]
+            changed = True
+        km = next((k for k in kws if k.arg == "mask"), None)
+        if km is not None and _is_bound_mask(km.value):
+            kws.remove(km)
+            changed = True
+        if changed:
+            kws = [k for k in kws if k.arg != "other"]
+            edits.append((node, ast.unparse(ast.Call(func=node.func, args=args, keywords=kws))))
+    if not edits:
+        raise TransformError("no tl.load/tl.store with an index-bound mask")
+    for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        source = _replace_node_text(source, node, text)
+    cfg = _module_assign(ast.parse(source), "CONFIG")
+    line = (cfg.end_lineno or cfg.lineno)
+    lines = source.splitlines(keepends=True)
+    lines.insert(line, f"ASSUMES_DIVISIBLE = {assumes!r}  # masks dropped: each block size must divide its numel\n")
+    return "".join(lines)
+
+
 def retitle(source: str, note: str) -> str:
     """Prepend a comment saying how this candidate was derived."""
     return "".join(f"# kernelopt: {line}\n" for line in note.splitlines()) + source
@@ -118,7 +189,7 @@ def describe(params: LaunchParams) -> str:
     return ", ".join(parts)
 
 
-def apply(source: str, direction: dict[str, Any]) -> str:
+def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | None = None) -> str:
     """Apply one planner direction (data, see agents.base.Direction) to a candidate's source."""
     kind = direction["kind"]
     args = direction.get("args", {})
@@ -126,4 +197,8 @@ def apply(source: str, direction: dict[str, Any]) -> str:
         return set_launch(source, config=args.get("config"), num_warps=args.get("num_warps"), num_stages=args.get("num_stages"))
     if kind == "eviction":
         return set_eviction(source, args.get("policy"), only=args.get("only"))
+    if kind == "drop-masks":
+        if contract is None:
+            raise TransformError("drop-masks needs the unit's contract")
+        return drop_masks(source, contract)
     raise TransformError(f"unknown direction kind {kind!r}")

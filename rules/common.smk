@@ -89,9 +89,22 @@ def iteration_inputs(wildcards):
     ]
 
 
+RETRIES = list(range(1, 1 + int(CONFIG["search"]["retries"])))
+
+
 def iteration_gates(wildcards):
+    """Every slot of iteration i: the planned candidates and their directed retries."""
     d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
-    return [f"{d}/cand{j}/gate2.json" for j in BEAM]
+    return [f"{d}/cand{j}/gate2.json" for j in BEAM] + [
+        f"{d}/cand{j}/r{r}/gate2.json" for j in BEAM for r in RETRIES
+    ]
+
+
+def retry_inputs(wildcards):
+    """Retry r of candidate j reads the verdict of attempt r-1 (the candidate itself for r1)."""
+    base = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}/cand{wildcards.j}"
+    prev = base if int(wildcards.r) == 1 else f"{base}/r{int(wildcards.r) - 1}"
+    return [f"{prev}/gate2.json", f"{base}/slot.json"]
 
 
 def best_of_units(wildcards):

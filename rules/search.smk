@@ -73,6 +73,24 @@ rule expand:
         "../scripts/search.py"
 
 
+rule retry:
+    """Directed retry r of candidate j of iteration i: when the previous attempt failed
+    gate 1 or 2, the agent's fix for that failure; otherwise an empty pass-through slot.
+    """
+    input:
+        retry_inputs,
+    output:
+        f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/cand{{j}}/r{{r}}/slot.json",
+    log:
+        f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_cand{{j}}_r{{r}}.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        config=CONFIG,
+    script:
+        "../scripts/search.py"
+
+
 rule select_iter:
     """Iteration i: time the candidates that passed gates 1-2, keep the best distinct ones,
     write the summarizer's memory; early stop passes later iterations through."""

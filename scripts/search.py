@@ -1,4 +1,4 @@
-"""Rules seed_beam, profile, expand, select_iter: one step of a unit's search."""
+"""Rules synthesize, seed_beam, profile, expand, retry, select_iter: one step of a unit's search."""
 from pathlib import Path
 
 from kernelopt import search, synthesize
@@ -14,6 +14,7 @@ steps = {
     "seed_beam": lambda: search.seed_beam(paths, w.unit, cfg),
     "profile": lambda: search.profile_member(paths, w.unit, int(w.i), int(w.j), cfg),
     "expand": lambda: search.expand(paths, w.unit, int(w.i), cfg),
+    "retry": lambda: search.retry(paths, w.unit, int(w.i), int(w.j), int(w.r), cfg),
     "select_iter": lambda: search.select_iter(paths, w.unit, int(w.i), cfg),
 }
 run_stage(smk.rule, smk.log[0], steps[smk.rule])

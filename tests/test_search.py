@@ -136,8 +136,14 @@ def test_cpu_search_two_iterations(tmp_path):
         assert rc.returncode == 0, rc.stdout + rc.stderr
     best = json.loads((unit_dir / "best.json").read_text())
     assert any(p.startswith("iter2/") or p.startswith("iter1/") for p in best["ranked"])
-    synth = json.loads((unit_dir / "synth/a0/slot.json").read_text())  # softmax is a reduction
-    assert synth["empty"] and "reduction" in synth["reason"]
+    synth = json.loads((unit_dir / "synth/a0/slot.json").read_text())  # softmax: a row kernel
+    assert not synth["empty"] and synth["origin"] == "synthesis:heuristic", synth
+    assert json.loads((unit_dir / "synth/a0/gate2.json").read_text())["verdict"] == "pass"
+    for c in unit_dir.glob("iter*/cand*/r*"):  # retry slots exist; a retry is written only for a failure
+        slot = json.loads((c / "slot.json").read_text())
+        if not slot["empty"]:
+            first = c.parent if c.name == "r1" else c.parent / f"r{int(c.name[1:]) - 1}"
+            assert json.loads((first / "gate2.json").read_text())["verdict"] != "pass"
 
 
 REFERENCE = '''
@@ -186,9 +192,116 @@ def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
     torch.testing.assert_close(out, torch.relu(a + b) * 0.5)
 
 
-def test_reductions_are_not_synthesised_and_say_why():
+def test_reductions_are_not_pointwise_and_say_why():
     from kernelopt import synthesize
 
     ref = REFERENCE.replace("relu = torch.ops.aten.relu.default(add)", "relu = torch.ops.aten.amax.default(add, [-1], True)")
     with pytest.raises(synthesize.CannotSynthesize, match="reduction"):
         synthesize.synthesize_pointwise(SYN_CONTRACT, ref, 0)
+
+
+ROWS_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['out_ptr0', 'out_ptr1', 'out_ptr2', 'out_ptr3']
+SHAPES = {'in_ptr0': [2, 3, 100], 'in_ptr1': [100], 'in_ptr2': [100]}
+OUT_SHAPES = {'out_ptr0': [2, 3, 100], 'out_ptr1': [2, 3, 100], 'out_ptr2': [2, 3, 1], 'out_ptr3': [2, 3, 100]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        sm = torch.ops.aten._softmax.default(x0, -1, False)
+        var_mean = torch.ops.aten.var_mean.correction(x0, [2], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(x0, getitem_1)
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt)
+        mul_1 = torch.ops.aten.mul.Tensor(mul, x1)
+        ln = torch.ops.aten.add.Tensor(mul_1, x2)
+        amax = torch.ops.aten.amax.default(x0, [-1], True)
+        lsm = torch.ops.aten._log_softmax.default(x0, -1, False)
+        return (sm, ln, amax, lsm)
+"""
+
+
+def _rows_contract():
+    import math
+
+    def t(n, shape, acc):
+        return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
+
+    return {"args": [t("in_ptr0", [2, 3, 100], "read"), t("in_ptr1", [100], "read"), t("in_ptr2", [100], "read"),
+                     t("out_ptr0", [2, 3, 100], "write"), t("out_ptr1", [2, 3, 100], "write"), t("out_ptr2", [2, 3, 1], "write"),
+                     t("out_ptr3", [2, 3, 100], "write"), {"name": "xnumel", "kind": "scalar", "value": 6}, {"name": "r0_numel", "kind": "scalar", "value": 100}]}
+
+
+@pytest.mark.parametrize("attempt", [0, 2])
+def test_synthesis_of_last_dim_reductions_runs_right(attempt):
+    """softmax, layernorm, amax and log-softmax over rows of 100 (padding to 128 must not
+    change any reduction), 6 rows of 3-d input, per-column weights, a per-row output."""
+    import importlib.util
+    import os
+
+    import torch
+
+    from kernelopt import cpu_mode, synthesize
+
+    src = synthesize.synthesize(_rows_contract(), ROWS_REFERENCE, attempt)
+    assert "'BLOCK_N': 128" in src and "tl.where(cmask" in src
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_synth_rows_{attempt}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(f"synth_rows_{attempt}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch.manual_seed(0)
+    x, w, b = torch.randn(2, 3, 100) * 3, torch.randn(100), torch.randn(100)
+    outs = [torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 1), float("nan")), torch.full((2, 3, 100), float("nan"))]
+    mod.launch(x, w, b, *outs, 6, 100)
+    torch.testing.assert_close(outs[0], torch.softmax(x, -1))
+    torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(outs[2], x.amax(-1, keepdim=True))
+    torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
+
+
+def test_row_synthesis_refuses_what_it_cannot_do():
+    from kernelopt import synthesize
+
+    other_dim = ROWS_REFERENCE.replace("torch.ops.aten.amax.default(x0, [-1], True)", "torch.ops.aten.amax.default(x0, [1], True)")
+    with pytest.raises(synthesize.CannotSynthesize, match="only the last dimension"):
+        synthesize.synthesize(_rows_contract(), other_dim, 0)
+    flat = ROWS_REFERENCE.replace("rsqrt = torch.ops.aten.rsqrt.default(add)", "s = torch.ops.aten.sum.dim_IntList(x0, [-1]);  rsqrt = torch.ops.aten.mul.Tensor(x0, s)")
+    with pytest.raises(synthesize.CannotSynthesize, match="without keepdim"):
+        synthesize.synthesize(_rows_contract(), flat, 0)
+
+
+def test_masking_simplification_only_when_blocks_divide():
+    src = INDUCTOR_LIKE.replace("tl.load(in_ptr0 + tl.arange(0, XBLOCK))", "tl.load(in_ptr0 + tl.arange(0, XBLOCK), xmask, other=0.0)")
+    src = src.replace("x + y)", "x + y, xmask)")
+    c = json.loads(json.dumps(CONTRACT))
+    new = transform.drop_masks(src, c)
+    assert "xmask" not in new.split("CONFIG")[0].split("tl.load(in_ptr0 + tl.arange(0, XBLOCK))")[1]
+    assert "ASSUMES_DIVISIBLE = {'XBLOCK': 64, 'R0_BLOCK': 1024}" in new
+    with pytest.raises(transform.TransformError, match="does not divide"):
+        transform.set_launch(new, config={"XBLOCK": 128})  # 128 does not divide 64
+    transform.set_launch(new, config={"XBLOCK": 16})  # 16 does
+    c["args"][2]["value"] = 60  # 8 does not divide 60: the masks are needed
+    with pytest.raises(transform.TransformError, match="masks are needed"):
+        transform.drop_masks(src, c)
+
+
+def test_directed_retry_follows_the_failure():
+    hb = backend("heuristic")
+    from kernelopt.agents.base import Analysis, Direction
+
+    failed = Direction("inductor", "launch", {"num_warps": 8}, "more-warps", "", "")
+    an = Analysis("inductor", "memory-bound", [])
+    d, why = hb.fix(failed, {"gate": 1, "verdict": "fail", "rule": "runtime-error", "reason": "OutOfResources: out of resource: shared memory"}, INDUCTOR_LIKE, an, CONTRACT, Memory(), set())
+    assert d is not None and d.name in hb.SHRINKING and "resources" in why
+    d2, why2 = hb.fix(failed, {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": "out_ptr0 mismatch"}, INDUCTOR_LIKE, an, CONTRACT, Memory(), set())
+    assert d2 is not None and d2.name != "more-warps" and "numerics" in why2
+    taken = {hb._result_signature(INDUCTOR_LIKE, k, a, CONTRACT) for n, k, a, _, _ in hb.catalogue("memory-bound", transform.launch_params(INDUCTOR_LIKE), CONTRACT, INDUCTOR_LIKE)}
+    d3, why3 = hb.fix(failed, {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": ""}, INDUCTOR_LIKE, an, CONTRACT, Memory(), taken)
+    assert d3 is None and "no untried direction" in why3

@@ -97,4 +97,10 @@ class Backend(Protocol):
 
     def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str: ...
 
+    def fix(self, failed: Direction, failure: dict[str, Any], member_source: str, analysis: Analysis | None, contract: dict[str, Any], memory: Memory, taken: set[str]) -> tuple[Direction | None, str]:
+        """Directed retry: a new direction for the same beam member, chosen from why the
+        failed candidate failed (``failure``: its gate verdict).  ``taken``: signatures already
+        planned or tried.  Returns (direction or None, the reasoning)."""
+        ...
+
     def summarize(self, iteration: int, outcomes: list[dict[str, Any]], memory: Memory) -> tuple[Memory, str]: ...

@@ -4,10 +4,13 @@
 - strategy analyst: rules over the metrics (NCU's speed-of-light %, occupancy, registers;
   or the roofline estimate) -> memory-bound / compute-bound / underutilized / near-optimal,
   quoting the evidence.
-- planner: a catalogue of launch transformations that suit the bottleneck (block sizes,
-  num_warps, num_stages, eviction policy), a diversity rule (no two directions that lead to
+- planner: a catalogue of transformations that suit the bottleneck (block sizes, num_warps,
+  num_stages, eviction policy, persistent instead of looped reductions, masking
+  simplification when every numel divides its block), a diversity rule (no two directions that lead to
   the same launch parameters, none already tried), deterministic order.
 - executor: applies a direction to real kernel source through transform.py (AST edits).
+- directed retries: a candidate that failed gate 1 or 2 gets up to two fixes chosen from
+  the failure (after a resource failure or a crash only shrinking directions).
 - summarizer: remembers each tried configuration and its outcome for the next iteration.
 """
 from __future__ import annotations
@@ -67,9 +70,13 @@ class HeuristicBackend:
         return Analysis(summary.member, "underutilized", ev + [f"neither memory (< {MEMORY_SOL:.0f}%) nor compute is busy: latency-bound"])
 
     # -- planner ---------------------------------------------------------------------------
-    def catalogue(self, bottleneck: str, params: transform.LaunchParams, contract: dict[str, Any]) -> list[tuple[str, str, dict[str, Any], str, str]]:
+    def catalogue(self, bottleneck: str, params: transform.LaunchParams, contract: dict[str, Any], source: str = "") -> list[tuple[str, str, dict[str, Any], str, str]]:
         """(name, kind, args, rationale, prediction) in preference order for this bottleneck."""
         cfg = params.config
+        # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
+        # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
+        # block, so its R0_BLOCK is not a tuning knob
+        looped = "for r0_offset in" in source or not source
         scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
         xn = scal.get("xnumel") or 1
         rn = scal.get("r0_numel") or 1
@@ -78,13 +85,21 @@ class HeuristicBackend:
         def launch(**kw: Any) -> dict[str, Any]:
             return {k: v for k, v in kw.items() if v is not None}
 
-        if "XBLOCK" in cfg and cfg["XBLOCK"] * 2 <= xn and xn % (cfg["XBLOCK"] * 2) == 0:
-            opts["bigger-xblock"] = ("launch", launch(config={"XBLOCK": cfg["XBLOCK"] * 2}), "more work per program: fewer, larger memory transactions", "a few % faster if the loads were short")
-        if "XBLOCK" in cfg and cfg["XBLOCK"] >= 2:
-            opts["smaller-xblock"] = ("launch", launch(config={"XBLOCK": cfg["XBLOCK"] // 2}), "twice the programs: fills more SMs", "faster if the grid was too small")
-        if "R0_BLOCK" in cfg and cfg["R0_BLOCK"] * 2 <= max(rn, 1) * 2 and cfg["R0_BLOCK"] < 8192:
+        # the block over independent elements/rows: Inductor's XBLOCK, or the synthesised
+        # kernels' BLOCK (pointwise) and ROWS (row kernels)
+        xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
+        if xkey and cfg[xkey] * 2 <= xn and xn % (cfg[xkey] * 2) == 0:
+            opts["bigger-xblock"] = ("launch", launch(config={xkey: cfg[xkey] * 2}), "more work per program: fewer, larger memory transactions", "a few % faster if the loads were short")
+        if xkey and cfg[xkey] >= 2:
+            opts["smaller-xblock"] = ("launch", launch(config={xkey: cfg[xkey] // 2}), "twice the programs: fills more SMs", "faster if the grid was too small")
+        if looped and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] * 2 <= max(rn, 1) * 2 and cfg["R0_BLOCK"] < 8192:
             opts["bigger-rblock"] = ("launch", launch(config={"R0_BLOCK": cfg["R0_BLOCK"] * 2}), "fewer loop trips in the reduction", "a few % faster on long rows")
-        if "R0_BLOCK" in cfg and cfg["R0_BLOCK"] >= 64:
+        full = 1 << max(0, (int(rn) - 1).bit_length())
+        if looped and source and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] < full <= 16384:
+            w0 = params.num_warps or 4
+            opts["persistent-rblock"] = ("launch", launch(config={"R0_BLOCK": full}, num_warps=max(w0, min(32, full // 512))),
+                                         "one loop trip: the whole row in one block, so the second pass re-reads from L1/L2 instead of DRAM", "faster when the row fits in registers")
+        if looped and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] >= 64:
             opts["smaller-rblock"] = ("launch", launch(config={"R0_BLOCK": cfg["R0_BLOCK"] // 2}), "fewer registers per thread: more warps resident", "faster if occupancy was register-limited")
         w = params.num_warps
         if w is not None and w < 32:
@@ -95,10 +110,12 @@ class HeuristicBackend:
         if s is not None:
             opts["more-stages" if s < 3 else "fewer-stages"] = ("launch", launch(num_stages=s + 1 if s < 3 else s - 1), "software pipelining depth of the loads", "small change either way")
         opts["evict-first"] = ("eviction", {"policy": "evict_first", "only": None}, "stream through L2: data read once need not stay", "a few % on streaming kernels")
+        if "ASSUMES_DIVISIBLE" not in source:
+            opts["drop-masks"] = ("drop-masks", {}, "every numel is a multiple of its block: the bound masks are always true, drop them (fewer predicates, wider loads)", "a few % on memory-bound kernels")
         order = {
-            "memory-bound": ["bigger-xblock", "bigger-rblock", "more-warps", "evict-first", "more-stages", "fewer-warps", "smaller-rblock", "smaller-xblock", "fewer-stages"],
-            "underutilized": ["smaller-xblock", "fewer-warps", "smaller-rblock", "more-warps", "more-stages", "bigger-rblock", "bigger-xblock", "evict-first", "fewer-stages"],
-            "compute-bound": ["more-warps", "fewer-warps", "more-stages", "fewer-stages", "smaller-rblock", "bigger-xblock", "smaller-xblock", "bigger-rblock", "evict-first"],
+            "memory-bound": ["persistent-rblock", "bigger-xblock", "bigger-rblock", "drop-masks", "more-warps", "evict-first", "more-stages", "fewer-warps", "smaller-rblock", "smaller-xblock", "fewer-stages"],
+            "underutilized": ["smaller-xblock", "fewer-warps", "smaller-rblock", "more-warps", "persistent-rblock", "more-stages", "drop-masks", "bigger-rblock", "bigger-xblock", "evict-first", "fewer-stages"],
+            "compute-bound": ["drop-masks", "more-warps", "fewer-warps", "more-stages", "fewer-stages", "smaller-rblock", "persistent-rblock", "bigger-xblock", "smaller-xblock", "bigger-rblock", "evict-first"],
             "near-optimal": [],
         }[bottleneck]
         return [(n, *opts[n]) for n in order if n in opts]
@@ -116,12 +133,12 @@ class HeuristicBackend:
             if a is None or a.bottleneck == "near-optimal":
                 continue
             params = transform.launch_params(m["source"])
-            queues.append([(m, params, c) for c in self.catalogue(a.bottleneck, params, contract)])
+            queues.append([(m, params, c) for c in self.catalogue(a.bottleneck, params, contract, m["source"])])
         while len(directions) < width and any(queues):
             for q in queues:
                 while q:
                     m, params, (name, kind, args, why, pred) = q.pop(0)
-                    new_sig = self._result_signature(m["source"], kind, args)
+                    new_sig = self._result_signature(m["source"], kind, args, contract)
                     if new_sig is None:
                         continue
                     if new_sig in seen:
@@ -136,17 +153,49 @@ class HeuristicBackend:
         return Plan(iteration, directions, diversity, stop)
 
     @staticmethod
-    def _result_signature(source: str, kind: str, args: dict[str, Any]) -> str | None:
+    def _result_signature(source: str, kind: str, args: dict[str, Any], contract: dict[str, Any] | None = None) -> str | None:
         try:
-            new = transform.apply(source, {"kind": kind, "args": args})
+            new = transform.apply(source, {"kind": kind, "args": args}, contract)
         except transform.TransformError:
             return None
         return signature(new)
 
     # -- executor --------------------------------------------------------------------------
     def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str:
-        new = transform.apply(source, {"kind": direction.kind, "args": direction.args})
+        new = transform.apply(source, {"kind": direction.kind, "args": direction.args}, contract)
         return transform.retitle(new, f"heuristic executor: {direction.name} on {direction.member} ({json.dumps(direction.args, sort_keys=True)})\n{direction.rationale}")
+
+    # -- directed retries -------------------------------------------------------------------
+    @staticmethod
+    def failure_class(failure: dict[str, Any]) -> str:
+        """resources | numerics | crash | other, from a gate verdict."""
+        text = f"{failure.get('rule', '')} {failure.get('reason', '')}".lower()
+        if any(k in text for k in ("out of resource", "outofresources", "shared memory", "too many resources", "registers", "max threads")):
+            return "resources"
+        if failure.get("gate") == 2 and failure.get("rule") != "crash" or "mismatch" in text or "nan" in text.split():
+            return "numerics"
+        if "crash" in text or "illegal" in text or "segfault" in text:
+            return "crash"
+        return "other"
+
+    SHRINKING = ("smaller-xblock", "smaller-rblock", "fewer-warps", "fewer-stages")
+    SAFE = ("bigger-xblock", "smaller-xblock", "bigger-rblock", "smaller-rblock", "persistent-rblock", "more-warps", "fewer-warps", "more-stages", "fewer-stages", "evict-first")
+
+    def fix(self, failed: Direction, failure: dict[str, Any], member_source: str, analysis: Analysis | None, contract: dict[str, Any], memory: Memory, taken: set[str]) -> tuple[Direction | None, str]:
+        cls = self.failure_class(failure)
+        bottleneck = analysis.bottleneck if analysis and analysis.bottleneck != "near-optimal" else "memory-bound"
+        params = transform.launch_params(member_source)
+        allowed = {"resources": self.SHRINKING, "crash": self.SHRINKING}.get(cls, self.SAFE)
+        why = f"{failed.name} failed gate {failure.get('gate')} ({cls}: {str(failure.get('reason', ''))[:120]})"
+        for name, kind, args, rationale, pred in self.catalogue(bottleneck, params, contract, member_source):
+            if name == failed.name or name not in allowed:
+                continue
+            sig = self._result_signature(member_source, kind, args, contract)
+            if sig is None or sig in taken or sig in memory.tried:
+                continue
+            note = f"{why}; retry with {name}" + (" (only shrinking directions after a resource failure or crash)" if cls in ("resources", "crash") else "")
+            return Direction(failed.member, kind, args, name, f"directed retry: {rationale}", pred), note
+        return None, f"{why}; no untried direction of the allowed kinds ({', '.join(allowed)}) is left"
 
     # -- summarizer ------------------------------------------------------------------------
     def summarize(self, iteration: int, outcomes: list[dict[str, Any]], memory: Memory) -> tuple[Memory, str]:
@@ -163,9 +212,15 @@ class HeuristicBackend:
 
 
 def signature(source: str) -> str:
-    """Launch parameters + eviction policies of a candidate: what makes two candidates differ."""
+    """Launch parameters + eviction policies + a hash of the kernel code: what makes two
+    candidates differ (two kernels with the same launch are different candidates)."""
     import ast
 
+    import hashlib
+
     p = transform.launch_params(source)
+    tree = ast.parse(source)
+    kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
+    body = hashlib.sha256("\n".join(kernels).encode()).hexdigest()[:8]
     ev = sorted({k.value.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.load" for k in n.keywords if k.arg == "eviction_policy" and isinstance(k.value, ast.Constant)})
-    return f"{transform.describe(p)}; eviction={','.join(ev) or 'default'}"
+    return f"{transform.describe(p)}; eviction={','.join(ev) or 'default'}; kernel={body}"

@@ -1,0 +1,337 @@
+"""Synthesis of row kernels: pointwise ops mixed with reductions over the last dimension
+(softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, var_mean, Inductor's
+``prepare_softmax_online``), generated from the unit's eager reference.
+
+The model: the unit's largest tensor has shape ``S = [..., N]``; its ``R = numel / N`` rows
+are independent.  One program handles ``ROWS`` rows and holds each row whole in registers
+(``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``): every value of the reference is either a
+full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a keepdim reduction), a
+per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Padding
+columns are replaced by the reduction's neutral element before every reduction, so masking
+never changes a result.  Values are computed in float32 and cast on store.
+
+Anything outside that model (reductions over other dimensions, views that move the last
+dimension, integer outputs, graph-level references, rows longer than ``MAX_BLOCK_N``) raises
+``CannotSynthesize`` with the reason.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .synthesize import BINARY, FLOAT_DTYPES, UNARY, CannotSynthesize, _expr, _reference_forward
+
+MAX_BLOCK_N = 32768
+# (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
+ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
+VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
+REDUCE = {"sum": ("tl.sum", "0.0"), "mean": ("tl.sum", "0.0"), "amax": ("tl.max", "float('-inf')"), "amin": ("tl.min", "float('inf')")}
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+@dataclass
+class Val:
+    code: str  # Triton expression (a name of a computed value, or a constant)
+    shape: list[int] | None  # the FX value's shape; None for a Python constant
+    kind: str  # full | row | col | const | tuple
+    parts: list["Val"] | None = None
+
+
+def _broadcast(a: list[int], b: list[int]) -> list[int]:
+    n = max(len(a), len(b))
+    a2, b2 = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    out = []
+    for x, y in zip(a2, b2):
+        if x != y and 1 not in (x, y):
+            raise CannotSynthesize(f"shapes {a} and {b} do not broadcast")
+        out.append(max(x, y))
+    return out
+
+
+class RowKernel:
+    def __init__(self, contract: dict[str, Any], reference_src: str):
+        fwd, consts = _reference_forward(reference_src)
+        if consts.get("LEVEL", "kernel") != "kernel":
+            raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+        self.fwd, self.consts = fwd, consts
+        self.args = {a["name"]: a for a in contract["args"]}
+        self.contract = contract
+        shapes = [consts["SHAPES"][n] for n in consts["INPUTS"]] + [consts["OUT_SHAPES"][n] for n in consts["OUTPUTS"]]
+        self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
+        if len(self.S) < 1:
+            raise CannotSynthesize("scalar unit")
+        self.N = self.S[-1]
+        self.numel = math.prod(self.S)
+        self.R = self.numel // self.N
+        self.BLOCK_N = _next_pow2(self.N)
+        if self.BLOCK_N > MAX_BLOCK_N:
+            raise CannotSynthesize(f"rows of {self.N} elements: longer than {MAX_BLOCK_N} need a looped kernel, not synthesised")
+        for name in consts["INPUTS"] + consts["OUTPUTS"]:
+            if self.args[name].get("dtype") not in FLOAT_DTYPES:
+                raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
+        self.lines: list[str] = []
+        self.n = 0
+        self.reductions = 0
+
+    # -- loads and stores ---------------------------------------------------------------
+    def _contiguous(self, a: dict[str, Any]) -> bool:
+        st, acc = [], 1
+        for s in reversed(a["shape"]):
+            st.append(acc)
+            acc *= s
+        return [x for s, x in zip(a["shape"], a["stride"]) if s != 1] == [x for s, x in zip(a["shape"], reversed(st)) if s != 1]
+
+    def _offset(self, name: str, fx_shape: list[int]) -> tuple[str, str]:
+        """(offset expression, kind) of an argument holding an FX value of ``fx_shape``."""
+        a = self.args[name]
+        if math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
+            return "rows * %d + cols" % self.N, "full"
+        if self.N > 1 and math.prod(fx_shape) == self.R and [x for x in fx_shape if x != 1] == [x for x in self.S[:-1] if x != 1] and self._contiguous(a):
+            return "rows", "row"  # one value per row (a keepdim reduction's output, say)
+        if list(a["shape"]) != list(fx_shape):
+            raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {fx_shape})")
+        pad = len(self.S) - len(fx_shape)
+        if pad < 0:
+            raise CannotSynthesize(f"argument {name} has more dimensions than the unit's largest tensor")
+        row_terms, col_term = [], None
+        lead = self.S[:-1]
+        for d, size in enumerate(self.S):
+            k = d - pad
+            if k < 0 or fx_shape[k] == 1 and size != 1:
+                continue
+            if fx_shape[k] != size:
+                raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
+            stride = a["stride"][k]
+            if d == len(self.S) - 1:
+                col_term = "cols" if stride == 1 else f"cols * {stride}"
+            else:
+                inner = math.prod(lead[d + 1:])
+                idx = f"(rows // {inner})" if inner > 1 else "rows"
+                idx = f"({idx} % {size})" if d > 0 else idx
+                row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
+        if col_term and row_terms:
+            return " + ".join(row_terms + [col_term]), "full"
+        if col_term:
+            return col_term, "col"
+        if row_terms:
+            return " + ".join(row_terms), "row"
+        return "0", "const"
+
+    MASKS = {"full": "mask", "row": "rmask", "col": "cmask", "const": None}
+
+    def load(self, i: int, name: str) -> Val:
+        fx = self.consts["SHAPES"][name]
+        off, kind = self._offset(name, fx)
+        m = self.MASKS[kind]
+        mask = f", mask={m}, other=0.0" if m else ""
+        code = f"v{i}"
+        self.lines.append(f"{code} = tl.load({name} + ({off}){mask}).to(tl.float32)")
+        return Val(code, list(fx), kind)
+
+    def store(self, name: str, v: Val) -> None:
+        fx = self.consts["OUT_SHAPES"][name]
+        if v.kind == "tuple" or v.shape is None:
+            raise CannotSynthesize(f"output {name} is not a tensor value")
+        off, kind = self._offset(name, fx)
+        if kind not in ("full", "row"):
+            raise CannotSynthesize(f"output {name} of shape {fx} is neither a full tile nor one value per row")
+        val = v.code
+        if kind == "full" and v.kind != "full":
+            val = f"tl.broadcast_to({v.code}, [ROWS, BLOCK_N])" if v.kind != "const" else f"tl.full([ROWS, BLOCK_N], {v.code}, tl.float32)"
+        if kind == "row" and v.kind != "row":
+            raise CannotSynthesize(f"output {name} holds one value per row but is computed per element")
+        self.lines.append(f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})")
+
+    # -- the graph ------------------------------------------------------------------------
+    def _new(self, code: str, shape: list[int] | None, kind: str) -> Val:
+        self.n += 1
+        name = f"t{self.n}"
+        self.lines.append(f"{name} = {code}")
+        return Val(name, shape, kind)
+
+    def _kind_of(self, shape: list[int]) -> str:
+        s = [1] * (len(self.S) - len(shape)) + list(shape)
+        if len(s) != len(self.S):
+            raise CannotSynthesize(f"value of shape {shape} has more dimensions than {self.S}")
+        last = s[-1] == self.N and self.N != 1
+        lead = any(x != 1 for x in s[:-1])
+        if last and lead:
+            if s != list(self.S):
+                raise CannotSynthesize(f"value of shape {shape} is neither full, per row nor per column")
+            return "full"
+        if last:
+            return "col"
+        if lead:
+            if s[:-1] != list(self.S[:-1]):
+                raise CannotSynthesize(f"per-row value of shape {shape} does not cover every row")
+            return "row"
+        return "const"
+
+    def _dims_last(self, dims: Any, shape: list[int]) -> None:
+        dims = dims if isinstance(dims, list) else [dims]
+        if [d % len(shape) for d in dims] != [len(shape) - 1]:
+            raise CannotSynthesize(f"reduction over dims {dims} of a {len(shape)}-d value: only the last dimension is synthesised")
+
+    def _reduce(self, v: Val, op: str) -> Val:
+        if v.kind != "full":
+            raise CannotSynthesize("reduction of a value that is not a full tile")
+        fn, neutral = REDUCE[op]
+        src = v.code if self.BLOCK_N == self.N else f"tl.where(cmask, {v.code}, {neutral})"
+        self.reductions += 1
+        return self._new(f"{fn}({src}, 1)[:, None]", v.shape[:-1] + [1], "row")
+
+    def _arg(self, node: ast.AST, env: dict[str, Val]) -> Val:
+        if isinstance(node, ast.Name):
+            if node.id not in env:
+                raise CannotSynthesize(f"unknown value {node.id}")
+            return env[node.id]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            t = self._arg(node.value, env)
+            if t.kind != "tuple":
+                raise CannotSynthesize(f"indexing a tensor: {ast.unparse(node)}")
+            return t.parts[ast.literal_eval(node.slice)]
+        return Val(_expr(node, {}), None, "const")
+
+    def _kw(self, call: ast.Call) -> dict[str, Any]:
+        return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+    def op(self, call: ast.Call, env: dict[str, Val]) -> Val:
+        func = ast.unparse(call.func)
+        parts = func.split(".")
+        if parts[:2] != ["torch", "ops"] or len(parts) != 5 or parts[2] not in ("aten", "prims"):
+            raise CannotSynthesize(f"{func} is not an ATen op")
+        op, kw = parts[3], self._kw(call)
+        if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max"):
+            vals = [self._arg(a, env) for a in call.args]
+            if any(v.kind in ("rowflat", "tuple") for v in vals):
+                raise CannotSynthesize(f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)")
+            shape: list[int] | None = None
+            for v in vals:
+                if v.shape is not None:
+                    shape = v.shape if shape is None else _broadcast(shape, v.shape)
+            codes = [v.code for v in vals]
+            if op in UNARY and len(vals) == 1:
+                code = UNARY[op].format(*codes)
+            elif op in BINARY and len(vals) == 2:
+                code = BINARY[op].format(*codes)
+            elif op == "where" and len(vals) == 3:
+                code = f"tl.where({codes[0]}, {codes[1]}, {codes[2]})"
+            elif op in ("clamp_min", "clamp_max") and len(vals) == 2:
+                code = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({codes[0]}, {codes[1]})"
+            else:
+                raise CannotSynthesize(f"aten.{op} with {len(vals)} arguments")
+            if shape is None:
+                raise CannotSynthesize(f"aten.{op} of constants only")
+            return self._new(code, shape, self._kind_of(shape))
+        x = self._arg(call.args[0], env)
+        if op in VIEW_OPS:
+            new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+            if x.kind != "full" or math.prod(new) != self.numel or new[-1] != self.N:
+                raise CannotSynthesize(f"aten.{op} to {new} changes the rows")
+            return Val(x.code, list(new), "full")
+        if op == "convert_element_type":
+            return self._new(f"{x.code}.to(tl.float32)", x.shape, x.kind)
+        if op in REDUCE:
+            dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+            keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
+            self._dims_last(dims, x.shape)
+            r = self._reduce(x, op)
+            if op == "mean":
+                r = self._new(f"{r.code} / {float(self.N)!r}", r.shape, "row")
+            if not keep:
+                r = Val(r.code, x.shape[:-1], "rowflat")
+            return r
+        if op in ("var_mean", "var"):
+            dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+            self._dims_last(dims, x.shape)
+            if not kw.get("keepdim", False):
+                raise CannotSynthesize(f"aten.{op} without keepdim")
+            corr = kw.get("correction", 1)
+            mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", x.shape[:-1] + [1], "row")
+            d = self._new(f"{x.code} - {mean.code}", x.shape, "full")
+            var = self._reduce(self._new(f"{d.code} * {d.code}", x.shape, "full"), "sum")
+            var = self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row")
+            return Val("", None, "tuple", [var, mean]) if op == "var_mean" else var
+        if op in ("prepare_softmax_online", "_softmax", "_log_softmax"):
+            dim = ast.literal_eval(call.args[1])
+            self._dims_last(dim, x.shape)
+            m = self._reduce(x, "amax")
+            e = self._new(f"tl.exp({x.code} - {m.code})", x.shape, "full")
+            s = self._reduce(e, "sum")
+            if op == "prepare_softmax_online":
+                return Val("", None, "tuple", [m, s])
+            if op == "_softmax":
+                return self._new(f"{e.code} / {s.code}", x.shape, "full")
+            return self._new(f"{x.code} - {m.code} - tl.log({s.code})", x.shape, "full")
+        raise CannotSynthesize(f"aten.{op} is not supported by the row synthesizer")
+
+    def build(self, attempt: int) -> str:
+        env: dict[str, Val] = {}
+        for i, name in enumerate(self.consts["INPUTS"]):
+            env[f"x{i}"] = self.load(i, name)
+        results: list[Val] | None = None
+        for stmt in self.fwd.body:
+            if isinstance(stmt, ast.Return):
+                vals = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+                results = [self._arg(v, env) for v in vals]
+                break
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+                continue
+            if not isinstance(stmt, ast.Assign) or not isinstance(stmt.targets[0], ast.Name):
+                raise CannotSynthesize(f"unsupported statement {ast.unparse(stmt)[:80]}")
+            v = stmt.value
+            env[stmt.targets[0].id] = self.op(v, env) if isinstance(v, ast.Call) else self._arg(v, env)
+        if results is None:
+            raise CannotSynthesize("forward has no return")
+        for name, v in zip(self.consts["OUTPUTS"], results):
+            if v.kind == "rowflat":
+                v = Val(v.code, v.shape + [1], "row")
+            self.store(name, v)
+        return self.source(attempt)
+
+    def source(self, attempt: int) -> str:
+        elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
+        rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
+        warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
+        ptrs = [a["name"] for a in self.contract["args"] if a["kind"] == "tensor"]
+        kernel = "synth_rows"
+        body = [
+            "pid = tl.program_id(0).to(tl.int64)",
+            "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
+            "cols = tl.arange(0, BLOCK_N)[None, :]",
+            f"rmask = rows < {self.R}",
+            f"cmask = cols < {self.N}",
+            "mask = rmask & cmask",
+        ] + self.lines
+        return "\n".join([
+            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+            f"{self.R} independent rows of {self.N} elements, ROWS rows per program, each row whole in registers",
+            f"({self.reductions} reduction(s) over the last dimension; padding columns hold the neutral element).",
+            '"""',
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "",
+            "@triton.jit",
+            f"def {kernel}({', '.join(ptrs)}, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):",
+            *[f"    {l}" for l in body],
+            "",
+            "",
+            f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {self.BLOCK_N}}}",
+            f"NUM_WARPS = {warps}",
+            "NUM_STAGES = 1",
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in self.contract['args'])}):",
+            f"    {kernel}[(triton.cdiv({self.R}, CONFIG['ROWS']),)]({', '.join(ptrs)}, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+            "",
+        ])
+
+
+def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+    return RowKernel(contract, reference_src).build(attempt)
