@@ -272,11 +272,11 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         with gpulock.exclusive(device, f"eager timing {paths.problem}"):
             eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(cfg, device))
 
-        # The compile itself is not under the GPU lock: it is minutes of CPU work (codegen,
-        # precompiling template choices) around short autotuning benchmarks, and holding
-        # the GPU for it would serialise every capture on a node.
+        # The compile holds the GPU lock shared: it is minutes of CPU work (codegen,
+        # precompiling template choices) around short autotuning benchmarks, so compiles may
+        # overlap one another, but no measurement (exclusive) runs while one autotunes.
         hooks = CompileHooks()
-        with hooks.active():
+        with hooks.active(), gpulock.shared(device, f"compile {paths.problem}"):
             compiled = torch.compile(model, mode=ccfg["mode"])
             t0 = time.perf_counter()
             try:

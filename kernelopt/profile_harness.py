@@ -1,6 +1,11 @@
 """The process NCU profiles: launches one candidate of one unit a few times, nothing else.
 
 usage: python -m kernelopt.profile_harness UNIT_DIR CANDIDATE.py --config JSON [--launches 3]
+                                          [--inputs INPUTS.pt]
+
+With ``--inputs`` (the unit's argument list saved by the profile rule, which has just built
+them) the process only imports torch and the candidate: no model is built and no wrapper
+runs, so NCU's process starts fast.  Without it the inputs are rebuilt from the capture.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ def main() -> None:
     ap.add_argument("candidate")
     ap.add_argument("--config", required=True)
     ap.add_argument("--launches", type=int, default=3)
+    ap.add_argument("--inputs")
     a = ap.parse_args()
     from . import runtime
     from .harness import ProblemRuntime, UnitHarness, load_module
@@ -24,10 +30,14 @@ def main() -> None:
     unit_dir = Path(a.unit_dir)
     paths = ProblemPaths.of(unit_dir.parents[1])
     device = runtime.prepare(cfg["device"], paths.cache)
-    h = UnitHarness(paths, unit_dir.name, ProblemRuntime(paths, device, cfg["seed"]))
-    before, _ = h.inputs(cfg["gates"]["seeds"][0])
-    mod = load_module(Path(a.candidate), "kernelopt_profiled")
     import torch
+
+    if a.inputs:
+        before = [x.to(device) if isinstance(x, torch.Tensor) else x for x in torch.load(a.inputs)]
+    else:
+        h = UnitHarness(paths, unit_dir.name, ProblemRuntime(paths, device, cfg["seed"]))
+        before, _ = h.inputs(cfg["gates"]["seeds"][0])
+    mod = load_module(Path(a.candidate), "kernelopt_profiled")
 
     if device == "cuda":
         torch.cuda.synchronize()

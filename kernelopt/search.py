@@ -104,17 +104,26 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     import torch
 
     bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+    import time
+
+    t0 = time.perf_counter()
     with gpulock.exclusive(device, f"profile {unit}/iter{i}/m{j}"):
         t = measure.time_one(lambda: mod.launch(*bufs), device, protocol(cfg, device))
+    cost = {"timing_s": round(time.perf_counter() - t0, 3), "ncu_s": None}
     sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
     metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
     source = "roofline"
     ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
-        harness_cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg)]
+        saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
+        torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
+        harness_cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg), "--inputs", str(saved)]
+        t0 = time.perf_counter()
         with gpulock.exclusive(device, f"ncu {unit}/iter{i}/m{j}"):
             names = profiler.jit_kernel_names(cand.read_text())
             res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
+        cost["ncu_s"] = round(time.perf_counter() - t0, 3)
+        saved.unlink(missing_ok=True)
         if res.get("ok") and res.get("metrics"):
             metrics.update(res["metrics"])
             source = "ncu"
@@ -124,7 +133,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     summary = agents.backend(cfg["agent"]["backend"]).summarize_profile(member["id"], metrics, source)
     if ncu_note:
         summary.note = (summary.note + "; " if summary.note else "") + ncu_note
-    out = {"empty": False, **summary.to_dict()}
+    out = {"empty": False, **summary.to_dict(), "cost": cost}
     write_json(d / "summary.json", out)
     (d / "summary.txt").write_text(summary.text + "\n")
     return out

@@ -23,6 +23,8 @@ rule gate1:
         f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate1.json",
     log:
         f"{WORKDIR}/logs/gate1/{{problem}}/{{unit}}/{{cand}}.log",
+    benchmark:
+        f"{WORKDIR}/benchmarks/gate1/{{problem}}/{{unit}}/{{cand}}.tsv"
     conda:
         "../envs/kernelopt.yaml"
     resources:
@@ -41,6 +43,8 @@ rule gate2:
         f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate2.json",
     log:
         f"{WORKDIR}/logs/gate2/{{problem}}/{{unit}}/{{cand}}.log",
+    benchmark:
+        f"{WORKDIR}/benchmarks/gate2/{{problem}}/{{unit}}/{{cand}}.tsv"
     conda:
         "../envs/kernelopt.yaml"
     resources:

@@ -9,6 +9,8 @@ rule isolate:
         check=f"{WORKDIR}/{{problem}}/units/{{unit}}/isolate_check.json",
     log:
         f"{WORKDIR}/logs/isolate/{{problem}}/{{unit}}.log",
+    benchmark:
+        f"{WORKDIR}/benchmarks/isolate/{{problem}}/{{unit}}.tsv"
     conda:
         "../envs/kernelopt.yaml"
     resources:

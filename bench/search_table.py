@@ -1,0 +1,112 @@
+"""Per-problem table of a search run (the Search issue's H200 evidence).
+
+usage: python bench/search_table.py WORKDIR OUT.json OUT.csv [--aa AA.json]
+
+Per problem: baseline and best (stitched) ms, category, GPU seconds by stage (the wall time
+of each GPU rule's jobs from Snakemake's benchmark files, summed per stage), NCU overhead
+(seconds spent in ncu vs in the plain timing of the same member), the prompt-summary token
+estimates, what the search found per unit (best isolated ratio vs Inductor, its origin), and
+whether an accepted speedup lies inside the A/A noise band (it must not).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+STAGES = ["capture", "isolate", "gate1", "gate2", "profile", "select_iter", "select", "gate3", "gate4"]
+
+
+def read(p: Path):
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def bench_seconds(wd: Path, stage: str, problem: str) -> float:
+    root = wd / "benchmarks" / stage
+    files = [root / f"{problem}.tsv"] if stage == "capture" else list((root / problem).rglob("*.tsv"))
+    total = 0.0
+    for f in files:
+        if not f.is_file():
+            continue
+        rows = list(csv.DictReader(f.open(), delimiter="\t"))
+        total += sum(float(r["s"]) for r in rows if r.get("s"))
+    return round(total, 2)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("workdir")
+    ap.add_argument("out_json")
+    ap.add_argument("out_csv")
+    ap.add_argument("--aa")
+    a = ap.parse_args()
+    wd = Path(a.workdir)
+    aa = read(Path(a.aa)) if a.aa else None
+    band = None
+    if aa:  # the widest A/A p95 spread over the problems measured: the noise band of a ratio
+        spreads = [p.get("aa_spread_p95") for p in (aa.get("problems") or {}).values() if isinstance(p, dict) and p.get("aa_spread_p95") is not None]
+        band = max(spreads) if spreads else None
+    rows = []
+    for d in sorted(p for p in wd.iterdir() if (p / "result.json").is_file()):
+        res = read(d / "result.json") or {}
+        units = {}
+        profiles = []
+        for u in sorted((d / "units").iterdir()) if (d / "units").is_dir() else []:
+            best = read(u / "best.json") or {}
+            beams = sorted(u.glob("iter*/beam.json"), key=lambda p: int(p.parent.name[4:]))
+            last = read(beams[-1]) if beams else None
+            top = (last or {}).get("members", [{}])[0] if last and last.get("members") else {}
+            synth = [read(s) or {} for s in sorted(u.glob("synth/a*/gate2.json"))]
+            retries = [read(s) or {} for s in sorted(u.glob("iter*/cand*/r*/slot.json"))]
+            units[u.name] = {
+                "best_member": top.get("id"), "best_ratio_vs_inductor": top.get("ratio"), "best_ci": top.get("ci"), "direction": top.get("direction"),
+                "stopped": (last or {}).get("stopped"), "iterations_run": len(beams) - 1,
+                "synthesised_passing": sum(1 for s in synth if s.get("verdict") == "pass"), "synthesis_attempts": len(synth),
+                "retries_written": sum(1 for r in retries if not r.get("empty")),
+                "selected": best.get("ranked", [None])[0] if best.get("ranked") else None,
+            }
+            for s in u.glob("iter*/profile/m*/summary.json"):
+                p = read(s) or {}
+                if not p.get("empty"):
+                    profiles.append(p)
+        ncu = [p["cost"]["ncu_s"] for p in profiles if (p.get("cost") or {}).get("ncu_s") is not None]
+        timing = [p["cost"]["timing_s"] for p in profiles if (p.get("cost") or {}).get("timing_s") is not None]
+        gpu = {s: bench_seconds(wd, s, d.name) for s in STAGES}
+        speed = res.get("speedup_vs_compiled")
+        nb = res.get("noise_band") or [None, None]
+        row = {
+            "problem": d.name, "category": res.get("category"), "reason": res.get("reason"),
+            "baseline_ms": res.get("baseline_ms"), "best_ms": res.get("final_ms"), "speedup_vs_compiled": speed, "ratio_ci": nb,
+            "gpu_s_by_stage": gpu, "gpu_s_total": round(sum(gpu.values()), 2),
+            "profiles": len(profiles), "profiles_by_ncu": sum(1 for p in profiles if p.get("source") == "ncu"),
+            "ncu_s_total": round(sum(ncu), 2), "ncu_s_per_profile": round(sum(ncu) / len(ncu), 2) if ncu else None,
+            "timing_s_per_profile": round(sum(timing) / len(timing), 2) if timing else None,
+            "prompt_tokens_max": max((p.get("tokens_estimate", 0) for p in profiles), default=None),
+            "prompt_tokens_mean": round(sum(p.get("tokens_estimate", 0) for p in profiles) / len(profiles), 1) if profiles else None,
+            "ncu_notes": sorted({p.get("note", "")[:200] for p in profiles if p.get("note")}),
+            "units": units,
+        }
+        if band is not None and res.get("category") == "optimized" and nb[1] is not None:
+            # accepted: the CI's upper bound must sit below 1 - the A/A spread
+            row["outside_aa_band"] = nb[1] < 1.0 - band
+        rows.append(row)
+    out = {"aa_p95_spread": band, "problems": rows}
+    Path(a.out_json).write_text(json.dumps(out, indent=1))
+    with open(a.out_csv, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["problem", "category", "baseline_ms", "best_ms", "speedup_vs_compiled", "gpu_s_total"] + [f"gpu_s_{s}" for s in STAGES] + ["ncu_s_per_profile", "timing_s_per_profile", "profiles_by_ncu", "prompt_tokens_max"])
+        for r in rows:
+            w.writerow([r["problem"], r["category"], r["baseline_ms"], r["best_ms"], r["speedup_vs_compiled"], r["gpu_s_total"]] + [r["gpu_s_by_stage"][s] for s in STAGES]
+                       + [r["ncu_s_per_profile"], r["timing_s_per_profile"], r["profiles_by_ncu"], r["prompt_tokens_max"]])
+    for r in rows:
+        print(f"{r['problem']:34s} {str(r['category']):28s} base {r['baseline_ms']} best {r['best_ms']} x{r['speedup_vs_compiled']} gpu {r['gpu_s_total']} s, ncu/profile {r['ncu_s_per_profile']} s, tokens<= {r['prompt_tokens_max']}")
+        for u, v in r["units"].items():
+            print(f"    {u}: best {v['best_member']} ratio {v['best_ratio_vs_inductor']} ({v['direction']}), synth {v['synthesised_passing']}/{v['synthesis_attempts']}, retries {v['retries_written']}, stopped: {v['stopped']}")
+
+
+if __name__ == "__main__":
+    main()
