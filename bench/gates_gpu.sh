@@ -15,7 +15,7 @@
 # aa_h200.json, gates_artifacts.tar.gz.  Needs .whl/ (../shared/device/wheelhouse.sh).
 set -uo pipefail
 if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  [ -d /tmp/site/snakemake ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD
 fi
 WD=${WD:-/tmp/kernelopt-gates}
@@ -28,6 +28,7 @@ if [ -n "${RESUME:-}" ]; then
   find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
 fi
 PROBS="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py, problems/gpu/level2/2_Conv2d_BatchNorm_ReLU.py, problems/gpu/level3/2_TransformerBlock.py, problems/gpu/level3/3_SmallCNN.py]"
+rm -rf .snakemake/locks  # a lock left by a killed run on a warm machine (.snakemake is not tracked)
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-420} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD candidates=bench/candidates 'gates={replace_with_inductor: true}' \
@@ -40,9 +41,10 @@ if [ -n "${NCU_SMOKE:-}" ]; then  # ncu on 2 isolated units, as the profile rule
   timeout -k 10 ${NCU_SMOKE} python3 bench/ncu_smoke.py $WD $OUTDIR/ncu_smoke_h200.json --units 2 2>&1 | grep -v -i warn | head -150
 fi
 if [ $rc -ne 0 ] || [ ! -s $WD/report/results.csv ]; then
-  echo "pipeline not complete: call again with RESUME=<gates_workdir.tar.gz>"; exit 0
+  echo "pipeline not complete: call again with RESUME=<gates_workdir.tar.gz> (collecting what finished; A/A runs on every captured problem anyway)"
+else
+  echo "pipeline complete"
 fi
-echo "pipeline complete"
 grep -A12 "^\[report\] [0-9]* problems:" $OUTDIR/gates_snakemake.log | head -14
 python3 bench/collect.py $WD $OUTDIR/gates_h200.json $OUTDIR/gates_artifacts.tar.gz
 cp $WD/report/summary.json $OUTDIR/gates_h200_summary.json; cp $WD/report/results.csv $OUTDIR/gates_h200_results.csv

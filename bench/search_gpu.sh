@@ -4,18 +4,22 @@
 #   bash bench/search_gpu.sh                                 (carry .whl)
 # Environment: PROBS (Snakemake list), SEARCH (the search config, YAML), PIPELINE_TIMEOUT,
 # RESUME=<tar of an earlier run dir of the same problems> (reuses its captures; see
-# gates_gpu.sh), AA=<aa json> (noise band for the table).
+# gates_gpu.sh), SEED_FROM=<run dir on this machine> (the same, from a directory),
+# AA=<aa json> (noise band for the table).
 # Results in $OUT: search_h200.json, search_h200.csv, search_summary.json,
 # search_results.csv, search_snakemake.log, search_artifacts.tar.gz (run dir without caches,
 # NCU reports included).
 set -uo pipefail
 if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  [ -d /tmp/site/snakemake ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD
 fi
 WD=${WD:-/tmp/kernelopt-search}
 OUTDIR=${OUT:-/tmp}
 export PYTHONUNBUFFERED=1
+if [ -n "${SEED_FROM:-}" ]; then  # an earlier run dir of the same problems on this machine: reuse its captures
+  mkdir -p "$WD" && cp -a "$SEED_FROM"/. "$WD"/ && echo "seeded from $SEED_FROM"
+fi
 if [ -n "${RESUME:-}" ]; then
   mkdir -p "$WD" && tar xzf "$RESUME" -C "$WD" && echo "resumed from $RESUME"
   find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
@@ -23,6 +27,7 @@ fi
 PROBS=${PROBS:-"[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py]"}
 SEARCH=${SEARCH:-"{iterations: 2, beam_width: 2, synthesis_attempts: 2}"}
 which ncu && ncu --version | tail -1
+rm -rf .snakemake/locks  # a lock left by a killed run on a warm machine (.snakemake is not tracked)
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-480} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" > $OUTDIR/search_snakemake.log 2>&1
