@@ -2,7 +2,8 @@
 # The search (Search issue) on the GPU: the whole pipeline with the heuristic backend
 # (no API key) on problems of problems/gpu, NCU profiling on, then the per-problem table.
 #   bash bench/search_gpu.sh                                 (carry .whl)
-# Environment: PROBS (Snakemake list), SEARCH (the search config, YAML), PIPELINE_TIMEOUT,
+# Environment: PROBS (Snakemake list), SEARCH (the search config, YAML), GATES (the gates
+# config, YAML, optional), PIPELINE_TIMEOUT,
 # RESUME=<tar of an earlier run dir of the same problems> (reuses its captures; see
 # gates_gpu.sh), SEED_FROM=<run dir on this machine> (the same, from a directory),
 # AA=<aa json> (noise band for the table).
@@ -30,7 +31,7 @@ which ncu && ncu --version | tail -1
 rm -rf .snakemake/locks  # a lock left by a killed run on a warm machine (.snakemake is not tracked)
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-480} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
-  --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" > $OUTDIR/search_snakemake.log 2>&1
+  --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" ${GATES:+"gates=${GATES}"} > $OUTDIR/search_snakemake.log 2>&1
 rc=$?
 echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
 grep -E "^\[(report|expand|select|retry|synthesize)\]" $OUTDIR/search_snakemake.log | tail -60

@@ -106,7 +106,10 @@ def build_call_args(mapping: list[dict[str, Any]], model: Any, inputs: list[Any]
 
 def match_outputs(model_outs: list[Any], call_outs: list[Any]) -> list[int | None]:
     """For each model output, the index of the wrapper output holding the same values
-    (bitwise first; else within 1e-5, for kernels with nondeterministic accumulation)."""
+    (bitwise first; else within 1e-5, for kernels with nondeterministic accumulation; else,
+    when exactly one wrapper output has that shape and dtype, that one if within 1e-3: the
+    fresh import re-autotunes, and a reduction run with another block size sums in another
+    order: a row sum over 16384 elements differs by ~1e-4 between configs)."""
     import torch
 
     res: list[int | None] = []
@@ -115,6 +118,8 @@ def match_outputs(model_outs: list[Any], call_outs: list[Any]) -> list[int | Non
         hit = next((j for j in cands if torch.equal(call_outs[j].nan_to_num(0.5), mo.nan_to_num(0.5))), None)
         if hit is None:
             hit = next((j for j in cands if torch.allclose(call_outs[j], mo, rtol=1e-5, atol=1e-5, equal_nan=True)), None)
+        if hit is None and len(cands) == 1 and mo.is_floating_point() and torch.allclose(call_outs[cands[0]], mo, rtol=1e-3, atol=1e-3, equal_nan=True):
+            hit = cands[0]
         res.append(hit)
     return res
 

@@ -186,6 +186,10 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
     return plan
 
 
+class NotStitchable(RuntimeError):
+    """The capture could not prove that the wrapper's outputs are the model's outputs."""
+
+
 class _Models:
     """Baseline and stitched wrapper modules for one problem, loaded fresh, configs pinned."""
 
@@ -195,7 +199,9 @@ class _Models:
         self.device = runtime.prepare(cfg["device"], paths.cache)
         self.rt = ProblemRuntime(paths, self.device, cfg["seed"])
         grec = self.rt.record["graphs"][0]
-        self.out_idx = grec["standalone"]["outputs"]
+        self.out_idx = grec["standalone"].get("outputs") or []
+        if not self.rt.record.get("stitchable") or any(i is None for i in self.out_idx):
+            raise NotStitchable(f"the captured wrapper cannot stand in for the model: {grec['standalone'].get('reason', 'not stitchable')} (capture.json)")
         launches = grec["standalone"]["launches"]
         self.oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
         self.base = self.rt.load_wrapper(0, paths.output_code)
@@ -235,6 +241,10 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
 
     try:
         m = _Models(paths, cfg, d / "output_code.py")
+    except NotStitchable as e:
+        v = GateVerdict(3, FAIL, f"rule not-stitchable: {e}", rule="not-stitchable")
+        write_json(d / "gate3.json", {**v.to_dict(), "attempt": attempt})
+        return v.to_dict()
     except Exception as e:  # noqa: BLE001
         v = GateVerdict(3, FAIL, f"rule stitch-load: the stitched module does not load: {type(e).__name__}: {e}", rule="stitch-load", numbers={"traceback": traceback.format_exc()[-2000:]})
         write_json(d / "gate3.json", {**v.to_dict(), "attempt": attempt})
