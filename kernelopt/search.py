@@ -106,8 +106,9 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
     import time
 
-    t0 = time.perf_counter()
+    # costs are counted from the moment the GPU lock is held (waiting for it is not a cost of profiling)
     with gpulock.exclusive(device, f"profile {unit}/iter{i}/m{j}"):
+        t0 = time.perf_counter()
         t = measure.time_one(lambda: mod.launch(*bufs), device, protocol(cfg, device))
     cost = {"timing_s": round(time.perf_counter() - t0, 3), "ncu_s": None}
     sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
@@ -118,8 +119,8 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
         torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
         harness_cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg), "--inputs", str(saved)]
-        t0 = time.perf_counter()
         with gpulock.exclusive(device, f"ncu {unit}/iter{i}/m{j}"):
+            t0 = time.perf_counter()
             names = profiler.jit_kernel_names(cand.read_text())
             res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)

@@ -36,7 +36,7 @@ from torch._C import _cuda_getCurrentRawStream as get_raw_stream
 
 
 
-# kernel path: /tmp/kernelopt-small/level1_1_Softmax/capture/cache/inductor/3c/c3cxyxqzvb2hlwrb52e6nclphs577esb7gkqcnuugxauct3isxq5.py
+# kernel path: /tmp/kernelopt-gates/level1_1_Softmax/capture/cache/inductor/3c/c3cxyxqzvb2hlwrb52e6nclphs577esb7gkqcnuugxauct3isxq5.py
 # Topologically Sorted Source Nodes: [softmax], Original ATen: [prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]
 # Source node to ATen node mapping:
 #   softmax => div

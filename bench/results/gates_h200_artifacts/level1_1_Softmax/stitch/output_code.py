@@ -36,7 +36,7 @@ from torch._C import _cuda_getCurrentRawStream as get_raw_stream
 
 
 
-# kernel path: /tmp/kernelopt-small/level1_1_Softmax/capture/cache/inductor/3c/c3cxyxqzvb2hlwrb52e6nclphs577esb7gkqcnuugxauct3isxq5.py
+# kernel path: /tmp/kernelopt-gates/level1_1_Softmax/capture/cache/inductor/3c/c3cxyxqzvb2hlwrb52e6nclphs577esb7gkqcnuugxauct3isxq5.py
 # Topologically Sorted Source Nodes: [softmax], Original ATen: [prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]
 # Source node to ATen node mapping:
 #   softmax => div
@@ -72,7 +72,7 @@ def _kernelopt_candidate(name, relpath):
     return KerneloptCandidate()
 # --- end kernelopt loader ---
 
-# kernelopt: Inductor's triton_red_fused__softmax_exp_prepare_softmax_online_sub_0 replaced by candidates/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py (sha256 badfd309b364a88e; from /tmp/kernelopt-small/level1_1_Softmax/units/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0/cands/c1/candidate.py)
+# kernelopt: Inductor's triton_red_fused__softmax_exp_prepare_softmax_online_sub_0 replaced by candidates/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py (sha256 badfd309b364a88e; from /tmp/kernelopt-gates/level1_1_Softmax/units/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0/cands/c1/candidate.py)
 triton_red_fused__softmax_exp_prepare_softmax_online_sub_0 = _kernelopt_candidate('triton_red_fused__softmax_exp_prepare_softmax_online_sub_0', 'candidates/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py')
 
 def partition_0(args):

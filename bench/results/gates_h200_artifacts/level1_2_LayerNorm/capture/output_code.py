@@ -36,7 +36,7 @@ from torch._C import _cuda_getCurrentRawStream as get_raw_stream
 
 
 
-# kernel path: /tmp/kernelopt-small/level1_2_LayerNorm/capture/cache/inductor/2p/c2p42ukewbwikeuhwlgo7ipgrzkqjydddpkoov24herykdlxd3bs.py
+# kernel path: /tmp/kernelopt-gates/level1_2_LayerNorm/capture/cache/inductor/2p/c2p42ukewbwikeuhwlgo7ipgrzkqjydddpkoov24herykdlxd3bs.py
 # Topologically Sorted Source Nodes: [layer_norm], Original ATen: [aten.native_layer_norm]
 # Source node to ATen node mapping:
 #   layer_norm => add, add_1, mul, mul_1, rsqrt, sub, var_mean

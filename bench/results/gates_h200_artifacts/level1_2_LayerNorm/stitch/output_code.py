@@ -36,7 +36,7 @@ from torch._C import _cuda_getCurrentRawStream as get_raw_stream
 
 
 
-# kernel path: /tmp/kernelopt-small/level1_2_LayerNorm/capture/cache/inductor/2p/c2p42ukewbwikeuhwlgo7ipgrzkqjydddpkoov24herykdlxd3bs.py
+# kernel path: /tmp/kernelopt-gates/level1_2_LayerNorm/capture/cache/inductor/2p/c2p42ukewbwikeuhwlgo7ipgrzkqjydddpkoov24herykdlxd3bs.py
 # Topologically Sorted Source Nodes: [layer_norm], Original ATen: [aten.native_layer_norm]
 # Source node to ATen node mapping:
 #   layer_norm => add, add_1, mul, mul_1, rsqrt, sub, var_mean
@@ -77,7 +77,7 @@ def _kernelopt_candidate(name, relpath):
     return KerneloptCandidate()
 # --- end kernelopt loader ---
 
-# kernelopt: Inductor's triton_red_fused_native_layer_norm_0 replaced by candidates/triton_red_fused_native_layer_norm_0.py (sha256 55fc85fbaa687984; from /tmp/kernelopt-small/level1_2_LayerNorm/units/triton_red_fused_native_layer_norm_0/cands/c0/candidate.py)
+# kernelopt: Inductor's triton_red_fused_native_layer_norm_0 replaced by candidates/triton_red_fused_native_layer_norm_0.py (sha256 55fc85fbaa687984; from /tmp/kernelopt-gates/level1_2_LayerNorm/units/triton_red_fused_native_layer_norm_0/cands/c0/candidate.py)
 triton_red_fused_native_layer_norm_0 = _kernelopt_candidate('triton_red_fused_native_layer_norm_0', 'candidates/triton_red_fused_native_layer_norm_0.py')
 
 def partition_0(args):
