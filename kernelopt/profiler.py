@@ -30,7 +30,18 @@ NCU_METRICS = {
     "sm__sass_inst_executed_op_local_ld.sum": "local_loads",
     "dram__bytes_read.sum": "dram_bytes_read",
     "dram__bytes_write.sum": "dram_bytes_write",
+    "derived__local_spilling_requests": "local_spill_requests",
 }
+
+
+STALL_PREFIX = "smsp__average_warps_issue_stalled_"
+STALL_SUFFIX = "_per_issue_active.ratio"
+
+
+def top_stalls(metrics: dict[str, Any], n: int = 3) -> list[tuple[str, float]]:
+    """The n largest warp-stall reasons (cycles per issued instruction), largest first."""
+    st = [(k[len("stall_"):], v) for k, v in metrics.items() if k.startswith("stall_") and isinstance(v, (int, float)) and k not in ("stall_selected",)]
+    return sorted(st, key=lambda kv: -kv[1])[:n]
 
 
 def tensor_bytes(arg: dict[str, Any]) -> int:
@@ -95,6 +106,22 @@ def parse_raw_csv(text: str) -> dict[str, Any]:
         return {}
     header, units, data = rows[0], rows[1], rows[2:]
     out: dict[str, Any] = {}
+
+    def median(i: int) -> float | None:
+        vals = []
+        for r in data:
+            try:
+                vals.append(float(r[i].replace(",", "")))
+            except (ValueError, IndexError):
+                pass
+        return sorted(vals)[len(vals) // 2] if vals else None
+
+    # warp-stall reasons (WarpStateStats): cycles stalled per issued instruction, by reason
+    for i, name in enumerate(header):
+        if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
+            v = median(i)
+            if v is not None:
+                out[f"stall_{name[len(STALL_PREFIX):-len(STALL_SUFFIX)]}"] = v
     for raw_name, ours in NCU_METRICS.items():
         if raw_name not in header:
             continue

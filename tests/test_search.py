@@ -96,6 +96,19 @@ def test_ncu_raw_csv_parsing():
     assert m["duration_us"] == pytest.approx(120.0) and m["memory_sol_pct"] == pytest.approx(88.5) and m["registers_per_thread"] == 32
 
 
+def test_warp_stalls_are_parsed_and_quoted():
+    header = '"ID","Kernel Name","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio","dram__throughput.avg.pct_of_peak_sustained_elapsed"'
+    text = "\n".join([header, '"","","inst","inst","inst","%"', '"0","k","12.5","1.5","1","70.0"', '"1","k","13.5","1.7","1","71.0"'])
+    m = profiler.parse_raw_csv(text)
+    assert m["stall_long_scoreboard"] == pytest.approx(13.5) and m["stall_wait"] == pytest.approx(1.7)
+    assert profiler.top_stalls(m)[0][0] == "long_scoreboard" and "selected" not in dict(profiler.top_stalls(m))
+    hb = backend("heuristic")
+    s = hb.summarize_profile("m0", m, "ncu")
+    assert "top warp stalls (cycles/issue): long_scoreboard 13.5" in s.text
+    a = hb.analyze(s, CONTRACT, Memory())
+    assert any("long_scoreboard" in e for e in a.evidence)
+
+
 def test_roofline_counts_each_tensor_once():
     r = profiler.roofline(CONTRACT, 0.1, "cuda", 4300.0, 132)
     assert r["bytes_read"] == r["bytes_written"] == 64 * 1024 * 4
@@ -305,3 +318,13 @@ def test_directed_retry_follows_the_failure():
     taken = {hb._result_signature(INDUCTOR_LIKE, k, a, CONTRACT) for n, k, a, _, _ in hb.catalogue("memory-bound", transform.launch_params(INDUCTOR_LIKE), CONTRACT, INDUCTOR_LIKE)}
     d3, why3 = hb.fix(failed, {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": ""}, INDUCTOR_LIKE, an, CONTRACT, Memory(), taken)
     assert d3 is None and "no untried direction" in why3
+
+
+def test_tiny_underutilized_kernel_gets_one_program_first():
+    hb = backend("heuristic")
+    beam = [{"id": "inductor", "source": INDUCTOR_LIKE}]
+    analyses = {"inductor": hb.analyze(ProfileSummary("inductor", "ncu", {"memory_sol_pct": 5.0, "programs_per_sm": 0.06}, ""), CONTRACT, Memory())}
+    assert analyses["inductor"].bottleneck == "underutilized"
+    plan = hb.plan(1, beam, analyses, CONTRACT, Memory(), 2)
+    assert plan.directions[0].name == "one-program" and plan.directions[0].args == {"config": {"XBLOCK": 64}}
+    assert "XBLOCK': 64" in hb.execute(plan.directions[0], INDUCTOR_LIKE, CONTRACT)

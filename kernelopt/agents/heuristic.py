@@ -1,12 +1,13 @@
 """The heuristic backend: deterministic rules, no LLM.
 
 - profiler: passes the measured metrics through and writes a compact text summary.
-- strategy analyst: rules over the metrics (NCU's speed-of-light %, occupancy, registers;
-  or the roofline estimate) -> memory-bound / compute-bound / underutilized / near-optimal,
+- strategy analyst: rules over the metrics (NCU's speed-of-light %, occupancy, registers,
+  spills, the top warp-stall reasons; or the roofline estimate) -> memory-bound / compute-bound / underutilized / near-optimal,
   quoting the evidence.
 - planner: a catalogue of transformations that suit the bottleneck (block sizes, num_warps,
   num_stages, eviction policy, persistent instead of looped reductions, masking
-  simplification when every numel divides its block), a diversity rule (no two directions that lead to
+  simplification when every numel divides its block, one program for tiny launch-bound
+  kernels), a diversity rule (no two directions that lead to
   the same launch parameters, none already tried), deterministic order.
 - executor: applies a direction to real kernel source through transform.py (AST edits).
 - directed retries: a candidate that failed gate 1 or 2 gets up to two fixes chosen from
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import transform
+from .. import profiler, transform
 from .base import Analysis, Direction, Memory, Plan, ProfileSummary
 
 NEAR_OPTIMAL_SOL = 85.0  # % of peak memory bandwidth (or NCU memory SOL) that counts as at the roof
@@ -38,6 +39,9 @@ class HeuristicBackend:
             v = metrics.get(k)
             if v is not None:
                 lines.append(f"{k}: {v:.4g}" if isinstance(v, float) else f"{k}: {v}")
+        stalls = profiler.top_stalls(metrics)
+        if stalls:
+            lines.append("top warp stalls (cycles/issue): " + ", ".join(f"{k} {v:.3g}" for k, v in stalls))
         note = "" if source == "ncu" else "no hardware counters: timings and a roofline estimate from the contract's bytes"
         return ProfileSummary(member, source, metrics, "\n".join(lines), note)
 
@@ -59,12 +63,19 @@ class HeuristicBackend:
             ev.append(f"achieved occupancy {occ:.1f}%")
         if per_sm is not None:
             ev.append(f"{per_sm:.2f} programs per SM")
+        stalls = profiler.top_stalls(m, 1)
+        if stalls:
+            ev.append(f"top warp stall: {stalls[0][0]} ({stalls[0][1]:.3g} cycles per issued instruction)")
+        if m.get("local_spill_requests"):
+            ev.append(f"{m['local_spill_requests']:.0f} local-memory spill requests: registers overflow")
         if mem >= NEAR_OPTIMAL_SOL:
             return Analysis(summary.member, "near-optimal", ev + [f">= {NEAR_OPTIMAL_SOL:.0f}% of the memory roof: little left to gain"])
         if per_sm is not None and per_sm < 1.0:
             return Analysis(summary.member, "underutilized", ev + ["fewer programs than SMs: the grid does not fill the GPU"])
         if comp is not None and comp >= COMPUTE_SOL and comp > mem:
             return Analysis(summary.member, "compute-bound", ev)
+        if stalls and stalls[0][0] in ("math_pipe_throttle", "wait", "short_scoreboard") and comp is not None and comp > mem:
+            return Analysis(summary.member, "compute-bound", ev + [f"the top stall ({stalls[0][0]}) is an arithmetic one"])
         if mem >= MEMORY_SOL:
             return Analysis(summary.member, "memory-bound", ev)
         return Analysis(summary.member, "underutilized", ev + [f"neither memory (< {MEMORY_SOL:.0f}%) nor compute is busy: latency-bound"])
@@ -92,6 +103,10 @@ class HeuristicBackend:
             opts["bigger-xblock"] = ("launch", launch(config={xkey: cfg[xkey] * 2}), "more work per program: fewer, larger memory transactions", "a few % faster if the loads were short")
         if xkey and cfg[xkey] >= 2:
             opts["smaller-xblock"] = ("launch", launch(config={xkey: cfg[xkey] // 2}), "twice the programs: fills more SMs", "faster if the grid was too small")
+        whole = 1 << max(0, (int(xn) - 1).bit_length())
+        if xkey and cfg[xkey] < whole and whole * int(cfg.get("R0_BLOCK", cfg.get("BLOCK_N", 1))) <= 16384:
+            opts["one-program"] = ("launch", launch(config={xkey: whole}), "a tiny kernel: one program covers every element, so launch and scheduling overhead is paid once",
+                                   "a few microseconds saved when the kernel is launch-bound")
         if looped and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] * 2 <= max(rn, 1) * 2 and cfg["R0_BLOCK"] < 8192:
             opts["bigger-rblock"] = ("launch", launch(config={"R0_BLOCK": cfg["R0_BLOCK"] * 2}), "fewer loop trips in the reduction", "a few % faster on long rows")
         full = 1 << max(0, (int(rn) - 1).bit_length())
@@ -113,9 +128,9 @@ class HeuristicBackend:
         if "ASSUMES_DIVISIBLE" not in source:
             opts["drop-masks"] = ("drop-masks", {}, "every numel is a multiple of its block: the bound masks are always true, drop them (fewer predicates, wider loads)", "a few % on memory-bound kernels")
         order = {
-            "memory-bound": ["persistent-rblock", "bigger-xblock", "bigger-rblock", "drop-masks", "more-warps", "evict-first", "more-stages", "fewer-warps", "smaller-rblock", "smaller-xblock", "fewer-stages"],
-            "underutilized": ["smaller-xblock", "fewer-warps", "smaller-rblock", "more-warps", "persistent-rblock", "more-stages", "drop-masks", "bigger-rblock", "bigger-xblock", "evict-first", "fewer-stages"],
-            "compute-bound": ["drop-masks", "more-warps", "fewer-warps", "more-stages", "fewer-stages", "smaller-rblock", "persistent-rblock", "bigger-xblock", "smaller-xblock", "bigger-rblock", "evict-first"],
+            "memory-bound": ["persistent-rblock", "bigger-xblock", "bigger-rblock", "drop-masks", "more-warps", "evict-first", "more-stages", "fewer-warps", "smaller-rblock", "smaller-xblock", "fewer-stages", "one-program"],
+            "underutilized": ["one-program", "smaller-xblock", "fewer-warps", "smaller-rblock", "more-warps", "persistent-rblock", "more-stages", "drop-masks", "bigger-rblock", "bigger-xblock", "evict-first", "fewer-stages"],
+            "compute-bound": ["drop-masks", "more-warps", "fewer-warps", "more-stages", "fewer-stages", "smaller-rblock", "persistent-rblock", "bigger-xblock", "smaller-xblock", "bigger-rblock", "evict-first", "one-program"],
             "near-optimal": [],
         }[bottleneck]
         return [(n, *opts[n]) for n in order if n in opts]
