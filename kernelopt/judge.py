@@ -393,7 +393,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                 res.update(category="optimized", speedup_vs_compiled=speed, reason=None)
             else:
                 res.update(category="matched (optimized)", speedup_vs_compiled=1.0, measured_speedup=speed,
-                           reason=f"all gates passed but the speedup {speed:.4f} is within the noise band {n['ci_low']:.4f}-{n['ci_high']:.4f} / under {cfg['gates']['optimized_min_speedup']}: the baseline is kept")
+                           reason=f"all gates passed but the speedup {speed:.4f} is not significant (time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept")
         elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
             res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
         elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
