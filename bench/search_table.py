@@ -2,8 +2,9 @@
 
 usage: python bench/search_table.py WORKDIR OUT.json OUT.csv [--aa AA.json]
 
-Per problem: baseline and best (stitched) ms, category, GPU seconds by stage (the wall time
-of each GPU rule's jobs from Snakemake's benchmark files, summed per stage), NCU overhead
+Per problem: baseline and best (stitched) ms, category, GPU seconds by stage (the seconds
+the stage's jobs held the GPU lock, from ``logs/**.gpu.json``; and the wall time of each GPU
+rule's jobs from Snakemake's benchmark files, which also counts start-up and lock waits), NCU overhead
 (seconds spent in ncu vs in the plain timing of the same member), the prompt-summary token
 estimates, what the search found per unit (best isolated ratio vs Inductor, its origin), and
 whether an accepted speedup lies inside the A/A noise band (it must not).
@@ -34,6 +35,17 @@ def bench_seconds(wd: Path, stage: str, problem: str) -> float:
             continue
         rows = list(csv.DictReader(f.open(), delimiter="\t"))
         total += sum(float(r["s"]) for r in rows if r.get("s"))
+    return round(total, 2)
+
+
+def lock_seconds(wd: Path, stage: str, problem: str) -> float:
+    """Seconds the stage's jobs held the GPU lock (logs/<stage>/<problem>/...log.gpu.json)."""
+    root = wd / "logs" / stage
+    files = list(root.glob(f"{problem}.log.gpu.json")) + list((root / problem).rglob("*.gpu.json"))
+    total = 0.0
+    for f in files:
+        d = read(f) or {}
+        total += float(d.get("exclusive", 0)) + float(d.get("shared", 0))
     return round(total, 2)
 
 
@@ -76,12 +88,14 @@ def main() -> None:
         ncu = [p["cost"]["ncu_s"] for p in profiles if (p.get("cost") or {}).get("ncu_s") is not None]
         timing = [p["cost"]["timing_s"] for p in profiles if (p.get("cost") or {}).get("timing_s") is not None]
         gpu = {s: bench_seconds(wd, s, d.name) for s in STAGES}
+        held = {s: lock_seconds(wd, s, d.name) for s in STAGES + ["search"]}
         speed = res.get("speedup_vs_compiled")
         nb = res.get("noise_band") or [None, None]
         row = {
             "problem": d.name, "category": res.get("category"), "reason": res.get("reason"),
             "baseline_ms": res.get("baseline_ms"), "best_ms": res.get("final_ms"), "speedup_vs_compiled": speed, "ratio_ci": nb,
             "gpu_s_by_stage": gpu, "gpu_s_total": round(sum(gpu.values()), 2),
+            "gpu_lock_s_by_stage": held, "gpu_lock_s_total": round(sum(held.values()), 2),
             "profiles": len(profiles), "profiles_by_ncu": sum(1 for p in profiles if p.get("source") == "ncu"),
             "ncu_s_total": round(sum(ncu), 2), "ncu_s_per_profile": round(sum(ncu) / len(ncu), 2) if ncu else None,
             "timing_s_per_profile": round(sum(timing) / len(timing), 2) if timing else None,
@@ -98,9 +112,9 @@ def main() -> None:
     Path(a.out_json).write_text(json.dumps(out, indent=1))
     with open(a.out_csv, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["problem", "category", "baseline_ms", "best_ms", "speedup_vs_compiled", "gpu_s_total"] + [f"gpu_s_{s}" for s in STAGES] + ["ncu_s_per_profile", "timing_s_per_profile", "profiles_by_ncu", "prompt_tokens_max"])
+        w.writerow(["problem", "category", "baseline_ms", "best_ms", "speedup_vs_compiled", "gpu_lock_s_total", "gpu_s_total"] + [f"gpu_s_{s}" for s in STAGES] + ["ncu_s_per_profile", "timing_s_per_profile", "profiles_by_ncu", "prompt_tokens_max"])
         for r in rows:
-            w.writerow([r["problem"], r["category"], r["baseline_ms"], r["best_ms"], r["speedup_vs_compiled"], r["gpu_s_total"]] + [r["gpu_s_by_stage"][s] for s in STAGES]
+            w.writerow([r["problem"], r["category"], r["baseline_ms"], r["best_ms"], r["speedup_vs_compiled"], r["gpu_lock_s_total"], r["gpu_s_total"]] + [r["gpu_s_by_stage"][s] for s in STAGES]
                        + [r["ncu_s_per_profile"], r["timing_s_per_profile"], r["profiles_by_ncu"], r["prompt_tokens_max"]])
     for r in rows:
         print(f"{r['problem']:34s} {str(r['category']):28s} base {r['baseline_ms']} best {r['best_ms']} x{r['speedup_vs_compiled']} gpu {r['gpu_s_total']} s, ncu/profile {r['ncu_s_per_profile']} s, tokens<= {r['prompt_tokens_max']}")

@@ -16,6 +16,11 @@ from pathlib import Path
 from typing import Iterator
 
 
+# seconds this process held the lock, by mode: what a job really cost the GPU (its
+# benchmark wall time also counts Python start-up and waiting for the lock)
+HELD = {"exclusive": 0.0, "shared": 0.0}
+
+
 def lock_path() -> Path:
     gpu = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
     base = Path(os.environ.get("KERNELOPT_LOCK_DIR", "/tmp"))
@@ -49,7 +54,9 @@ def _locked(device: str, what: str, mode: int) -> Iterator[float]:
         waited = time.perf_counter() - t0
         if waited > 1.0:
             print(f"[gpu-lock] waited {waited:.1f} s for {path} ({what})", flush=True)
+        t_held = time.perf_counter()
         try:
             yield waited
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            HELD["exclusive" if mode == fcntl.LOCK_EX else "shared"] += time.perf_counter() - t_held

@@ -41,12 +41,28 @@ def redirected(log: str | Path | None):
             os.close(saved[1])
 
 
+def _report_gpu_time(log: str | Path | None) -> None:
+    """``<log>.gpu.json``: seconds the job held the GPU lock (exclusive: measurements; shared:
+    correctness runs and compiles), when it touched the GPU at all."""
+    from . import gpulock
+
+    if log and any(gpulock.HELD.values()):
+        import json
+
+        held = {k: round(v, 3) for k, v in gpulock.HELD.items()}
+        Path(f"{log}.gpu.json").write_text(json.dumps(held) + "\n")
+        print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
+
+
 def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any]) -> Any:
     """Call ``fn`` with output in ``log``; exit 1 with one clear line on a known error."""
     try:
         with redirected(log):
             try:
-                return fn()
+                try:
+                    return fn()
+                finally:
+                    _report_gpu_time(log)
             except KerneloptError as e:
                 print(f"kernelopt {name}: {e}", flush=True)
                 raise

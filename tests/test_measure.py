@@ -24,3 +24,40 @@ def test_compare_sees_a_slower_function_on_cpu():
     assert c.meaningful is False  # CPU timings are never presented as real
     d = c.to_dict()
     assert d["noise_band"] == [c.ci_low, c.ci_high] and len(d["round_ratios"]) == 4
+
+
+def test_gpu_lock_is_reader_writer_and_counts_held_time(tmp_path, monkeypatch):
+    """Shared holders overlap; an exclusive holder waits for them; held seconds are counted
+    and run_stage reports them next to the job's log."""
+    import json
+    import threading
+    import time
+
+    from kernelopt import gpulock, stagelog
+
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
+    order = []
+
+    def reader(k):
+        with gpulock.shared("cuda", f"r{k}"):
+            order.append(f"r{k}+")
+            time.sleep(0.3)
+            order.append(f"r{k}-")
+
+    ts = [threading.Thread(target=reader, args=(k,)) for k in range(2)]
+    for t in ts:
+        t.start()
+    time.sleep(0.1)
+    with gpulock.exclusive("cuda", "w") as waited:
+        order.append("w")
+    for t in ts:
+        t.join()
+    assert order.index("r1+") < order.index("r0-") or order.index("r0+") < order.index("r1-")  # the readers overlapped
+    assert order[-1] == "w" and waited > 0.1  # the writer waited for both
+    assert gpulock.HELD["shared"] >= 0.55 and gpulock.HELD["exclusive"] >= 0.0
+    log = tmp_path / "job.log"
+    stagelog.run_stage("t", log, lambda: None)
+    held = json.loads((tmp_path / "job.log.gpu.json").read_text())
+    assert held["shared"] >= 0.55
+    assert gpulock.exclusive.__doc__ and gpulock.shared.__doc__
