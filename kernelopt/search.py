@@ -95,6 +95,17 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         return out
     member = beam["members"][j]
     cand = paths.unit(unit) / member["path"]
+    # a member kept from an earlier beam was profiled then: candidate files never change, so
+    # reuse that profile instead of paying NCU again
+    for k in range(i - 1, -1, -1):
+        for prev in sorted((iter_dir(paths, unit, k) / "profile").glob("m*/summary.json")):
+            old = read_json(prev)
+            if not old.get("empty") and old.get("member") == member["id"] and not old.get("reused_from"):
+                out = {**old, "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(), "cost": {"timing_s": 0.0, "ncu_s": None}}
+                write_json(d / "summary.json", out)
+                (d / "summary.txt").write_text(old.get("text", "") + "\n")
+                print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
+                return out
     h = _harness(paths, unit, cfg)
     device = h.rt.device
     from .harness import load_module

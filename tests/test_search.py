@@ -139,6 +139,12 @@ def test_cpu_search_two_iterations(tmp_path):
         for f in ("plan.json", "analysis.json", "beam.json", "memory.json", "summary.md"):
             assert (d / f).exists(), (i, f)
     assert (unit_dir / "iter0/profile/m0/summary.json").exists()
+    # a member kept in the beam is not profiled twice
+    kept = [json.loads(p.read_text()) for p in unit_dir.glob("iter1/profile/m*/summary.json")]
+    first = {json.loads(p.read_text()).get("member") for p in unit_dir.glob("iter0/profile/m*/summary.json")}
+    for k in kept:
+        if k.get("member") in first:
+            assert k["reused_from"].startswith("iter0/profile/m"), k
     inductor = (unit_dir / "inductor.py").read_text()
     accepted = [c for c in unit_dir.glob("iter*/cand*") if (c / "gate2.json").exists() and json.loads((c / "gate2.json").read_text())["verdict"] == "pass"]
     assert accepted
