@@ -334,3 +334,19 @@ def test_tiny_underutilized_kernel_gets_one_program_first():
     plan = hb.plan(1, beam, analyses, CONTRACT, Memory(), 2)
     assert plan.directions[0].name == "one-program" and plan.directions[0].args == {"config": {"XBLOCK": 64}}
     assert "XBLOCK': 64" in hb.execute(plan.directions[0], INDUCTOR_LIKE, CONTRACT)
+
+
+def test_profile_of_a_kept_member_is_reused(tmp_path):
+    from kernelopt import search
+    from kernelopt.paths import ProblemPaths
+
+    paths = ProblemPaths(tmp_path, "p")
+    u = paths.unit("k")
+    (u / "iter0/profile/m0").mkdir(parents=True)
+    (u / "iter1").mkdir(parents=True)
+    (u / "iter0/profile/m0/summary.json").write_text(json.dumps({"empty": False, "member": "inductor", "source": "ncu", "metrics": {"memory_sol_pct": 70.0}, "text": "member inductor (ncu)"}))
+    (u / "iter1/beam.json").write_text(json.dumps({"iteration": 1, "members": [{"id": "inductor", "path": "cands/c0/candidate.py"}], "stopped": None}))
+    cfg = config.validate({"device": "cpu"})
+    out = search.profile_member(paths, "k", 1, 0, cfg)  # would need a captured problem if it profiled
+    assert out["reused_from"] == "iter0/profile/m0" and out["metrics"] == {"memory_sol_pct": 70.0}
+    assert json.loads((u / "iter1/profile/m0/summary.json").read_text())["reused_from"] == "iter0/profile/m0"
