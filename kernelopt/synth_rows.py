@@ -38,8 +38,10 @@ def _next_pow2(n: int) -> int:
 class Val:
     code: str  # Triton expression (a name of a computed value, or a constant)
     shape: list[int] | None  # the FX value's shape; None for a Python constant
-    kind: str  # full | row | col | const | tuple
+    kind: str  # full | row | col | const | tuple | input (an argument not loaded yet)
     parts: list["Val"] | None = None
+    arg: str | None = None  # input: the argument's name
+    strides: list[int] | None = None  # input: strides of the logical (viewed) shape, None = only contiguous views
 
 
 def _broadcast(a: list[int], b: list[int]) -> list[int]:
@@ -75,6 +77,7 @@ class RowKernel:
             if self.args[name].get("dtype") not in FLOAT_DTYPES:
                 raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
         self.lines: list[str] = []
+        self.loaded: dict[tuple[Any, ...], Val] = {}
         self.n = 0
         self.reductions = 0
 
@@ -86,15 +89,18 @@ class RowKernel:
             acc *= s
         return [x for s, x in zip(a["shape"], a["stride"]) if s != 1] == [x for s, x in zip(a["shape"], reversed(st)) if s != 1]
 
-    def _offset(self, name: str, fx_shape: list[int]) -> tuple[str, str]:
-        """(offset expression, kind) of an argument holding an FX value of ``fx_shape``."""
+    def _offset(self, name: str, fx_shape: list[int], strides: list[int] | None = None) -> tuple[str, str]:
+        """(offset expression, kind) of an argument holding an FX value of ``fx_shape``
+        (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
         a = self.args[name]
         if math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
             return "rows * %d + cols" % self.N, "full"
         if self.N > 1 and math.prod(fx_shape) == self.R and [x for x in fx_shape if x != 1] == [x for x in self.S[:-1] if x != 1] and self._contiguous(a):
             return "rows", "row"  # one value per row (a keepdim reduction's output, say)
-        if list(a["shape"]) != list(fx_shape):
-            raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {fx_shape})")
+        if strides is None:
+            if list(a["shape"]) != list(fx_shape):
+                raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {fx_shape})")
+            strides = list(a["stride"])
         pad = len(self.S) - len(fx_shape)
         if pad < 0:
             raise CannotSynthesize(f"argument {name} has more dimensions than the unit's largest tensor")
@@ -106,7 +112,7 @@ class RowKernel:
                 continue
             if fx_shape[k] != size:
                 raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
-            stride = a["stride"][k]
+            stride = strides[k]
             if d == len(self.S) - 1:
                 col_term = "cols" if stride == 1 else f"cols * {stride}"
             else:
@@ -124,14 +130,25 @@ class RowKernel:
 
     MASKS = {"full": "mask", "row": "rmask", "col": "cmask", "const": None}
 
-    def load(self, i: int, name: str) -> Val:
-        fx = self.consts["SHAPES"][name]
-        off, kind = self._offset(name, fx)
-        m = self.MASKS[kind]
-        mask = f", mask={m}, other=0.0" if m else ""
-        code = f"v{i}"
-        self.lines.append(f"{code} = tl.load({name} + ({off}){mask}).to(tl.float32)")
-        return Val(code, list(fx), kind)
+    def input(self, name: str) -> Val:
+        """An argument as a value not loaded yet: views (unsqueeze, reshape) only change its
+        logical shape; the load happens at first use, indexed for that shape."""
+        fx = list(self.consts["SHAPES"][name])
+        a = self.args[name]
+        return Val(name, fx, "input", arg=name, strides=list(a["stride"]) if list(a["shape"]) == fx else None)
+
+    def load(self, v: Val) -> Val:
+        if v.kind != "input":
+            return v
+        key = (v.arg, tuple(v.shape or []), tuple(v.strides or []))
+        if key not in self.loaded:
+            off, kind = self._offset(v.arg, v.shape, v.strides)
+            m = self.MASKS[kind]
+            mask = f", mask={m}, other=0.0" if m else ""
+            code = f"v{len(self.loaded)}"
+            self.lines.append(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)")
+            self.loaded[key] = Val(code, list(v.shape), kind)
+        return self.loaded[key]
 
     def store(self, name: str, v: Val) -> None:
         fx = self.consts["OUT_SHAPES"][name]
@@ -207,7 +224,7 @@ class RowKernel:
             raise CannotSynthesize(f"{func} is not an ATen op")
         op, kw = parts[3], self._kw(call)
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max"):
-            vals = [self._arg(a, env) for a in call.args]
+            vals = [self.load(self._arg(a, env)) for a in call.args]
             if any(v.kind in ("rowflat", "tuple") for v in vals):
                 raise CannotSynthesize(f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)")
             shape: list[int] | None = None
@@ -229,6 +246,16 @@ class RowKernel:
                 raise CannotSynthesize(f"aten.{op} of constants only")
             return self._new(code, shape, self._kind_of(shape))
         x = self._arg(call.args[0], env)
+        if op == "unsqueeze":
+            if x.kind != "input":
+                raise CannotSynthesize("aten.unsqueeze of a computed value")
+            d = int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1)
+            strides = None if x.strides is None else x.strides[:d] + [0] + x.strides[d:]
+            return Val(x.code, x.shape[:d] + [1] + x.shape[d:], "input", arg=x.arg, strides=strides)
+        if op in VIEW_OPS and x.kind == "input":
+            new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+            return Val(x.code, list(new), "input", arg=x.arg, strides=None)  # only contiguous views can be indexed
+        x = self.load(x)
         if op in VIEW_OPS:
             new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
             if x.kind != "full" or math.prod(new) != self.numel or new[-1] != self.N:
@@ -273,12 +300,12 @@ class RowKernel:
     def build(self, attempt: int) -> str:
         env: dict[str, Val] = {}
         for i, name in enumerate(self.consts["INPUTS"]):
-            env[f"x{i}"] = self.load(i, name)
+            env[f"x{i}"] = self.input(name)
         results: list[Val] | None = None
         for stmt in self.fwd.body:
             if isinstance(stmt, ast.Return):
                 vals = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-                results = [self._arg(v, env) for v in vals]
+                results = [self.load(self._arg(v, env)) for v in vals]
                 break
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                 continue

@@ -350,3 +350,48 @@ def test_profile_of_a_kept_member_is_reused(tmp_path):
     out = search.profile_member(paths, "k", 1, 0, cfg)  # would need a captured problem if it profiled
     assert out["reused_from"] == "iter0/profile/m0" and out["metrics"] == {"memory_sol_pct": 70.0}
     assert json.loads((u / "iter1/profile/m0/summary.json").read_text())["reused_from"] == "iter0/profile/m0"
+
+
+UNSQ_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3]}
+OUT_SHAPES = {'out_ptr0': [2, 3, 4, 5]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        unsqueeze = torch.ops.aten.unsqueeze.default(x1, -1);  x1 = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, -1);  unsqueeze = None
+        sub = torch.ops.aten.sub.Tensor(x0, unsqueeze_1)
+        relu = torch.ops.aten.relu.default(sub)
+        return (relu,)
+"""
+
+
+def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
+    """A per-channel vector unsqueezed to [C, 1, 1] broadcasts along dim 1 of [N, C, H, W]."""
+    import importlib.util
+    import os
+
+    import torch
+
+    from kernelopt import cpu_mode, synthesize
+
+    contract = {"args": [
+        {"name": "in_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "read"},
+        {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
+        {"name": "out_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "write"},
+        {"name": "xnumel", "kind": "scalar", "value": 120}]}
+    src = synthesize.synthesize(contract, UNSQ_REFERENCE, 0)
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_unsq.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("synth_unsq", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, w = torch.randn(2, 3, 4, 5), torch.randn(3)
+    out = torch.full((2, 3, 4, 5), float("nan"))
+    mod.launch(x, w, out, 120)
+    torch.testing.assert_close(out, torch.relu(x - w[:, None, None]))
