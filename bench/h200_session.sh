@@ -5,6 +5,8 @@
 #    problem;  2. search_gpu.sh on four level-1 problems, seeded with that run directory's
 #    captures, NCU on, heuristic backend;  3. everything small in one tarball (8-file limit).
 #   RESUME=.run/gates_workdir.tar.gz bash bench/h200_session.sh     (carry .whl and .run)
+# Known problem: on 2026-11-29 step 2 scheduled only the report (the inherited RESUME was
+# extracted over the seeded directory too); run search_gpu.sh on a fresh directory instead.
 set -uo pipefail
 R=/tmp/res; mkdir -p $R
 OUT=$R PIPELINE_TIMEOUT=${GATES_TIMEOUT:-230} AA_TIMEOUT=${AA_TIMEOUT:-100} bash bench/gates_gpu.sh
