@@ -11,7 +11,7 @@ set -uo pipefail
 R=/tmp/res; mkdir -p $R
 OUT=$R PIPELINE_TIMEOUT=${GATES_TIMEOUT:-230} AA_TIMEOUT=${AA_TIMEOUT:-100} bash bench/gates_gpu.sh
 [ -n "${OUT:-}" ] && cp $R/gates_workdir.tar.gz $OUT/ 2>/dev/null
-OUT=$R SEED_FROM=/tmp/kernelopt-gates AA=$R/aa_h200.json PIPELINE_TIMEOUT=${SEARCH_TIMEOUT:-200} \
+OUT=$R RESUME= SEED_FROM=/tmp/kernelopt-gates AA=$R/aa_h200.json PIPELINE_TIMEOUT=${SEARCH_TIMEOUT:-200} \
   PROBS="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py]" \
   SEARCH="{iterations: 1, beam_width: 2, synthesis_attempts: 2}" bash bench/search_gpu.sh
 [ -n "${OUT:-}" ] && tar czf $OUT/h200_results.tar.gz -C $R --exclude=gates_workdir.tar.gz . && ls -la $OUT
