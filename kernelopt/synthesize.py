@@ -97,7 +97,7 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
         elif op in ("clamp_min", "clamp_max") and len(args) == 2:
             code = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({args[0]}, {args[1]})"
         else:
-            raise CannotSynthesize(f"aten.{op}.{overload} is not a supported pointwise op (reductions and views are not synthesised yet)")
+            raise CannotSynthesize(f"aten.{op}.{overload} is not a supported pointwise op")
         target = stmt.targets[0].id  # type: ignore[attr-defined]
         name = f"t_{target}"
         lines.append(f"{name} = {code}")
@@ -197,7 +197,7 @@ def synthesize(contract: dict[str, Any], reference_src: str, attempt: int) -> st
             return synthesize_rows(contract, reference_src, attempt)
         except CannotSynthesize as rows:
             reduces = any(f"aten.{op}." in reference_src or f"prims.{op}." in reference_src for op in REDUCTIONS | {"prepare_softmax_online"})
-            raise CannotSynthesize(str(rows) if reduces else str(pointwise)) from None
+            raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
 
 
 def run(paths: Any, unit: str, attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
