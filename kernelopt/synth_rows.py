@@ -78,6 +78,7 @@ class RowKernel:
                 raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
         self.lines: list[str] = []
         self.loaded: dict[tuple[Any, ...], Val] = {}
+        self._keep: list[Val] = []
         self.n = 0
         self.reductions = 0
 
@@ -137,7 +138,30 @@ class RowKernel:
         a = self.args[name]
         return Val(name, fx, "input", arg=name, strides=list(a["stride"]) if list(a["shape"]) == fx else None)
 
+    def _unsqueeze(self, v: Val, d: int, rank: int) -> Val:
+        """unsqueeze(v, d) of a value of ``rank`` dims, pushed down to the arguments (a
+        pointwise function commutes with a view that inserts a size-1 dimension)."""
+        if v.kind == "const":
+            return v
+        pad = rank - len(v.shape)  # right-aligned broadcasting: leading size-1 dims first
+        shape = [1] * pad + list(v.shape)
+        if v.kind == "lazy":
+            return Val(v.code, shape[:d] + [1] + shape[d:], "lazy", parts=[self._unsqueeze(c, d, rank) for c in v.parts])
+        if v.kind == "input":
+            strides = None if v.strides is None else [0] * pad + v.strides
+            strides = None if strides is None else strides[:d] + [0] + strides[d:]
+            return Val(v.code, shape[:d] + [1] + shape[d:], "input", arg=v.arg, strides=strides)
+        raise CannotSynthesize("aten.unsqueeze of a computed value")
+
     def load(self, v: Val) -> Val:
+        """The value as Triton code: loads an argument, emits a symbolic (lazy) expression."""
+        if v.kind == "lazy":
+            key = ("lazy", id(v))
+            if key not in self.loaded:
+                codes = [self.load(c).code for c in v.parts]
+                self.loaded[key] = self._new(v.code.format(*codes), v.shape, self._kind_of(v.shape))
+                self._keep.append(v)  # keep id(v) unique while it is cached
+            return self.loaded[key]
         if v.kind != "input":
             return v
         key = (v.arg, tuple(v.shape or []), tuple(v.strides or []))
@@ -145,7 +169,7 @@ class RowKernel:
             off, kind = self._offset(v.arg, v.shape, v.strides)
             m = self.MASKS[kind]
             mask = f", mask={m}, other=0.0" if m else ""
-            code = f"v{len(self.loaded)}"
+            code = f"v{sum(1 for k in self.loaded if k[0] != 'lazy')}"
             self.lines.append(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)")
             self.loaded[key] = Val(code, list(v.shape), kind)
         return self.loaded[key]
@@ -172,22 +196,17 @@ class RowKernel:
         return Val(name, shape, kind)
 
     def _kind_of(self, shape: list[int]) -> str:
+        """full ([ROWS, BLOCK_N]), row ([ROWS, 1]), col ([1, BLOCK_N]) or const, for a value
+        that broadcasts to the unit's shape (a per-channel [C, 1, 1] value is a row value:
+        its loads index the channel from the row number)."""
         s = [1] * (len(self.S) - len(shape)) + list(shape)
-        if len(s) != len(self.S):
-            raise CannotSynthesize(f"value of shape {shape} has more dimensions than {self.S}")
+        if len(s) != len(self.S) or _broadcast(s, list(self.S)) != list(self.S):
+            raise CannotSynthesize(f"value of shape {shape} does not broadcast to {self.S}")
         last = s[-1] == self.N and self.N != 1
         lead = any(x != 1 for x in s[:-1])
-        if last and lead:
-            if s != list(self.S):
-                raise CannotSynthesize(f"value of shape {shape} is neither full, per row nor per column")
-            return "full"
         if last:
-            return "col"
-        if lead:
-            if s[:-1] != list(self.S[:-1]):
-                raise CannotSynthesize(f"per-row value of shape {shape} does not cover every row")
-            return "row"
-        return "const"
+            return "full" if lead else "col"
+        return "row" if lead else "const"
 
     def _dims_last(self, dims: Any, shape: list[int]) -> None:
         dims = dims if isinstance(dims, list) else [dims]
@@ -224,34 +243,37 @@ class RowKernel:
             raise CannotSynthesize(f"{func} is not an ATen op")
         op, kw = parts[3], self._kw(call)
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max"):
-            vals = [self.load(self._arg(a, env)) for a in call.args]
+            vals = [self._arg(a, env) for a in call.args]
             if any(v.kind in ("rowflat", "tuple") for v in vals):
                 raise CannotSynthesize(f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)")
             shape: list[int] | None = None
             for v in vals:
                 if v.shape is not None:
                     shape = v.shape if shape is None else _broadcast(shape, v.shape)
-            codes = [v.code for v in vals]
+            ph = [f"{{{k}}}" for k in range(len(vals))]
             if op in UNARY and len(vals) == 1:
-                code = UNARY[op].format(*codes)
+                tmpl = UNARY[op]
             elif op in BINARY and len(vals) == 2:
-                code = BINARY[op].format(*codes)
+                tmpl = BINARY[op]
             elif op == "where" and len(vals) == 3:
-                code = f"tl.where({codes[0]}, {codes[1]}, {codes[2]})"
+                tmpl = f"tl.where({ph[0]}, {ph[1]}, {ph[2]})"
             elif op in ("clamp_min", "clamp_max") and len(vals) == 2:
-                code = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({codes[0]}, {codes[1]})"
+                tmpl = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({ph[0]}, {ph[1]})"
             else:
                 raise CannotSynthesize(f"aten.{op} with {len(vals)} arguments")
             if shape is None:
                 raise CannotSynthesize(f"aten.{op} of constants only")
-            return self._new(code, shape, self._kind_of(shape))
+            if all(v.kind in ("input", "lazy", "const") for v in vals):
+                # a function of the arguments alone: stays symbolic until used, so that a view
+                # applied later (unsqueeze) can be pushed down to the loads
+                return Val(tmpl, list(shape), "lazy", parts=vals)
+            vals = [self.load(v) for v in vals]
+            return self._new(tmpl.format(*[v.code for v in vals]), shape, self._kind_of(shape))
         x = self._arg(call.args[0], env)
         if op == "unsqueeze":
-            if x.kind != "input":
+            if x.kind not in ("input", "lazy"):
                 raise CannotSynthesize("aten.unsqueeze of a computed value")
-            d = int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1)
-            strides = None if x.strides is None else x.strides[:d] + [0] + x.strides[d:]
-            return Val(x.code, x.shape[:d] + [1] + x.shape[d:], "input", arg=x.arg, strides=strides)
+            return self._unsqueeze(x, int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1), len(x.shape))
         if op in VIEW_OPS and x.kind == "input":
             new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
             return Val(x.code, list(new), "input", arg=x.arg, strides=None)  # only contiguous views can be indexed

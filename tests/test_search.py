@@ -395,3 +395,36 @@ def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
     out = torch.full((2, 3, 4, 5), float("nan"))
     mod.launch(x, w, out, 120)
     torch.testing.assert_close(out, torch.relu(x - w[:, None, None]))
+
+
+def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
+    """Inference batch norm: rsqrt(var + eps) per channel, unsqueezed twice, scales [N, C, H, W]."""
+    import importlib.util
+    import os
+
+    import torch
+
+    from kernelopt import cpu_mode, synthesize
+
+    ref = UNSQ_REFERENCE.replace("INPUTS = ['in_ptr0', 'in_ptr1']", "INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']").replace(
+        "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3]}", "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3], 'in_ptr2': [3]}").replace(
+        "    def forward(self, x0, x1):", "    def forward(self, x0, x1, x2):\n        add = torch.ops.aten.add.Tensor(x2, 1e-05)\n        rsqrt = torch.ops.aten.rsqrt.default(add)\n        u = torch.ops.aten.unsqueeze.default(rsqrt, -1)\n        u2 = torch.ops.aten.unsqueeze.default(u, -1)").replace(
+        "        relu = torch.ops.aten.relu.default(sub)", "        mul = torch.ops.aten.mul.Tensor(sub, u2)\n        relu = torch.ops.aten.relu.default(mul)")
+    contract = {"args": [
+        {"name": "in_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 1, 15, 3], "dtype": "float32", "access": "read"},  # channels-last
+        {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
+        {"name": "in_ptr2", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
+        {"name": "out_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "write"},
+        {"name": "xnumel", "kind": "scalar", "value": 120}]}
+    src = synthesize.synthesize(contract, ref, 0)
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_bn.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("synth_bn", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    mean, var = torch.randn(3), torch.rand(3) + 0.5
+    out = torch.full((2, 3, 4, 5), float("nan"))
+    mod.launch(x, mean, var, out, 120)
+    torch.testing.assert_close(out, torch.relu((x - mean[:, None, None]) * torch.rsqrt(var + 1e-5)[:, None, None]))
