@@ -126,15 +126,8 @@ def parse_raw_csv(text: str) -> dict[str, Any]:
         if raw_name not in header:
             continue
         i = header.index(raw_name)
-        vals = []
-        for r in data:
-            try:
-                vals.append(float(r[i].replace(",", "")))
-            except (ValueError, IndexError):
-                pass
-        if vals:
-            vals.sort()
-            v = vals[len(vals) // 2]
+        v = median(i)
+        if v is not None:
             unit = units[i] if i < len(units) else ""
             if ours == "duration_us":
                 v = v / 1000.0 if unit == "nsecond" else (v * 1000.0 if unit == "msecond" else v)
