@@ -7,7 +7,6 @@ so each can be its own Snakemake rule.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import shutil
 import traceback
@@ -18,11 +17,7 @@ from . import gates, gpulock, measure, outputcode, runtime, stitch
 from .gates import FAIL, PASS, SKIPPED, SKIPPED_BY_MODE, GateVerdict
 from .paths import ProblemPaths
 
-write_json = stitch.write_json
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    return json.loads(Path(path).read_text())
+write_json, read_json = stitch.write_json, stitch.read_json
 
 
 # --------------------------------------------------------------------------- slots

@@ -5,6 +5,7 @@
   profile     iter<i>/profile/m<j>/  NCU (GPU, when it works) or timing + roofline, summarised
   expand      iter<i>/plan.json ...  analyst -> planner -> executor: cand<j>/candidate.py slots
   (gate1, gate2 on iter<i>/cand<j>: the Gates issue's rules)
+  retry       iter<i>/cand<j>/r<k>/  directed retry of a candidate that failed gate 1 or 2
   select_iter iter<i>/beam.json      time the new candidates, keep the best distinct ones,
                                      summarizer's memory.json + summary.md; early stop
 
@@ -22,11 +23,7 @@ from .agents.base import Analysis, Direction, Memory, ProfileSummary
 from .agents.heuristic import signature
 from .gates import PASS
 from .paths import ProblemPaths
-from .stitch import write_json
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    return json.loads(Path(path).read_text())
+from .stitch import read_json, write_json
 
 
 def iter_dir(paths: ProblemPaths, unit: str, i: int) -> Path:
@@ -197,8 +194,8 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     return plan.to_dict()
 
 
-def attempts_of(d: Path, j: int, retries: int) -> list[str]:
-    """Slot paths of candidate j of an iteration directory: the planned one, then its retries."""
+def attempts_of(j: int, retries: int) -> list[str]:
+    """Slot paths of candidate j in an iteration directory: the planned one, then its retries."""
     return [f"cand{j}"] + [f"cand{j}/r{r}" for r in range(1, retries + 1)]
 
 
@@ -231,7 +228,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         memory = Memory.from_dict(read_json(iter_dir(paths, unit, i - 1) / "memory.json"))
         taken = set()
         for k in range(int(cfg["search"]["beam_width"])):
-            for a in attempts_of(d, k, int(cfg["search"]["retries"])):
+            for a in attempts_of(k, int(cfg["search"]["retries"])):
                 sp = d / a / "slot.json"
                 if sp.exists() and not read_json(sp)["empty"]:
                     taken.add(read_json(sp)["signature"])
@@ -268,7 +265,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     new_members: list[dict[str, Any]] = []
     passing = []
     for j in range(width):
-        for a in attempts_of(d, j, int(cfg["search"].get("retries", 0))):
+        for a in attempts_of(j, int(cfg["search"].get("retries", 0))):
             cd = d / a
             slot = read_json(cd / "slot.json")
             if slot["empty"]:

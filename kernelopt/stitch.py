@@ -178,6 +178,10 @@ def graphed(fn: Callable[[], Any], device: str) -> Callable[[], Any]:
     return replay
 
 
+def read_json(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
 def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")

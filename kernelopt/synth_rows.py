@@ -38,10 +38,11 @@ def _next_pow2(n: int) -> int:
 class Val:
     code: str  # Triton expression (a name of a computed value, or a constant)
     shape: list[int] | None  # the FX value's shape; None for a Python constant
-    kind: str  # full | row | col | const | tuple | input (an argument not loaded yet)
+    kind: str  # full | row | col | const | tuple | input (an argument not loaded yet) | lazy (a symbolic pointwise function of inputs)
     parts: list["Val"] | None = None
     arg: str | None = None  # input: the argument's name
     strides: list[int] | None = None  # input: strides of the logical (viewed) shape, None = only contiguous views
+    emitted: "Val | None" = None  # lazy: the computed value once its code has been written
 
 
 def _broadcast(a: list[int], b: list[int]) -> list[int]:
@@ -77,8 +78,7 @@ class RowKernel:
             if self.args[name].get("dtype") not in FLOAT_DTYPES:
                 raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
         self.lines: list[str] = []
-        self.loaded: dict[tuple[Any, ...], Val] = {}
-        self._keep: list[Val] = []
+        self.loaded: dict[tuple[Any, ...], Val] = {}  # argument loads, by (name, logical shape, strides)
         self.n = 0
         self.reductions = 0
 
@@ -156,12 +156,10 @@ class RowKernel:
     def load(self, v: Val) -> Val:
         """The value as Triton code: loads an argument, emits a symbolic (lazy) expression."""
         if v.kind == "lazy":
-            key = ("lazy", id(v))
-            if key not in self.loaded:
+            if v.emitted is None:
                 codes = [self.load(c).code for c in v.parts]
-                self.loaded[key] = self._new(v.code.format(*codes), v.shape, self._kind_of(v.shape))
-                self._keep.append(v)  # keep id(v) unique while it is cached
-            return self.loaded[key]
+                v.emitted = self._new(v.code.format(*codes), v.shape, self._kind_of(v.shape))
+            return v.emitted
         if v.kind != "input":
             return v
         key = (v.arg, tuple(v.shape or []), tuple(v.strides or []))
@@ -169,7 +167,7 @@ class RowKernel:
             off, kind = self._offset(v.arg, v.shape, v.strides)
             m = self.MASKS[kind]
             mask = f", mask={m}, other=0.0" if m else ""
-            code = f"v{sum(1 for k in self.loaded if k[0] != 'lazy')}"
+            code = f"v{len(self.loaded)}"
             self.lines.append(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)")
             self.loaded[key] = Val(code, list(v.shape), kind)
         return self.loaded[key]
