@@ -226,12 +226,12 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         analyses = read_json(d / "analysis.json")
         analysis = Analysis(**analyses[member]) if member in analyses else None
         memory = Memory.from_dict(read_json(iter_dir(paths, unit, i - 1) / "memory.json"))
-        taken = set()
-        for k in range(int(cfg["search"]["beam_width"])):
-            for a in attempts_of(k, int(cfg["search"]["retries"])):
-                sp = d / a / "slot.json"
-                if sp.exists() and not read_json(sp)["empty"]:
-                    taken.add(read_json(sp)["signature"])
+        # what is already planned: every candidate of this iteration and this candidate's own
+        # earlier retries (all inputs of this job; the other candidates' retries run
+        # concurrently, so counting them would make the choice depend on job order)
+        slots = [read_json(d / f"cand{k}" / "slot.json") for k in range(int(cfg["search"]["beam_width"]))]
+        slots += [read_json(base / f"r{k}" / "slot.json") for k in range(1, r)]
+        taken = {sl["signature"] for sl in slots if not sl["empty"]}
         if src_member is None:
             info["reason"] = f"beam member {member} not found"
         else:
