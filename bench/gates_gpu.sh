@@ -14,21 +14,8 @@
 # Results: $OUT/gates_h200.json, gates_h200_summary.json, gates_h200_results.csv,
 # aa_h200.json, gates_artifacts.tar.gz.  Needs .whl/ (../shared/device/wheelhouse.sh).
 set -uo pipefail
-if [ -d .whl ]; then
-  [ -d /tmp/site/snakemake ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-WD=${WD:-/tmp/kernelopt-gates}
-OUTDIR=${OUT:-/tmp}
-export PYTHONUNBUFFERED=1
-if [ -n "${RESUME:-}" ]; then
-  mkdir -p "$WD" && tar xzf "$RESUME" -C "$WD" && echo "resumed from $RESUME"
-  # the fresh copy of the repo has new mtimes: make the inputs older than the outputs in
-  # the tar, or Snakemake would redo every capture
-  find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
-fi
+. bench/device_env.sh && device_setup /tmp/kernelopt-gates && device_resume
 PROBS="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py, problems/gpu/level2/2_Conv2d_BatchNorm_ReLU.py, problems/gpu/level3/2_TransformerBlock.py, problems/gpu/level3/3_SmallCNN.py]"
-rm -rf .snakemake/locks  # a lock left by a killed run on a warm machine (.snakemake is not tracked)
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-420} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD candidates=bench/candidates 'gates={replace_with_inductor: true}' \

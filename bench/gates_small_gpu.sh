@@ -3,13 +3,7 @@
 # hand-written softmax candidate of bench/candidates/, then the A/A benchmark of gate 4 on
 # them.  For a device budget too small for bench/gates_gpu.sh.
 set -uo pipefail
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-WD=${WD:-/tmp/kernelopt-small}
-OUTDIR=${OUT:-/tmp}
-export PYTHONUNBUFFERED=1
+. bench/device_env.sh && device_setup /tmp/kernelopt-small
 t0=$(date +%s)
 timeout -k 5 ${PIPELINE_TIMEOUT:-150} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going \
   --config problems="[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py]" device=cuda workdir=$WD \

@@ -11,24 +11,14 @@
 # search_results.csv, search_snakemake.log, search_artifacts.tar.gz (run dir without caches,
 # NCU reports included).
 set -uo pipefail
-if [ -d .whl ]; then
-  [ -d /tmp/site/snakemake ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-WD=${WD:-/tmp/kernelopt-search}
-OUTDIR=${OUT:-/tmp}
-export PYTHONUNBUFFERED=1
+. bench/device_env.sh && device_setup /tmp/kernelopt-search
 if [ -n "${SEED_FROM:-}" ]; then  # an earlier run dir of the same problems on this machine: reuse its captures
   mkdir -p "$WD" && cp -a "$SEED_FROM"/. "$WD"/ && echo "seeded from $SEED_FROM"
 fi
-if [ -n "${RESUME:-}" ]; then
-  mkdir -p "$WD" && tar xzf "$RESUME" -C "$WD" && echo "resumed from $RESUME"
-  find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
-fi
+device_resume
 PROBS=${PROBS:-"[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level1/4_RowSum.py, problems/gpu/level1/6_LogSoftmax.py, problems/gpu/level1/7_RMSNorm.py, problems/gpu/level1/8_ReLU.py]"}
 SEARCH=${SEARCH:-"{iterations: 2, beam_width: 2, synthesis_attempts: 2}"}
 which ncu && ncu --version | tail -1
-rm -rf .snakemake/locks  # a lock left by a killed run on a warm machine (.snakemake is not tracked)
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-480} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" ${GATES:+"gates=${GATES}"} > $OUTDIR/search_snakemake.log 2>&1

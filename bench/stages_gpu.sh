@@ -4,13 +4,7 @@
 # ../shared/device/wheelhouse.sh in .whl/ (snakemake is not installed there).
 # Writes bench/results/stages_h200.json (+ $OUT/stages_artifacts.tar.gz when OUT is set).
 set -uo pipefail
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-WD=${WD:-/tmp/kernelopt-gpu}
-OUTDIR=${OUT:-/tmp}
-export PYTHONUNBUFFERED=1
+. bench/device_env.sh && device_setup /tmp/kernelopt-gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
 t0=$(date +%s)
 timeout -k 10 ${STAGES_TIMEOUT:-500} python3 -m snakemake --cores ${CORES:-16} --resources gpu=${GPU_SLOTS:-8} --keep-going \

@@ -1,0 +1,24 @@
+# Sourced by the bench/*_gpu.sh scripts on the GPU machine (repo root as working directory).
+# device_setup WD: the carried wheels on PYTHONPATH (installed once per machine), WD and
+#   OUTDIR set, unbuffered Python, and a lock left in .snakemake/ by a killed run on a warm
+#   machine removed (.snakemake is not tracked, so it survives between calls).
+# device_resume: RESUME=<tar of a run dir> unpacked into WD, with the repo's inputs made
+#   older than the carried outputs (the fresh copy of the repo has new mtimes, and
+#   Snakemake would otherwise redo every capture).
+device_setup() {
+  if [ -d .whl ]; then
+    [ -d /tmp/site/snakemake ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/site:$PWD
+  fi
+  WD=${WD:-$1}
+  OUTDIR=${OUT:-/tmp}
+  export PYTHONUNBUFFERED=1
+  rm -rf .snakemake/locks
+}
+
+device_resume() {
+  if [ -n "${RESUME:-}" ]; then
+    mkdir -p "$WD" && tar xzf "$RESUME" -C "$WD" && echo "resumed from $RESUME"
+    find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
+  fi
+}
