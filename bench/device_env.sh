@@ -2,7 +2,8 @@
 # device_setup WD: the carried wheels on PYTHONPATH (installed once per machine), WD and
 #   OUTDIR set, unbuffered Python, and a lock left in .snakemake/ by a killed run on a warm
 #   machine removed (.snakemake is not tracked, so it survives between calls).
-# device_resume: RESUME=<tar of a run dir> unpacked into WD, with the repo's inputs made
+# device_resume: RESUME=<tar of a run dir> unpacked into WD (or WD left by an earlier call on
+#   a warm machine), with the repo's inputs made
 #   older than the carried outputs (the fresh copy of the repo has new mtimes, and
 #   Snakemake would otherwise redo every capture).
 device_setup() {
@@ -19,6 +20,10 @@ device_setup() {
 device_resume() {
   if [ -n "${RESUME:-}" ]; then
     mkdir -p "$WD" && tar xzf "$RESUME" -C "$WD" && echo "resumed from $RESUME"
-    find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
+  elif [ -d "$WD" ]; then  # a warm machine still holds the run of an earlier call: go on with it
+    echo "continuing the run already in $WD"
+  else
+    return 0
   fi
+  find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
 }

@@ -38,15 +38,18 @@ def bench_seconds(wd: Path, stage: str, problem: str) -> float:
     return round(total, 2)
 
 
-def lock_seconds(wd: Path, stage: str, problem: str) -> float:
-    """Seconds the stage's jobs held the GPU lock (logs/<stage>/<problem>/...log.gpu.json)."""
+def lock_seconds(wd: Path, stage: str, problem: str) -> dict[str, float]:
+    """Seconds the stage's jobs held the GPU lock (logs/<stage>/<problem>/...log.gpu.json),
+    by mode: exclusive (measurements: the GPU did nothing else) and shared (correctness runs
+    and compiles, which overlap one another: their sum over-counts the GPU's time)."""
     root = wd / "logs" / stage
     files = list(root.glob(f"{problem}.log.gpu.json")) + list((root / problem).rglob("*.gpu.json"))
-    total = 0.0
+    total = {"exclusive": 0.0, "shared": 0.0}
     for f in files:
         d = read(f) or {}
-        total += float(d.get("exclusive", 0)) + float(d.get("shared", 0))
-    return round(total, 2)
+        for k in total:
+            total[k] += float(d.get(k, 0))
+    return {k: round(v, 2) for k, v in total.items()}
 
 
 def main() -> None:
@@ -89,16 +92,22 @@ def main() -> None:
         timing = [p["cost"]["timing_s"] for p in profiles if (p.get("cost") or {}).get("timing_s") is not None]
         gpu = {s: bench_seconds(wd, s, d.name) for s in STAGES}
         held = {s: lock_seconds(wd, s, d.name) for s in STAGES + ["search"]}
+        held = {s: v for s, v in held.items() if v["exclusive"] or v["shared"]}
+        held_ex = round(sum(v["exclusive"] for v in held.values()), 2)
+        held_sh = round(sum(v["shared"] for v in held.values()), 2)
+        ncu_locked = [p["cost"]["ncu_locked_s"] for p in profiles if (p.get("cost") or {}).get("ncu_locked_s") is not None]
         speed = res.get("speedup_vs_compiled")
         nb = res.get("noise_band") or [None, None]
         row = {
             "problem": d.name, "category": res.get("category"), "reason": res.get("reason"),
             "baseline_ms": res.get("baseline_ms"), "best_ms": res.get("final_ms"), "speedup_vs_compiled": speed, "ratio_ci": nb,
             "gpu_s_by_stage": gpu, "gpu_s_total": round(sum(gpu.values()), 2),
-            "gpu_lock_s_by_stage": held, "gpu_lock_s_total": round(sum(held.values()), 2),
+            "gpu_lock_s_by_stage": held, "gpu_lock_s_exclusive": held_ex, "gpu_lock_s_shared": held_sh,
+            "gpu_lock_s_total": round(held_ex + held_sh, 2), "gpu_lock_min_total": round((held_ex + held_sh) / 60, 2),
             "profiles": len(profiles), "profiles_by_ncu": sum(1 for p in profiles if p.get("source") == "ncu"),
             "ncu_s_total": round(sum(ncu), 2), "ncu_s_per_profile": round(sum(ncu) / len(ncu), 2) if ncu else None,
             "timing_s_per_profile": round(sum(timing) / len(timing), 2) if timing else None,
+            "ncu_locked_s_per_profile": round(sum(ncu_locked) / len(ncu_locked), 2) if ncu_locked else None,
             "prompt_tokens_max": max((p.get("tokens_estimate", 0) for p in profiles), default=None),
             "prompt_tokens_mean": round(sum(p.get("tokens_estimate", 0) for p in profiles) / len(profiles), 1) if profiles else None,
             "ncu_notes": sorted({p.get("note", "")[:200] for p in profiles if p.get("note")}),
@@ -112,12 +121,20 @@ def main() -> None:
     Path(a.out_json).write_text(json.dumps(out, indent=1))
     with open(a.out_csv, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["problem", "category", "baseline_ms", "best_ms", "speedup_vs_compiled", "gpu_lock_s_total", "gpu_s_total"] + [f"gpu_s_{s}" for s in STAGES] + ["ncu_s_per_profile", "timing_s_per_profile", "profiles_by_ncu", "prompt_tokens_max"])
+        lock_stages = STAGES + ["search"]
+        w.writerow(["problem", "category", "baseline_ms", "best_ms", "speedup_vs_compiled", "units", "iterations_run_max", "gpu_lock_min_total", "gpu_lock_s_exclusive", "gpu_lock_s_shared"]
+                   + [f"lock_s_{s}" for s in lock_stages] + ["job_wall_s_total"] + [f"job_wall_s_{s}" for s in STAGES]
+                   + ["profiles_by_ncu", "ncu_s_per_profile", "ncu_locked_s_per_profile", "timing_s_per_profile", "prompt_tokens_max"])
         for r in rows:
-            w.writerow([r["problem"], r["category"], r["baseline_ms"], r["best_ms"], r["speedup_vs_compiled"], r["gpu_lock_s_total"], r["gpu_s_total"]] + [r["gpu_s_by_stage"][s] for s in STAGES]
-                       + [r["ncu_s_per_profile"], r["timing_s_per_profile"], r["profiles_by_ncu"], r["prompt_tokens_max"]])
+            lk = r["gpu_lock_s_by_stage"]
+            w.writerow([r["problem"], r["category"], r["baseline_ms"], r["best_ms"], r["speedup_vs_compiled"], len(r["units"]), max((u["iterations_run"] for u in r["units"].values()), default=0),
+                        r["gpu_lock_min_total"], r["gpu_lock_s_exclusive"], r["gpu_lock_s_shared"]]
+                       + [round(lk[s]["exclusive"] + lk[s]["shared"], 2) if s in lk else 0.0 for s in lock_stages] + [r["gpu_s_total"]] + [r["gpu_s_by_stage"][s] for s in STAGES]
+                       + [r["profiles_by_ncu"], r["ncu_s_per_profile"], r["ncu_locked_s_per_profile"], r["timing_s_per_profile"], r["prompt_tokens_max"]])
     for r in rows:
-        print(f"{r['problem']:34s} {str(r['category']):28s} base {r['baseline_ms']} best {r['best_ms']} x{r['speedup_vs_compiled']} gpu {r['gpu_s_total']} s, ncu/profile {r['ncu_s_per_profile']} s, tokens<= {r['prompt_tokens_max']}")
+        print(f"{r['problem']:34s} {str(r['category']):28s} base {r['baseline_ms']} best {r['best_ms']} x{r['speedup_vs_compiled']} GPU lock {r['gpu_lock_min_total']} min "
+              f"(exclusive {r['gpu_lock_s_exclusive']} s, shared {r['gpu_lock_s_shared']} s), job wall {r['gpu_s_total']} s, ncu/profile {r['ncu_s_per_profile']} s "
+              f"(locked {r['ncu_locked_s_per_profile']} s), tokens<= {r['prompt_tokens_max']}")
         for u, v in r["units"].items():
             print(f"    {u}: best {v['best_member']} ratio {v['best_ratio_vs_inductor']} ({v['direction']}), synth {v['synthesised_passing']}/{v['synthesis_attempts']}, retries {v['retries_written']}, stopped: {v['stopped']}")
 

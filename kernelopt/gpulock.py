@@ -21,6 +21,12 @@ from typing import Iterator
 HELD = {"exclusive": 0.0, "shared": 0.0}
 
 
+def add_held(mode: str, seconds: float) -> None:
+    """Count seconds a child process of this job held the lock (e.g. the NCU harness, which
+    takes the lock itself around its launches and reports the time back)."""
+    HELD[mode] += float(seconds)
+
+
 def lock_path() -> Path:
     gpu = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
     base = Path(os.environ.get("KERNELOPT_LOCK_DIR", "/tmp"))

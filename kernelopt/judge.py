@@ -322,9 +322,11 @@ def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
 
         m = _Models(paths, cfg, d / "output_code.py")
         args = m.rt.call_args(0, gc["seeds"][0])
-        with torch.no_grad(), gpulock.exclusive(m.device, f"gate4 {paths.problem}"):
+        # warm-up, JIT compiles and graph capture share the GPU; only the timing holds it alone
+        with torch.no_grad(), gpulock.shared(m.device, f"gate4 warm-up {paths.problem}"):
             fa = stitch.graphed(lambda: m.base.call(list(args)), m.device)
             fb = stitch.graphed(lambda: m.stitched.call(list(args)), m.device)
+        with torch.no_grad(), gpulock.exclusive(m.device, f"gate4 {paths.problem}"):
             cmp = measure.compare(fa, fb, m.device, measure.for_device(cfg, m.device))
         numbers = {**cmp.to_dict(), "cuda_graphs": m.device == "cuda", "config_pins": m.pins}
         if not cmp.meaningful:

@@ -161,6 +161,15 @@ def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = Non
     }
 
 
+def warm(fn: Callable[[], Any], device: str) -> None:
+    """One launch, waited for: the JIT compile and first-launch costs, outside any timing."""
+    fn()
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
 def for_device(cfg: dict[str, Any], device: str) -> Protocol:
     """The configured protocol on the GPU; a token one in CPU mode, where times mean nothing
     and every interpreted launch costs tens of milliseconds."""

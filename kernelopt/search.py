@@ -45,10 +45,13 @@ def time_against_inductor(paths: ProblemPaths, unit: str, cfg: dict[str, Any], c
     before, _ = h.inputs(cfg["gates"]["seeds"][0])
     bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
     base = load_module(paths.candidate_dir(unit, 0) / "candidate.py", "kernelopt_inductor")
+    mods = [load_module(cand, "kernelopt_candidate") for cand in candidates]
+    with gpulock.shared(device, f"{what}: warm-up"):  # JIT compiles share the GPU
+        for m in [base, *mods]:
+            measure.warm(lambda m=m: m.launch(*bufs), device)
     out = []
     with gpulock.exclusive(device, what):
-        for cand in candidates:
-            mod = load_module(cand, "kernelopt_candidate")
+        for mod in mods:
             out.append(measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, protocol(cfg, device)))
     return out
 
@@ -114,7 +117,10 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
     import time
 
-    # costs are counted from the moment the GPU lock is held (waiting for it is not a cost of profiling)
+    # costs are counted from the moment the GPU lock is held (waiting for it is not a cost of
+    # profiling); the JIT compile of the first launch shares the GPU
+    with gpulock.shared(device, f"profile warm-up {unit}/iter{i}/m{j}"):
+        measure.warm(lambda: mod.launch(*bufs), device)
     with gpulock.exclusive(device, f"profile {unit}/iter{i}/m{j}"):
         t0 = time.perf_counter()
         t = measure.time_one(lambda: mod.launch(*bufs), device, protocol(cfg, device))
@@ -126,13 +132,18 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
         saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
         torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
-        harness_cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg), "--inputs", str(saved)]
-        with gpulock.exclusive(device, f"ncu {unit}/iter{i}/m{j}"):
-            t0 = time.perf_counter()
-            names = profiler.jit_kernel_names(cand.read_text())
-            res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
+        held = d / "ncu_lock.json"  # the harness takes the GPU lock itself, around its profiled launches only
+        harness_cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg), "--inputs", str(saved), "--lock-report", str(held)]
+        t0 = time.perf_counter()
+        names = profiler.jit_kernel_names(cand.read_text())
+        res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)
+        locked = read_json(held) if held.exists() else {}
+        cost["ncu_locked_s"] = round(float(locked.get("exclusive", 0.0)), 3)
+        gpulock.add_held("exclusive", cost["ncu_locked_s"])
+        gpulock.add_held("shared", float(locked.get("shared", 0.0)))
         saved.unlink(missing_ok=True)
+        held.unlink(missing_ok=True)
         if res.get("ok") and res.get("metrics"):
             metrics.update(res["metrics"])
             source = "ncu"
