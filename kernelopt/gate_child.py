@@ -3,7 +3,8 @@
 A wrong kernel can take its process down (an out-of-bounds access segfaults the Triton
 interpreter; on the GPU an illegal address poisons the CUDA context).  The parent
 (``gates.run_in_child``) turns such a death into a failed gate with rule ``crash`` instead
-of a failed pipeline job.
+of a failed pipeline job.  The child holds the GPU lock (shared) itself, from its first CUDA
+work on, and reports the seconds it held it to the parent.
 
 usage: python -m kernelopt.gate_child {1|2} UNIT_DIR CANDIDATE.py OUT.json CONFIG_JSON
 """
@@ -21,16 +22,20 @@ def main() -> None:
     from .harness import ProblemRuntime, UnitHarness
     from .paths import ProblemPaths
 
+    from . import gpulock
+
     unit_dir = Path(unit_dir)
     paths = ProblemPaths.of(unit_dir.parents[1])
     device = runtime.prepare(cfg["device"], paths.cache)
-    h = UnitHarness(paths, unit_dir.name, ProblemRuntime(paths, device, cfg["seed"]))
     gc = cfg["gates"]
-    if gate == "1":
-        v = gates.gate1(Path(cand), h.contract, h, gc["seeds"][0])
-    else:
-        v = gates.gate2(Path(cand), h, gc["seeds"], gc["rtol"], gc["atol"])
-    Path(out).write_text(json.dumps(v.to_dict(), default=str))
+    # the GPU is shared from the first CUDA work on (imports above do not hold it)
+    with gpulock.shared(device, f"gate{gate} {unit_dir.name}"):
+        h = UnitHarness(paths, unit_dir.name, ProblemRuntime(paths, device, cfg["seed"]))
+        if gate == "1":
+            v = gates.gate1(Path(cand), h.contract, h, gc["seeds"][0])
+        else:
+            v = gates.gate2(Path(cand), h, gc["seeds"], gc["rtol"], gc["atol"])
+    Path(out).write_text(json.dumps({**v.to_dict(), "lock_held_s": gpulock.HELD}, default=str))
 
 
 if __name__ == "__main__":

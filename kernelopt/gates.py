@@ -312,6 +312,10 @@ def run_in_child(gate: int, unit_dir: Path, candidate: Path, cfg: dict[str, Any]
             print((r.stdout + r.stderr)[-4000:], end="", flush=True)
         if r.returncode == 0 and out.exists():
             d = json.loads(out.read_text())
+            from . import gpulock
+
+            for mode, secs in (d.get("lock_held_s") or {}).items():
+                gpulock.add_held(mode, secs)
             return GateVerdict(**{k: d[k] for k in GateVerdict.__dataclass_fields__ if k in d})
         if r.returncode < 0:
             try:

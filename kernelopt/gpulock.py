@@ -1,9 +1,11 @@
 """A per-GPU reader-writer lock: timing holds the GPU alone, correctness runs share it.
 
 Many jobs may share one GPU (``snakemake --resources gpu=N`` with N > GPUs): Python start-up,
-model building and parsing overlap freely.  Timing, profiling and autotuning take the lock
-``exclusive``ly, so no other kernel runs while they measure; correctness runs (gates 1-3,
-the isolate check) take it ``shared``: several run at once, but never during a measurement.
+model building and parsing overlap freely.  Measurements (timing, gate 4, the NCU harness
+around its profiled launches) take the lock ``exclusive``ly, so no other kernel runs while
+they measure; correctness runs (gates 1-3, the isolate check; gates 1-2 in their child
+process, from its first CUDA work on), warm-ups with their JIT compiles, and max-autotune
+compiles take it ``shared``: several run at once, but never during a measurement.
 The lock is a ``flock`` on a file per visible GPU, released by the kernel if a job dies.
 """
 from __future__ import annotations

@@ -74,8 +74,7 @@ def run_gate1(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> d
         if gates.static_problems((d / "candidate.py").read_text(), contract):
             v = gates.gate1(d / "candidate.py", contract, None, cfg["gates"]["seeds"][0])  # static rejection, nothing runs
         else:
-            with gpulock.shared(read_json(paths.capture_record)["device"], f"gate1 {unit}/{slot}"):
-                v = gates.run_in_child(1, paths.unit(unit), d / "candidate.py", cfg)
+            v = gates.run_in_child(1, paths.unit(unit), d / "candidate.py", cfg)  # the child shares the GPU lock
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate1.json", out)
     print(f"[gate1] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
@@ -88,8 +87,7 @@ def run_gate2(paths: ProblemPaths, unit: str, d: Path, cfg: dict[str, Any]) -> d
     if g1["verdict"] != PASS:
         v = GateVerdict(2, SKIPPED, f"gate 1 did not pass ({g1['verdict']})")
     else:
-        with gpulock.shared(read_json(paths.capture_record)["device"], f"gate2 {unit}/{slot}"):
-            v = gates.run_in_child(2, paths.unit(unit), d / "candidate.py", cfg)
+        v = gates.run_in_child(2, paths.unit(unit), d / "candidate.py", cfg)  # the child shares the GPU lock
     out = {**v.to_dict(), "slot": slot, "unit": unit}
     write_json(d / "gate2.json", out)
     print(f"[gate2] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
@@ -169,7 +167,8 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             replacements[unit] = str(paths.unit(unit) / ranked[attempt])
     contracts = {u: read_json(paths.contract(u)) for u in replacements}
     if not replacements:
-        plan = {"attempt": attempt, "status": "no-candidates", "reason": "no candidate beyond Inductor's passed gates 1-2" if attempt == 0 else f"no rank-{attempt} candidates left", "replacements": {}}
+        reason = no_candidate_reason(paths, units) if attempt == 0 else f"no rank-{attempt} candidates left"
+        plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
         write_json(d / "plan.json", plan)
         (d / "output_code.py").write_text("# nothing to stitch\n")
         return plan
@@ -179,6 +178,28 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
     write_json(d / "plan.json", plan)
     print(f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(kernel_files)}")
     return plan
+
+
+def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
+    """(unit, candidate, isolated time ratio vs Inductor) of every candidate other than
+    Inductor's own kernel that passed gates 1-2 and reached the unit's ranking."""
+    out = []
+    for u in units:
+        best = read_json(paths.best(u)) if paths.best(u).exists() else {}
+        for p, e in (best.get("candidates") or {}).items():
+            if p != INDUCTOR:
+                out.append((u, p, e.get("ratio") if best.get("meaningful") else None))
+    return out
+
+
+def no_candidate_reason(paths: ProblemPaths, units: list[str]) -> str:
+    alts = valid_alternatives(paths, units)
+    if not alts:
+        return "no candidate beyond Inductor's passed gates 1-2"
+    timed = [a for a in alts if isinstance(a[2], (int, float))]
+    closest = min(timed, key=lambda a: a[2]) if timed else None
+    return (f"{len(alts)} candidate(s) besides Inductor's kernel passed gates 1-2 and reached the final ranking, but none measured faster than Inductor's kernel in isolation"
+            + (f" (closest: {closest[0]} {closest[1]} at {closest[2]:.4f} of its time)" if closest else "") + ": nothing to stitch, the baseline is kept")
 
 
 class NotStitchable(RuntimeError):
@@ -392,7 +413,11 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                 res.update(category="matched (optimized)", speedup_vs_compiled=1.0, measured_speedup=speed,
                            reason=f"all gates passed but the speedup {speed:.4f} is not significant (time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept")
         elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
-            res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
+            if valid_alternatives(paths, units):
+                # valid kernels were found, none faster than Inductor's: the search matched it
+                res.update(category="matched (optimized)", reason=no_candidate_reason(paths, units))
+            else:
+                res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
         elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
             res.update(category="fallback", reason="e2e-correctness", detail=[x["reason"] for x in attempts])
         else:

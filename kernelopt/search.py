@@ -182,7 +182,9 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     else:
         from .agents.base import Plan
 
-        plan = Plan(i, [], stop=f"the search stopped at an earlier iteration: {beam['stopped']}")
+        # say once where and why the search stopped (later iterations carry the same text)
+        why = beam["stopped"]
+        plan = Plan(i, [], stop=why if why.startswith("stopped in iteration ") else f"stopped in iteration {i - 1}: {why}")
     write_json(d / "analysis.json", {k: v.to_dict() for k, v in analyses.items()})
     write_json(d / "plan.json", plan.to_dict())
     by_id = {m["id"]: m for m in members}

@@ -4,15 +4,19 @@
 
 The model: the unit's largest tensor has shape ``S = [..., N]``; its ``R = numel / N`` rows
 are independent.  One program handles ``ROWS`` rows and holds each row whole in registers
-(``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``): every value of the reference is either a
+(``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``).  Longer rows get the looped variant:
+the row is walked in chunks of ``BLOCK_N`` columns, one pass per reduction (each pass
+recomputes the element-wise values it needs from the loads and accumulates the reduction
+per row), then a last pass computes and stores the element-wise outputs.  Every value of
+the reference is either a
 full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a keepdim reduction), a
 per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Padding
 columns are replaced by the reduction's neutral element before every reduction, so masking
 never changes a result.  Values are computed in float32 and cast on store.
 
 Anything outside that model (reductions over other dimensions, views that move the last
-dimension, integer outputs, graph-level references, rows longer than ``MAX_BLOCK_N``) raises
-``CannotSynthesize`` with the reason.
+dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with the
+reason.
 """
 from __future__ import annotations
 
@@ -26,6 +30,9 @@ from .synthesize import BINARY, FLOAT_DTYPES, UNARY, CannotSynthesize, _expr, _r
 MAX_BLOCK_N = 32768
 # (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
 ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
+# looped variant, per attempt: (rows per program, chunk of columns per pass, num_warps)
+LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
+COMBINE = {"tl.sum": "{acc} + {part}", "tl.max": "tl.maximum({acc}, {part})", "tl.min": "tl.minimum({acc}, {part})"}
 VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
 REDUCE = {"sum": ("tl.sum", "0.0"), "mean": ("tl.sum", "0.0"), "amax": ("tl.max", "float('-inf')"), "amin": ("tl.min", "float('inf')")}
 
@@ -56,8 +63,18 @@ def _broadcast(a: list[int], b: list[int]) -> list[int]:
     return out
 
 
+@dataclass
+class Line:
+    """One statement of the kernel body, with what the looped variant needs to place it."""
+    code: str
+    name: str | None = None  # the value it defines (None: a store)
+    kind: str = "row"  # full | col (depends on the columns) | row | const; store-full | store-row
+    reduce: tuple[str, str, str] | None = None  # (tl.sum|tl.max|tl.min, neutral, source value)
+
+
 class RowKernel:
-    def __init__(self, contract: dict[str, Any], reference_src: str):
+    def __init__(self, contract: dict[str, Any], reference_src: str, chunk: int | None = None):
+        """``chunk``: force the looped variant with this many columns per pass (tests)."""
         fwd, consts = _reference_forward(reference_src)
         if consts.get("LEVEL", "kernel") != "kernel":
             raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
@@ -72,12 +89,12 @@ class RowKernel:
         self.numel = math.prod(self.S)
         self.R = self.numel // self.N
         self.BLOCK_N = _next_pow2(self.N)
-        if self.BLOCK_N > MAX_BLOCK_N:
-            raise CannotSynthesize(f"rows of {self.N} elements: longer than {MAX_BLOCK_N} need a looped kernel, not synthesised")
+        self.chunk = chunk
+        self.looped = chunk is not None or self.BLOCK_N > MAX_BLOCK_N
         for name in consts["INPUTS"] + consts["OUTPUTS"]:
             if self.args[name].get("dtype") not in FLOAT_DTYPES:
                 raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
-        self.lines: list[str] = []
+        self.lines: list[Line] = []
         self.loaded: dict[tuple[Any, ...], Val] = {}  # argument loads, by (name, logical shape, strides)
         self.n = 0
         self.reductions = 0
@@ -168,7 +185,7 @@ class RowKernel:
             m = self.MASKS[kind]
             mask = f", mask={m}, other=0.0" if m else ""
             code = f"v{len(self.loaded)}"
-            self.lines.append(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)")
+            self.lines.append(Line(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)", code, kind))
             self.loaded[key] = Val(code, list(v.shape), kind)
         return self.loaded[key]
 
@@ -184,13 +201,13 @@ class RowKernel:
             val = f"tl.broadcast_to({v.code}, [ROWS, BLOCK_N])" if v.kind != "const" else f"tl.full([ROWS, BLOCK_N], {v.code}, tl.float32)"
         if kind == "row" and v.kind != "row":
             raise CannotSynthesize(f"output {name} holds one value per row but is computed per element")
-        self.lines.append(f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})")
+        self.lines.append(Line(f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})", None, f"store-{kind}"))
 
     # -- the graph ------------------------------------------------------------------------
     def _new(self, code: str, shape: list[int] | None, kind: str) -> Val:
         self.n += 1
         name = f"t{self.n}"
-        self.lines.append(f"{name} = {code}")
+        self.lines.append(Line(f"{name} = {code}", name, kind))
         return Val(name, shape, kind)
 
     def _kind_of(self, shape: list[int]) -> str:
@@ -217,7 +234,9 @@ class RowKernel:
         fn, neutral = REDUCE[op]
         src = v.code if self.BLOCK_N == self.N else f"tl.where(cmask, {v.code}, {neutral})"
         self.reductions += 1
-        return self._new(f"{fn}({src}, 1)[:, None]", v.shape[:-1] + [1], "row")
+        r = self._new(f"{fn}({src}, 1)[:, None]", v.shape[:-1] + [1], "row")
+        self.lines[-1].reduce = (fn, neutral, v.code)
+        return r
 
     def _arg(self, node: ast.AST, env: dict[str, Val]) -> Val:
         if isinstance(node, ast.Name):
@@ -341,23 +360,97 @@ class RowKernel:
             self.store(name, v)
         return self.source(attempt)
 
+    def _looped_body(self) -> list[str]:
+        """The body of the looped variant.  Reductions are grouped by depth (a reduction of
+        depth d needs row values of depth < d): one pass over the row's chunks per depth,
+        which recomputes the element-wise values its reductions need and accumulates each
+        of them per row; then one pass that computes and stores the element-wise outputs."""
+        import re
+
+        chunked = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
+        rowdef = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.name not in chunked}
+        name_re = re.compile(r"\b([tv]\d+)\b")
+
+        def rhs(i: int) -> str:
+            ln = self.lines[i]
+            return ln.reduce[2] if ln.reduce else (ln.code.split("=", 1)[1] if ln.name else ln.code)
+
+        def closure(codes: list[str]) -> list[int]:
+            need: set[int] = set()
+            todo = [n for c in codes for n in name_re.findall(c) if n in chunked]
+            while todo:
+                i = chunked[todo.pop()]
+                if i not in need:
+                    need.add(i)
+                    todo += [n for n in name_re.findall(rhs(i)) if n in chunked]
+            return sorted(need)
+
+        depth: dict[int, int] = {}  # line index of a row value -> its pass depth (0: no reduction)
+        for i, ln in enumerate(self.lines):
+            if ln.name not in rowdef:
+                continue
+            if ln.reduce:  # the row values the recomputed chunk reads
+                uses = {n for j in closure([ln.reduce[2]]) for n in name_re.findall(rhs(j)) if n in rowdef}
+                uses |= {n for n in name_re.findall(ln.reduce[2]) if n in rowdef}
+                depth[i] = 1 + max((depth[rowdef[n]] for n in uses), default=0)
+            else:
+                depth[i] = max((depth[rowdef[n]] for n in name_re.findall(rhs(i)) if n in rowdef), default=0)
+
+        def chunk_pass(k: int, codes: list[str]) -> tuple[list[str], list[str]]:
+            """(loop head + recomputed values, the given codes renamed for this pass)."""
+            ren = lambda c: name_re.sub(lambda m: f"{m.group(1)}_p{k}" if m.group(1) in chunked else m.group(1), c)  # noqa: E731
+            head = [f"for c0 in range(0, {self.N}, BLOCK_N):",
+                    "    cols = c0 + tl.arange(0, BLOCK_N)[None, :]",
+                    f"    cmask = cols < {self.N}",
+                    "    mask = rmask & cmask"]
+            return head + ["    " + ren(self.lines[i].code) for i in closure(codes)], [ren(c) for c in codes]
+
+        body = [self.lines[i].code for i in sorted(i for i, d in depth.items() if d == 0)]
+        for d in range(1, max(depth.values(), default=0) + 1):
+            reds = [i for i, dd in sorted(depth.items()) if dd == d and self.lines[i].reduce]
+            accs = []
+            for i in reds:
+                fn, neutral, _ = self.lines[i].reduce
+                accs.append(f"acc_{self.lines[i].name}")
+                body.append(f"{accs[-1]} = tl.full([ROWS, 1], {neutral}, tl.float32)")
+            loop, parts = chunk_pass(d, [self.lines[i].reduce[2] for i in reds])
+            body += loop
+            for i, acc, part in zip(reds, accs, parts):
+                fn, neutral, _ = self.lines[i].reduce
+                body.append("    " + f"{acc} = " + COMBINE[fn].format(acc=acc, part=f"{fn}(tl.where(cmask, {part}, {neutral}), 1)[:, None]"))
+            body += [f"{self.lines[i].name} = {acc}" for i, acc in zip(reds, accs)]
+            body += [self.lines[i].code for i, dd in sorted(depth.items()) if dd == d and not self.lines[i].reduce]
+        body += [ln.code for ln in self.lines if ln.kind == "store-row"]
+        full_stores = [ln.code for ln in self.lines if ln.kind == "store-full"]
+        if full_stores:
+            loop, stores = chunk_pass(max(depth.values(), default=0) + 1, full_stores)
+            body += loop + ["    " + c for c in stores]
+        return body
+
     def source(self, attempt: int) -> str:
-        elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
-        rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
-        warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
+        if self.looped:
+            rows, chunk, warps = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
+            chunk = self.chunk or min(chunk, self.BLOCK_N)
+            rows = max(1, min(_next_pow2(self.R), rows))
+            block_n, lines = chunk, self._looped_body()
+            how = "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, then one pass for the element-wise outputs"
+        else:
+            elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
+            rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
+            warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
+            block_n = self.BLOCK_N
+            lines = [f"cols = tl.arange(0, BLOCK_N)[None, :]", f"cmask = cols < {self.N}", "mask = rmask & cmask"] + [ln.code for ln in self.lines]
+            how = "each row whole in registers"
         ptrs = [a["name"] for a in self.contract["args"] if a["kind"] == "tensor"]
         kernel = "synth_rows"
         body = [
             "pid = tl.program_id(0).to(tl.int64)",
             "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
-            "cols = tl.arange(0, BLOCK_N)[None, :]",
             f"rmask = rows < {self.R}",
-            f"cmask = cols < {self.N}",
-            "mask = rmask & cmask",
-        ] + self.lines
+        ] + lines
         return "\n".join([
             f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-            f"{self.R} independent rows of {self.N} elements, ROWS rows per program, each row whole in registers",
+            f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
             f"({self.reductions} reduction(s) over the last dimension; padding columns hold the neutral element).",
             '"""',
             "import triton",
@@ -369,7 +462,7 @@ class RowKernel:
             *[f"    {l}" for l in body],
             "",
             "",
-            f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {self.BLOCK_N}}}",
+            f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}}}",
             f"NUM_WARPS = {warps}",
             "NUM_STAGES = 1",
             "",
@@ -380,5 +473,7 @@ class RowKernel:
         ])
 
 
-def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
-    return RowKernel(contract, reference_src).build(attempt)
+def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int, chunk: int | None = None) -> str:
+    """``chunk``: force the looped variant with this many columns per pass (longer rows than
+    ``MAX_BLOCK_N`` always get it)."""
+    return RowKernel(contract, reference_src, chunk).build(attempt)

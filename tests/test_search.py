@@ -256,23 +256,28 @@ def _rows_contract():
                      t("out_ptr3", [2, 3, 100], "write"), {"name": "xnumel", "kind": "scalar", "value": 6}, {"name": "r0_numel", "kind": "scalar", "value": 100}]}
 
 
-@pytest.mark.parametrize("attempt", [0, 2])
-def test_synthesis_of_last_dim_reductions_runs_right(attempt):
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (2, None), (0, 32), (3, 64)])
+def test_synthesis_of_last_dim_reductions_runs_right(attempt, chunk):
     """softmax, layernorm, amax and log-softmax over rows of 100 (padding to 128 must not
-    change any reduction), 6 rows of 3-d input, per-column weights, a per-row output."""
+    change any reduction), 6 rows of 3-d input, per-column weights, a per-row output; also
+    the looped variant (chunks of 32 or 64 columns: the last chunk is partial)."""
     import importlib.util
     import os
 
     import torch
 
-    from kernelopt import cpu_mode, synthesize
+    from kernelopt import cpu_mode, synth_rows
 
-    src = synthesize.synthesize(_rows_contract(), ROWS_REFERENCE, attempt)
-    assert "'BLOCK_N': 128" in src and "tl.where(cmask" in src
+    src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, attempt, chunk=chunk)
+    if chunk is None:
+        assert "'BLOCK_N': 128" in src and "tl.where(cmask" in src and "for c0" not in src
+    else:
+        # independent reductions share a pass: max/sum/amax, then the sums that need them, then the outputs
+        assert f"'BLOCK_N': {chunk}" in src and src.count("for c0 in range(0, 100, BLOCK_N)") == 3
     cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_synth_rows_{attempt}.py"
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_synth_rows_{attempt}_{chunk}.py"
     path.write_text(src)
-    spec = importlib.util.spec_from_file_location(f"synth_rows_{attempt}", path)
+    spec = importlib.util.spec_from_file_location(f"synth_rows_{attempt}_{chunk}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     torch.manual_seed(0)
@@ -283,6 +288,82 @@ def test_synthesis_of_last_dim_reductions_runs_right(attempt):
     torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(outs[2], x.amax(-1, keepdim=True))
     torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
+
+
+LONG_ROWS_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0', 'out_ptr1']
+SHAPES = {'in_ptr0': [2, 40000]}
+OUT_SHAPES = {'out_ptr0': [2, 40000], 'out_ptr1': [2, 1]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        sm = torch.ops.aten._softmax.default(x0, -1, False)
+        s = torch.ops.aten.sum.dim_IntList(x0, [-1], True)
+        return (sm, s)
+"""
+
+
+def test_rows_longer_than_registers_get_the_looped_variant():
+    """Rows of 40000 (> MAX_BLOCK_N) used to be refused; now they are walked in chunks."""
+    import importlib.util
+    import math
+    import os
+
+    import torch
+
+    from kernelopt import cpu_mode, synth_rows
+
+    def t(n, shape, acc):
+        return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
+
+    contract = {"args": [t("in_ptr0", [2, 40000], "read"), t("out_ptr0", [2, 40000], "write"), t("out_ptr1", [2, 1], "write"),
+                         {"name": "xnumel", "kind": "scalar", "value": 2}, {"name": "r0_numel", "kind": "scalar", "value": 40000}]}
+    src = synth_rows.synthesize_rows(contract, LONG_ROWS_REFERENCE, 0)
+    assert "'BLOCK_N': 4096" in src and "for c0 in range(0, 40000, BLOCK_N)" in src
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_long_rows.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("synth_long_rows", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch.manual_seed(0)
+    x = torch.randn(2, 40000) * 4
+    out, s = torch.full((2, 40000), float("nan")), torch.full((2, 1), float("nan"))
+    mod.launch(x, out, s, 2, 40000)
+    torch.testing.assert_close(out, torch.softmax(x, -1))
+    torch.testing.assert_close(s, x.sum(-1, keepdim=True), rtol=1e-4, atol=1e-3)
+
+
+def test_looped_row_kernel_chunk_is_a_tuning_knob():
+    """The heuristic catalogue tunes a looped synthesised kernel's chunk (BLOCK_N) as it tunes
+    Inductor's R0_BLOCK, and the edited kernel still computes the reference."""
+    import importlib.util
+    import os
+
+    import torch
+
+    from kernelopt import cpu_mode, synth_rows, transform
+    from kernelopt.agents.heuristic import HeuristicBackend
+
+    src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, chunk=32)
+    cat = {name: args for name, kind, args, _, _ in HeuristicBackend().catalogue("memory-bound", transform.launch_params(src), _rows_contract(), src)}
+    assert cat["bigger-rblock"]["config"] == {"BLOCK_N": 64} and cat["persistent-rblock"]["config"] == {"BLOCK_N": 128}
+    new = transform.apply(src, {"kind": "launch", "args": cat["persistent-rblock"]})
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_rows_tuned.py"
+    path.write_text(new)
+    spec = importlib.util.spec_from_file_location("synth_rows_tuned", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch.manual_seed(1)
+    x, w, b = torch.randn(2, 3, 100), torch.randn(100), torch.randn(100)
+    outs = [torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 1), float("nan")), torch.full((2, 3, 100), float("nan"))]
+    mod.launch(x, w, b, *outs, 6, 100)
+    torch.testing.assert_close(outs[0], torch.softmax(x, -1))
+    torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
 
 
 def test_row_synthesis_refuses_what_it_cannot_do():

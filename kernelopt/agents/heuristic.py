@@ -87,7 +87,9 @@ class HeuristicBackend:
         # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
         # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
         # block, so its R0_BLOCK is not a tuning knob
-        looped = "for r0_offset in" in source or not source
+        looped = "for r0_offset in" in source or "for c0 in range(" in source or not source
+        # the reduction block: Inductor's R0_BLOCK, or the chunk of a looped synthesised row kernel
+        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if "for c0 in range(" in source else None)
         scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
         xn = scal.get("xnumel") or 1
         rn = scal.get("r0_numel") or 1
@@ -107,15 +109,15 @@ class HeuristicBackend:
         if xkey and cfg[xkey] < whole and whole * int(cfg.get("R0_BLOCK", cfg.get("BLOCK_N", 1))) <= 16384:
             opts["one-program"] = ("launch", launch(config={xkey: whole}), "a tiny kernel: one program covers every element, so launch and scheduling overhead is paid once",
                                    "a few microseconds saved when the kernel is launch-bound")
-        if looped and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] * 2 <= max(rn, 1) * 2 and cfg["R0_BLOCK"] < 8192:
-            opts["bigger-rblock"] = ("launch", launch(config={"R0_BLOCK": cfg["R0_BLOCK"] * 2}), "fewer loop trips in the reduction", "a few % faster on long rows")
+        if looped and rkey and cfg[rkey] * 2 <= max(rn, 1) * 2 and cfg[rkey] < 8192:
+            opts["bigger-rblock"] = ("launch", launch(config={rkey: cfg[rkey] * 2}), "fewer loop trips in the reduction", "a few % faster on long rows")
         full = 1 << max(0, (int(rn) - 1).bit_length())
-        if looped and source and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] < full <= 16384:
+        if looped and source and rkey and cfg[rkey] < full <= 16384:
             w0 = params.num_warps or 4
-            opts["persistent-rblock"] = ("launch", launch(config={"R0_BLOCK": full}, num_warps=max(w0, min(32, full // 512))),
+            opts["persistent-rblock"] = ("launch", launch(config={rkey: full}, num_warps=max(w0, min(32, full // 512))),
                                          "one loop trip: the whole row in one block, so the second pass re-reads from L1/L2 instead of DRAM", "faster when the row fits in registers")
-        if looped and "R0_BLOCK" in cfg and cfg["R0_BLOCK"] >= 64:
-            opts["smaller-rblock"] = ("launch", launch(config={"R0_BLOCK": cfg["R0_BLOCK"] // 2}), "fewer registers per thread: more warps resident", "faster if occupancy was register-limited")
+        if looped and rkey and cfg[rkey] >= 64:
+            opts["smaller-rblock"] = ("launch", launch(config={rkey: cfg[rkey] // 2}), "fewer registers per thread: more warps resident", "faster if occupancy was register-limited")
         w = params.num_warps
         if w is not None and w < 32:
             opts["more-warps"] = ("launch", launch(num_warps=w * 2), "more warps in flight to hide memory latency", "faster if stalls on memory dominate")

@@ -1,0 +1,68 @@
+"""Inductor's kernel for unit triton_red_fused_add_mean_mul_rsqrt_0 (reduction), as Inductor wrote it, with the launch
+configuration its autotuner chose at capture.  Runnable standalone: ``launch(*args)``
+takes the positional arguments of ``triton_red_fused_add_mean_mul_rsqrt_0.run(...)`` in the wrapper
+(capture/output_code.py) and writes the outputs in place.
+"""
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers, triton_heuristics
+from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+from torch._inductor.runtime.hints import AutotuneHint, ReductionHint, TileHint, DeviceProperties
+triton_helpers.set_driver_to_gpu()
+
+@triton.jit
+def triton_red_fused_add_mean_mul_rsqrt_0(in_ptr0, in_ptr1, out_ptr1, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    xnumel = 32768
+    r0_numel = 4096
+    rnumel = r0_numel
+    RBLOCK: tl.constexpr = R0_BLOCK
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = tl.full([XBLOCK], True, tl.int1)[:, None]
+    r0_base = tl.arange(0, R0_BLOCK)[None, :]
+    rbase = r0_base
+    x0 = xindex
+    _tmp3 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_index = r0_offset + r0_base
+        r0_mask = r0_index < r0_numel
+        roffset = r0_offset
+        rindex = r0_index
+        r0_1 = r0_index
+        tmp0 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_last', other=0.0)
+        tmp1 = tmp0 * tmp0
+        tmp2 = tl.broadcast_to(tmp1, [XBLOCK, R0_BLOCK])
+        tmp4 = _tmp3 + tmp2
+        _tmp3 = tl.where(r0_mask, tmp4, _tmp3)
+    tmp3 = tl.sum(_tmp3, 1)[:, None]
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_index = r0_offset + r0_base
+        r0_mask = r0_index < r0_numel
+        roffset = r0_offset
+        rindex = r0_index
+        r0_1 = r0_index
+        tmp5 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0)
+        tmp12 = tl.load(in_ptr1 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)
+        tmp6 = tl.full([1, 1], 4096.0, tl.float32)
+        tmp7 = (tmp3 / tmp6)
+        tmp8 = tl.full([1, 1], 1e-06, tl.float32)
+        tmp9 = tmp7 + tmp8
+        tmp10 = libdevice.rsqrt(tmp9)
+        tmp11 = tmp5 * tmp10
+        tmp13 = tmp11 * tmp12
+        tl.store(out_ptr1 + (r0_1 + 4096*x0), tmp13, r0_mask)
+
+CONFIG = {'XBLOCK': 1, 'R0_BLOCK': 2048}  # constexpr block sizes chosen by Inductor
+NUM_WARPS = 16
+NUM_STAGES = 1
+
+
+def grid(in_ptr0, in_ptr1, out_ptr1, xnumel, r0_numel):
+    # Inductor's grid for grid_type 'Grid1D'
+    XBLOCK = CONFIG['XBLOCK']; R0_BLOCK = CONFIG['R0_BLOCK']
+    return (-((xnumel) // -(XBLOCK)), 1, 1)
+
+
+def launch(in_ptr0, in_ptr1, out_ptr1, xnumel, r0_numel):
+    triton_red_fused_add_mean_mul_rsqrt_0[grid(in_ptr0, in_ptr1, out_ptr1, xnumel, r0_numel)](in_ptr0, in_ptr1, out_ptr1, xnumel, r0_numel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)

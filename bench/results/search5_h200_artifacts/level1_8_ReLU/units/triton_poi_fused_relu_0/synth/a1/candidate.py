@@ -1,0 +1,26 @@
+"""Synthesised by kernelopt (heuristic backend, attempt 1) from the unit's eager reference:
+a pointwise chain over 134217728 elements, one flat index, broadcasts through the contract's strides.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def synth_pointwise(in_ptr0, out_ptr0, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < 134217728
+    i0 = (offs) // 16384
+    i1 = offs % 16384
+    v0 = tl.load(in_ptr0 + (i0 * 16384 + i1), mask=mask, other=0.0).to(tl.float32)
+    t_relu = tl.maximum(v0, 0.0)
+    tl.store(out_ptr0 + (i0 * 16384 + i1), (t_relu).to(out_ptr0.dtype.element_ty), mask=mask)
+
+
+CONFIG = {'BLOCK': 4096}
+NUM_WARPS = 8
+NUM_STAGES = 1
+
+
+def launch(in_ptr0, out_ptr0, xnumel):
+    synth_pointwise[(triton.cdiv(134217728, CONFIG['BLOCK']),)](in_ptr0, out_ptr0, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
