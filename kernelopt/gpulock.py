@@ -7,6 +7,12 @@ they measure; correctness runs (gates 1-3, the isolate check; gates 1-2 in their
 process, from its first CUDA work on), warm-ups with their JIT compiles, and max-autotune
 compiles take it ``shared``: several run at once, but never during a measurement.
 The lock is a ``flock`` on a file per visible GPU, released by the kernel if a job dies.
+
+Writers come first: a plain ``flock`` lets overlapping readers starve a writer for as long
+as any reader holds the lock (on the H200, with 16 gate jobs overlapping, measurements
+waited minutes).  So every taker passes a turnstile (a second lock file, held exclusively
+while it waits for the main lock): a waiting measurement holds the turnstile, new readers
+queue behind it, and it gets the GPU as soon as the readers already in finish.
 """
 from __future__ import annotations
 
@@ -56,9 +62,13 @@ def _locked(device: str, what: str, mode: int) -> Iterator[float]:
         return
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as f:
+    with open(path, "a+") as f, open(path.with_suffix(".turnstile"), "a+") as turn:
         t0 = time.perf_counter()
-        fcntl.flock(f.fileno(), mode)
+        fcntl.flock(turn.fileno(), fcntl.LOCK_EX)  # queue behind any waiting measurement
+        try:
+            fcntl.flock(f.fileno(), mode)
+        finally:
+            fcntl.flock(turn.fileno(), fcntl.LOCK_UN)
         waited = time.perf_counter() - t0
         if waited > 1.0:
             print(f"[gpu-lock] waited {waited:.1f} s for {path} ({what})", flush=True)

@@ -61,3 +61,34 @@ def test_gpu_lock_is_reader_writer_and_counts_held_time(tmp_path, monkeypatch):
     held = json.loads((tmp_path / "job.log.gpu.json").read_text())
     assert held["shared"] >= 0.55
     assert gpulock.exclusive.__doc__ and gpulock.shared.__doc__
+
+
+def test_gpu_lock_gives_a_waiting_measurement_priority_over_new_readers(tmp_path, monkeypatch):
+    """Readers that keep overlapping (each re-takes the lock at once, staggered) never leave
+    the lock free; a writer must still get it once the readers already in have finished,
+    not after all of them stop."""
+    import threading
+    import time
+
+    from kernelopt import gpulock
+
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
+    stop = time.perf_counter() + 4.0
+
+    def reader(delay):
+        time.sleep(delay)
+        while time.perf_counter() < stop:
+            with gpulock.shared("cuda", "r"):
+                time.sleep(0.2)
+
+    ts = [threading.Thread(target=reader, args=(k * 0.07,)) for k in range(3)]
+    for t in ts:
+        t.start()
+    time.sleep(0.5)
+    with gpulock.exclusive("cuda", "w") as waited:
+        got = time.perf_counter()
+    for t in ts:
+        t.join()
+    assert waited < 1.0, f"the writer waited {waited:.2f} s behind readers that kept coming"
+    assert got < stop - 2.0
