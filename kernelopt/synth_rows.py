@@ -148,10 +148,18 @@ class RowKernel:
 
     MASKS = {"full": "mask", "row": "rmask", "col": "cmask", "const": None}
 
+    def _canon(self, shape: list[int] | None) -> list[int] | None:
+        """Shapes that are the unit's rows in another grouping of the leading dimensions
+        ([4096, 768] and [8, 512, 768]; [96, 512, 512] and [8, 12, 512, 512]) are one shape:
+        a contiguous tensor of either is indexed ``rows * N + cols``."""
+        if shape is not None and list(shape) != list(self.S) and math.prod(shape) == self.numel and shape and shape[-1] == self.N:
+            return list(self.S)
+        return shape
+
     def input(self, name: str) -> Val:
         """An argument as a value not loaded yet: views (unsqueeze, reshape) only change its
         logical shape; the load happens at first use, indexed for that shape."""
-        fx = list(self.consts["SHAPES"][name])
+        fx = self._canon(list(self.consts["SHAPES"][name]))
         a = self.args[name]
         return Val(name, fx, "input", arg=name, strides=list(a["stride"]) if list(a["shape"]) == fx else None)
 
@@ -214,6 +222,7 @@ class RowKernel:
         """full ([ROWS, BLOCK_N]), row ([ROWS, 1]), col ([1, BLOCK_N]) or const, for a value
         that broadcasts to the unit's shape (a per-channel [C, 1, 1] value is a row value:
         its loads index the channel from the row number)."""
+        shape = self._canon(shape)
         s = [1] * (len(self.S) - len(shape)) + list(shape)
         if len(s) != len(self.S) or _broadcast(s, list(self.S)) != list(self.S):
             raise CannotSynthesize(f"value of shape {shape} does not broadcast to {self.S}")
@@ -266,7 +275,7 @@ class RowKernel:
             shape: list[int] | None = None
             for v in vals:
                 if v.shape is not None:
-                    shape = v.shape if shape is None else _broadcast(shape, v.shape)
+                    shape = self._canon(v.shape) if shape is None else _broadcast(shape, self._canon(v.shape))
             ph = [f"{{{k}}}" for k in range(len(vals))]
             if op in UNARY and len(vals) == 1:
                 tmpl = UNARY[op]
@@ -291,15 +300,26 @@ class RowKernel:
             if x.kind not in ("input", "lazy"):
                 raise CannotSynthesize("aten.unsqueeze of a computed value")
             return self._unsqueeze(x, int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1), len(x.shape))
+        if op == "expand":
+            new = list(ast.literal_eval(call.args[1]))
+            old = list(x.shape or [])
+            if len(new) == len(old):
+                new = [o if n == -1 else n for n, o in zip(new, old)]
+            if x.shape is not None and self._canon(new) == self._canon(old):
+                return x  # an expand to the value's own shape
+            raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
         if op in VIEW_OPS and x.kind == "input":
             new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+            new = self._canon(list(new))
+            if list(new) == list(x.shape):
+                return x
             return Val(x.code, list(new), "input", arg=x.arg, strides=None)  # only contiguous views can be indexed
         x = self.load(x)
         if op in VIEW_OPS:
             new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
             if x.kind != "full" or math.prod(new) != self.numel or new[-1] != self.N:
                 raise CannotSynthesize(f"aten.{op} to {new} changes the rows")
-            return Val(x.code, list(new), "full")
+            return Val(x.code, self._canon(list(new)), "full")
         if op == "convert_element_type":
             return self._new(f"{x.code}.to(tl.float32)", x.shape, x.kind)
         if op in REDUCE:

@@ -509,3 +509,93 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     out = torch.full((2, 3, 4, 5), float("nan"))
     mod.launch(x, mean, var, out, 120)
     torch.testing.assert_close(out, torch.relu((x - mean[:, None, None]) * torch.rsqrt(var + 1e-5)[:, None, None]))
+
+
+def _run_rows(src, name, args):
+    import importlib.util
+    import os
+
+    from kernelopt import cpu_mode
+
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.launch(*args)
+
+
+def _t(n, shape, acc):
+    import math
+
+    return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
+
+
+# TransformerBlock's units on the H200 (bench/results/search_l3_h200_artifacts), scaled down:
+# the residual add sees [B*S, D] buffers as [B, S, D]; attention's softmax reads [B*H, S, S]
+# as [B, H, S, S] and ends in an expand to its own shape.  Both were refused before.
+RESIDUAL_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_out_ptr0', 'in_ptr0', 'in_ptr1', 'in_ptr2', 'in_ptr3']
+OUTPUTS = ['in_out_ptr0']
+SHAPES = {'in_out_ptr0': [8, 16], 'in_ptr0': [2, 4, 16], 'in_ptr1': [16], 'in_ptr2': [16], 'in_ptr3': [8, 16]}
+OUT_SHAPES = {'in_out_ptr0': [2, 4, 16]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2, x3, x4):
+        add_tensor = torch.ops.aten.add.Tensor(x3, x4);  x3 = x4 = None
+        view_21 = torch.ops.aten.reshape.default(add_tensor, [2, 4, 16]);  add_tensor = None
+        add_tensor_2 = torch.ops.aten.add.Tensor(x2, x0);  x2 = x0 = None
+        view_17 = torch.ops.aten.reshape.default(add_tensor_2, [2, 4, 16]);  add_tensor_2 = None
+        add_2 = torch.ops.aten.add.Tensor(x1, view_17);  x1 = view_17 = None
+        add_6 = torch.ops.aten.add.Tensor(add_2, view_21);  add_2 = view_21 = None
+        return (add_6,)
+"""
+
+ATTN_SOFTMAX_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_out_ptr0']
+OUTPUTS = ['in_out_ptr0']
+SHAPES = {'in_out_ptr0': [6, 8, 8]}
+OUT_SHAPES = {'in_out_ptr0': [2, 3, 8, 8]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        view_11 = torch.ops.aten.reshape.default(x0, [2, 3, 8, 8]);  x0 = None
+        mul_tensor = torch.ops.aten.mul.Tensor(view_11, 1);  view_11 = None
+        amax_default = torch.ops.aten.amax.default(mul_tensor, [-1], True)
+        sub_tensor = torch.ops.aten.sub.Tensor(mul_tensor, amax_default);  mul_tensor = amax_default = None
+        div_tensor = torch.ops.aten.div.Tensor(sub_tensor, 8.0);  sub_tensor = None
+        exp = torch.ops.aten.exp.default(div_tensor);  div_tensor = None
+        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [-1], True)
+        div_1 = torch.ops.aten.div.Tensor(exp, sum_1);  exp = sum_1 = None
+        expand_2 = torch.ops.aten.expand.default(div_1, [2, 3, 8, 8]);  div_1 = None
+        return (expand_2,)
+"""
+
+
+def test_synthesis_sees_regrouped_rows_as_one_shape():
+    import torch
+
+    from kernelopt import synthesize
+
+    contract = {"args": [_t("in_out_ptr0", [8, 16], "readwrite"), _t("in_ptr0", [2, 4, 16], "read"), _t("in_ptr1", [16], "read"),
+                         _t("in_ptr2", [16], "read"), _t("in_ptr3", [8, 16], "read"), {"name": "xnumel", "kind": "scalar", "value": 128}]}
+    src = synthesize.synthesize(contract, RESIDUAL_REFERENCE, 0)
+    torch.manual_seed(0)
+    io, x0, x1, x2, x3 = torch.randn(8, 16), torch.randn(2, 4, 16), torch.randn(16), torch.randn(16), torch.randn(8, 16)
+    # the reference's forward(x0..x4) with x0..x4 = in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3
+    want = x0 + (x1 + io).reshape(2, 4, 16) + (x2 + x3).reshape(2, 4, 16)
+    got = io.clone()
+    _run_rows(src, "synth_residual", [got, x0, x1, x2, x3, 128])
+    torch.testing.assert_close(got.reshape(2, 4, 16), want)
+
+    contract = {"args": [_t("in_out_ptr0", [6, 8, 8], "readwrite"), {"name": "xnumel", "kind": "scalar", "value": 48}, {"name": "r0_numel", "kind": "scalar", "value": 8}]}
+    src = synthesize.synthesize(contract, ATTN_SOFTMAX_REFERENCE, 0)
+    x = torch.randn(6, 8, 8) * 4
+    got = x.clone()
+    _run_rows(src, "synth_attn_softmax", [got, 48, 8])
+    torch.testing.assert_close(got, torch.softmax(x / 8.0, -1))
