@@ -290,6 +290,27 @@ def test_synthesis_of_last_dim_reductions_runs_right(attempt, chunk):
     torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
 
 
+def _run_rows(src, name, args):
+    import importlib.util
+    import os
+
+    from kernelopt import cpu_mode
+
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.launch(*args)
+
+
+def _t(n, shape, acc):
+    import math
+
+    return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
+
+
 LONG_ROWS_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0']
@@ -308,31 +329,18 @@ class Reference(torch.nn.Module):
 
 def test_rows_longer_than_registers_get_the_looped_variant():
     """Rows of 40000 (> MAX_BLOCK_N) used to be refused; now they are walked in chunks."""
-    import importlib.util
-    import math
-    import os
-
     import torch
 
-    from kernelopt import cpu_mode, synth_rows
+    from kernelopt import synth_rows
 
-    def t(n, shape, acc):
-        return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
-
-    contract = {"args": [t("in_ptr0", [2, 40000], "read"), t("out_ptr0", [2, 40000], "write"), t("out_ptr1", [2, 1], "write"),
+    contract = {"args": [_t("in_ptr0", [2, 40000], "read"), _t("out_ptr0", [2, 40000], "write"), _t("out_ptr1", [2, 1], "write"),
                          {"name": "xnumel", "kind": "scalar", "value": 2}, {"name": "r0_numel", "kind": "scalar", "value": 40000}]}
     src = synth_rows.synthesize_rows(contract, LONG_ROWS_REFERENCE, 0)
     assert "'BLOCK_N': 4096" in src and "for c0 in range(0, 40000, BLOCK_N)" in src
-    cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_long_rows.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location("synth_long_rows", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
     torch.manual_seed(0)
     x = torch.randn(2, 40000) * 4
     out, s = torch.full((2, 40000), float("nan")), torch.full((2, 1), float("nan"))
-    mod.launch(x, out, s, 2, 40000)
+    _run_rows(src, "synth_long_rows", [x, out, s, 2, 40000])
     torch.testing.assert_close(out, torch.softmax(x, -1))
     torch.testing.assert_close(s, x.sum(-1, keepdim=True), rtol=1e-4, atol=1e-3)
 
@@ -340,28 +348,19 @@ def test_rows_longer_than_registers_get_the_looped_variant():
 def test_looped_row_kernel_chunk_is_a_tuning_knob():
     """The heuristic catalogue tunes a looped synthesised kernel's chunk (BLOCK_N) as it tunes
     Inductor's R0_BLOCK, and the edited kernel still computes the reference."""
-    import importlib.util
-    import os
-
     import torch
 
-    from kernelopt import cpu_mode, synth_rows, transform
+    from kernelopt import synth_rows, transform
     from kernelopt.agents.heuristic import HeuristicBackend
 
     src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, chunk=32)
     cat = {name: args for name, kind, args, _, _ in HeuristicBackend().catalogue("memory-bound", transform.launch_params(src), _rows_contract(), src)}
     assert cat["bigger-rblock"]["config"] == {"BLOCK_N": 64} and cat["persistent-rblock"]["config"] == {"BLOCK_N": 128}
     new = transform.apply(src, {"kind": "launch", "args": cat["persistent-rblock"]})
-    cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_rows_tuned.py"
-    path.write_text(new)
-    spec = importlib.util.spec_from_file_location("synth_rows_tuned", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
     torch.manual_seed(1)
     x, w, b = torch.randn(2, 3, 100), torch.randn(100), torch.randn(100)
     outs = [torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 1), float("nan")), torch.full((2, 3, 100), float("nan"))]
-    mod.launch(x, w, b, *outs, 6, 100)
+    _run_rows(new, "synth_rows_tuned", [x, w, b, *outs, 6, 100])
     torch.testing.assert_close(outs[0], torch.softmax(x, -1))
     torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
 
@@ -509,27 +508,6 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     out = torch.full((2, 3, 4, 5), float("nan"))
     mod.launch(x, mean, var, out, 120)
     torch.testing.assert_close(out, torch.relu((x - mean[:, None, None]) * torch.rsqrt(var + 1e-5)[:, None, None]))
-
-
-def _run_rows(src, name, args):
-    import importlib.util
-    import os
-
-    from kernelopt import cpu_mode
-
-    cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.launch(*args)
-
-
-def _t(n, shape, acc):
-    import math
-
-    return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
 
 
 # TransformerBlock's units on the H200 (bench/results/search_l3_h200_artifacts), scaled down:
