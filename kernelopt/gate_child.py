@@ -18,11 +18,9 @@ from pathlib import Path
 def main() -> None:
     gate, unit_dir, cand, out, cfg_json = sys.argv[1:6]
     cfg = json.loads(cfg_json)
-    from . import gates, runtime
+    from . import gates, gpulock, runtime
     from .harness import ProblemRuntime, UnitHarness
     from .paths import ProblemPaths
-
-    from . import gpulock
 
     unit_dir = Path(unit_dir)
     paths = ProblemPaths.of(unit_dir.parents[1])

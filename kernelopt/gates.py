@@ -314,8 +314,7 @@ def run_in_child(gate: int, unit_dir: Path, candidate: Path, cfg: dict[str, Any]
             d = json.loads(out.read_text())
             from . import gpulock
 
-            for mode, secs in (d.get("lock_held_s") or {}).items():
-                gpulock.add_held(mode, secs)
+            gpulock.add_held(d.get("lock_held_s") or {})
             return GateVerdict(**{k: d[k] for k in GateVerdict.__dataclass_fields__ if k in d})
         if r.returncode < 0:
             try:

@@ -29,10 +29,11 @@ from typing import Iterator
 HELD = {"exclusive": 0.0, "shared": 0.0}
 
 
-def add_held(mode: str, seconds: float) -> None:
-    """Count seconds a child process of this job held the lock (e.g. the NCU harness, which
-    takes the lock itself around its launches and reports the time back)."""
-    HELD[mode] += float(seconds)
+def add_held(held: dict[str, float]) -> None:
+    """Count the seconds a child process of this job held the lock, by mode, as it reported
+    them (its own ``HELD``: the gate 1/2 child, the NCU harness)."""
+    for mode, seconds in held.items():
+        HELD[mode] += float(seconds)
 
 
 def lock_path() -> Path:

@@ -167,7 +167,7 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             replacements[unit] = str(paths.unit(unit) / ranked[attempt])
     contracts = {u: read_json(paths.contract(u)) for u in replacements}
     if not replacements:
-        reason = no_candidate_reason(paths, units) if attempt == 0 else f"no rank-{attempt} candidates left"
+        reason = no_candidate_reason(valid_alternatives(paths, units)) if attempt == 0 else f"no rank-{attempt} candidates left"
         plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
         write_json(d / "plan.json", plan)
         (d / "output_code.py").write_text("# nothing to stitch\n")
@@ -192,8 +192,8 @@ def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str,
     return out
 
 
-def no_candidate_reason(paths: ProblemPaths, units: list[str]) -> str:
-    alts = valid_alternatives(paths, units)
+def no_candidate_reason(alts: list[tuple[str, str, float | None]]) -> str:
+    """Why nothing was stitched, given ``valid_alternatives``."""
     if not alts:
         return "no candidate beyond Inductor's passed gates 1-2"
     timed = [a for a in alts if isinstance(a[2], (int, float))]
@@ -413,9 +413,10 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                 res.update(category="matched (optimized)", speedup_vs_compiled=1.0, measured_speedup=speed,
                            reason=f"all gates passed but the speedup {speed:.4f} is not significant (time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept")
         elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
-            if valid_alternatives(paths, units):
+            alts = valid_alternatives(paths, units)
+            if alts:
                 # valid kernels were found, none faster than Inductor's: the search matched it
-                res.update(category="matched (optimized)", reason=no_candidate_reason(paths, units))
+                res.update(category="matched (optimized)", reason=no_candidate_reason(alts))
             else:
                 res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
         elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):

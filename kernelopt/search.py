@@ -140,8 +140,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)
         locked = read_json(held) if held.exists() else {}
         cost["ncu_locked_s"] = round(float(locked.get("exclusive", 0.0)), 3)
-        gpulock.add_held("exclusive", cost["ncu_locked_s"])
-        gpulock.add_held("shared", float(locked.get("shared", 0.0)))
+        gpulock.add_held(locked)
         saved.unlink(missing_ok=True)
         held.unlink(missing_ok=True)
         if res.get("ok") and res.get("metrics"):

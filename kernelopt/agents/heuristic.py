@@ -87,9 +87,10 @@ class HeuristicBackend:
         # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
         # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
         # block, so its R0_BLOCK is not a tuning knob
-        looped = "for r0_offset in" in source or "for c0 in range(" in source or not source
+        looped_synth = "for c0 in range(" in source  # synth_rows' looped variant
+        looped = "for r0_offset in" in source or looped_synth or not source
         # the reduction block: Inductor's R0_BLOCK, or the chunk of a looped synthesised row kernel
-        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if "for c0 in range(" in source else None)
+        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if looped_synth else None)
         scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
         xn = scal.get("xnumel") or 1
         rn = scal.get("r0_numel") or 1
