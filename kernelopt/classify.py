@@ -105,18 +105,48 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
     }
 
 
-def run(paths: ProblemPaths, min_triton_share: float) -> dict[str, Any]:
+def add_fused_units(dispatch: dict[str, Any], pairs: list[dict[str, Any]], refused: list[dict[str, Any]]) -> None:
+    """Neighbour fusion (fusion.py): each fusible pair of graph-0 kernels becomes one more unit,
+    ``fz_<producer>__<consumer>``; its parts stay units too, and the stitch stage takes either
+    the fused candidate or the parts' own, whichever saves more."""
+    from . import fusion
+
+    by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0}
+    fused = []
+    for p in pairs:
+        pu, cu = by_kernel[p["producer"]], by_kernel[p["consumer"]]
+        uid = fusion.unit_id(pu["id"], cu["id"])
+        time_ms = (pu["time_ms"] or 0.0) + (cu["time_ms"] or 0.0)
+        fused.append({
+            "id": uid, "graph": 0, "kernel": cu["kernel"], "heuristic": cu["heuristic"], "template": False, "launches": 1,
+            "time_ms": time_ms, "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+            "reference": pu["reference"] and cu["reference"],
+            "fused": {**p, "producer_unit": pu["id"], "consumer_unit": cu["id"]},
+        })
+    dispatch["units"] += fused
+    dispatch["fusion"] = {"fused_units": [u["id"] for u in fused], "refused_pairs": refused}
+
+
+def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = True) -> dict[str, Any]:
     capture = json.loads(paths.capture_record.read_text())
     profile = json.loads(paths.profile.read_text())
     if capture.get("failed"):
         dispatch = {"problem": paths.problem, "verdict": "error", "reason": f"capture failed at {capture['stage']}: {capture['error'].splitlines()[0]}", "launches": [], "units": [], "time_by_kind_ms": {}, "triton_share": None}
     else:
         dispatch = classify(capture, profile, min_triton_share)
+        if fuse_neighbours and dispatch["verdict"] == "optimizable":
+            from . import fusion
+
+            kernels = capture["graphs"][0]["kernels"]
+            sources = {k: (paths.capture / v["source"]).read_text() for k, v in kernels.items()}
+            pairs, refused = fusion.find_pairs(paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()})
+            add_fused_units(dispatch, pairs, refused)
     tmp = paths.dispatch.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(dispatch, indent=2) + "\n")
     tmp.replace(paths.dispatch)
     kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
-    print(f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s); {kinds}", flush=True)
+    nf = len((dispatch.get("fusion") or {}).get("fused_units", []))
+    print(f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)" + (f" ({nf} fused neighbour pair(s))" if nf else "") + f"; {kinds}", flush=True)
     return dispatch
 
 

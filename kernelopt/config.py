@@ -46,6 +46,7 @@ SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 "min_triton_share": {**_NUM, "minimum": 0, "maximum": 1},
+                "fuse_neighbours": {"type": "boolean"},
             },
         },
         "candidates": {"description": "directory of hand-written candidates: <dir>/<problem>/<unit>*.py", "type": ["string", "null"]},
@@ -113,7 +114,7 @@ DEFAULTS: dict[str, Any] = {
     "workdir": "workdir",
     "seed": 0,
     "capture": {"mode": "max-autotune", "profile_reps": 3},
-    "classify": {"min_triton_share": 0.10},
+    "classify": {"min_triton_share": 0.10, "fuse_neighbours": True},
     "isolate": {"seeds": [0, 1, 2], "rtol": 1e-3, "atol": 1e-3},
     "candidates": None,
     "gates": {

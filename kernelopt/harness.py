@@ -22,10 +22,12 @@ from typing import Any
 
 from . import capture as capture_mod
 from . import outputcode, problems
-from .instrument import IOCapture, instrumented
+from .instrument import IOCapture, Observer, instrumented
 from .paths import ProblemPaths
 
 _mod_counter = itertools.count()
+_RUN = Observer()  # runs a kernel unobserved
+GRAPH_FALLBACK_RATIO = 2.0
 
 
 def load_module(path: Path, prefix: str = "kernelopt_unit") -> ModuleType:
@@ -92,6 +94,36 @@ class ProblemRuntime:
             raise RuntimeError(f"kernel {kernel} was not launched by the wrapper")
         return obs.before, obs.after  # type: ignore[return-value]
 
+    def fused_io(self, contract: dict[str, Any], seed: int) -> tuple[list[Any], list[Any]]:
+        """Arguments of a fused unit (fusion.py) for ``seed``: the consumer's, with the shared
+        buffer as it was *before* the producer ran (in the stitched model the producer does not
+        run), then the producer's other inputs."""
+        import torch
+
+        f = contract["fused"]
+        mod, oc = self.wrapper(contract["graph"])
+        obs = {k: IOCapture(k) for k in (f["producer"], f["consumer"])}
+
+        class Both(Observer):
+            def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+                return (obs[name] if name in obs else _RUN).on_kernel(name, inner, lineno, args, kwargs)
+
+        with torch.no_grad(), instrumented(mod, oc, Both()):
+            mod.call(self.call_args(contract["graph"], seed))
+        p, c = obs[f["producer"]], obs[f["consumer"]]
+        if p.before is None or c.before is None or c.after is None:
+            raise RuntimeError(f"the fused pair {f['producer']} + {f['consumer']} was not launched by the wrapper")
+        pnames = [a["name"] for a in f["producer_contract"]["args"]]
+        cnames = [a["name"] for a in f["consumer_contract"]["args"]]
+        shared = p.before[pnames.index(f["producer_param"])]
+        before = [shared.clone() if n == f["consumer_param"] else a for n, a in zip(cnames, c.before)]
+        after = list(c.after)
+        for e in f["extra"]:
+            v = p.before[pnames.index(e["producer_param"])]
+            before.append(v)
+            after.append(v)
+        return before, after
+
 
 @dataclass
 class Comparison:
@@ -153,18 +185,19 @@ class UnitHarness:
         return self._reference
 
     def inputs(self, seed: int) -> tuple[list[Any], list[Any]]:
+        if self.contract.get("fused"):
+            return self.rt.fused_io(self.contract, seed)
         return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed)
 
     def expected(self, args: list[Any], seed: int) -> dict[str, Any]:
         """Reference outputs: from the kernel's inputs, or (graph-level references) from the
         graph inputs of the same seed."""
+        names = [a["name"] for a in self.contract["args"]]
+        named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args)}
         if getattr(self.reference, "LEVEL", "kernel") == "graph":
+            # graph inputs, plus the kernel's own arguments for composed references (fusion.py)
             graph = self.contract["graph"]
-            names = self.rt.record["graphs"][graph]["graph_inputs"]
-            named = dict(zip(names, self.rt.call_args(graph, seed)))
-        else:
-            names = [a["name"] for a in self.contract["args"]]
-            named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args)}
+            named.update(zip(self.rt.record["graphs"][graph]["graph_inputs"], self.rt.call_args(graph, seed)))
         return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
 
     def run_candidate(self, module: ModuleType, args: list[Any], watch: Any = None) -> dict[str, Any]:
@@ -184,6 +217,22 @@ class UnitHarness:
             torch.cuda.synchronize()
         return {spec["name"]: a for spec, a in zip(self.contract["args"], call) if spec.get("access") in ("write", "readwrite")}
 
+    @staticmethod
+    def graph_level_fallback(got: Any, inductor: Any, ref: Any, rtol: float, atol: float) -> dict[str, Any]:
+        """A graph-level reference recomputes the library ops upstream of the kernel in eager
+        (e.g. a cuDNN convolution whose bias Inductor moved into the kernel), so Inductor's own
+        kernel can miss it by those ops' numerics.  Then a candidate passes when, on the same
+        inputs, (a) it misses the reference by at most GRAPH_FALLBACK_RATIO x what Inductor's
+        kernel misses it by, and (b) it matches Inductor's kernel's output at the gate's
+        tolerance.  Recorded per output as ``fallback``."""
+        base = compare("inductor", inductor, ref, rtol, atol)
+        vs_inductor = compare("vs_inductor", got, inductor, rtol, atol)
+        mine = compare("candidate", got, ref, rtol, atol)
+        ok = (not base.ok) and mine.max_abs <= GRAPH_FALLBACK_RATIO * base.max_abs and vs_inductor.ok
+        return {"ok": ok, "fallback": {"rule": f"graph-level reference: error <= {GRAPH_FALLBACK_RATIO} x Inductor kernel's own, and allclose to Inductor's output",
+                                       "inductor_vs_reference_max_abs": base.max_abs, "inductor_mismatched": base.mismatched,
+                                       "candidate_vs_inductor_max_abs": vs_inductor.max_abs, "pass": ok}}
+
     def check(self, module: ModuleType, seeds: list[int], rtol: float, atol: float) -> dict[str, Any]:
         """Candidate vs eager reference on each seed; also vs the wrapper's own launch (info)."""
         per_seed = []
@@ -202,6 +251,8 @@ class UnitHarness:
                 c = compare(name, got[name], expected[name], rtol, atol).to_dict()
                 w = compare(name, got[name], wrapper_after[name], 0.0, 0.0)
                 c["vs_wrapper_max_abs"] = w.max_abs
+                if not c["ok"] and getattr(self.reference, "LEVEL", "kernel") == "graph":
+                    c.update(self.graph_level_fallback(got[name], wrapper_after[name], expected[name], rtol, atol))
                 comps.append(c)
             seed_ok = all(c["ok"] for c in comps)
             ok &= seed_ok

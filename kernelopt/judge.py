@@ -128,11 +128,17 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
         entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
     order = {"user": 0, "search": 1, "inductor": 2}
 
+    def kernels(p: str) -> int:
+        from .profiler import jit_kernel_names
+
+        return len(jit_kernel_names((paths.unit(unit) / p).read_text()))
+
     def key(p: str) -> tuple:
         e = entries[p]
         if device == "cuda" and e.get("meaningful") and e.get("ratio") is not None:
             return (e["ratio"], order[e["origin"]], p)
-        return (order[e["origin"]], p)  # CPU: times mean nothing; hand-written first, then searched
+        # CPU: times mean nothing; hand-written first, then searched; one kernel (a fusion) before a pair
+        return (order[e["origin"]], kernels(p), p)
 
     result["ranked"] = sorted(entries, key=key)
     result["meaningful"] = device == "cuda"
@@ -165,19 +171,71 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             ranked = [p for p in ranked if p == INDUCTOR or (best["candidates"][p].get("ratio") or 1.0) < 1.0]
         if attempt < len(ranked):
             replacements[unit] = str(paths.unit(unit) / ranked[attempt])
-    contracts = {u: read_json(paths.contract(u)) for u in replacements}
+    replacements, fusion_choice = choose_fusions(paths, replacements, best_of={u: read_json(paths.best(u)) for u in replacements})
     if not replacements:
         reason = no_candidate_reason(valid_alternatives(paths, units)) if attempt == 0 else f"no rank-{attempt} candidates left"
         plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
         write_json(d / "plan.json", plan)
         (d / "output_code.py").write_text("# nothing to stitch\n")
         return plan
-    kernel_files = {contracts[u]["kernel"]: Path(f) for u, f in replacements.items()}
-    info = stitch.write_stitched(paths.output_code, d, kernel_files)
+    info = _stitch(paths, {u: Path(f) for u, f in replacements.items()}, d)
     plan = {"attempt": attempt, "status": "stitched", "replacements": replacements, "stitch": info}
+    if fusion_choice:
+        plan["fusion_choice"] = fusion_choice
     write_json(d / "plan.json", plan)
-    print(f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(kernel_files)}")
+    print(f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(info['replaced'])}" + (f", dropped {info['dropped']} (fused)" if info.get("dropped") else ""))
     return plan
+
+
+def _stitch(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
+    """Splice {unit: candidate file} into the baseline wrapper; a fused unit replaces its
+    consumer's kernel and drops its producer's launch."""
+    kernel_files, fusions = {}, []
+    for u, f in replacements.items():
+        c = read_json(paths.contract(u))
+        kernel_files[c["kernel"]] = Path(f)
+        if c.get("fused"):
+            fusions.append({**{k: v for k, v in c["fused"].items() if not k.endswith("_contract")}, "unit": u})
+    return stitch.write_stitched(paths.output_code, directory, kernel_files, fusions)
+
+
+def choose_fusions(paths: ProblemPaths, replacements: dict[str, str], best_of: dict[str, dict[str, Any]]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """A fused unit and its parts cannot all be replaced.  On the GPU the option that saves the
+    most time wins: (producer + consumer time at capture) x (1 - ratio) for the fused candidate
+    against the sum over the parts' own candidates; on the CPU (times mean nothing) the fused
+    candidate is taken, so the fusion path is exercised.  Overlapping pairs: the larger saving first."""
+    disp = {u["id"]: u for u in read_json(paths.dispatch)["units"]}
+    out = dict(replacements)
+
+    def saving(u: str) -> float | None:
+        b = best_of.get(u) or {}
+        if not b.get("meaningful") or u not in out:
+            return None
+        r = (b["candidates"].get(Path(out[u]).relative_to(paths.unit(u)).as_posix()) or {}).get("ratio")
+        return (disp[u].get("time_ms") or 0.0) * (1.0 - r) if r is not None else None
+
+    fused = sorted((u for u in out if (disp.get(u) or {}).get("fused")), key=lambda u: (-(saving(u) or 0.0), u))
+    taken: set[str] = set()
+    decisions = []
+    for u in fused:
+        f = disp[u]["fused"]
+        parts = [f["producer_unit"], f["consumer_unit"]]
+        if taken & set(parts):
+            decisions.append({"unit": u, "taken": False, "why": f"a part is already replaced by another fused unit ({sorted(taken & set(parts))})"})
+            out.pop(u)
+            continue
+        sf = saving(u)
+        sep = sum(max(saving(p) or 0.0, 0.0) for p in parts)
+        if sf is not None and sf <= sep:
+            decisions.append({"unit": u, "taken": False, "saving_ms": sf, "parts_saving_ms": sep, "why": "the parts' own candidates save more"})
+            out.pop(u)
+            continue
+        for p in parts:
+            out.pop(p, None)
+        taken.update(parts)
+        decisions.append({"unit": u, "taken": True, "saving_ms": sf, "parts_saving_ms": sep,
+                          "why": "saves more than the parts' own candidates" if sf is not None else "CPU mode: times mean nothing, the fused candidate is taken"})
+    return out, decisions
 
 
 def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
@@ -266,6 +324,7 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
         write_json(d / "gate3.json", {**v.to_dict(), "attempt": attempt})
         return v.to_dict()
     replaced = set(plan["stitch"]["replaced"])
+    dropped = set(plan["stitch"].get("dropped", []))
 
     class Count(Observer):
         def __init__(self) -> None:
@@ -308,9 +367,11 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
         v = GateVerdict(3, FAIL, "rule stitch-proof: the stitched module differs from the baseline beyond the replaced kernels", rule="stitch-proof", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
     elif any(n == 0 for n in ran.values()) or any(k in counter.by_inductor for k in replaced):
         v = GateVerdict(3, FAIL, f"rule stitch-proof: a replaced kernel did not run as its candidate ({ran})", rule="stitch-proof", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
+    elif any(k in counter.by_inductor or k in counter.by_candidate for k in dropped):
+        v = GateVerdict(3, FAIL, f"rule stitch-proof: a fused producer still ran ({sorted(dropped)})", rule="stitch-proof", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
     elif ok:
         how = "directly at 1e-4" if all(r["direct_pass"] for r in per_seed) else "by the FP64 fallback"
-        v = GateVerdict(3, PASS, f"stitched model matches eager on seeds {gc['seeds']} ({how}); replaced kernels ran as candidates {ran}", numbers=numbers, tolerances=tol, seeds=gc["seeds"])
+        v = GateVerdict(3, PASS, f"stitched model matches eager on seeds {gc['seeds']} ({how}); replaced kernels ran as candidates {ran}" + (f"; fused producers {sorted(dropped)} did not run" if dropped else ""), numbers=numbers, tolerances=tol, seeds=gc["seeds"])
     else:
         bad = next(r for r in per_seed if not r["pass"])
         v = GateVerdict(3, FAIL, f"rule e2e-correctness: seed {bad['seed']}: stitched vs eager max abs {bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, and FP64 error {bad.get('fp64_candidate_err', float('nan')):.3g} > {gc['fp64_ratio']} x baseline's {bad.get('fp64_baseline_err', float('nan')):.3g}",
@@ -364,8 +425,7 @@ def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
 
 def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
     """Stitch given candidate files {unit: file} into ``directory`` (for ``kernelopt stitch-check``)."""
-    kernels = {read_json(paths.contract(u))["kernel"]: Path(f) for u, f in replacements.items()}
-    info = stitch.write_stitched(paths.output_code, directory, kernels)
+    info = _stitch(paths, {u: Path(f) for u, f in replacements.items()}, directory)
     plan = {"attempt": "cli", "status": "stitched", "replacements": {u: str(f) for u, f in replacements.items()}, "stitch": info}
     write_json(directory / "plan.json", plan)
     return plan

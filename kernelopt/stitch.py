@@ -11,6 +11,7 @@ own ``benchmark_compiled_module`` harness).  Modules are loaded fresh each time
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 import hashlib
 import json
@@ -51,8 +52,11 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path]) -> dict[str, Any]:
-    """Write ``out_dir/output_code.py`` = baseline with ``replacements`` {kernel: candidate file}."""
+def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path], fusions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write ``out_dir/output_code.py`` = baseline with ``replacements`` {kernel: candidate file}.
+    ``fusions`` (fusion.py pairs, each with its ``unit``): the consumer's replacement is the fused
+    kernel; the producer's launch is dropped and its other inputs are passed to the consumer."""
+    fusions = fusions or []
     src = Path(baseline).read_text()
     oc = outputcode.parse(src, baseline)
     missing = [k for k in replacements if k not in oc.kernels]
@@ -89,21 +93,42 @@ def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path])
             out.append(f"{hit} = _kernelopt_candidate({hit!r}, {f'candidates/{hit}.py'!r})\n")
             info["replaced"][hit] = {"file": f"candidates/{hit}.py", "sha256": digest, "source": str(replacements[hit])}
     text = "".join(out)
+    if fusions:
+        from . import fusion
+
+        for f in fusions:
+            if f["consumer"] not in replacements:
+                raise KeyError(f"fusion {f['unit']}: the consumer {f['consumer']} has no replacement")
+        text = fusion.edit_call_sites(text, fusions)
+        info["fusions"] = [{k: f[k] for k in ("unit", "producer", "consumer", "buffer", "function", "extra")} for f in fusions]
+        info["dropped"] = sorted(f["producer"] for f in fusions)
     (out_dir / "output_code.py").write_text(text)
-    info["proof"] = diff_proof(src, text, set(replacements))
+    info["proof"] = diff_proof(src, text, set(replacements), fusions)
     return info
 
 
-def diff_proof(baseline: str, stitched: str, replaced: set[str]) -> dict[str, Any]:
-    """Show that the two modules differ only in the replaced kernels' definitions (plus the loader)."""
-    def stmts(src: str) -> list[tuple[str, str]]:
+def diff_proof(baseline: str, stitched: str, replaced: set[str], fusions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Show that the two modules differ only in the replaced kernels' definitions (plus the loader)
+    and, for fusions, in exactly the declared call-site edits: the baseline's functions with
+    ``fusion.expected_function`` applied on their AST must equal the stitched functions."""
+    from . import fusion
+
+    def dump(node: ast.stmt) -> str:
+        if fusions and isinstance(node, ast.FunctionDef):
+            node = fusion.expected_function(node, fusions)
+        elif fusions and isinstance(node, ast.ClassDef):
+            node = copy.deepcopy(node)
+            node.body = [fusion.expected_function(n, fusions) if isinstance(n, ast.FunctionDef) else n for n in node.body]
+        return ast.dump(node)
+
+    def stmts(src: str, apply: bool) -> list[tuple[str, str]]:
         out = []
         for node in ast.parse(src).body:
             name = node.targets[0].id if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) else ""
-            out.append((name, ast.dump(node)))
+            out.append((name, dump(node) if apply else ast.dump(node)))
         return out
 
-    a, b = stmts(baseline), stmts(stitched)
+    a, b = stmts(baseline, True), stmts(stitched, False)
     a_keep = [s for s in a if s[0] not in replaced]
     b_keep = [s for s in b if s[0] not in replaced and not (s[0] == "" and "_kernelopt_candidate" in s[1])]
     identical = a_keep == b_keep
@@ -111,6 +136,7 @@ def diff_proof(baseline: str, stitched: str, replaced: set[str]) -> dict[str, An
     changed_defs = sorted({s[0] for s in b if s[0] in replaced})
     return {
         "identical_except_replaced": identical and changed_defs == sorted(replaced),
+        "fusion_edits": [f"{f['producer']} launch dropped; {f['consumer']} launch + {[e['call_arg'] for e in f['extra']]}" for f in fusions or []],
         "replaced_definitions": changed_defs,
         "statements_baseline": len(a),
         "statements_stitched": len(b),

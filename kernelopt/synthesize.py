@@ -185,6 +185,26 @@ def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: 
     ])
 
 
+def synthesize_fused(paths: Any, contract: dict[str, Any], attempt: int) -> str:
+    """A fused unit (fusion.py): attempt 0 is the consumer with the producer inlined at its loads,
+    launched with the consumer's config; the search then tunes that launch."""
+    from . import fusion
+    from .isolate import render_inductor
+
+    f = contract["fused"]
+    if attempt > 0:
+        raise CannotSynthesize("a fused unit has one generated kernel (attempt 0: the producer inlined into the consumer); the search tunes its launch")
+    p_src, c_src = ((paths.kernels_dir / f"{u}.py").read_text() for u in (f["producer_unit"], f["consumer_unit"]))
+    try:
+        kernel_src = fusion.fuse_source(p_src, c_src, f)
+    except fusion.NotFusible as e:
+        raise CannotSynthesize(str(e)) from None
+    title = (f"Neighbour fusion of unit {contract['unit']} (kernelopt, heuristic backend): {f['producer']} inlined into\n"
+             f"{f['consumer']} at each load of {f['buffer']}, so {f['buffer']} is neither written nor re-read.  launch(*args)\n"
+             f"takes {f['consumer']}'s arguments, then {f['producer']}'s other inputs (p_*); config: the consumer's.")
+    return render_inductor(contract, kernel_src, title)
+
+
 def synthesize(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
     """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
     (``synth_rows``); CannotSynthesize with the most relevant reason otherwise."""
@@ -213,7 +233,7 @@ def run(paths: Any, unit: str, attempt: int, cfg: dict[str, Any]) -> dict[str, A
     try:
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
-        src = synthesize(contract, ref.read_text(), attempt)
+        src = synthesize_fused(paths, contract, attempt) if contract.get("fused") else synthesize(contract, ref.read_text(), attempt)
         (d / "candidate.py").write_text(src)
         from .agents.heuristic import signature
 

@@ -129,6 +129,10 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
     ``other=``).  Records ``ASSUMES_DIVISIBLE`` so that later block-size edits keep it true.
     Only masks made of Inductor's bound masks are dropped; data-dependent masks stay."""
     params = launch_params(source)
+    tree = ast.parse(source)
+    jit = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and any(ast.unparse(d).startswith(("triton.jit", "jit")) for d in n.decorator_list)]
+    if len(jit) > 1:
+        raise TransformError(f"{len(jit)} kernels in the module (a fused unit's Inductor pair): CONFIG's block sizes do not bound the others' masks")
     scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
     assumes: dict[str, int] = {}
     for numel, block in BLOCK_OF.items():

@@ -11,5 +11,6 @@ checkpoint classify:
         "../envs/kernelopt.yaml"
     params:
         min_triton_share=CONFIG["classify"]["min_triton_share"],
+        fuse_neighbours=CONFIG["classify"]["fuse_neighbours"],
     script:
         "../scripts/classify.py"
