@@ -21,3 +21,15 @@ def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.C
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """The whole pipeline on every demo problem, CPU mode, with one hand-written candidate and
+    Inductor's kernels stitched back (so gates 3-4 run for every optimizable problem).
+    Shared by test_gates.py and test_fusion.py (one run per session)."""
+    wd = tmp_path_factory.mktemp("demo_run")
+    r = snakemake("--cores", "2", "--config", "device=cpu", f"workdir={wd}", "candidates=tests/data/candidates_demo",
+                  "gates={replace_with_inductor: true}", "search={iterations: 0}", timeout=3000)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    return wd

@@ -20,17 +20,6 @@ CANDS = ROOT / "tests/data/candidates/softmax"
 SOFTMAX_UNIT = "triton_per_fused__softmax_0"
 
 
-@pytest.fixture(scope="session")
-def demo_run(tmp_path_factory):
-    """The whole pipeline on every demo problem, CPU mode, with one hand-written candidate and
-    Inductor's kernels stitched back (so gates 3-4 run for every optimizable problem)."""
-    wd = tmp_path_factory.mktemp("demo_run")
-    r = snakemake("--cores", "2", "--config", "device=cpu", f"workdir={wd}", "candidates=tests/data/candidates_demo",
-                  "gates={replace_with_inductor: true}", "search={iterations: 0}", timeout=3000)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
-    return wd
-
-
 def _check(unit_dir: Path, cand: Path) -> tuple[int, dict]:
     r = subprocess.run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(cand), "--json"],
                        capture_output=True, text=True, cwd=ROOT, timeout=600)
