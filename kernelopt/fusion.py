@@ -186,6 +186,10 @@ def _check_pair(fn: ast.FunctionDef, stmts: list[ast.stmt], ip: int, ic: int, p:
                 raise NotFusible(f"`{ast.unparse(s)}` deletes a producer argument together with other names")
             if isinstance(s, ast.Assign) and e["call_arg"] in _names(s):
                 raise NotFusible(f"{e['call_arg']} is reassigned between the launches")
+    c_written = set().union(*[_names(a) for n, a in zip(c_params, ccall.args) if n.startswith(("out_ptr", "in_out_ptr"))])
+    clash = sorted(c_written & {e["call_arg"] for e in extra})
+    if clash:
+        raise NotFusible(f"the consumer writes {clash}, which the producer reads: fused, one block could read what another already wrote")
     producer_body(sources[p], p, p_params[written[0]])
     consumer_loads(sources[c], c, c_param)
     return {
@@ -449,7 +453,7 @@ def fused_contract(pc: dict[str, Any], cc: dict[str, Any], pair: dict[str, Any],
     for a in cc["args"]:
         spec = dict(a)
         if a["name"] == pair["consumer_param"]:
-            spec["access"] = "readwrite" if pair["producer_inplace"] else "read"
+            spec["access"] = "readwrite"  # scratch: the Inductor pair writes it, nobody reads it after the unit
             spec["note"] = (f"the intermediate {pair['buffer']}: holds {pair['producer']}'s input here (the Inductor pair rewrites it "
                             "in place, the fused kernel only reads it); never read after the unit") if pair["producer_inplace"] else f"the intermediate {pair['buffer']}: written by the Inductor pair, ignored by the fused kernel"
         args.append(spec)

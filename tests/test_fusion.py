@@ -51,6 +51,9 @@ def test_pairs_refused_when_the_buffer_lives_on_or_something_runs_between():
     pairs, refused = _pairs(H200, later)
     assert all(p["producer"] != P2 for p in pairs)
     assert any(r["producer"] == P2 and "used beyond" in r["reason"] for r in refused)
+    clash = src.replace(line, line.replace("buf4", "arg1_1"))  # the consumer would write what the producer reads
+    pairs, refused = _pairs(H200, clash)
+    assert any(r["producer"] == P2 and "which the producer reads" in r["reason"] for r in refused)
     between = src.replace(line, "        buf3.add_(1)\n" + line)
     pairs, refused = _pairs(H200, between)
     assert all(p["producer"] != P2 for p in pairs)
