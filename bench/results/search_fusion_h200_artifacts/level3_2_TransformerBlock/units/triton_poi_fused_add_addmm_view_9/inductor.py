@@ -1,0 +1,45 @@
+"""Inductor's kernel for unit triton_poi_fused_add_addmm_view_9 (pointwise), as Inductor wrote it, with the launch
+configuration its autotuner chose at capture.  Runnable standalone: ``launch(*args)``
+takes the positional arguments of ``triton_poi_fused_add_addmm_view_9.run(...)`` in the wrapper
+(capture/output_code.py) and writes the outputs in place.
+"""
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers, triton_heuristics
+from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+from torch._inductor.runtime.hints import AutotuneHint, ReductionHint, TileHint, DeviceProperties
+triton_helpers.set_driver_to_gpu()
+
+@triton.jit
+def triton_poi_fused_add_addmm_view_9(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 3145728
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = tl.full([XBLOCK], True, tl.int1)[:]
+    x2 = xindex
+    x0 = (xindex % 768)
+    tmp0 = tl.load(in_ptr0 + (x2), None)
+    tmp1 = tl.load(in_ptr1 + (x0), None, eviction_policy='evict_last')
+    tmp2 = tl.load(in_out_ptr0 + (x2), None)
+    tmp5 = tl.load(in_ptr2 + (x0), None, eviction_policy='evict_last')
+    tmp6 = tl.load(in_ptr3 + (x2), None)
+    tmp3 = tmp1 + tmp2
+    tmp4 = tmp0 + tmp3
+    tmp7 = tmp5 + tmp6
+    tmp8 = tmp4 + tmp7
+    tl.store(in_out_ptr0 + (x2), tmp8, None)
+
+CONFIG = {'XBLOCK': 512}  # constexpr block sizes chosen by Inductor
+NUM_WARPS = 8
+NUM_STAGES = 1
+
+
+def grid(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3, xnumel):
+    # Inductor's grid for grid_type 'Grid1D'
+    XBLOCK = CONFIG['XBLOCK']
+    return (-((xnumel) // -(XBLOCK)), 1, 1)
+
+
+def launch(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3, xnumel):
+    triton_poi_fused_add_addmm_view_9[grid(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3, xnumel)](in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3, xnumel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)

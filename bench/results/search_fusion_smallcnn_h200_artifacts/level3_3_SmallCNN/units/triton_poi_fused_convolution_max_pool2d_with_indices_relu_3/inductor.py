@@ -1,0 +1,45 @@
+"""Inductor's kernel for unit triton_poi_fused_convolution_max_pool2d_with_indices_relu_3 (pointwise), as Inductor wrote it, with the launch
+configuration its autotuner chose at capture.  Runnable standalone: ``launch(*args)``
+takes the positional arguments of ``triton_poi_fused_convolution_max_pool2d_with_indices_relu_3.run(...)`` in the wrapper
+(capture/output_code.py) and writes the outputs in place.
+"""
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers, triton_heuristics
+from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+from torch._inductor.runtime.hints import AutotuneHint, ReductionHint, TileHint, DeviceProperties
+triton_helpers.set_driver_to_gpu()
+
+@triton.jit
+def triton_poi_fused_convolution_max_pool2d_with_indices_relu_3(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 12845056
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = tl.full([XBLOCK], True, tl.int1)[:]
+    x0 = (xindex % 64)
+    x1 = ((xindex // 64) % 112)
+    x2 = xindex // 7168
+    x3 = xindex
+    tmp0 = tl.load(in_ptr0 + (x0 + 128*x1 + 28672*x2), None)
+    tmp1 = tl.load(in_ptr0 + (64 + x0 + 128*x1 + 28672*x2), None)
+    tmp3 = tl.load(in_ptr0 + (14336 + x0 + 128*x1 + 28672*x2), None)
+    tmp5 = tl.load(in_ptr0 + (14400 + x0 + 128*x1 + 28672*x2), None)
+    tmp2 = triton_helpers.maximum(tmp0, tmp1)
+    tmp4 = triton_helpers.maximum(tmp2, tmp3)
+    tmp6 = triton_helpers.maximum(tmp4, tmp5)
+    tl.store(out_ptr0 + (x3), tmp6, None)
+
+CONFIG = {'XBLOCK': 512}  # constexpr block sizes chosen by Inductor
+NUM_WARPS = 4
+NUM_STAGES = 1
+
+
+def grid(in_ptr0, out_ptr0, xnumel):
+    # Inductor's grid for grid_type 'Grid1D'
+    XBLOCK = CONFIG['XBLOCK']
+    return (-((xnumel) // -(XBLOCK)), 1, 1)
+
+
+def launch(in_ptr0, out_ptr0, xnumel):
+    triton_poi_fused_convolution_max_pool2d_with_indices_relu_3[grid(in_ptr0, out_ptr0, xnumel)](in_ptr0, out_ptr0, xnumel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
