@@ -180,6 +180,10 @@ def _check_pair(fn: ast.FunctionDef, stmts: list[ast.stmt], ip: int, ic: int, p:
             extra.append({"producer_param": name, "fused_param": f"p_{name}", "call_arg": a.id})
         elif not name.startswith(("out_ptr", "in_out_ptr")) and not name.endswith("numel"):
             raise NotFusible(f"the producer's parameter {name} is neither a pointer nor a numel")
+    lines = [x.lineno for x in stmts]
+    for s in stmts[ip + 1:ic]:
+        if isinstance(s, ast.Delete) and _names(s) & {e["call_arg"] for e in extra} and lines.count(s.lineno) > 1:
+            raise NotFusible(f"`{ast.unparse(s)}` shares its line with other code (the stitcher moves it after the fused launch)")
     for e in extra:
         for s in stmts[ip + 1:ic]:
             if isinstance(s, ast.Delete) and e["call_arg"] in _names(s) and not all(isinstance(t, ast.Name) and t.id in {x["call_arg"] for x in extra} for t in s.targets):
@@ -311,6 +315,8 @@ def _inline(prod: dict[str, Any], n: int, site: ast.Assign, params: dict[str, st
                     elif mask is not None:
                         node.args.append(new)
         out.append(s2)
+    if mask is None and any(isinstance(n, ast.Name) and n.id == pre + "xmask" for s in out for n in ast.walk(s)):
+        raise NotFusible("the producer uses its mask outside its loads, and the consumer's load has no mask to give it")
     value = ast.unparse(_Rename(mapping).visit(copy.deepcopy(prod["value"])))
     expr = f"({value}).to({c_param}.dtype.element_ty)"
     if other is not None and mask is not None:
