@@ -134,8 +134,17 @@ def diff_proof(baseline: str, stitched: str, replaced: set[str], fusions: list[d
     identical = a_keep == b_keep
     diff = list(difflib.unified_diff(baseline.splitlines(), stitched.splitlines(), lineterm="", n=0))
     changed_defs = sorted({s[0] for s in b if s[0] in replaced})
+    # each declared fusion must be one that fusion.find_pairs allows on this very baseline
+    # (consecutive launches, the buffer read by nothing else, ...), not just one that was declared
+    unproven = []
+    if fusions:
+        oc = outputcode.parse(baseline)
+        allowed, _ = fusion.find_pairs(baseline, {k: v.source for k, v in oc.kernels.items()}, {k: v.heuristic for k, v in oc.kernels.items()})
+        key = lambda f: (f["producer"], f["consumer"], f["buffer"], f["producer_param"], f["consumer_param"], json.dumps(f["extra"], sort_keys=True))  # noqa: E731
+        unproven = sorted({f["unit"] for f in fusions} - {f["unit"] for f in fusions if key(f) in {key(x) for x in allowed}})
     return {
-        "identical_except_replaced": identical and changed_defs == sorted(replaced),
+        "identical_except_replaced": identical and changed_defs == sorted(replaced) and not unproven,
+        "fusions_not_allowed_on_baseline": unproven,
         "fusion_edits": [f"{f['producer']} launch dropped; {f['consumer']} launch + {[e['call_arg'] for e in f['extra']]}" for f in fusions or []],
         "replaced_definitions": changed_defs,
         "statements_baseline": len(a),

@@ -98,6 +98,11 @@ def test_stitch_drops_the_producer_and_the_proof_holds_only_for_the_declared_edi
     # ... or pass the consumer something else
     bad = text.replace(launch, launch.replace("arg1_1", "buf4"))
     assert not stitch.diff_proof(src, bad, {C3}, [f])["identical_except_replaced"]
+    # ... or declare a fusion the baseline does not allow (the buffer is read after the consumer)
+    line = f"        {C3}.run(buf3, buf4, 12845056, stream=stream0)\n"
+    live = src.replace(line, line + "        print(buf3.sum())\n")
+    assert not stitch.diff_proof(live, fusion.edit_call_sites(live, [f]), set(), [f])["identical_except_replaced"]
+    assert stitch.diff_proof(src, fusion.edit_call_sites(src, [f]), set(), [f])["identical_except_replaced"]
     # ... or keep the producer's launch while claiming the fusion
     assert not stitch.diff_proof(src, src.replace(f"{C3}.run(buf3, buf4, 12845056,", f"{C3}.run(buf3, buf4, 12845056, arg1_1,"), {C3}, [f])["identical_except_replaced"]
 
