@@ -178,10 +178,10 @@ def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
 
     code, out = run("check", str(paths.unit(unit)), str(cand))
     assert code == 0, out
-    # a fusion that forgets the producer's ReLU is caught by gate 2 (at all four window loads:
-    # forgetting it at one is still right, since the max of the others' ReLUs is >= 0)
+    # a fusion that gets the producer's batch norm wrong (x + mean instead of x - mean, at every
+    # inlined load) is caught by gate 2
     wrong = tmp_path / "wrong.py"
-    wrong.write_text(re.sub(r"triton_helpers\.maximum\((_p\d_tmp15), (_p\d_tmp14)\)", r"\2", cand.read_text()))
+    wrong.write_text(re.sub(r"(_p\d+_tmp\d+) - (_p\d+_tmp\d+)", r"\1 + \2", cand.read_text()))
     assert wrong.read_text() != cand.read_text()
     code, out = run("check", str(paths.unit(unit)), str(wrong))
     assert code == 1 and out["verdicts"][1]["rule"] == "mismatch"
