@@ -30,6 +30,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from .outputcode import _classify_call, _dotted, functions
+
 PROLOGUE = {"xnumel", "xoffset", "xindex", "xmask"}
 FORBIDDEN_IN_PRODUCER = {"xoffset", "xnumel", "XBLOCK", "yindex", "ynumel", "YBLOCK", "program_id", "arange"}
 BETWEEN_CALLS = ("empty_strided", "get_raw_stream")
@@ -44,16 +46,6 @@ def unit_id(producer_unit: str, consumer_unit: str) -> str:
 
 
 # --------------------------------------------------------------------------- wrapper analysis
-def _dotted(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
     """Statements of a function in execution order, ``with`` blocks opened."""
     out: list[ast.stmt] = []
@@ -65,21 +57,12 @@ def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def _functions(tree: ast.Module) -> list[ast.FunctionDef]:
-    fns = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            fns.append(node)
-        elif isinstance(node, ast.ClassDef):
-            fns.extend(n for n in node.body if isinstance(n, ast.FunctionDef))
-    return fns
-
-
 def _launch_of(stmt: ast.stmt, kernels: set[str]) -> str | None:
+    """The kernel a statement ``K.run(...)`` launches (outputcode's launch-site rule)."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        f = stmt.value.func
-        if isinstance(f, ast.Attribute) and f.attr == "run" and isinstance(f.value, ast.Name) and f.value.id in kernels:
-            return f.value.id
+        site = _classify_call(stmt.value, kernels)  # type: ignore[arg-type]
+        if site and site[0] == "triton":
+            return site[1]
     return None
 
 
@@ -88,7 +71,7 @@ def _names(node: ast.AST) -> set[str]:
 
 
 def _is_call_to(node: ast.AST, suffixes: tuple[str, ...]) -> bool:
-    return isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1].startswith(suffixes)
+    return isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1].startswith(suffixes)
 
 
 def kernel_params(source: str, kernel: str) -> tuple[list[str], list[str]]:
@@ -113,12 +96,12 @@ def find_pairs(wrapper_src: str, kernel_sources: dict[str, str], heuristics: dic
     tree = ast.parse(wrapper_src)
     kernels = set(kernel_sources)
     launch_count: dict[str, int] = {}
-    for fn in _functions(tree):
+    for fn in functions(tree):
         for s in ast.walk(fn):
             if isinstance(s, ast.stmt) and (k := _launch_of(s, kernels)):
                 launch_count[k] = launch_count.get(k, 0) + 1
     pairs, refused = [], []
-    for fn in _functions(tree):
+    for fn in functions(tree):
         stmts = _flat(fn.body)
         idx = [(i, k) for i, s in enumerate(stmts) if (k := _launch_of(s, kernels))]
         for (ip, p), (ic, c) in zip(idx, idx[1:]):
@@ -379,7 +362,7 @@ def edit_call_sites(src: str, fusions: list[dict[str, Any]]) -> str:
     insert_after: dict[int, list[str]] = {}
     append_args: dict[tuple[int, int], str] = {}
     for f in fusions:
-        fn = next((x for x in _functions(tree) if x.name == f["function"]), None)
+        fn = next((x for x in functions(tree) if x.name == f["function"]), None)
         if fn is None:
             raise KeyError(f"function {f['function']} not in the wrapper")
         stmts = _flat(fn.body)
@@ -477,40 +460,10 @@ def fused_contract(pc: dict[str, Any], cc: dict[str, Any], pair: dict[str, Any],
     }
 
 
-def _launcher(cfg_prefix: str, fn_prefix: str, kernel: str, contract: dict[str, Any]) -> list[str]:
-    """CONFIG / grid / launch lines for one kernel of the Inductor pair (``inductor.py`` form)."""
-    cfg = contract.get("launch_config") or {}
-    kwargs = dict(cfg.get("kwargs", {}))
-    g = contract.get("grid_expr") or {}
-    if not g:
-        raise NotFusible(f"no grid expression was recorded for {kernel}")
-    params = [a["name"] for a in contract["args"]]
-    unpack = "; ".join(f"{k} = {cfg_prefix}CONFIG[{k!r}]" for k in kwargs) or "pass"
-    prefix_lines = "".join(f"    {line}\n" for line in g.get("prefix", []))
-    call = ", ".join(p for p in params if not p.startswith("_grid_"))
-    extra = "".join(f", {k}={cfg_prefix}{k.upper()}" for k in ("num_warps", "num_stages") if cfg.get(k) is not None)
-    return [
-        f"{cfg_prefix}CONFIG = {kwargs!r}",
-        f"{cfg_prefix}NUM_WARPS = {cfg.get('num_warps')!r}",
-        f"{cfg_prefix}NUM_STAGES = {cfg.get('num_stages')!r}",
-        "",
-        "",
-        f"def {fn_prefix}grid({', '.join(params)}):",
-        f"    {unpack}",
-        f"{prefix_lines}    return ({g.get('x', 1)}, {g.get('y', 1)}, {g.get('z', 1)})",
-        "",
-        "",
-        f"def {fn_prefix}launch({', '.join(params)}):",
-        f"    {kernel}[{fn_prefix}grid({', '.join(params)})]({call}, **{cfg_prefix}CONFIG{extra})",
-        "",
-        "",
-    ]
-
-
 def render_pair(contract: dict[str, Any], p_src: str, c_src: str) -> str:
     """The fused unit's baseline: Inductor's two kernels launched one after the other, as the
     wrapper launches them.  CONFIG / NUM_WARPS / NUM_STAGES are the consumer's."""
-    from .isolate import strip_heuristics_decorator
+    from .isolate import launcher_lines, strip_heuristics_decorator
 
     f = contract["fused"]
     pc, cc = f["producer_contract"], f["consumer_contract"]
@@ -530,8 +483,12 @@ def render_pair(contract: dict[str, Any], p_src: str, c_src: str) -> str:
         strip_heuristics_decorator(c_src, f["consumer"]).rstrip(),
         "",
         "",
-        *_launcher("P_", "P_", f["producer"], pc),
-        *_launcher("", "C_", f["consumer"], cc),
+        *launcher_lines(f["producer"], pc, "P_", "P_"),
+        "",
+        "",
+        *launcher_lines(f["consumer"], cc, "", "C_"),
+        "",
+        "",
         f"def launch({', '.join(a['name'] for a in contract['args'])}):",
         f"    P_launch({', '.join(str(pbound[a['name']]) for a in pc['args'])})",
         f"    C_launch({', '.join(cparams)})",
@@ -580,26 +537,22 @@ def write_reference(udir: Path, contract: dict[str, Any], p_ref: Path, c_ref: Pa
         consts = ref.with_name(ref.name.replace(".reference.py", ".reference_constants.pt"))
         if consts.exists():
             shutil.copyfile(consts, d / "reference_constants.pt")
-    import re
+    from .synthesize import reference_constants
 
-    def consts_of(path: Path, name: str) -> Any:
-        m = re.search(rf"^{name} = (.*)$", path.read_text(), re.M)
-        return ast.literal_eval(m.group(1)) if m else None
-
-    if consts_of(c_ref, "LEVEL") != "kernel":
+    pr, cr = reference_constants(p_ref.read_text()), reference_constants(c_ref.read_text())
+    if cr.get("LEVEL") != "kernel":
         raise NotFusible(f"{c_ref.name} is a graph-level reference; composing it is not supported")
-    level = consts_of(p_ref, "LEVEL")  # graph: the producer's reference starts from the graph inputs
-    p_inputs = consts_of(p_ref, "INPUTS")
-    if f["producer_param"] not in (consts_of(p_ref, "OUTPUTS") or []):
+    level = pr.get("LEVEL")  # graph: the producer's reference starts from the graph inputs
+    p_inputs = pr.get("INPUTS")
+    if f["producer_param"] not in (pr.get("OUTPUTS") or []):
         raise NotFusible(f"the producer's reference does not output {f['producer_param']}")
     pmap = {e["producer_param"]: e["fused_param"] for e in f["extra"]}
     pmap[f["producer_param"]] = f["consumer_param"]
     if level == "graph":
         pmap = {n: n for n in p_inputs}
-    c_inputs = consts_of(c_ref, "INPUTS")
-    inputs = list(dict.fromkeys([pmap[n] for n in p_inputs] + [n for n in c_inputs if n != f["consumer_param"]]))
+    inputs = list(dict.fromkeys([pmap[n] for n in p_inputs] + [n for n in cr.get("INPUTS") if n != f["consumer_param"]]))
     (udir / "reference.py").write_text(REFERENCE.format(
         level=level,
         unit=contract["unit"], producer=f["producer"], consumer=f["consumer"], buffer=f["buffer"],
         consumer_param=f["consumer_param"], producer_param=f["producer_param"], inputs=inputs,
-        outputs=consts_of(c_ref, "OUTPUTS"), producer_arg=pmap))
+        outputs=cr.get("OUTPUTS"), producer_arg=pmap))

@@ -257,4 +257,5 @@ class UnitHarness:
             seed_ok = all(c["ok"] for c in comps)
             ok &= seed_ok
             per_seed.append({"seed": seed, "ok": seed_ok, "outputs": comps})
-        return {"ok": ok, "rtol": rtol, "atol": atol, "seeds": per_seed}
+        fallback = sorted({c["name"] for s in per_seed for c in s["outputs"] if c.get("fallback")})
+        return {"ok": ok, "rtol": rtol, "atol": atol, "seeds": per_seed, "graph_level_fallback": fallback}

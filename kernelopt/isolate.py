@@ -92,61 +92,41 @@ INDUCTOR_TITLE = """Inductor's kernel for unit {unit} ({heuristic}), as Inductor
 configuration its autotuner chose at capture.  Runnable standalone: ``launch(*args)``
 takes the positional arguments of ``{kernel}.run(...)`` in the wrapper
 (capture/output_code.py) and writes the outputs in place."""
-INDUCTOR_TEMPLATE = '''"""{title}
-"""
-{source}
-
-CONFIG = {config!r}  # constexpr block sizes chosen by Inductor
-NUM_WARPS = {num_warps!r}
-NUM_STAGES = {num_stages!r}
-
-
-def grid({params}):
-    # Inductor's grid for grid_type {grid_type!r}
-    {config_unpack}
-{prefix}    return ({gx}, {gy}, {gz})
-
-
-def launch({params}):
-    {kernel}[grid({params})]({kernel_args}, **CONFIG{extra})
-'''
+def launcher_lines(kernel: str, contract: dict[str, Any], cfg_prefix: str = "", fn_prefix: str = "") -> list[str]:
+    """``inductor.py`` form: CONFIG / NUM_WARPS / NUM_STAGES, ``grid(...)`` and ``launch(...)``
+    for ``kernel`` with the config and grid recorded in ``contract`` (the prefixes name a second
+    kernel's copies, as in a fused unit's pair)."""
+    cfg = contract.get("launch_config") or {}
+    kwargs = dict(cfg.get("kwargs", {}))
+    g = contract.get("grid_expr") or {}
+    if not g:
+        raise RuntimeError(f"no grid expression was recorded for {kernel}")
+    params = ", ".join(a["name"] for a in contract["args"])
+    call = ", ".join(a["name"] for a in contract["args"] if not a["name"].startswith("_grid_"))
+    unpack = "; ".join(f"{k} = {cfg_prefix}CONFIG[{k!r}]" for k in kwargs) or "pass"
+    extra = "".join(f", {k}={cfg_prefix}{k.upper()}" for k in ("num_warps", "num_stages") if cfg.get(k) is not None)
+    return [
+        f"{cfg_prefix}CONFIG = {kwargs!r}  # constexpr block sizes chosen by Inductor",
+        f"{cfg_prefix}NUM_WARPS = {cfg.get('num_warps')!r}",
+        f"{cfg_prefix}NUM_STAGES = {cfg.get('num_stages')!r}",
+        "",
+        "",
+        f"def {fn_prefix}grid({params}):",
+        f"    # Inductor's grid for grid_type {g.get('type')!r}",
+        f"    {unpack}",
+        *(f"    {line}" for line in g.get("prefix", [])),
+        f"    return ({g.get('x', 1)}, {g.get('y', 1)}, {g.get('z', 1)})",
+        "",
+        "",
+        f"def {fn_prefix}launch({params}):",
+        f"    {kernel}[{fn_prefix}grid({params})]({call}, **{cfg_prefix}CONFIG{extra})",
+    ]
 
 
 def render_inductor(contract: dict[str, Any], kernel_source: str, title: str | None = None) -> str:
     kernel = contract["kernel"]
-    cfg = contract.get("launch_config") or {}
-    kwargs = dict(cfg.get("kwargs", {}))
-    params = [a["name"] for a in contract["args"]]
-    g = contract.get("grid_expr") or {}
-    if not g:
-        raise RuntimeError(f"no grid expression was recorded for {kernel}")
-    sig_params = [p for p in params if not p.startswith("_grid_")]
-    extra = ""
-    if cfg.get("num_warps") is not None:
-        extra += ", num_warps=NUM_WARPS"
-    if cfg.get("num_stages") is not None:
-        extra += ", num_stages=NUM_STAGES"
-    unpack = "; ".join(f"{k} = CONFIG[{k!r}]" for k in kwargs) or "pass"
-    prefix = "".join(f"    {line}\n" for line in g.get("prefix", []))
-    return INDUCTOR_TEMPLATE.format(
-        title=title or INDUCTOR_TITLE.format(unit=contract["unit"], heuristic=contract.get("heuristic"), kernel=kernel),
-        unit=contract["unit"],
-        heuristic=contract.get("heuristic"),
-        kernel=kernel,
-        source=strip_heuristics_decorator(kernel_source, kernel).rstrip(),
-        config=kwargs,
-        num_warps=cfg.get("num_warps"),
-        num_stages=cfg.get("num_stages"),
-        params=", ".join(params),
-        grid_type=g.get("type"),
-        config_unpack=unpack,
-        prefix=prefix,
-        gx=g.get("x", 1),
-        gy=g.get("y", 1),
-        gz=g.get("z", 1),
-        kernel_args=", ".join(sig_params),
-        extra=extra,
-    )
+    title = title or INDUCTOR_TITLE.format(unit=contract["unit"], heuristic=contract.get("heuristic"), kernel=kernel)
+    return "\n".join([f'"""{title}', '"""', strip_heuristics_decorator(kernel_source, kernel).rstrip(), "", *launcher_lines(kernel, contract), ""])
 
 
 def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
@@ -158,8 +138,15 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     udir = paths.unit(unit)
     udir.mkdir(parents=True, exist_ok=True)
     fused = next((u.get("fused") for u in dispatch["units"] if u["id"] == unit), None)
-    if fused:
-        return _run_fused(paths, unit, cfg, device, capture, dispatch, fused)
+    result = (_isolate_fused if fused else _isolate_kernel)(paths, unit, cfg, device, capture, dispatch, fused)
+    result["meaningful_timing"] = device == "cuda"
+    paths.isolate_check(unit).write_text(json.dumps(result, indent=2) + "\n")
+    what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
+    print(f"[isolate] {paths.problem}/{unit}{what}: {result['status']}" + (f" ({result.get('reason')})" if result.get("reason") else ""), flush=True)
+    return result
+
+
+def _isolate_kernel(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], _: Any) -> dict[str, Any]:
     contract = build_contract(capture, dispatch, unit)
     stem = unit  # kernels/<unit>.py: graph 0 units are named after the kernel, others g<k>_<kernel>
     kernel_src = (paths.kernels_dir / f"{stem}.py").read_text()
@@ -175,13 +162,10 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
         if consts.exists():
             shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
         result.update(_check(paths, unit, contract, cfg, device))
-    result["meaningful_timing"] = device == "cuda"
-    paths.isolate_check(unit).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"[isolate] {paths.problem}/{unit}: {result['status']}" + (f" ({result.get('reason')})" if result.get("reason") else ""), flush=True)
     return result
 
 
-def _run_fused(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
+def _isolate_fused(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
     """A fused neighbour pair (fusion.py): merged contract, the pair as Inductor launches it
     (inductor.py), the composed reference, and the same 3-seed check."""
     from . import fusion
@@ -201,9 +185,6 @@ def _run_fused(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str,
         result.update(_check(paths, unit, contract, cfg, device))
     except fusion.NotFusible as e:
         result.update(ok=False, status="no-reference", reason=str(e))
-    result["meaningful_timing"] = device == "cuda"
-    paths.isolate_check(unit).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"[isolate] {paths.problem}/{unit} (fused {pu} + {cu}): {result['status']}" + (f" ({result.get('reason')})" if result.get("reason") else ""), flush=True)
     return result
 
 
@@ -220,7 +201,7 @@ def _check(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[s
         with gpulock.shared(device, f"isolate {paths.problem}/{unit}"):
             res = h.check(cand, icfg["seeds"], icfg["rtol"], icfg["atol"])
         res["status"] = "pass" if res["ok"] else "mismatch"
-        fb = sorted({o["name"] for s in res["seeds"] for o in s["outputs"] if o.get("fallback")})
+        fb = res["graph_level_fallback"]
         if fb:
             res["reason"] = f"graph-level reference: outputs {fb} differ from it by the upstream library ops' numerics (Inductor's kernel is its own baseline here)"
         if not res["ok"]:

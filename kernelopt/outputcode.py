@@ -127,15 +127,22 @@ def parse(source: str, path: str | Path = "<output_code>") -> OutputCode:
                 text = ast.get_source_segment(source, node) or ""
                 oc.sites.append(LaunchSite(node.lineno, kind, target, fn.name, text[:200]))
 
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name not in SKIP_FUNCS:
-            visit_function(node)
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name not in SKIP_FUNCS:
-                    visit_function(item)
+    for fn in functions(tree):
+        if fn.name not in SKIP_FUNCS:
+            visit_function(fn)
     oc.sites.sort(key=lambda s: s.lineno)
     return oc
+
+
+def functions(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The wrapper's functions: top level, and methods of top-level classes (``Runner.call``)."""
+    out: list[ast.FunctionDef] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            out.append(node)
+        elif isinstance(node, ast.ClassDef):
+            out.extend(n for n in node.body if isinstance(n, ast.FunctionDef))
+    return out
 
 
 def _classify_call(node: ast.Call, kernels: dict[str, KernelDef]) -> tuple[str, str] | None:

@@ -41,12 +41,18 @@ class CannotSynthesize(Exception):
     pass
 
 
-def _reference_forward(reference_src: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
-    tree = ast.parse(reference_src)
+def reference_constants(reference_src: str) -> dict[str, Any]:
+    """LEVEL, INPUTS, OUTPUTS, SHAPES, OUT_SHAPES of a reference.py (those it defines)."""
     consts: dict[str, Any] = {}
-    for node in tree.body:
+    for node in ast.parse(reference_src).body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in ("LEVEL", "INPUTS", "OUTPUTS", "SHAPES", "OUT_SHAPES"):
             consts[node.targets[0].id] = ast.literal_eval(node.value)
+    return consts
+
+
+def _reference_forward(reference_src: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
+    tree = ast.parse(reference_src)
+    consts = reference_constants(reference_src)
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Reference"), None)
     fwd = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None) if cls else None
     if fwd is None:

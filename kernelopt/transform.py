@@ -128,9 +128,10 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
     size, the index-bound masks of ``tl.load``/``tl.store`` are always true: drop them (and
     ``other=``).  Records ``ASSUMES_DIVISIBLE`` so that later block-size edits keep it true.
     Only masks made of Inductor's bound masks are dropped; data-dependent masks stay."""
+    from .profiler import jit_kernel_names
+
     params = launch_params(source)
-    tree = ast.parse(source)
-    jit = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and any(ast.unparse(d).startswith(("triton.jit", "jit")) for d in n.decorator_list)]
+    jit = jit_kernel_names(source)
     if len(jit) > 1:
         raise TransformError(f"{len(jit)} kernels in the module (a fused unit's Inductor pair): CONFIG's block sizes do not bound the others' masks")
     scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
