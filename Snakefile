@@ -1,9 +1,10 @@
 # kernelopt: dispatch-aware optimisation of the Triton kernels torch.compile generates.
-# Stages (DESIGN.md §3): capture -> classify (checkpoint) -> isolate (per unit)
+# Stages (docs/architecture.md): capture -> classify (checkpoint) -> isolate (per unit)
 # -> candidates -> gate1 -> gate2 -> search: synthesize -> gate1/2, seed_beam,
 # iter<i> = profile -> expand -> gate1/2 -> retry r1, r2 (directed, pass-through) -> gate1/2
 # -> select_iter (per unit, chained) -> select (per unit) -> stitch -> gate3 -> gate4
 # (per attempt: stitch/, stitch/retries/r1, r2) -> result -> report.
+# One rule file per stage (rules/<stage>.smk), one package per stage (kernelopt/<stage>/).
 from snakemake.utils import min_version
 
 min_version("9.17")
@@ -53,6 +54,7 @@ rule all:
 include: "rules/capture.smk"
 include: "rules/classify.smk"
 include: "rules/isolate.smk"
+include: "rules/select.smk"
 include: "rules/gates.smk"
 include: "rules/search.smk"
 include: "rules/stitch.smk"

@@ -1,4 +1,4 @@
-"""A/A benchmark of gate 4 (DESIGN.md §6) on a finished run directory.
+"""A/A benchmark of gate 4 (docs/architecture.md, "Measurement") on a finished run directory.
 
 For each captured problem, the same compiled model (its output_code.py) is loaded twice, as
 A and as B, each replayed in its own CUDA graph exactly as gate 4 does, and compared
@@ -18,11 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from kernelopt import config, measure, stitch  # noqa: E402
-from kernelopt.judge import _Models  # noqa: E402
-from kernelopt.paths import ProblemPaths  # noqa: E402
+from kernelopt.core import config, measure
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.gates.model import Models
 
 
 def p95(values):
@@ -52,11 +50,11 @@ def main() -> None:
         if cap.get("failed") or not cap.get("stitchable"):
             continue
         t0 = time.time()
-        m = _Models(paths, cfg, paths.output_code)  # baseline loaded twice: A = m.base, B = m.stitched
+        m = Models(paths, cfg, paths.output_code)  # baseline loaded twice: A = m.base, B = m.stitched
         args = m.rt.call_args(0, 0)
         with torch.no_grad():
-            fa = stitch.graphed(lambda: m.base.call(list(args)), m.device)
-            fb = stitch.graphed(lambda: m.stitched.call(list(args)), m.device)
+            fa = measure.graphed(lambda: m.base.call(list(args)), m.device)
+            fb = measure.graphed(lambda: m.stitched.call(list(args)), m.device)
             aa = [measure.compare(fa, fb, m.device, proto) for _ in range(a.trials)]
             base_ms = statistics.median(c.a_ms for c in aa)
             # a redundant pass over a buffer, sized to cost `slowdown` of the model's time
@@ -70,7 +68,7 @@ def main() -> None:
                 extra.mul_(1.0)
                 return r
 
-            fs = stitch.graphed(slower, m.device)
+            fs = measure.graphed(slower, m.device)
             slow = [measure.compare(fa, fs, m.device, proto) for _ in range(a.trials)]
         ratios = [c.ratio for c in aa]
         rec = {

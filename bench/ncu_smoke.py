@@ -1,6 +1,6 @@
 """NCU smoke test on the GPU machine: profile Inductor's kernel of one unit of a finished
 (or partly finished) run directory exactly the way the `profile` rule does
-(`kernelopt.profiler.run_ncu` on `python -m kernelopt.profile_harness`), then parse it and
+(`kernelopt.search.profiler.run_ncu` on `python -m kernelopt.search.profile_harness`), then parse it and
 print the heuristic analyst's summary.  Also times the same profile with ncu off, so the
 NCU overhead is on record.
 
@@ -14,9 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from kernelopt import agents, config as kconfig, profiler  # noqa: E402
+from kernelopt.core import config as kconfig
+from kernelopt.search import agents, profiler
 
 
 def main() -> None:
@@ -25,13 +24,13 @@ def main() -> None:
     ap.add_argument("out")
     ap.add_argument("--units", type=int, default=2)
     a = ap.parse_args()
-    cfg = kconfig.load(Path(__file__).resolve().parents[1] / "config.yaml", {"device": "cuda", "workdir": a.workdir})
+    cfg = kconfig.validate({"device": "cuda", "workdir": a.workdir})
     units = sorted(p.parent for p in Path(a.workdir).glob("*/units/*/inductor.py"))[: a.units]
     results = []
     for u in units:
         cand = u / "inductor.py"
         names = profiler.jit_kernel_names(cand.read_text())
-        cmd = [sys.executable, "-m", "kernelopt.profile_harness", str(u), str(cand), "--config", json.dumps(cfg)]
+        cmd = [sys.executable, "-m", "kernelopt.search.profile_harness", str(u), str(cand), "--config", json.dumps(cfg)]
         t0 = time.time()
         res = profiler.run_ncu(cmd, "^(" + "|".join(names) + ")$", Path("/tmp") / f"{u.name}.ncu-rep", cfg["search"]["ncu_sections"])
         ncu_s = time.time() - t0

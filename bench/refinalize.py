@@ -13,9 +13,11 @@ from pathlib import Path
 
 import yaml
 
-from kernelopt import config, judge, report
-from kernelopt.classify import units_of
-from kernelopt.paths import ProblemPaths
+from kernelopt.classify.stage import units_of
+from kernelopt.core import config
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.report import stage as report
+from kernelopt.report import tables
 
 
 def main() -> None:
@@ -31,12 +33,12 @@ def main() -> None:
         keep = wd / name / "result.run.json"
         if not keep.exists():
             shutil.copy2(paths.result, keep)
-        judge.finalize(paths, units_of(paths.dispatch), cfg)
+        report.finalize(paths, units_of(paths.dispatch), cfg)
     rep = wd / "report"
     if (rep / "results.csv").exists() and not (rep / "results.run.csv").exists():
         shutil.copy2(rep / "results.csv", rep / "results.run.csv")
-    summary = report.results(wd, problems, rep / "results.csv", rep / "summary.json")
-    print(report.results_console(summary))
+    summary = tables.results(wd, problems, rep / "results.csv", rep / "summary.json")
+    print(tables.results_console(summary))
 
 
 if __name__ == "__main__":

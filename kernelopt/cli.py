@@ -25,7 +25,7 @@ from . import __version__
 
 
 def _config(args: argparse.Namespace, device: str) -> dict[str, Any]:
-    from . import config
+    from .core import config
 
     over: dict[str, Any] = {"device": device}
     for item in args.set or []:
@@ -49,13 +49,17 @@ def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from . import gates
-    from .paths import ProblemPaths
+    from .core.paths import ProblemPaths
+    from .gates.child import run_in_child
+    from .gates.static import gate1, static_problems
+    from .gates.verdict import SKIPPED, GateVerdict
 
     unit_dir = Path(args.unit_dir).resolve()
-    paths = ProblemPaths.of(unit_dir.parents[1])
-    unit = unit_dir.name
-    if not paths.contract(unit).exists():
+    try:
+        paths, unit = ProblemPaths.of_unit(unit_dir)
+    except ValueError:
+        paths, unit = None, unit_dir.name
+    if paths is None or not paths.contract(unit).exists():
         print(f"kernelopt check: {unit_dir} is not an isolated unit (no contract.json); run the pipeline through the isolate stage first", file=sys.stderr)
         return 2
     cand = Path(args.candidate).resolve()
@@ -69,23 +73,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     import contextlib
 
     with contextlib.redirect_stdout(sys.stderr):  # the checking processes' output; stdout stays for the verdicts
-        if gates.static_problems(cand.read_text(), contract):
-            v1 = gates.gate1(cand, contract, None, cfg["gates"]["seeds"][0])
+        if static_problems(cand.read_text(), contract):
+            v1 = gate1(cand, contract, None, cfg["gates"]["seeds"][0])
         else:
-            v1 = gates.run_in_child(1, unit_dir, cand, cfg)
-        v2 = gates.run_in_child(2, unit_dir, cand, cfg) if v1.passed else None
+            v1 = run_in_child(1, unit_dir, cand, cfg)
+        v2 = run_in_child(2, unit_dir, cand, cfg) if v1.passed else None
     verdicts.append(v1.to_dict())
     if v2 is not None:
         verdicts.append(v2.to_dict())
     else:
-        verdicts.append(gates.GateVerdict(2, gates.SKIPPED, "gate 1 did not pass").to_dict())
+        verdicts.append(GateVerdict(2, SKIPPED, "gate 1 did not pass").to_dict())
     _print(verdicts, args.json)
     return 0 if all(v["verdict"] == "pass" for v in verdicts) else 1
 
 
 def cmd_stitch_check(args: argparse.Namespace) -> int:
-    from . import judge
-    from .paths import ProblemPaths
+    from .core.paths import ProblemPaths
+    from .gates.stage import run_gate3, run_gate4
+    from .stitch.stage import stitch_directly
 
     paths = ProblemPaths.of(Path(args.problem_dir).resolve())
     if not paths.capture_record.exists():
@@ -105,9 +110,9 @@ def cmd_stitch_check(args: argparse.Namespace) -> int:
 
     # progress lines go to stderr so that --json prints nothing but JSON on stdout
     with contextlib.redirect_stdout(sys.stderr):
-        judge.stitch_directly(paths, repl, out)
-        v3 = judge.run_gate3(paths, 0, cfg, directory=out)
-        v4 = judge.run_gate4(paths, 0, cfg, directory=out)
+        stitch_directly(paths, repl, out)
+        v3 = run_gate3(paths, 0, cfg, directory=out)
+        v4 = run_gate4(paths, 0, cfg, directory=out)
     _print([v3, v4], args.json)
     if not args.json:
         print(f"stitched module and verdicts: {out}")
@@ -133,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("problems")
     p.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from .errors import KerneloptError
+    from .core.errors import KerneloptError
 
     try:
         if args.cmd == "check":
@@ -141,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "stitch-check":
             return cmd_stitch_check(args)
         if args.cmd == "problems":
-            from .problems import discover
+            from .core.problems import discover
 
             found = discover(args.problems)
             print(json.dumps({k: str(v) for k, v in found.items()}, indent=2) if args.json else "\n".join(f"{k}\t{v}" for k, v in found.items()))

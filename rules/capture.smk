@@ -16,6 +16,7 @@ rule capture:
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("capture"),
+        workdir=run_dir,
     script:
         "../scripts/capture.py"

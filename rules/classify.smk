@@ -10,7 +10,7 @@ checkpoint classify:
     conda:
         "../envs/kernelopt.yaml"
     params:
-        min_triton_share=CONFIG["classify"]["min_triton_share"],
-        fuse_neighbours=CONFIG["classify"]["fuse_neighbours"],
+        cfg=settings("classify"),
+        workdir=run_dir,
     script:
         "../scripts/classify.py"

@@ -1,4 +1,4 @@
-# Config validation, the problem set, and every input function of the workflow.
+# Config validation, the problem set, what each rule is handed, and every input function.
 import sys
 from pathlib import Path
 
@@ -6,9 +6,10 @@ sys.path.insert(
     0, workflow.basedir
 )  # the kernelopt package lives next to the Snakefile
 
-from kernelopt import config as ko_config
-from kernelopt import problems as ko_problems
-from kernelopt.errors import KerneloptError
+from kernelopt.core import config as ko_config
+from kernelopt.core import problems as ko_problems
+from kernelopt.core.errors import KerneloptError
+from kernelopt.core.paths import attempt_of, attempt_stage
 
 try:
     CONFIG = ko_config.validate(dict(config))
@@ -19,15 +20,42 @@ except KerneloptError as e:
 WORKDIR = CONFIG["workdir"].rstrip("/")
 
 
+def settings(rule):
+    """Only the settings ``rule`` reads (kernelopt.core.config.RULE_SETTINGS): a job re-runs
+    when one of those changes, never for an unrelated edit."""
+    return ko_config.settings_for(CONFIG, rule)
+
+
+def run_dir(wildcards, output):
+    """The run directory as this job sees it: its first output's path up to the problem's
+    directory (or ``report``), so that a storage prefix on a cluster is kept."""
+    parts = Path(output[0]).parts
+    name = wildcards.problem if "problem" in wildcards.keys() else "report"
+    return str(Path(*parts[: parts.index(name)])) if name in parts[1:] else WORKDIR
+
+
 def problem_file(wildcards):
     return str(PROBLEMS[wildcards.problem])
 
 
-def units_of(problem):
-    """Units of a problem, read from its classify checkpoint (the fan-out point)."""
-    from kernelopt.classify import units_of as _units_of
+def dispatch_of(problem):
+    """The classify checkpoint of a problem (the fan-out point)."""
+    from kernelopt.core.jsonio import read_json
 
-    return _units_of(checkpoints.classify.get(problem=problem).output[0])
+    return read_json(checkpoints.classify.get(problem=problem).output[0])
+
+
+def units_of(problem):
+    """Units of a problem, read from its classify checkpoint."""
+    return [u["id"] for u in dispatch_of(problem)["units"]]
+
+
+def judged_units(problem):
+    """Units that go through candidates and gates: those of optimizable problems only."""
+    dispatch = dispatch_of(problem)
+    if dispatch.get("verdict") != "optimizable":
+        return []
+    return [u["id"] for u in dispatch["units"]]
 
 
 def isolate_checks(wildcards):
@@ -45,18 +73,7 @@ SLOTS = list(range(1 + int(CONFIG["gates"]["user_candidates"])))
 ITERATIONS = int(CONFIG["search"]["iterations"])
 BEAM = list(range(int(CONFIG["search"]["beam_width"])))
 ATTEMPTS = list(range(1 + int(CONFIG["gates"]["retries"])))
-
-
-def judged_units(problem):
-    """Units that go through candidates and gates: those of optimizable problems only."""
-    import json
-
-    path = checkpoints.classify.get(problem=problem).output[0]
-    with open(path) as f:
-        dispatch = json.load(f)
-    if dispatch.get("verdict") != "optimizable":
-        return []
-    return [u["id"] for u in dispatch["units"]]
+RETRIES = list(range(1, 1 + int(CONFIG["search"]["retries"])))
 
 
 def unit_gate2s(wildcards):
@@ -89,9 +106,6 @@ def iteration_inputs(wildcards):
     ]
 
 
-RETRIES = list(range(1, 1 + int(CONFIG["search"]["retries"])))
-
-
 def iteration_gates(wildcards):
     """Every slot of iteration i: the planned candidates and their directed retries."""
     d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
@@ -114,32 +128,21 @@ def best_of_units(wildcards):
     ]
 
 
-def attempt_dir(problem, attempt):
-    """Attempt 0 is stitch/, directed retry k is stitch/retries/r<k>/ (DESIGN.md §3)."""
-    return f"{WORKDIR}/{problem}/{attempt_stage(attempt)}"
-
-
-def attempt_stage(attempt):
-    return "stitch" if int(attempt) == 0 else f"stitch/retries/r{int(attempt)}"
-
-
-def attempt_of(stage):
-    return 0 if stage == "stitch" else int(stage.rsplit("r", 1)[1])
-
-
 def previous_attempt(wildcards):
-    """Attempt i reads attempt i-1's verdicts (attempt 0 reads nothing)."""
+    """Attempt k reads attempt k-1's verdicts (attempt 0 reads nothing)."""
     a = attempt_of(wildcards.stage)
     if a == 0:
         return []
-    d = attempt_dir(wildcards.problem, a - 1)
+    d = f"{WORKDIR}/{wildcards.problem}/{attempt_stage(a - 1)}"
     return [f"{d}/plan.json", f"{d}/gate3.json", f"{d}/gate4.json"]
 
 
 def all_attempts(wildcards):
     if not judged_units(wildcards.problem):
         return []  # library-dominated, no-triton or failed: nothing to stitch
-    return [f"{attempt_dir(wildcards.problem, a)}/gate4.json" for a in ATTEMPTS]
+    return [
+        f"{WORKDIR}/{wildcards.problem}/{attempt_stage(a)}/gate4.json" for a in ATTEMPTS
+    ]
 
 
 def all_results(wildcards):

@@ -1,22 +1,5 @@
-rule candidates:
-    """Fixed candidate slots of a unit: c0 = Inductor's kernel, c1.. = hand-written files."""
-    input:
-        inductor=f"{WORKDIR}/{{problem}}/units/{{unit}}/inductor.py",
-        contract=f"{WORKDIR}/{{problem}}/units/{{unit}}/contract.json",
-    output:
-        [f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c{k}/slot.json" for k in SLOTS],
-    log:
-        f"{WORKDIR}/logs/candidates/{{problem}}/{{unit}}.log",
-    conda:
-        "../envs/kernelopt.yaml"
-    params:
-        config=CONFIG,
-    script:
-        "../scripts/candidates.py"
-
-
 rule gate1:
-    """Gate 1 (static + runs once) for one candidate slot (cands/c<k>, iter<i>/cand<j>)."""
+    """Gate 1 (static + runs once) for one candidate slot (cands/c<k>, synth/a<k>, iter<i>/cand<j>)."""
     input:
         slot=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/slot.json",
     output:
@@ -30,7 +13,8 @@ rule gate1:
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("gate1"),
+        workdir=run_dir,
     script:
         "../scripts/gate.py"
 
@@ -50,28 +34,50 @@ rule gate2:
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("gate2"),
+        workdir=run_dir,
     script:
         "../scripts/gate.py"
 
 
-rule select:
-    """Rank a unit's candidates that passed gates 1-2 (hand-written slots and the search's
-    final beam) by isolated time, interleaved against Inductor's kernel."""
+rule gate3:
+    """Gate 3: stitched model vs eager (1e-4), FP64 fallback, proof of what ran."""
     input:
-        unit_gate2s,
-        final_beam,
+        plan=f"{WORKDIR}/{{problem}}/{{stage}}/plan.json",
+        code=f"{WORKDIR}/{{problem}}/{{stage}}/output_code.py",
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/best.json",
+        f"{WORKDIR}/{{problem}}/{{stage}}/gate3.json",
     log:
-        f"{WORKDIR}/logs/select/{{problem}}/{{unit}}.log",
+        f"{WORKDIR}/logs/gate3/{{problem}}/{{stage}}.log",
     benchmark:
-        f"{WORKDIR}/benchmarks/select/{{problem}}/{{unit}}.tsv"
+        f"{WORKDIR}/benchmarks/gate3/{{problem}}/{{stage}}.tsv"
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("gate3"),
+        workdir=run_dir,
     script:
-        "../scripts/select.py"
+        "../scripts/gate.py"
+
+
+rule gate4:
+    """Gate 4: stitched vs baseline time, interleaved, with a confidence interval."""
+    input:
+        gate3=f"{WORKDIR}/{{problem}}/{{stage}}/gate3.json",
+    output:
+        f"{WORKDIR}/{{problem}}/{{stage}}/gate4.json",
+    log:
+        f"{WORKDIR}/logs/gate4/{{problem}}/{{stage}}.log",
+    benchmark:
+        f"{WORKDIR}/benchmarks/gate4/{{problem}}/{{stage}}.tsv"
+    conda:
+        "../envs/kernelopt.yaml"
+    resources:
+        gpu=1,
+    params:
+        cfg=settings("gate4"),
+        workdir=run_dir,
+    script:
+        "../scripts/gate.py"

@@ -16,13 +16,14 @@ rule isolate:
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("isolate"),
+        workdir=run_dir,
     script:
         "../scripts/isolate.py"
 
 
 rule isolated:
-    """All units of a problem isolated: per-problem summary and result.json."""
+    """All units of a problem isolated: the per-problem summary of stages 1-3."""
     input:
         dispatch=f"{WORKDIR}/{{problem}}/dispatch.json",
         checks=isolate_checks,
@@ -32,5 +33,7 @@ rule isolated:
         f"{WORKDIR}/logs/isolated/{{problem}}.log",
     conda:
         "../envs/kernelopt.yaml"
+    params:
+        workdir=run_dir,
     script:
         "../scripts/isolated.py"

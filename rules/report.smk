@@ -1,3 +1,21 @@
+rule result:
+    """result.json of a problem: category, reason, speedups, noise band, cost."""
+    input:
+        isolated=f"{WORKDIR}/{{problem}}/isolate.json",
+        attempts=all_attempts,
+    output:
+        f"{WORKDIR}/{{problem}}/result.json",
+    log:
+        f"{WORKDIR}/logs/result/{{problem}}.log",
+    conda:
+        "../envs/kernelopt.yaml"
+    params:
+        cfg=settings("result"),
+        workdir=run_dir,
+    script:
+        "../scripts/result.py"
+
+
 rule stages_report:
     """Table of stages 1-3 over all problems: compile s, times, kinds, shares, checks."""
     input:
@@ -11,6 +29,7 @@ rule stages_report:
         "../envs/kernelopt.yaml"
     params:
         problems=list(PROBLEMS),
+        workdir=run_dir,
     script:
         "../scripts/stages_report.py"
 
@@ -28,5 +47,6 @@ rule report:
         "../envs/kernelopt.yaml"
     params:
         problems=list(PROBLEMS),
+        workdir=run_dir,
     script:
         "../scripts/report.py"

@@ -9,7 +9,8 @@ rule synthesize:
     conda:
         "../envs/kernelopt.yaml"
     params:
-        config=CONFIG,
+        cfg=settings("synthesize"),
+        workdir=run_dir,
     script:
         "../scripts/search.py"
 
@@ -28,7 +29,8 @@ rule seed_beam:
     conda:
         "../envs/kernelopt.yaml"
     params:
-        config=CONFIG,
+        cfg=settings("seed_beam"),
+        workdir=run_dir,
     script:
         "../scripts/search.py"
 
@@ -48,7 +50,8 @@ rule profile:
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("profile"),
+        workdir=run_dir,
     script:
         "../scripts/search.py"
 
@@ -68,7 +71,8 @@ rule expand:
     conda:
         "../envs/kernelopt.yaml"
     params:
-        config=CONFIG,
+        cfg=settings("expand"),
+        workdir=run_dir,
     script:
         "../scripts/search.py"
 
@@ -86,7 +90,8 @@ rule retry:
     conda:
         "../envs/kernelopt.yaml"
     params:
-        config=CONFIG,
+        cfg=settings("retry"),
+        workdir=run_dir,
     script:
         "../scripts/search.py"
 
@@ -109,6 +114,7 @@ rule select_iter:
     resources:
         gpu=1,
     params:
-        config=CONFIG,
+        cfg=settings("select_iter"),
+        workdir=run_dir,
     script:
         "../scripts/search.py"

@@ -1,10 +1,11 @@
 """Rule capture: compile one problem with max-autotune and save what later stages need."""
+
 from pathlib import Path
 
-from kernelopt import capture
-from kernelopt.paths import ProblemPaths
-from kernelopt.stagelog import run_stage
+from kernelopt.capture import stage as capture
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.stagelog import run_stage
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
-paths = ProblemPaths.of(Path(smk.output.capture).parents[1])
-run_stage("capture", smk.log[0], lambda: capture.run_or_record_failure(Path(smk.input.problem), paths, smk.params.config))
+paths = ProblemPaths(smk.params.workdir, smk.wildcards.problem)
+run_stage("capture", smk.log[0], lambda: capture.run_or_record_failure(Path(smk.input.problem), paths, smk.params.cfg))

@@ -1,10 +1,10 @@
 """Checkpoint classify: dispatch kinds, time shares, units and verdict of one problem."""
-from pathlib import Path
 
-from kernelopt import classify
-from kernelopt.paths import ProblemPaths
-from kernelopt.stagelog import run_stage
+from kernelopt.classify import stage as classify
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.stagelog import run_stage
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
-paths = ProblemPaths.of(Path(smk.output.dispatch).parent)
-run_stage("classify", smk.log[0], lambda: classify.run(paths, float(smk.params.min_triton_share), bool(smk.params.fuse_neighbours)))
+paths = ProblemPaths(smk.params.workdir, smk.wildcards.problem)
+cfg = smk.params.cfg["classify"]
+run_stage("classify", smk.log[0], lambda: classify.run(paths, cfg["min_triton_share"], cfg["fuse_neighbours"]))

@@ -1,16 +1,14 @@
 """Rules synthesize, seed_beam, profile, expand, retry, select_iter: one step of a unit's search."""
-from pathlib import Path
 
-from kernelopt import search, synthesize
-from kernelopt.paths import ProblemPaths
-from kernelopt.stagelog import run_stage
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.stagelog import run_stage
+from kernelopt.search import stage as search
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
-w, cfg = smk.wildcards, smk.params.config
-unit_dir = Path(str(smk.output[0]).split("/iter")[0].split("/synth/")[0])
-paths = ProblemPaths.of(unit_dir.parents[1])
+w, cfg = smk.wildcards, smk.params.cfg
+paths = ProblemPaths(smk.params.workdir, w.problem)
 steps = {
-    "synthesize": lambda: synthesize.run(paths, w.unit, int(w.k), cfg),
+    "synthesize": lambda: search.synthesize(paths, w.unit, int(w.k)),
     "seed_beam": lambda: search.seed_beam(paths, w.unit, cfg),
     "profile": lambda: search.profile_member(paths, w.unit, int(w.i), int(w.j), cfg),
     "expand": lambda: search.expand(paths, w.unit, int(w.i), cfg),

@@ -1,9 +1,12 @@
 """Rule stages_report: one table of stages 1-3 over all problems (report/stages.json, .csv)."""
+
 from pathlib import Path
 
-from kernelopt import report
-from kernelopt.stagelog import run_stage
+from kernelopt.core.stagelog import run_stage
+from kernelopt.report import tables
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
-summary = run_stage("stages_report", smk.log[0], lambda: report.stages(Path(smk.output.json).parents[1], list(smk.params.problems), Path(smk.output.json), Path(smk.output.csv)))
-print(report.console_summary(summary, Path(smk.output.csv)), flush=True)
+problems = list(smk.params.problems)
+out_json, out_csv = Path(smk.output.json), Path(smk.output.csv)
+summary = run_stage("stages_report", smk.log[0], lambda: tables.stages(smk.params.workdir, problems, out_json, out_csv))
+print(tables.console_summary(summary, out_csv), flush=True)

@@ -29,7 +29,27 @@ def demo_run(tmp_path_factory):
     Inductor's kernels stitched back (so gates 3-4 run for every optimizable problem).
     Shared by test_gates.py and test_fusion.py (one run per session)."""
     wd = tmp_path_factory.mktemp("demo_run")
-    r = snakemake("--cores", "2", "--config", "device=cpu", f"workdir={wd}", "candidates=tests/data/candidates_demo",
-                  "gates={replace_with_inductor: true}", "search={iterations: 0}", timeout=3000)
+    r = snakemake("--cores", "2", "--config", *demo_run_config(wd), timeout=3000)
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
     return wd
+
+
+def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]:
+    """The --config of ``demo_run`` (every demo problem, CPU mode, no search)."""
+    return ["problems=problems/demo", "device=cpu", f"workdir={wd}", "candidates=tests/data/candidates_demo",
+            f"gates={{{gates}}}", "search={iterations: 0}"]
+
+
+def job_counts(out: str) -> dict[str, int]:
+    """Snakemake's "Job stats" table (a dry run's plan) as {rule: jobs}."""
+    counts, inside = {}, False
+    for line in out.splitlines():
+        if line.startswith("Job stats"):
+            inside, counts = True, {}
+            continue
+        parts = line.split()
+        if inside and len(parts) == 2 and parts[1].isdigit() and parts[0] != "total":
+            counts[parts[0]] = int(parts[1])
+        elif inside and parts and parts[0] == "total":
+            inside = False
+    return counts

@@ -1,7 +1,7 @@
 import pytest
 
-from kernelopt import config
-from kernelopt.errors import ConfigError
+from kernelopt.core import config
+from kernelopt.core.errors import ConfigError
 
 
 def test_defaults_fill_in():
@@ -47,3 +47,64 @@ def test_bad_values_name_the_key(bad, words):
         config.validate(bad)
     for w in words:
         assert w in str(e.value)
+
+
+def test_defaults_have_one_source_the_schema():
+    import kernelopt.core.config as mod
+
+    assert not hasattr(mod, "DEFAULTS")
+    d = config.defaults()
+    assert d["gates"]["perf_margin"] == 0.03 and d["search"]["iterations"] == 5
+    # the protocol is defined once ($defs) and filled for both of its uses
+    assert d["measure"] == d["capture"]["timing"] == {"rounds": 10, "reps": 20, "warmup": 5, "flush_l2": True}
+    assert config.validate({}) == d
+
+
+def test_the_repo_config_sets_only_what_it_means_to_change(root):
+    import yaml
+
+    own = yaml.safe_load((root / "config.yaml").read_text())
+    d = config.defaults()
+    for section, value in own.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                assert d[section][k] != v, f"config.yaml repeats the default {section}.{k}={v}"
+        else:
+            assert d[section] != value, f"config.yaml repeats the default {section}={value}"
+
+
+def test_every_rule_declares_the_settings_it_reads(root):
+    import re
+
+    rules = set()
+    for f in (root / "rules").glob("*.smk"):
+        text = f.read_text()
+        rules |= set(re.findall(r"^(?:rule|checkpoint) (\w+):", text, re.M))
+        for used in re.findall(r'settings\("(\w+)"\)', text):
+            assert used in config.RULE_SETTINGS, used
+        if f.name != "common.smk":  # common.smk sizes the DAG from CONFIG; rules get settings(rule)
+            assert "config=CONFIG" not in text and "CONFIG[" not in text, f"{f.name} hands a rule the whole config"
+    bookkeeping = {"all", "isolated", "stages_report", "report"}  # read no setting
+    assert rules - bookkeeping == set(config.RULE_SETTINGS)
+    cfg = config.validate({})
+    g4 = config.settings_for(cfg, "gate4")
+    assert set(g4) == {"device", "seed", "gates", "measure"} and set(g4["gates"]) == {"seeds", "perf_margin"}
+
+
+def test_tuning_a_gate_or_the_search_never_invalidates_capture_classify_or_isolate():
+    for setting in ("gates.perf_margin", "gates.model_rtol", "gates.rtol", "search.iterations", "search.beam_width", "agent.backend",
+                    "measure.rounds", "measure.flush_l2"):
+        hit = config.invalidated_by(setting)
+        assert not {"capture", "classify", "isolate"} & set(hit), (setting, hit)
+        assert hit, f"no rule reads {setting}"
+    assert "capture" in config.invalidated_by("capture.mode") and "capture" in config.invalidated_by("seed")
+
+
+def test_the_readme_table_of_invalidations_matches_the_code(root):
+    from kernelopt.core.config import invalidation_table
+
+    assert invalidation_table() in (root / "README.md").read_text()
+
+
+def test_the_configuration_reference_is_the_schema(root):
+    assert config.reference_table() in (root / "docs/configuration.md").read_text()

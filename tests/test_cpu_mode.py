@@ -1,4 +1,4 @@
-"""Tests for kernelopt.cpu_mode: Inductor's Triton CPU backend under TRITON_INTERPRET=1.
+"""Tests for kernelopt.core.cpu_mode: Inductor's Triton CPU backend under TRITON_INTERPRET=1.
 
 Every test runs its work in a fresh subprocess (``python tests/test_cpu_mode.py <case>``)
 with its own ``TORCHINDUCTOR_CACHE_DIR`` / ``TRITON_CACHE_DIR`` under ``tmp_path``:
@@ -286,7 +286,7 @@ def _problems() -> dict[str, tuple[Any, tuple[Any, ...]]]:
 
 
 def _child_api() -> None:
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     before = cpu_mode.installed()
     cpu_mode.install()  # before `import torch`
@@ -319,7 +319,7 @@ def _child_api() -> None:
 
 
 def _child_problem(name: str) -> None:
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import torch
@@ -356,7 +356,7 @@ def _child_late_install() -> None:
     from triton.runtime.jit import JITFunction
 
     was_jit = isinstance(triton_helpers.max2, JITFunction)
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import triton.language as tl
@@ -382,7 +382,7 @@ def _reimport_fn(x, w, b, g):
 
 
 def _child_reimport_build(out_dir: str) -> None:
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import torch
@@ -403,7 +403,7 @@ def _child_reimport_build(out_dir: str) -> None:
 def _child_reimport_run(out_dir: str) -> None:
     import importlib.util
 
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import torch
@@ -433,7 +433,7 @@ def _child_reimport_run(out_dir: str) -> None:
 def _child_libdevice() -> None:
     import re
 
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import torch
@@ -472,7 +472,7 @@ def _child_libdevice() -> None:
 
 
 def _child_edge() -> None:
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import torch
@@ -506,7 +506,7 @@ def _child_edge() -> None:
 
 
 def _child_config_choice() -> None:
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     import torch
@@ -540,7 +540,7 @@ def _child_config_choice() -> None:
 def _child_broken() -> None:
     import triton.runtime.interpreter as interp
 
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     del interp.ReduceOps.generic_reduce  # simulate a triton version without it
     try:

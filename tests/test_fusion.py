@@ -1,4 +1,4 @@
-"""Neighbour fusion (kernelopt/fusion.py): pair detection on real wrappers, the fused kernel's
+"""Neighbour fusion (kernelopt/classify/fusion.py and its halves in isolate/, search/synth/, stitch/): pair detection on real wrappers, the fused kernel's
 source, the stitcher's call-site edits and gate 3's proof of them, the choice between a
 fused unit and its parts, the graph-level fallback of gate 2, and (slow, CPU mode) a fused
 candidate through gates 1-3 on the demo problem built for it."""
@@ -13,11 +13,16 @@ import pytest
 import torch
 
 from conftest import ROOT
-from kernelopt import fusion, outputcode, stitch
-from kernelopt.harness import UnitHarness
+from kernelopt.classify import fusion
+from kernelopt.core import outputcode
+from kernelopt.isolate.harness import UnitHarness
+from kernelopt.search.synth.fused import fuse_source, synthesize_fused
+from kernelopt.stitch.fusion import choose_fusions, edit_call_sites
+from kernelopt.stitch.proof import diff_proof
+from kernelopt.stitch.splice import write_stitched
 
-H200 = ROOT / "bench/results/search_fusion_smallcnn_h200_artifacts/level3_3_SmallCNN"
-TB = ROOT / "bench/results/search_l3_h200_artifacts/level3_2_TransformerBlock"
+H200 = ROOT / "tests/fixtures/h200_search/search_fusion_smallcnn/level3_3_SmallCNN"
+TB = ROOT / "tests/fixtures/h200_search/search_l3/level3_2_TransformerBlock"
 P2, C3 = "triton_poi_fused_convolution_relu_2", "triton_poi_fused_convolution_max_pool2d_with_indices_relu_3"
 FUSED = fusion.unit_id(P2, C3)
 DEMO = "level2_5_Conv2d_BatchNorm_ReLU_MaxPool"
@@ -65,7 +70,7 @@ def test_fused_source_is_what_ran_on_the_h200():
     passed gates 1-4 on the H200 (SmallCNN, 1.26x end to end)."""
     pair = next(p for p in _pairs(H200)[0] if p["producer"] == P2)
     kernels = H200 / "capture/kernels"
-    src = fusion.fuse_source((kernels / f"{P2}.py").read_text(), (kernels / f"{C3}.py").read_text(), pair)
+    src = fuse_source((kernels / f"{P2}.py").read_text(), (kernels / f"{C3}.py").read_text(), pair)
     fn = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
     assert [a.arg for a in fn.args.args] == ["in_ptr0", "out_ptr0", "xnumel", "p_in_ptr0", "XBLOCK"]
     body = ast.unparse(fn)
@@ -80,7 +85,7 @@ def test_stitch_drops_the_producer_and_the_proof_holds_only_for_the_declared_edi
     f = {**{k: v for k, v in contract["fused"].items() if not k.endswith("_contract")}, "unit": FUSED}
     cand = H200 / "units" / FUSED / "synth/a0/candidate.py"
     base = H200 / "capture/output_code.py"
-    info = stitch.write_stitched(base, tmp_path, {C3: cand}, [f])
+    info = write_stitched(base, tmp_path, {C3: cand}, [f])
     assert info["proof"]["identical_except_replaced"] is True and info["dropped"] == [P2]
     text = (tmp_path / "output_code.py").read_text()
     assert f"{P2}.run(" not in text
@@ -94,17 +99,17 @@ def test_stitch_drops_the_producer_and_the_proof_holds_only_for_the_declared_edi
     src = base.read_text()
     # an undeclared edit anywhere fails the proof: keep the del before the launch ...
     bad = text.replace(f"        {launch}\n        del arg1_1\n", f"        del arg1_1\n        {launch}\n")
-    assert bad != text and not stitch.diff_proof(src, bad, {C3}, [f])["identical_except_replaced"]
+    assert bad != text and not diff_proof(src, bad, {C3}, [f])["identical_except_replaced"]
     # ... or pass the consumer something else
     bad = text.replace(launch, launch.replace("arg1_1", "buf4"))
-    assert not stitch.diff_proof(src, bad, {C3}, [f])["identical_except_replaced"]
+    assert not diff_proof(src, bad, {C3}, [f])["identical_except_replaced"]
     # ... or declare a fusion the baseline does not allow (the buffer is read after the consumer)
     line = f"        {C3}.run(buf3, buf4, 12845056, stream=stream0)\n"
     live = src.replace(line, line + "        print(buf3.sum())\n")
-    assert not stitch.diff_proof(live, fusion.edit_call_sites(live, [f]), set(), [f])["identical_except_replaced"]
-    assert stitch.diff_proof(src, fusion.edit_call_sites(src, [f]), set(), [f])["identical_except_replaced"]
+    assert not diff_proof(live, edit_call_sites(live, [f]), set(), [f])["identical_except_replaced"]
+    assert diff_proof(src, edit_call_sites(src, [f]), set(), [f])["identical_except_replaced"]
     # ... or keep the producer's launch while claiming the fusion
-    assert not stitch.diff_proof(src, src.replace(f"{C3}.run(buf3, buf4, 12845056,", f"{C3}.run(buf3, buf4, 12845056, arg1_1,"), {C3}, [f])["identical_except_replaced"]
+    assert not diff_proof(src, src.replace(f"{C3}.run(buf3, buf4, 12845056,", f"{C3}.run(buf3, buf4, 12845056, arg1_1,"), {C3}, [f])["identical_except_replaced"]
 
 
 def test_committed_h200_gate3_ran_the_fused_kernel_and_not_the_producer():
@@ -117,8 +122,7 @@ def test_committed_h200_gate3_ran_the_fused_kernel_and_not_the_producer():
 
 
 def _choice(tmp_path, ratios: dict, meaningful: bool, times: dict):
-    from kernelopt import judge
-    from kernelopt.paths import ProblemPaths
+    from kernelopt.core.paths import ProblemPaths
 
     paths = ProblemPaths.of(tmp_path / "p")
     units = [{"id": u, "time_ms": t} for u, t in times.items()]
@@ -129,7 +133,7 @@ def _choice(tmp_path, ratios: dict, meaningful: bool, times: dict):
     for u, r in ratios.items():
         repl[u] = str(paths.unit(u) / "x/candidate.py")
         best[u] = {"meaningful": meaningful, "candidates": {"x/candidate.py": {"ratio": r}}}
-    return judge.choose_fusions(paths, repl, best)
+    return choose_fusions(paths, repl, best)
 
 
 def test_the_fused_unit_or_its_parts_whichever_saves_more(tmp_path):
@@ -159,8 +163,7 @@ def test_graph_level_fallback_is_bounded_by_inductors_own_error():
 
 @pytest.mark.slow
 def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
-    from kernelopt.paths import ProblemPaths
-    from kernelopt.synthesize import synthesize_fused
+    from kernelopt.core.paths import ProblemPaths
 
     paths = ProblemPaths.of(demo_run / DEMO)
     disp = json.loads(paths.dispatch.read_text())

@@ -87,7 +87,7 @@ def test_stitched_output_code_runs_on_its_own(demo_run):
     code = demo_run / "level1_1_Softmax/stitch/output_code.py"
     script = (
         "import sys; sys.argv=['output_code.py']; sys.path.insert(0, %r)\n"
-        "from kernelopt import cpu_mode; cpu_mode.install()\n"
+        "from kernelopt.core import cpu_mode; cpu_mode.install()\n"
         "import runpy; runpy.run_path(%r, run_name='__main__')\n"
     ) % (str(ROOT), str(code))
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(demo_run / "level1_1_Softmax/capture/cache/inductor"))
@@ -149,3 +149,49 @@ def test_stitch_check_cli(demo_run):
     g3, g4 = out["verdicts"]
     assert g3["verdict"] == "pass" and g4["verdict"] == "skipped-by-mode"
     assert r.returncode == 1  # not all four gates passed: CPU mode cannot pass gate 4
+
+
+@pytest.fixture(scope="module")
+def structured_run(tmp_path_factory):
+    """Two problems whose models return a dict and a dataclass record, through gate 4 in CPU
+    mode with Inductor's own kernels stitched back."""
+    wd = tmp_path_factory.mktemp("structured_run")
+    r = snakemake("--cores", "2", "--config", "problems=tests/data/problems_structured", "device=cpu", f"workdir={wd}",
+                  "gates={replace_with_inductor: true}", "search={iterations: 0}", timeout=3000)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    return wd
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("problem", ["level1_1_DictOutputs", "level1_2_RecordOutputs"])
+def test_gate3_compares_every_output_of_a_dict_or_record(structured_run, problem):
+    capture = json.loads((structured_run / problem / "capture/capture.json").read_text())
+    assert [leaf["kind"] for leaf in capture["output_structure"]] == ["tensor", "tensor"]
+    g3 = json.loads((structured_run / problem / "stitch/gate3.json").read_text())
+    assert g3["verdict"] == "pass", g3["reason"]
+    assert [row["outputs_compared"] for row in g3["numbers"]["per_seed"]] == [2, 2, 2]
+
+
+@pytest.mark.slow
+def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, monkeypatch):
+    """A stitched model whose output has a shape that broadcasts against eager's, with equal
+    values (the row mean [8, 1] repeated to [8, 32]), passes an allclose; gate 3 must fail it
+    by rule, on its shape."""
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.gates import model
+
+    paths = ProblemPaths(structured_run, "level1_1_DictOutputs")
+    plan = json.loads((paths.attempt_dir(0) / "plan.json").read_text())
+    original = model.Models.outputs
+
+    def narrowed(self, mod, args):
+        outs = original(self, mod, args)
+        return outs if mod is self.base else [outs[0], outs[1].expand(-1, 32)]
+
+    monkeypatch.setattr(model.Models, "outputs", narrowed)
+    cfg = {"device": "cpu", "seed": 0, "gates": {"seeds": [0], "model_rtol": 1e-4, "model_atol": 1e-4, "fp64_ratio": 10.0}}
+    v = model.gate3(paths, plan, paths.attempt_dir(0) / "output_code.py", cfg)
+    assert v.verdict == "fail" and v.rule == "output-structure", v.reason
+    assert "out['mean'] has shape [8, 32]" in v.reason
+    row = v.numbers["per_seed"][0]
+    assert row["direct_pass"] is False and row["pass"] is False

@@ -1,6 +1,6 @@
 import statistics
 
-from kernelopt import measure
+from kernelopt.core import measure
 
 
 def test_bootstrap_ci_brackets_the_median():
@@ -33,7 +33,7 @@ def test_gpu_lock_is_reader_writer_and_counts_held_time(tmp_path, monkeypatch):
     import threading
     import time
 
-    from kernelopt import gpulock, stagelog
+    from kernelopt.core import gpulock, stagelog
 
     monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
     monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
@@ -70,7 +70,7 @@ def test_gpu_lock_gives_a_waiting_measurement_priority_over_new_readers(tmp_path
     import threading
     import time
 
-    from kernelopt import gpulock
+    from kernelopt.core import gpulock
 
     monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
     monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})

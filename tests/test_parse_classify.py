@@ -1,12 +1,13 @@
 """Parsing and classification on real Inductor output captured on the H200 by this project's
 own capture stage (torch 2.11, triton 3.6, max-autotune; tests/fixtures/h200/, copied from
-bench/results/stages_h200_artifacts/)."""
+the stages run of bench/README.md)."""
 import json
 from pathlib import Path
 
 import pytest
 
-from kernelopt import classify, outputcode
+from kernelopt.classify import stage as classify
+from kernelopt.core import outputcode
 
 FIX = Path(__file__).parent / "fixtures" / "h200"
 PROBLEMS = sorted(p.name for p in FIX.iterdir())

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelopt import problems
-from kernelopt.errors import ConfigError, ProblemError
+from kernelopt.core import problems
+from kernelopt.core.errors import ConfigError, ProblemError
 
 
 def test_demo_suite_discovered(root):

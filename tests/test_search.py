@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, snakemake
-from kernelopt import config, profiler, transform
-from kernelopt.agents import backend
-from kernelopt.agents.base import Memory, ProfileSummary
-from kernelopt.agents.heuristic import signature
+from kernelopt.core import config
+from kernelopt.search import profiler, transform
+from kernelopt.search.agents import backend
+from kernelopt.search.agents.base import Memory, ProfileSummary
+from kernelopt.search.transform import signature
 
 INDUCTOR_LIKE = '''import triton
 import triton.language as tl
@@ -194,11 +195,12 @@ def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
 
     import torch
 
-    from kernelopt import cpu_mode, synthesize
+    from kernelopt.core import cpu_mode
+    from kernelopt.search.synth import pointwise
 
-    src = synthesize.synthesize_pointwise(SYN_CONTRACT, REFERENCE, 0)
+    src = pointwise.synthesize_pointwise(SYN_CONTRACT, REFERENCE, 0)
     assert "tl.maximum" in src and "CONFIG = {'BLOCK': 1024}" in src
-    assert synthesize.synthesize_pointwise(SYN_CONTRACT, REFERENCE, 1) != src  # attempts differ
+    assert pointwise.synthesize_pointwise(SYN_CONTRACT, REFERENCE, 1) != src  # attempts differ
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_test.py"
     path.write_text(src)
@@ -212,11 +214,12 @@ def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
 
 
 def test_reductions_are_not_pointwise_and_say_why():
-    from kernelopt import synthesize
+    from kernelopt.search.synth import pointwise
+    from kernelopt.search.synth.ops import CannotSynthesize
 
     ref = REFERENCE.replace("relu = torch.ops.aten.relu.default(add)", "relu = torch.ops.aten.amax.default(add, [-1], True)")
-    with pytest.raises(synthesize.CannotSynthesize, match="reduction"):
-        synthesize.synthesize_pointwise(SYN_CONTRACT, ref, 0)
+    with pytest.raises(CannotSynthesize, match="reduction"):
+        pointwise.synthesize_pointwise(SYN_CONTRACT, ref, 0)
 
 
 ROWS_REFERENCE = """
@@ -266,7 +269,8 @@ def test_synthesis_of_last_dim_reductions_runs_right(attempt, chunk):
 
     import torch
 
-    from kernelopt import cpu_mode, synth_rows
+    from kernelopt.core import cpu_mode
+    from kernelopt.search.synth import rows as synth_rows
 
     src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, attempt, chunk=chunk)
     if chunk is None:
@@ -294,7 +298,7 @@ def _run_rows(src, name, args):
     import importlib.util
     import os
 
-    from kernelopt import cpu_mode
+    from kernelopt.core import cpu_mode
 
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
@@ -331,7 +335,7 @@ def test_rows_longer_than_registers_get_the_looped_variant():
     """Rows of 40000 (> MAX_BLOCK_N) used to be refused; now they are walked in chunks."""
     import torch
 
-    from kernelopt import synth_rows
+    from kernelopt.search.synth import rows as synth_rows
 
     contract = {"args": [_t("in_ptr0", [2, 40000], "read"), _t("out_ptr0", [2, 40000], "write"), _t("out_ptr1", [2, 1], "write"),
                          {"name": "xnumel", "kind": "scalar", "value": 2}, {"name": "r0_numel", "kind": "scalar", "value": 40000}]}
@@ -350,8 +354,9 @@ def test_looped_row_kernel_chunk_is_a_tuning_knob():
     Inductor's R0_BLOCK, and the edited kernel still computes the reference."""
     import torch
 
-    from kernelopt import synth_rows, transform
-    from kernelopt.agents.heuristic import HeuristicBackend
+    from kernelopt.search import transform
+    from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.agents.heuristic import HeuristicBackend
 
     src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, chunk=32)
     cat = {name: args for name, kind, args, _, _ in HeuristicBackend().catalogue("memory-bound", transform.launch_params(src), _rows_contract(), src)}
@@ -366,14 +371,15 @@ def test_looped_row_kernel_chunk_is_a_tuning_knob():
 
 
 def test_row_synthesis_refuses_what_it_cannot_do():
-    from kernelopt import synthesize
+    from kernelopt.search.synth import generate as synthesize
+    from kernelopt.search.synth.ops import CannotSynthesize
 
     other_dim = ROWS_REFERENCE.replace("torch.ops.aten.amax.default(x0, [-1], True)", "torch.ops.aten.amax.default(x0, [1], True)")
-    with pytest.raises(synthesize.CannotSynthesize, match="only the last dimension"):
-        synthesize.synthesize(_rows_contract(), other_dim, 0)
+    with pytest.raises(CannotSynthesize, match="only the last dimension"):
+        synthesize.generate(_rows_contract(), other_dim, 0)
     flat = ROWS_REFERENCE.replace("rsqrt = torch.ops.aten.rsqrt.default(add)", "s = torch.ops.aten.sum.dim_IntList(x0, [-1]);  rsqrt = torch.ops.aten.mul.Tensor(x0, s)")
-    with pytest.raises(synthesize.CannotSynthesize, match="without keepdim"):
-        synthesize.synthesize(_rows_contract(), flat, 0)
+    with pytest.raises(CannotSynthesize, match="without keepdim"):
+        synthesize.generate(_rows_contract(), flat, 0)
 
 
 def test_masking_simplification_only_when_blocks_divide():
@@ -393,7 +399,7 @@ def test_masking_simplification_only_when_blocks_divide():
 
 def test_directed_retry_follows_the_failure():
     hb = backend("heuristic")
-    from kernelopt.agents.base import Analysis, Direction
+    from kernelopt.search.agents.base import Analysis, Direction
 
     failed = Direction("inductor", "launch", {"num_warps": 8}, "more-warps", "", "")
     an = Analysis("inductor", "memory-bound", [])
@@ -417,8 +423,8 @@ def test_tiny_underutilized_kernel_gets_one_program_first():
 
 
 def test_profile_of_a_kept_member_is_reused(tmp_path):
-    from kernelopt import search
-    from kernelopt.paths import ProblemPaths
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.search import stage as search
 
     paths = ProblemPaths(tmp_path, "p")
     u = paths.unit("k")
@@ -457,14 +463,15 @@ def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
 
     import torch
 
-    from kernelopt import cpu_mode, synthesize
+    from kernelopt.core import cpu_mode
+    from kernelopt.search.synth import generate as synthesize
 
     contract = {"args": [
         {"name": "in_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "read"},
         {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
         {"name": "out_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "write"},
         {"name": "xnumel", "kind": "scalar", "value": 120}]}
-    src = synthesize.synthesize(contract, UNSQ_REFERENCE, 0)
+    src = synthesize.generate(contract, UNSQ_REFERENCE, 0)
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_unsq.py"
     path.write_text(src)
@@ -484,7 +491,8 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
 
     import torch
 
-    from kernelopt import cpu_mode, synthesize
+    from kernelopt.core import cpu_mode
+    from kernelopt.search.synth import generate as synthesize
 
     ref = UNSQ_REFERENCE.replace("INPUTS = ['in_ptr0', 'in_ptr1']", "INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']").replace(
         "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3]}", "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3], 'in_ptr2': [3]}").replace(
@@ -496,7 +504,7 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
         {"name": "in_ptr2", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
         {"name": "out_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "write"},
         {"name": "xnumel", "kind": "scalar", "value": 120}]}
-    src = synthesize.synthesize(contract, ref, 0)
+    src = synthesize.generate(contract, ref, 0)
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_bn.py"
     path.write_text(src)
@@ -510,7 +518,7 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     torch.testing.assert_close(out, torch.relu((x - mean[:, None, None]) * torch.rsqrt(var + 1e-5)[:, None, None]))
 
 
-# TransformerBlock's units on the H200 (bench/results/search_l3_h200_artifacts), scaled down:
+# TransformerBlock's units on the H200 (the search_l3 run of bench/README.md), scaled down:
 # the residual add sees [B*S, D] buffers as [B, S, D]; attention's softmax reads [B*H, S, S]
 # as [B, H, S, S] and ends in an expand to its own shape.  Both were refused before.
 RESIDUAL_REFERENCE = """
@@ -558,11 +566,11 @@ class Reference(torch.nn.Module):
 def test_synthesis_sees_regrouped_rows_as_one_shape():
     import torch
 
-    from kernelopt import synthesize
+    from kernelopt.search.synth import generate as synthesize
 
     contract = {"args": [_t("in_out_ptr0", [8, 16], "readwrite"), _t("in_ptr0", [2, 4, 16], "read"), _t("in_ptr1", [16], "read"),
                          _t("in_ptr2", [16], "read"), _t("in_ptr3", [8, 16], "read"), {"name": "xnumel", "kind": "scalar", "value": 128}]}
-    src = synthesize.synthesize(contract, RESIDUAL_REFERENCE, 0)
+    src = synthesize.generate(contract, RESIDUAL_REFERENCE, 0)
     torch.manual_seed(0)
     io, x0, x1, x2, x3 = torch.randn(8, 16), torch.randn(2, 4, 16), torch.randn(16), torch.randn(16), torch.randn(8, 16)
     # the reference's forward(x0..x4) with x0..x4 = in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, in_ptr3
@@ -572,7 +580,7 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
     torch.testing.assert_close(got.reshape(2, 4, 16), want)
 
     contract = {"args": [_t("in_out_ptr0", [6, 8, 8], "readwrite"), {"name": "xnumel", "kind": "scalar", "value": 48}, {"name": "r0_numel", "kind": "scalar", "value": 8}]}
-    src = synthesize.synthesize(contract, ATTN_SOFTMAX_REFERENCE, 0)
+    src = synthesize.generate(contract, ATTN_SOFTMAX_REFERENCE, 0)
     x = torch.randn(6, 8, 8) * 4
     got = x.clone()
     _run_rows(src, "synth_attn_softmax", [got, 48, 8])

@@ -123,3 +123,18 @@ def test_dry_run_scales_to_250_problems(root, tmp_path):
     assert "capture" in r.stdout and " 250" in r.stdout.replace("\t", " ")
     print(f"snakemake -n over 250 problems: {took:.1f} s")
     assert took < 60, f"dry run took {took:.1f} s"
+
+
+@pytest.mark.slow
+def test_a_changed_gate_setting_reruns_no_capture_classify_or_isolate(root, demo_run):
+    """Each rule is handed only the settings it reads: after a finished run, changing
+    gates.perf_margin plans gate 4 (and what follows it) again, but never a compile."""
+    from conftest import demo_run_config, job_counts
+
+    same = snakemake("-n", "--cores", "2", "--config", *demo_run_config(demo_run), cwd=root)
+    assert "Nothing to be done" in same.stdout + same.stderr, (same.stdout + same.stderr)[-3000:]
+    changed = snakemake("-n", "--cores", "2", "--config", *demo_run_config(demo_run, "replace_with_inductor: true, perf_margin: 0.05"), cwd=root)
+    assert changed.returncode == 0, changed.stderr[-3000:]
+    jobs = job_counts(changed.stdout + changed.stderr)
+    assert jobs.get("gate4", 0) >= 1, jobs  # the change is seen ...
+    assert not {"capture", "classify", "isolate", "gate1", "gate2", "gate3"} & set(jobs), jobs  # ... and nothing before gate 4 re-runs

@@ -1,0 +1,299 @@
+"""Stage 1, capture: compile the problem once with max-autotune and save everything
+later stages need, so that nothing downstream ever recompiles.
+
+Artifacts (``<workdir>/<problem>/capture/``, docs/architecture.md):
+  output_code.py          the wrapper module Inductor wrote (graph 0; more graphs: _g<k>)
+  fx_graph_post_grad*.py  the post-grad FX graph each wrapper was lowered from
+  kernels/<name>.py       each Triton kernel's source; kernels/<name>.reference.py its
+                          eager reference cut from the FX graph (see fxref.py)
+  capture.json            call-argument map, kernel <-> buffer maps, every launch
+  profile.json            per-launch-site device time (classify's input)
+  baseline.json           eager and compiled times, compile seconds, environment
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from ..core import gpulock, measure, outputcode, outputs, problems, runtime
+from ..core.errors import ProblemError
+from ..core.instrument import LaunchRecorder, instrumented
+from ..core.jsonio import write_json
+from ..core.paths import ProblemPaths
+from . import fxref
+from .callargs import build_call_args, map_call_args, match_outputs
+from .hooks import CompileHooks, GraphCapture, KernelSite
+from .profiling import profile_compiled, profile_sites
+
+
+# --------------------------------------------------------------------------- references
+def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.ReferenceCode, dict[str, Any]]:
+    """Map the kernel's argument buffers to FX nodes and cut the subgraph between them.
+
+    Returns the reference and notes: ``write_only`` lists in-place arguments whose
+    incoming buffer the kernel computes itself (reused memory, never read), and
+    ``layout_copy`` is set when the output is a re-laid-out copy of the single input
+    (Inductor's stride conversions for extern kernels have no FX node of their own).
+    """
+    if cap.gm is None:
+        raise fxref.ReferenceUnavailable("the post-grad graph was not captured")
+    nodes = {n.name: n for n in cap.gm.graph.nodes}
+    computed = set(site.computed)
+
+    def node_of(buf: str) -> Any:
+        name = buf if buf in nodes and nodes[buf].op == "placeholder" else cap.buffer_origin.get(buf)
+        if name is None or name not in nodes:
+            raise fxref.ReferenceUnavailable(f"buffer {buf} has no origin FX node")
+        return nodes[name]
+
+    inputs: dict[str, Any] = {}
+    out_bufs: dict[str, str] = {}
+    notes: dict[str, Any] = {"write_only": [], "layout_copy": False}
+    unmapped: list[str] = []
+    for inner in site.argdefs:
+        if inner in site.inplace:
+            bufs = site.inplace[inner]
+            if bufs[0] in computed:
+                notes["write_only"].append(inner)
+            else:
+                try:
+                    inputs[inner] = node_of(bufs[0])
+                except fxref.ReferenceUnavailable:
+                    unmapped.append(bufs[0])
+            out_bufs[inner] = bufs[-1]
+    for outer, inner in site.inputs.items():
+        if inner not in site.inplace:
+            try:
+                inputs[inner] = node_of(outer)
+            except fxref.ReferenceUnavailable:
+                unmapped.append(outer)
+    for outer, inner in site.outputs.items():
+        if inner not in site.inplace:
+            out_bufs[inner] = outer
+    outputs: dict[str, Any] = {}
+    for inner, buf in out_bufs.items():
+        try:
+            outputs[inner] = node_of(buf)
+        except fxref.ReferenceUnavailable:
+            only = next(iter(inputs.values())) if len(inputs) == 1 else None
+            if only is not None and len(out_bufs) == 1 and not unmapped and cap.buffer_numel.get(buf) == fxref.numel(only):
+                outputs[inner] = only  # same values in another layout (e.g. channels-last for a conv)
+                notes["layout_copy"] = True
+            else:
+                raise fxref.ReferenceUnavailable(f"output buffer {buf} holds no FX node's value (e.g. the partial sums of a split reduction)") from None
+    if unmapped:
+        notes["graph_level_because"] = f"input buffer(s) {', '.join(unmapped)} hold no FX node's value"
+        return fxref.build(cap.gm, None, outputs), notes
+    return fxref.build(cap.gm, inputs, outputs), notes
+
+
+# --------------------------------------------------------------------------- main
+def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Capture one problem.  Raises ProblemError for faults in the problem itself."""
+    device = runtime.prepare(cfg["device"], paths.cache, fresh=True)
+    import torch
+
+    ccfg = cfg["capture"]
+    seed = int(cfg["seed"])
+    paths.capture.mkdir(parents=True, exist_ok=True)
+    problem = problems.load(problem_path)
+    model = problems.build_model(problem, device, seed)
+    inputs = problems.make_inputs(problem, device, seed)
+    fingerprint = problems.param_fingerprint(model)
+    print(f"[capture] {paths.problem}: device={device}, {sum(p.numel() for p in model.parameters())} parameters", flush=True)
+
+    with torch.no_grad():
+        try:
+            eager_out = model(*inputs)
+        except Exception as e:  # noqa: BLE001
+            raise ProblemError(str(problem_path), "forward", f"eager forward crashed: {type(e).__name__}: {e}\n{''.join(traceback.format_exception(e)[-3:])}") from e
+        runtime.sync(device)
+        with gpulock.exclusive(device, f"eager timing {paths.problem}"):
+            eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(ccfg["timing"], device))
+
+        # The compile holds the GPU lock shared: it is minutes of CPU work (codegen,
+        # precompiling template choices) around short autotuning benchmarks, so compiles may
+        # overlap one another, but no measurement (exclusive) runs while one autotunes.
+        hooks = CompileHooks()
+        with hooks.active(), gpulock.shared(device, f"compile {paths.problem}"):
+            compiled = torch.compile(model, mode=ccfg["mode"])
+            t0 = time.perf_counter()
+            try:
+                # clone: CUDA-graph trees may reuse output memory on later calls
+                compiled_result = compiled(*inputs)
+                compiled_out = [t.clone() for t in outputs.tensors(compiled_result)]
+                output_structure = outputs.structure(compiled_result)
+                runtime.sync(device)
+            except Exception as e:  # noqa: BLE001
+                raise ProblemError(str(problem_path), "compile", f"torch.compile(mode={ccfg['mode']!r}) failed: {type(e).__name__}: {str(e)[:2000]}") from e
+            compile_s = time.perf_counter() - t0
+        print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
+        compiled_vs_eager = outputs.max_abs_error(compiled_out, outputs.tensors(eager_out))
+        with gpulock.exclusive(device, f"compiled timing {paths.problem}"):
+            compiled_t = measure.time_one(lambda: compiled(*inputs), device, measure.for_device(ccfg["timing"], device))
+
+    if not hooks.graphs:
+        raise ProblemError(str(problem_path), "compile", "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)")
+
+    graphs_rec: list[dict[str, Any]] = []
+    saved_all: dict[str, Any] = {}
+    all_kernels: set[str] = set()
+    paths.kernels_dir.mkdir(parents=True, exist_ok=True)
+    for cap in hooks.graphs:
+        g = cap.index
+        out_path = paths.graph_output_code(g)
+        source = Path(cap.path).read_text() if cap.path else ""
+        out_path.write_text(source)
+        if cap.gm is not None:
+            paths.fx_graph(g).write_text(
+                cap.gm.print_readable(print_output=False) if hasattr(cap.gm, "print_readable") else str(cap.gm.graph)
+            )
+        oc = outputcode.parse(source, out_path)
+        kernels: dict[str, Any] = {}
+        for name, kd in oc.kernels.items():
+            all_kernels.add(name)
+            stem = name if g == 0 else f"g{g}_{name}"
+            (paths.kernels_dir / f"{stem}.py").write_text(kd.source.lstrip("\n"))
+            sites = cap.kernel_sites.get(name, [])
+            entry: dict[str, Any] = {"heuristic": kd.heuristic, "source": f"kernels/{stem}.py", "sites": [s.__dict__ for s in sites]}
+            if sites:
+                try:
+                    ref, notes = kernel_reference(cap, sites[0])
+                    (paths.kernels_dir / f"{stem}.reference.py").write_text(fxref.render(stem, ref))
+                    if ref.constants:
+                        torch.save({k: v.detach().cpu() for k, v in ref.constants.items()}, paths.kernels_dir / f"{stem}.reference_constants.pt")
+                    entry["reference"] = {
+                        "file": f"kernels/{stem}.reference.py",
+                        "inputs": ref.input_nodes,
+                        "outputs": ref.output_nodes,
+                        "aten_ops": ref.aten_ops,
+                        **notes,
+                    }
+                except fxref.ReferenceUnavailable as e:
+                    entry["reference"] = {"error": str(e)}
+            else:
+                entry["reference"] = {"error": "define_kernel hook did not see this kernel"}
+            kernels[name] = entry
+
+        rec: dict[str, Any] = {
+            "index": g,
+            "output_code": out_path.name,
+            "aot_id": oc.aot_id,
+            "graph_inputs": cap.graph_inputs,
+            "codegen_s": cap.codegen_s,
+            "kernels": kernels,
+            "constants": sorted(cap.constants),
+            "sites": [s.to_dict() for s in oc.sites],
+        }
+        if cap.constants:
+            torch.save({k: v.detach().cpu() for k, v in cap.constants.items() if isinstance(v, torch.Tensor)}, paths.graph_constants(g))
+        if cap.call_args is None:
+            rec["call_args"] = None
+            rec["standalone"] = {"ok": False, "reason": "the wrapper's call() was never invoked"}
+        else:
+            mapping, saved = map_call_args(cap.call_args, model, inputs)
+            rec["call_args"] = mapping
+            saved_all.update({f"g{g}.{k}": v for k, v in saved.items()})
+            rec["standalone"] = _standalone_check(out_path, oc, cap, mapping, saved, model, inputs, compiled_out, device, ccfg, len(hooks.graphs))
+        graphs_rec.append(rec)
+
+    if saved_all:
+        torch.save(saved_all, paths.saved_call_args)
+    profile = {"graphs": [r.get("standalone", {}).pop("profile", None) for r in graphs_rec]}
+    with torch.no_grad(), gpulock.exclusive(device, f"profile {paths.problem}"):
+        profile["compiled"] = profile_compiled(lambda: compiled(*inputs), all_kernels, device, ccfg["profile_reps"])
+    write_json(paths.profile, profile)
+
+    capture_rec = {
+        "problem": paths.problem,
+        "path": str(problem_path),
+        "device": device,
+        "seed": seed,
+        "mode": ccfg["mode"],
+        "param_fingerprint": fingerprint,
+        "output_structure": output_structure,
+        "graphs": graphs_rec,
+        "hook_errors": hooks.errors,
+        "stitchable": len(graphs_rec) == 1 and bool(graphs_rec[0].get("standalone", {}).get("ok")),
+    }
+    write_json(paths.capture_record, capture_rec)
+    baseline = {
+        "problem": paths.problem,
+        "device": device,
+        "mode": ccfg["mode"],
+        "compile_s": compile_s,
+        "graphs": len(graphs_rec),
+        "eager": eager_t,
+        "compiled": compiled_t,
+        "speedup_compiled_vs_eager": eager_t["median_ms"] / compiled_t["median_ms"] if compiled_t["median_ms"] > 0 else None,
+        "compiled_vs_eager_max_abs": compiled_vs_eager,
+        "environment": runtime.environment(device),
+        "inductor_config": _inductor_config(device),
+    }
+    write_json(paths.baseline, baseline)
+    print(f"[capture] eager {eager_t['median_ms']:.4f} ms, compiled {compiled_t['median_ms']:.4f} ms ({'meaningful' if eager_t['meaningful'] else 'CPU mode: not meaningful'})", flush=True)
+    return baseline
+
+
+def _inductor_config(device: str) -> dict[str, Any]:
+    import torch._inductor as ind
+
+    out = dict(ind.list_mode_options("max-autotune"))
+    if device == "cpu":
+        from ..core import cpu_mode
+
+        out.update(cpu_mode.inductor_config())
+    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)) for k, v in out.items()}
+
+
+def _standalone_check(
+    out_path: Path, oc: outputcode.OutputCode, cap: GraphCapture, mapping: list[dict[str, Any]], saved: dict[str, Any],
+    model: Any, inputs: list[Any], compiled_out: Any, device: str, ccfg: dict[str, Any], n_graphs: int,
+) -> dict[str, Any]:
+    """Import the saved wrapper in this process, run it with the real arguments, and record
+    every launch.  Proves the file on disk is a runnable copy of what the compile produced."""
+    import torch
+
+    try:
+        mod = outputcode.load(out_path, cap.constants)
+        args = build_call_args(mapping, model, inputs, saved, device)
+        recorder = LaunchRecorder()
+        with torch.no_grad(), gpulock.exclusive(device, "standalone run"), instrumented(mod, oc, recorder):
+            outs = mod.call(list(args))
+        runtime.sync(device)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        result: dict[str, Any] = {
+            "ok": True,
+            "launches": [l.__dict__ for l in recorder.launches],
+            "externs": recorder.externs,
+        }
+        if n_graphs == 1:
+            out_map = match_outputs(compiled_out, outs)
+            result["outputs"] = out_map
+            if any(o is None for o in out_map):
+                result["ok"] = False
+                result["reason"] = "a model output could not be found among the standalone wrapper's outputs"
+        with torch.no_grad(), gpulock.exclusive(device, "site profile"):
+            result["profile"] = profile_sites(lambda: mod.call(list(args)), mod, oc, device, ccfg["profile_reps"])
+        return result
+    except Exception as e:  # noqa: BLE001 - recorded; classify/isolate report it
+        return {"ok": False, "reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
+
+
+def run_or_record_failure(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[str, Any]:
+    """``run``, but a fault of the problem itself (import, build, forward, compile) is recorded
+    in every capture output (and so, later, in result.json) instead of failing the job, so downstream
+    stages pass it through and the report names it; the other problems go on."""
+    try:
+        return run(problem_path, paths, cfg)
+    except ProblemError as e:
+        message = str(e)
+        print(f"[capture] {paths.problem}: FAILED at {e.stage}: {message}", flush=True)
+        failure = {"problem": paths.problem, "path": str(problem_path), "failed": True, "stage": e.stage, "error": message}
+        paths.capture.mkdir(parents=True, exist_ok=True)
+        for p in (paths.capture_record, paths.profile, paths.baseline):
+            write_json(p, failure)
+        paths.output_code.write_text(f"# capture failed: {message.splitlines()[0]}\n")
+        return failure

@@ -1,0 +1,150 @@
+"""Stage 2, classify: every launch in the output code gets a dispatch kind and a share of
+device time; the problem gets a verdict; each Triton kernel becomes an optimisation unit.
+
+Input: capture.json (launch sites, kernels) and profile.json (time per launch site).
+Output: dispatch.json.  Kinds (docs/architecture.md): triton | cublas (blas on CPU) | cudnn | aten
+| other.  Triton template GEMMs (``triton_tem_*`` from max-autotune) are kind ``triton``
+with ``template: true`` so they are never mistaken for pointwise/reduction kernels.
+CUDA-graph input copies, which exist only in the real compiled run, are kind ``other``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.jsonio import read_json, write_json
+from ..core.outputcode import dispatch_kind
+from ..core.paths import ProblemPaths
+from . import fusion
+
+VERDICTS = ("optimizable", "no-triton", "library-dominated")
+
+
+def unit_id(graph: int, kernel: str) -> str:
+    """Units are keyed by graph + kernel name (Inductor restarts kernel numbering per graph)."""
+    return kernel if graph == 0 else f"g{graph}_{kernel}"
+
+
+def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share: float) -> dict[str, Any]:
+    device = capture["device"]
+    launches: list[dict[str, Any]] = []
+    units: dict[str, dict[str, Any]] = {}
+    for g, grec in enumerate(capture["graphs"]):
+        gprof = (profile.get("graphs") or [None] * (g + 1))[g] or {}
+        site_ms = {int(k): v for k, v in (gprof.get("site_ms") or {}).items()}
+        for site in grec["sites"]:
+            kind = dispatch_kind(site["kind"], device)
+            entry: dict[str, Any] = {
+                "graph": g,
+                "lineno": site["lineno"],
+                "kind": kind,
+                "target": site["target"],
+                "function": site["function"],
+                "time_ms": site_ms.get(site["lineno"]),
+            }
+            if kind == "triton":
+                k = grec["kernels"].get(site["target"], {})
+                entry["heuristic"] = k.get("heuristic")
+                entry["template"] = k.get("heuristic") == "template"
+                uid = unit_id(g, site["target"])
+                entry["unit"] = uid
+                u = units.setdefault(uid, {
+                    "id": uid,
+                    "graph": g,
+                    "kernel": site["target"],
+                    "heuristic": k.get("heuristic"),
+                    "template": k.get("heuristic") == "template",
+                    "launches": 0,
+                    "time_ms": 0.0,
+                    "reference": "error" not in (k.get("reference") or {"error": 1}),
+                })
+                u["launches"] += 1
+                u["time_ms"] += entry["time_ms"] or 0.0
+            else:
+                entry["op"] = site["target"].split(".")[1] if "." in site["target"] else site["target"]
+            launches.append(entry)
+
+    copy_ms = (profile.get("compiled") or {}).get("copy_ms") or 0.0
+    if copy_ms:
+        launches.append({
+            "graph": None, "lineno": None, "kind": "other", "target": "cudagraph input copies / memcpy",
+            "function": "runtime", "time_ms": copy_ms,
+        })
+    total = sum(l["time_ms"] or 0.0 for l in launches)
+    for l in launches:
+        l["share"] = (l["time_ms"] or 0.0) / total if total > 0 else None
+    for u in units.values():
+        u["share"] = u["time_ms"] / total if total > 0 else None
+
+    by_kind: dict[str, float] = {}
+    for l in launches:
+        by_kind[l["kind"]] = by_kind.get(l["kind"], 0.0) + (l["time_ms"] or 0.0)
+    triton_ms = by_kind.get("triton", 0.0)
+    triton_share = triton_ms / total if total > 0 else (1.0 if units else 0.0)
+    if not units:
+        verdict, reason = "no-triton", "the compiled model launches no Triton kernel"
+    elif triton_share < min_triton_share:
+        verdict = "library-dominated"
+        reason = f"Triton kernels take {triton_share:.1%} of device time, under classify.min_triton_share={min_triton_share:.0%}"
+    else:
+        verdict, reason = "optimizable", f"Triton kernels take {triton_share:.1%} of device time"
+    gprofs = [p for p in (profile.get("graphs") or []) if p]
+    return {
+        "problem": capture["problem"],
+        "device": device,
+        "verdict": verdict,
+        "reason": reason,
+        "triton_share": triton_share,
+        "min_triton_share": min_triton_share,
+        "time_by_kind_ms": by_kind,
+        "total_ms": total,
+        "shares_method": (gprofs[0]["method"] if gprofs else "no profile") + ("; + copies from the CUDA-graph run" if copy_ms else ""),
+        "meaningful": device == "cuda",
+        "stitchable": capture.get("stitchable", False),
+        "launches": launches,
+        "units": sorted(units.values(), key=lambda u: -(u["time_ms"] or 0.0)),
+    }
+
+
+def add_fused_units(dispatch: dict[str, Any], pairs: list[dict[str, Any]], refused: list[dict[str, Any]]) -> None:
+    """Neighbour fusion (classify/fusion.py): each fusible pair of graph-0 kernels becomes one more unit,
+    ``fz_<producer>__<consumer>``; its parts stay units too, and the stitch stage takes either
+    the fused candidate or the parts' own, whichever saves more."""
+    by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0}
+    fused = []
+    for p in pairs:
+        pu, cu = by_kernel[p["producer"]], by_kernel[p["consumer"]]
+        uid = fusion.unit_id(pu["id"], cu["id"])
+        time_ms = (pu["time_ms"] or 0.0) + (cu["time_ms"] or 0.0)
+        fused.append({
+            "id": uid, "graph": 0, "kernel": cu["kernel"], "heuristic": cu["heuristic"], "template": False, "launches": 1,
+            "time_ms": time_ms, "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+            "reference": pu["reference"] and cu["reference"],
+            "fused": {**p, "producer_unit": pu["id"], "consumer_unit": cu["id"]},
+        })
+    dispatch["units"] += fused
+    dispatch["fusion"] = {"fused_units": [u["id"] for u in fused], "refused_pairs": refused}
+
+
+def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = True) -> dict[str, Any]:
+    capture = read_json(paths.capture_record)
+    profile = read_json(paths.profile)
+    if capture.get("failed"):
+        dispatch = {"problem": paths.problem, "verdict": "error", "reason": f"capture failed at {capture['stage']}: {capture['error'].splitlines()[0]}", "launches": [], "units": [], "time_by_kind_ms": {}, "triton_share": None}
+    else:
+        dispatch = classify(capture, profile, min_triton_share)
+        if fuse_neighbours and dispatch["verdict"] == "optimizable":
+            kernels = capture["graphs"][0]["kernels"]
+            sources = {k: (paths.capture / v["source"]).read_text() for k, v in kernels.items()}
+            pairs, refused = fusion.find_pairs(paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()})
+            add_fused_units(dispatch, pairs, refused)
+    write_json(paths.dispatch, dispatch)
+    kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
+    nf = len((dispatch.get("fusion") or {}).get("fused_units", []))
+    print(f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)" + (f" ({nf} fused neighbour pair(s))" if nf else "") + f"; {kinds}", flush=True)
+    return dispatch
+
+
+def units_of(dispatch_path: Path) -> list[str]:
+    """Unit ids a classify checkpoint fans out to (all Triton kernels of the problem)."""
+    return [u["id"] for u in read_json(dispatch_path)["units"]]

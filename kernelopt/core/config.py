@@ -1,0 +1,219 @@
+"""The run configuration: validation against ``config_schema.yaml``, defaults, type coercion,
+and which settings each rule reads.
+
+Defaults live in one place, the schema's ``default`` entries: ``validate`` fills in every key a
+config leaves out.  Snakemake parses ``--config key=value`` overrides with YAML's BaseLoader,
+so a number arrives as the string ``"0.2"`` and a nested override (``search='{iterations: 2}'``)
+as a dict of strings; ``validate`` coerces such strings to the schema's types before checking,
+so the rest of the code always sees typed values.
+
+``RULE_SETTINGS`` says which settings each rule reads; the workflow hands each rule exactly
+those (``settings_for``), so Snakemake re-runs a job only when a setting it uses changed:
+tuning a gate never recompiles a model.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from .errors import ConfigError
+
+SCHEMA_FILE = Path(__file__).with_name("config_schema.yaml")
+
+# rule -> the settings it reads (a top-level key, or "section.key").  Snakemake compares these
+# values with the ones a job's outputs were made with; nothing else invalidates a job.
+RULE_SETTINGS: dict[str, tuple[str, ...]] = {
+    "capture": ("device", "seed", "capture"),
+    "classify": ("classify",),
+    "isolate": ("device", "seed", "isolate"),
+    "candidates": ("candidates", "gates.user_candidates"),
+    "gate1": ("device", "seed", "gates.seeds"),
+    "gate2": ("device", "seed", "gates.seeds", "gates.rtol", "gates.atol"),
+    "synthesize": (),
+    "seed_beam": ("search.seed_with_inductor", "search.beam_width", "search.synthesis_attempts"),
+    "profile": ("device", "seed", "gates.seeds", "measure", "search.ncu", "search.ncu_sections", "search.peak_bandwidth_gbs", "agent"),
+    "expand": ("search.beam_width", "agent"),
+    "retry": ("search.beam_width", "agent"),
+    "select_iter": ("device", "seed", "gates.seeds", "measure", "search.beam_width", "search.retries", "agent"),
+    "select": ("device", "seed", "gates.seeds", "gates.user_candidates", "measure", "search.iterations"),
+    "stitch": ("device", "gates.replace_with_inductor"),
+    "gate3": ("device", "seed", "gates.seeds", "gates.model_rtol", "gates.model_atol", "gates.fp64_ratio"),
+    "gate4": ("device", "seed", "gates.seeds", "gates.perf_margin", "measure"),
+    "result": ("gates.retries", "gates.optimized_min_speedup"),
+}
+
+
+@cache
+def schema() -> dict[str, Any]:
+    return yaml.safe_load(SCHEMA_FILE.read_text())
+
+
+def _resolve(node: dict[str, Any]) -> dict[str, Any]:
+    """A schema node with a local ``$ref`` (``#/$defs/...``) merged in."""
+    ref = node.get("$ref")
+    if not ref:
+        return node
+    target: Any = schema()
+    for part in ref.removeprefix("#/").split("/"):
+        target = target[part]
+    return {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+
+
+def defaults(node: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every setting at its default (the schema's ``default`` entries)."""
+    return _fill({}, node or schema())
+
+
+def _fill(value: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(value)
+    for key, sub in _resolve(node).get("properties", {}).items():
+        sub = _resolve(sub)
+        if key not in out:
+            if "default" in sub:
+                out[key] = copy.deepcopy(sub["default"])
+            elif sub.get("type") == "object":
+                out[key] = _fill({}, sub)
+        elif isinstance(out[key], dict) and sub.get("type") == "object":
+            out[key] = _fill(out[key], sub)
+    return out
+
+
+def _coerce(value: Any, node: dict[str, Any], where: str) -> Any:
+    """Turn BaseLoader strings into the schema's scalar types (recursively)."""
+    node = _resolve(node)
+    types: set[str] = set()
+    if "type" in node:
+        t = node["type"]
+        types = {t} if isinstance(t, str) else set(t)
+    if isinstance(value, str):
+        if value.strip().startswith(("{", "[")) and types & {"object", "array"}:
+            value = yaml.safe_load(value)
+        elif "integer" in types:
+            try:
+                return int(value)
+            except ValueError:
+                raise ConfigError(f"config key '{where}' must be an integer, got {value!r}") from None
+        elif "number" in types:
+            try:
+                return float(value)
+            except ValueError:
+                raise ConfigError(f"config key '{where}' must be a number, got {value!r}") from None
+        elif "null" in types and value.lower() in ("null", "none", "~", ""):
+            return None
+        elif "boolean" in types:
+            low = value.lower()
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+            raise ConfigError(f"config key '{where}' must be true or false, got {value!r}")
+    if isinstance(value, dict) and "properties" in node:
+        return {k: _coerce(v, node["properties"].get(k, {}), f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        item = node.get("items")
+        if item is None and "anyOf" in node:
+            item = next((s.get("items") for s in node["anyOf"] if s.get("type") == "array"), None)
+        if item:
+            return [_coerce(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def validate(config: dict[str, Any]) -> dict[str, Any]:
+    """Return the full, typed config (defaults filled in); raise ConfigError on a bad key or value."""
+    if not isinstance(config, dict):
+        raise ConfigError("the config must be a mapping of keys to values (see config.yaml)")
+    # Coerce before filling: a nested override may arrive as one YAML string.
+    user = {k: _coerce(v, schema()["properties"].get(k, {}), k) for k, v in config.items()}
+    typed = _fill(user, schema())
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(typed), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        key = ".".join(str(p) for p in e.absolute_path) or "(top level)"
+        if e.validator == "additionalProperties":
+            allowed = ", ".join(sorted(_resolve(e.schema).get("properties", {})))
+            raise ConfigError(f"unknown config key under '{key}': {e.message}; allowed keys: {allowed}")
+        raise ConfigError(f"bad value for config key '{key}': {e.message}")
+    return typed
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base``, nested mappings merged key by key."""
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def load(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML config file, apply overrides, validate."""
+    with open(path) as f:
+        data = yaml.safe_load(f) or {}
+    return validate(merge(data, overrides or {}))
+
+
+def settings_for(cfg: dict[str, Any], rule: str) -> dict[str, Any]:
+    """The part of a validated config that ``rule`` reads (``RULE_SETTINGS``), same nesting."""
+    if rule not in RULE_SETTINGS:
+        raise KeyError(f"no settings declared for rule {rule!r} (kernelopt.core.config.RULE_SETTINGS)")
+    out: dict[str, Any] = {}
+    for key in RULE_SETTINGS[rule]:
+        head, _, tail = key.partition(".")
+        if tail:
+            out.setdefault(head, {})[tail] = copy.deepcopy(cfg[head][tail])
+        else:
+            out[head] = copy.deepcopy(cfg[head])
+    return out
+
+
+def invalidated_by(setting: str) -> list[str]:
+    """The rules whose jobs re-run when ``setting`` (e.g. ``gates.perf_margin``) changes."""
+    head = setting.partition(".")[0]
+    return [r for r, keys in RULE_SETTINGS.items() if any(k == setting or k == head or k.startswith(setting + ".") for k in keys)]
+
+
+def setting_keys() -> list[str]:
+    """Every setting as ``section.key`` (protocol sections as a whole), in the schema's order."""
+    out = []
+    for key, node in schema()["properties"].items():
+        node = _resolve(node)
+        if node.get("type") == "object" and "$defs" not in str(schema()["properties"][key].get("$ref", "")):
+            out += [f"{key}.{k}" for k in node["properties"]]
+        else:
+            out.append(key)
+    return out
+
+
+def invalidation_table() -> str:
+    """The README's table: which rules re-run when a setting changes (from ``RULE_SETTINGS``)."""
+    rows = ["| setting | rules whose jobs re-run (then everything downstream of them) |", "| --- | --- |"]
+    for key in setting_keys():
+        if key in ("problems", "workdir"):
+            continue
+        rules = invalidated_by(key)
+        rows.append(f"| `{key}` | {', '.join(f'`{r}`' for r in rules) or 'none (read by no rule)'} |")
+    return "\n".join(rows)
+
+
+def reference_table() -> str:
+    """docs/configuration.md's table: every setting, its default and its meaning (from the schema)."""
+    rows = ["| setting | default | meaning |", "| --- | --- | --- |"]
+    d = defaults()
+    for key in setting_keys():
+        head, _, tail = key.partition(".")
+        node = _resolve(schema()["properties"][head])
+        if tail:
+            node = _resolve(node["properties"][tail])
+        value = d[head][tail] if tail else d[head]
+        shown = yaml.safe_dump(value, default_flow_style=True, width=1000, sort_keys=False).strip().removesuffix("...").strip()
+        rows.append(f"| `{key}` | `{shown}` | {node.get('description', '')} |")
+    return "\n".join(rows)

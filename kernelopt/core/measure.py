@@ -1,0 +1,210 @@
+"""The measurement protocol (docs/architecture.md, "Measurement"), used by capture, search,
+select and gate 4.
+
+GPU: CUDA events around each repetition, an L2 flush (a write over a buffer larger than
+L2) before every repetition, warm-up, and baseline/candidate interleaved in rounds whose
+order alternates (A B, B A, ...).  Each round gives one ratio of medians; the decision uses
+the median ratio and a bootstrap 95% confidence interval over rounds.  CPU (the Triton
+interpreter): the same procedure with a wall clock, marked ``meaningful: false``.
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+L2_FLUSH_BYTES = 256 * 1024 * 1024  # KernelBench's flush size; the H200's L2 is 60 MB
+
+
+@dataclass
+class Protocol:
+    rounds: int = 10
+    reps: int = 20
+    warmup: int = 5
+    flush_l2: bool = True
+    bootstrap: int = 2000
+    confidence: float = 0.95
+    seed: int = 0
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any]) -> "Protocol":
+        return cls(**{k: cfg[k] for k in ("rounds", "reps", "warmup", "flush_l2") if k in cfg})
+
+
+@dataclass
+class Comparison:
+    """B relative to A: ratio = time(B) / time(A); < 1 means B is faster."""
+
+    a_ms: float
+    b_ms: float
+    ratio: float
+    ci_low: float
+    ci_high: float
+    rounds: int
+    reps: int
+    method: str
+    meaningful: bool
+    round_ratios: list[float] = field(default_factory=list)
+    a_round_ms: list[float] = field(default_factory=list)
+    b_round_ms: list[float] = field(default_factory=list)
+
+    @property
+    def speedup(self) -> float:
+        return 1.0 / self.ratio if self.ratio > 0 else float("inf")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["speedup"] = self.speedup
+        d["noise_band"] = [self.ci_low, self.ci_high]
+        return d
+
+
+class _Flusher:
+    def __init__(self, device: str, enabled: bool):
+        self.buf = None
+        if device == "cuda" and enabled:
+            import torch
+
+            self.buf = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.float32, device="cuda")
+
+    def __call__(self) -> None:
+        if self.buf is not None:
+            self.buf.zero_()
+
+
+def _rep_times(fn: Callable[[], Any], device: str, reps: int, flush: _Flusher) -> list[float]:
+    out: list[float] = []
+    if device == "cuda":
+        import torch
+
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        for i in range(reps):
+            flush()
+            starts[i].record()
+            fn()
+            ends[i].record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def bootstrap_ci(values: list[float], n: int, confidence: float, seed: int) -> tuple[float, float]:
+    if len(values) < 2:
+        v = values[0] if values else float("nan")
+        return v, v
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(n))
+    lo = meds[int((1 - confidence) / 2 * n)]
+    hi = meds[min(n - 1, int((1 + confidence) / 2 * n))]
+    return lo, hi
+
+
+def compare(fn_a: Callable[[], Any], fn_b: Callable[[], Any], device: str, protocol: Protocol | None = None) -> Comparison:
+    """Interleaved A/B timing; returns B's time relative to A's with a confidence interval."""
+    p = protocol or Protocol()
+    flush = _Flusher(device, p.flush_l2)
+    for _ in range(p.warmup):
+        fn_a()
+        fn_b()
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+    a_meds: list[float] = []
+    b_meds: list[float] = []
+    for r in range(p.rounds):
+        order = ((fn_a, a_meds), (fn_b, b_meds)) if r % 2 == 0 else ((fn_b, b_meds), (fn_a, a_meds))
+        for fn, sink in order:
+            sink.append(statistics.median(_rep_times(fn, device, p.reps, flush)))
+    ratios = [b / a if a > 0 else float("inf") for a, b in zip(a_meds, b_meds)]
+    lo, hi = bootstrap_ci(ratios, p.bootstrap, p.confidence, p.seed)
+    return Comparison(
+        a_ms=statistics.median(a_meds),
+        b_ms=statistics.median(b_meds),
+        ratio=statistics.median(ratios),
+        ci_low=lo,
+        ci_high=hi,
+        rounds=p.rounds,
+        reps=p.reps,
+        method=("CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), ")
+        + f"{p.rounds} interleaved rounds (ABBA) x {p.reps} reps, median per round, ratio of medians, bootstrap {int(p.confidence * 100)}% CI over rounds",
+        meaningful=device == "cuda",
+        round_ratios=ratios,
+        a_round_ms=a_meds,
+        b_round_ms=b_meds,
+    )
+
+
+def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = None) -> dict[str, Any]:
+    """Median time of one function by the same protocol (no comparison)."""
+    p = protocol or Protocol()
+    flush = _Flusher(device, p.flush_l2)
+    for _ in range(p.warmup):
+        fn()
+    meds = [statistics.median(_rep_times(fn, device, p.reps, flush)) for _ in range(p.rounds)]
+    return {
+        "median_ms": statistics.median(meds),
+        "min_round_ms": min(meds),
+        "max_round_ms": max(meds),
+        "round_ms": meds,
+        "meaningful": device == "cuda",
+        "rounds": p.rounds,
+        "reps": p.reps,
+        "method": ("CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), ")
+        + f"median of {p.rounds} round medians x {p.reps} reps",
+    }
+
+
+def warm(fn: Callable[[], Any], device: str) -> None:
+    """One launch, waited for: the JIT compile and first-launch costs, outside any timing."""
+    fn()
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def for_device(settings: dict[str, Any], device: str) -> Protocol:
+    """The configured protocol (``measure`` or ``capture.timing``) on the GPU; a token one in
+    CPU mode, where times mean nothing and every interpreted launch costs tens of milliseconds."""
+    if device == "cuda":
+        return Protocol.from_config(settings)
+    return Protocol(rounds=2, reps=1, warmup=0, flush_l2=False)
+
+
+def graphed(fn: Callable[[], Any], device: str) -> Callable[[], Any]:
+    """The whole forward captured in one CUDA graph (after eager warm-up, so every kernel's
+    first launch and JIT compile happen outside the capture).  Identical for baseline and
+    stitched; CPU: the function itself."""
+    if device != "cuda":
+        return fn
+    import torch
+
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out = fn()
+    _GRAPH_OUTPUTS.append(static_out)  # outputs live as long as the graph
+
+    def replay() -> Any:
+        graph.replay()
+        return static_out
+
+    replay.graph = graph  # type: ignore[attr-defined]
+    return replay
+
+
+_GRAPH_OUTPUTS: list[Any] = []

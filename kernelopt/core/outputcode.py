@@ -1,0 +1,217 @@
+"""Inductor's output (wrapper) module: parse its kernels and launch sites, load it standalone.
+
+The wrapper module is the runnable artifact of a compile: kernel definitions via
+``name = async_compile.triton('name', '''src''', device_str=...)`` and a ``call(args)``
+(top level, or a ``Runner`` method in newer torch, possibly split into partitions) that
+launches Triton kernels (``name.run(...)``), library calls (``extern_kernels.mm(...)``) and
+ATen fallbacks.  Everything here reads the module's AST, not its comments.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import itertools
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# Library GEMMs Inductor keeps as extern calls (cuBLAS on CUDA, BLAS/oneDNN on CPU).
+GEMM_OPS = {"mm", "addmm", "bmm", "baddbmm", "_int_mm", "_mm_plus_mm", "addmv", "mv", "_scaled_mm", "dot", "matmul"}
+CONV_OPS = {"convolution", "_convolution", "convolution_backward", "cudnn_convolution", "mkldnn_convolution", "conv2d"}
+# Calls in the wrapper that launch no device work (allocation, views, checks, bookkeeping).
+NON_LAUNCH = {
+    "assert_size_stride", "assert_alignment", "reinterpret_tensor", "get_raw_stream", "alloc_from_pool",
+    "run_intermediate_hooks", "maybe_profile", "start_graph", "end_graph", "len", "range", "print",
+    "_DeviceGuard", "set_device", "current_device", "clear", "align", "empty_strided",
+}
+SKIP_FUNCS = {"get_args", "benchmark_compiled_module", "__init__", "recursively_apply_fns"}
+HEURISTIC_KINDS = ("persistent_reduction", "reduction", "pointwise", "template", "foreach", "split_scan", "user_autotune", "cooperative_reduction")
+_HEUR_RE = re.compile(r"@triton_heuristics\.(\w+)\(")
+
+
+@dataclass
+class KernelDef:
+    name: str
+    source: str
+    heuristic: str  # pointwise | reduction | persistent_reduction | template | foreach | ...
+    lineno: int
+    device_str: str | None
+
+    @property
+    def is_template(self) -> bool:
+        return self.heuristic == "template"
+
+
+@dataclass
+class LaunchSite:
+    """One call in the wrapper that launches device work."""
+
+    lineno: int
+    kind: str  # triton | gemm | conv | aten | copy
+    target: str  # kernel name, or e.g. "extern_kernels.addmm" / "aten.convolution.default"
+    function: str  # wrapper function holding the call (call, partition_0, ...)
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class OutputCode:
+    path: str
+    aot_id: str | None
+    kernels: dict[str, KernelDef] = field(default_factory=dict)
+    sites: list[LaunchSite] = field(default_factory=list)
+    call_args: list[str] = field(default_factory=list)
+    other_defs: list[str] = field(default_factory=list)  # non-Triton compiled kernels (cpp, cuda ...)
+
+    def launches_of(self, kernel: str) -> list[LaunchSite]:
+        return [s for s in self.sites if s.kind == "triton" and s.target == kernel]
+
+
+def dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _heuristic(src: str) -> str:
+    m = _HEUR_RE.search(src)
+    if not m:
+        return "unknown"
+    name = m.group(1)
+    return name if name in HEURISTIC_KINDS else name
+
+
+def parse(source: str, path: str | Path = "<output_code>") -> OutputCode:
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    first = lines[0] if lines else ""
+    m = re.match(r"#\s*AOT ID:\s*(.*)", first)
+    oc = OutputCode(path=str(path), aot_id=m.group(1).strip() if m else None)
+
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = dotted(node.value.func)
+            if func and func.startswith("async_compile."):
+                target = node.targets[0]
+                name = target.id if isinstance(target, ast.Name) else None
+                if func == "async_compile.triton" and name and len(node.value.args) >= 2:
+                    src_node = node.value.args[1]
+                    src = src_node.value if isinstance(src_node, ast.Constant) else ""
+                    dev = next((k.value.value for k in node.value.keywords if k.arg == "device_str" and isinstance(k.value, ast.Constant)), None)
+                    oc.kernels[name] = KernelDef(name, src, _heuristic(src), node.lineno, dev)
+                elif name:
+                    oc.other_defs.append(name)
+
+    def visit_function(fn: ast.FunctionDef) -> None:
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and fn.name == "call" and not oc.call_args:
+                if isinstance(node.value, ast.Name) and node.value.id == "args":
+                    tgt = node.targets[0]
+                    elts = tgt.elts if isinstance(tgt, (ast.Tuple, ast.List)) else [tgt]
+                    oc.call_args = [e.id for e in elts if isinstance(e, ast.Name)]
+            if not isinstance(node, ast.Call):
+                continue
+            site = classify_call(node, oc.kernels)
+            if site is not None:
+                kind, target = site
+                text = ast.get_source_segment(source, node) or ""
+                oc.sites.append(LaunchSite(node.lineno, kind, target, fn.name, text[:200]))
+
+    for fn in functions(tree):
+        if fn.name not in SKIP_FUNCS:
+            visit_function(fn)
+    oc.sites.sort(key=lambda s: s.lineno)
+    return oc
+
+
+def functions(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The wrapper's functions: top level, and methods of top-level classes (``Runner.call``)."""
+    out: list[ast.FunctionDef] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            out.append(node)
+        elif isinstance(node, ast.ClassDef):
+            out.extend(n for n in node.body if isinstance(n, ast.FunctionDef))
+    return out
+
+
+def classify_call(node: ast.Call, kernels: dict[str, KernelDef]) -> tuple[str, str] | None:
+    func = node.func
+    name = dotted(func)
+    if isinstance(func, ast.Attribute) and func.attr == "run" and isinstance(func.value, ast.Name) and func.value.id in kernels:
+        return "triton", func.value.id
+    if name is None:
+        return None
+    parts = name.split(".")
+    if parts[-1] in NON_LAUNCH or parts[0] in NON_LAUNCH:
+        return None
+    if parts[0] == "extern_kernels":
+        op = parts[1] if len(parts) > 1 else ""
+        return (_op_kind(op), name)
+    if parts[0] == "aten" or name.startswith("torch.ops.aten."):
+        op = parts[1] if parts[0] == "aten" else parts[3]
+        return (_op_kind(op), name)
+    if name.startswith("torch.ops.") and len(parts) > 3:
+        if parts[2] == "inductor" and parts[3].startswith("_alloc"):
+            return None
+        return ("aten", name)
+    if parts[-1] in ("copy_", "fill_", "zero_", "index_put_", "scatter_", "set_"):
+        return ("copy", name)
+    return None
+
+
+def _op_kind(op: str) -> str:
+    if op in GEMM_OPS:
+        return "gemm"
+    if op in CONV_OPS:
+        return "conv"
+    return "aten"
+
+
+def dispatch_kind(site_kind: str, device: str) -> str:
+    """The dispatch kinds (docs/architecture.md): triton | cublas (blas on CPU) | cudnn (conv) | aten | other."""
+    if site_kind == "triton":
+        return "triton"
+    if site_kind == "gemm":
+        return "cublas" if device == "cuda" else "blas"
+    if site_kind == "conv":
+        return "cudnn" if device == "cuda" else "aten"
+    if site_kind == "aten":
+        return "aten"
+    return "other"
+
+
+_counter = itertools.count()
+
+
+def load(path: str | Path, constants: dict[str, Any] | None = None) -> ModuleType:
+    """Import a wrapper module from ``path`` as a fresh module object.
+
+    Each call gives a new module (kernels re-created from the Triton cache, never a stale
+    module from an earlier import).  ``constants`` are the attributes Inductor attaches
+    at load time (lifted tensor constants); capture saves them next to the module.
+    """
+    path = Path(path).resolve()
+    name = f"kernelopt_wrapper_{next(_counter)}_{abs(hash(str(path))) % 10**8}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    for k, v in (constants or {}).items():
+        setattr(mod, k, v)
+    return mod
+
+
+def kernel_objects(mod: ModuleType, oc: OutputCode) -> dict[str, Any]:
+    return {name: getattr(mod, name) for name in oc.kernels if hasattr(mod, name)}

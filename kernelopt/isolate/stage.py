@@ -1,0 +1,118 @@
+"""Stage 3, isolate: per unit, the launch contract, Inductor's kernel as a standalone
+candidate, the eager reference, and the 3-seed check of the one against the other.
+
+Artifacts under ``units/<unit>/``: contract.json, inductor.py, reference.py,
+isolate_check.json.
+"""
+
+from __future__ import annotations
+
+import shutil
+import traceback
+from typing import Any
+
+from ..classify.fusion import NotFusible
+from ..core import gpulock, runtime
+from ..core.jsonio import read_json, write_json
+from ..core.paths import ProblemPaths
+from . import fused
+from .contract import build_contract
+from .harness import ProblemRuntime, UnitHarness, load_module
+from .inductor import render_inductor
+
+
+def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    device = runtime.prepare(cfg["device"], paths.cache)
+    capture = read_json(paths.capture_record)
+    dispatch = read_json(paths.dispatch)
+    udir = paths.unit(unit)
+    udir.mkdir(parents=True, exist_ok=True)
+    fused = next((u.get("fused") for u in dispatch["units"] if u["id"] == unit), None)
+    result = (_isolate_fused if fused else _isolate_kernel)(paths, unit, cfg, device, capture, dispatch, fused)
+    result["meaningful_timing"] = device == "cuda"
+    write_json(paths.isolate_check(unit), result)
+    what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
+    print(f"[isolate] {paths.problem}/{unit}{what}: {result['status']}" + (f" ({result.get('reason')})" if result.get("reason") else ""), flush=True)
+    return result
+
+
+def _isolate_kernel(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], _: Any) -> dict[str, Any]:
+    contract = build_contract(capture, dispatch, unit)
+    stem = unit  # kernels/<unit>.py: graph 0 units are named after the kernel, others g<k>_<kernel>
+    kernel_src = (paths.kernels_dir / f"{stem}.py").read_text()
+    write_json(paths.contract(unit), contract)
+    paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
+    ref_src = paths.kernels_dir / f"{stem}.reference.py"
+    result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device}
+    if not ref_src.exists():
+        result.update(ok=False, status="no-reference", reason=contract["reference"].get("error", "no reference"))
+    else:
+        shutil.copyfile(ref_src, paths.reference(unit))
+        consts = paths.kernels_dir / f"{stem}.reference_constants.pt"
+        if consts.exists():
+            shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
+        result.update(_check(paths, unit, contract, cfg, device))
+    return result
+
+
+def _isolate_fused(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
+    """A fused neighbour pair (fusion.py): merged contract, the pair as Inductor launches it
+    (inductor.py), the composed reference, and the same 3-seed check."""
+    pu, cu = pair["producer_unit"], pair["consumer_unit"]
+    contract = fused.fused_contract(build_contract(capture, dispatch, pu), build_contract(capture, dispatch, cu), pair, unit)
+    p_src, c_src = ((paths.kernels_dir / f"{u}.py").read_text() for u in (pu, cu))
+    write_json(paths.contract(unit), contract)
+    paths.inductor_kernel(unit).write_text(fused.render_pair(contract, p_src, c_src))
+    result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "fused": [pu, cu]}
+    refs = [paths.kernels_dir / f"{u}.reference.py" for u in (pu, cu)]
+    missing = [r.name for r in refs if not r.exists()]
+    try:
+        if missing:
+            raise NotFusible(f"no eager reference for {missing}")
+        fused.write_reference(paths.unit(unit), contract, *refs)
+        result.update(_check(paths, unit, contract, cfg, device))
+    except NotFusible as e:
+        result.update(ok=False, status="no-reference", reason=str(e))
+    return result
+
+
+def _check(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any], device: str) -> dict[str, Any]:
+    icfg = cfg["isolate"]
+    try:
+        rt = ProblemRuntime(paths, device, cfg["seed"])
+        h = UnitHarness(paths, unit, rt)
+        cand = load_module(paths.inductor_kernel(unit), "kernelopt_inductor")
+        with gpulock.shared(device, f"isolate {paths.problem}/{unit}"):
+            res = h.check(cand, icfg["seeds"], icfg["rtol"], icfg["atol"])
+        res["status"] = "pass" if res["ok"] else "mismatch"
+        fb = res["graph_level_fallback"]
+        if fb:
+            res["reason"] = f"graph-level reference: outputs {fb} differ from it by the upstream library ops' numerics (Inductor's kernel is its own baseline here)"
+        if not res["ok"]:
+            bad = [f"seed {s['seed']}: " + ", ".join(f"{c['name']} max_abs={c['max_abs']:.3g} ({c['mismatched']}/{c['numel']} off)" for c in s["outputs"] if not c["ok"]) for s in res["seeds"] if not s["ok"]]
+            res["reason"] = "Inductor's kernel differs from the eager reference: " + "; ".join(bad)
+        return res
+    except Exception as e:  # noqa: BLE001 - recorded per unit, the pipeline goes on
+        return {"ok": False, "status": "error", "reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-3000:]}
+
+
+def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
+    """Per-problem record of stages 1-3 (isolate.json)."""
+    baseline = read_json(paths.baseline)
+    dispatch = read_json(paths.dispatch)
+    checks = {u: read_json(paths.isolate_check(u)) for u in units}
+    failed = bool(baseline.get("failed"))
+    summary = {
+        "problem": paths.problem,
+        "status": "error" if failed else "ok",
+        "device": baseline.get("device"),
+        "verdict": dispatch["verdict"],
+        "reason": dispatch.get("reason"),
+        "triton_share": dispatch.get("triton_share"),
+        "units": len(units),
+        "units_pass": sum(1 for c in checks.values() if c.get("status") == "pass"),
+        "checks": {u: {"status": c.get("status"), "reason": c.get("reason")} for u, c in checks.items()},
+    }
+    write_json(paths.isolated, summary)
+    print(f"[isolated] {paths.problem}: {summary['verdict']}, {summary['units_pass']}/{summary['units']} unit(s) match their reference on all seeds", flush=True)
+    return summary

@@ -1,0 +1,164 @@
+"""The report's tables: ``stages`` (one row per problem over stages 1-3: capture, classify,
+isolate) and ``results`` (one row per problem from its ``result.json``, summaries per level
+and overall), with their console summaries."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.paths import ProblemPaths
+
+STAGE_COLUMNS = [
+    "problem", "status", "verdict", "device", "compile_s", "eager_ms", "compiled_ms", "speedup_compiled_vs_eager",
+    "meaningful", "triton_share", "kinds", "units", "units_pass", "unit_failures", "reason",
+]
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def stage_row(workdir: Path, problem: str) -> dict[str, Any]:
+    p = ProblemPaths(workdir, problem)
+    base, disp, iso = _read(p.baseline), _read(p.dispatch), _read(p.isolated)
+    kinds = disp.get("time_by_kind_ms") or {}
+    failures = {u: c for u, c in (iso.get("checks") or {}).items() if c.get("status") != "pass"}
+    return {
+        "problem": problem,
+        "status": "error" if base.get("failed") else iso.get("status", "missing"),
+        "verdict": disp.get("verdict"),
+        "device": base.get("device"),
+        "compile_s": base.get("compile_s"),
+        "eager_ms": (base.get("eager") or {}).get("median_ms"),
+        "compiled_ms": (base.get("compiled") or {}).get("median_ms"),
+        "speedup_compiled_vs_eager": base.get("speedup_compiled_vs_eager"),
+        "meaningful": (base.get("compiled") or {}).get("meaningful"),
+        "triton_share": disp.get("triton_share"),
+        "kinds": ";".join(f"{k}={v:.4g}ms" for k, v in sorted(kinds.items())),
+        "units": iso.get("units"),
+        "units_pass": iso.get("units_pass"),
+        "unit_failures": "; ".join(f"{u}: {c.get('status')} ({c.get('reason')})" for u, c in failures.items()),
+        "reason": disp.get("reason") if not base.get("failed") else base.get("error", "").splitlines()[0],
+    }
+
+
+def stages(workdir: Path, problems: list[str], out_json: Path, out_csv: Path) -> dict[str, Any]:
+    rows = [stage_row(workdir, p) for p in problems]
+    total_units = sum(r["units"] or 0 for r in rows)
+    passed = sum(r["units_pass"] or 0 for r in rows)
+    summary = {
+        "problems": len(rows),
+        "errors": [r["problem"] for r in rows if r["status"] == "error"],
+        "verdicts": {v: sum(1 for r in rows if r["verdict"] == v) for v in sorted({str(r["verdict"]) for r in rows})},
+        "units": total_units,
+        "units_pass": passed,
+        "rows": rows,
+    }
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(summary, indent=2) + "\n")
+    with open(out_csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=STAGE_COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    print(console_summary(summary, out_csv))
+    return summary
+
+
+def console_summary(summary: dict[str, Any], csv_path: Path) -> str:
+    lines = [f"[report] {summary['problems']} problems; {summary['units_pass']}/{summary['units']} units match their eager reference on all seeds; errors: {', '.join(summary['errors']) or 'none'}"]
+    for r in summary["rows"]:
+        share = f"{r['triton_share']:.0%}" if isinstance(r["triton_share"], float) else "-"
+        lines.append(f"  {r['problem']:<45} {r['status']:<6} {str(r['verdict']):<18} triton {share:>5}  units {r['units_pass']}/{r['units']}")
+        if r["status"] == "error":
+            lines.append(f"      {r['reason']}")
+    lines.append(f"[report] table: {csv_path}")
+    return "\n".join(lines)
+
+
+RESULT_COLUMNS = [
+    "level", "problem", "verdict", "category", "fallback_reason", "baseline_ms", "final_ms", "speedup_vs_compiled",
+    "speedup_vs_eager", "noise_band", "units", "units_replaced", "gpu_seconds", "meaningful",
+]
+CATEGORIES = ["optimized", "matched (optimized)", "matched (synthesis failed)", "fallback", "error"]
+
+
+def _geomean(values: list[float]) -> float | None:
+    import math
+
+    vals = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+
+
+def result_row(workdir: Path, problem: str) -> dict[str, Any]:
+    r = _read(ProblemPaths(workdir, problem).result)
+    band = r.get("noise_band")
+    return {
+        "level": r.get("level", problem.split("_")[0]),
+        "problem": problem,
+        "verdict": r.get("verdict"),
+        "category": r.get("category", "error"),
+        "fallback_reason": r.get("reason") if r.get("category") in ("fallback", "error") else "",
+        "baseline_ms": r.get("baseline_ms") or r.get("baseline_compiled_ms"),
+        "final_ms": r.get("final_ms") or r.get("baseline_ms") or r.get("baseline_compiled_ms"),
+        "speedup_vs_compiled": r.get("speedup_vs_compiled"),
+        "speedup_vs_eager": r.get("speedup_vs_eager"),
+        "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
+        "units": r.get("units"),
+        "units_replaced": r.get("units_replaced", 0),
+        "gpu_seconds": r.get("gpu_seconds"),
+        "meaningful": r.get("meaningful"),
+    }
+
+
+def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = {c: 0 for c in CATEGORIES}
+    reasons: dict[str, int] = {}
+    for r in rows:
+        counts[r["category"]] = counts.get(r["category"], 0) + 1
+        if r["category"] == "fallback":
+            reasons[r["fallback_reason"]] = reasons.get(r["fallback_reason"], 0) + 1
+    deployed = [r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0 for r in rows if r["category"] != "error"]
+    optimized = [r["speedup_vs_compiled"] for r in rows if r["category"] == "optimized"]
+    return {
+        "problems": len(rows),
+        "categories": counts,
+        "fallback_reasons": reasons,
+        "deployed_geomean": _geomean(deployed),
+        "optimized_rate": len(optimized) / len(rows) if rows else None,
+        "conditional_geomean_over_optimized": _geomean(optimized),
+    }
+
+
+def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -> dict[str, Any]:
+    rows = [result_row(workdir, p) for p in problems]
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    levels = sorted({r["level"] for r in rows})
+    summary = {
+        "overall": _summarize(rows),
+        "levels": {lv: _summarize([r for r in rows if r["level"] == lv]) for lv in levels},
+        "meaningful": all(bool(r["meaningful"]) for r in rows if r["category"] != "error"),
+        "notes": "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile max-autotune output code replayed in one CUDA graph, the same way for baseline and stitched model",
+    }
+    out_json.write_text(json.dumps(summary, indent=2) + "\n")
+    summary["rows"] = rows
+    return summary
+
+
+def results_console(summary: dict[str, Any]) -> str:
+    o = summary["overall"]
+    g = o["deployed_geomean"]
+    lines = [f"[report] {o['problems']} problems: " + ", ".join(f"{k} {v}" for k, v in o["categories"].items() if v)
+             + (f"; deployed geomean {g:.3f}x" if g else "") + ("" if summary["meaningful"] else " (CPU mode: no timing is meaningful)")]
+    for r in summary["rows"]:
+        sp = r["speedup_vs_compiled"]
+        lines.append(f"  {r['problem']:<45} {r['category']:<28} {('%.3fx' % sp) if sp else '-':>8}  {r['fallback_reason'] or ''}")
+    return "\n".join(lines)

@@ -1,0 +1,315 @@
+"""Stages 4-5, the search (docs/architecture.md): a beam of candidates per unit, improved over
+``search.iterations`` chained iterations.  Each function is one Snakemake rule:
+
+  synthesize  synth/a<k>/            an independent kernel from the unit's eager reference (synth/)
+  seed_beam   iter0/beam.json        Inductor's kernel (and synthesised ones) as the first beam
+  profile     iter<i>/profile/m<j>/  NCU (GPU, when it works) or timing + roofline, summarised
+  expand      iter<i>/plan.json ...  analyst -> planner -> executor: cand<j>/candidate.py slots
+  (gate1, gate2 on iter<i>/cand<j>: the Gates issue's rules)
+  retry       iter<i>/cand<j>/r<k>/  directed retry of a candidate that failed gate 1 or 2
+  select_iter iter<i>/beam.json      time the new candidates, keep the best distinct ones,
+                                     summarizer's memory.json + summary.md; early stop
+
+Every role's input and output is a file; the agent backend (agents/) does the thinking.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..core import gpulock, measure
+from ..core.jsonio import read_json, write_json
+from ..core.paths import ProblemPaths
+from ..gates.verdict import PASS
+from ..isolate.harness import load_module
+from . import agents, profiler
+from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
+from .synth.fused import synthesize_fused
+from .synth.generate import generate
+from .synth.ops import CannotSynthesize
+from .timing import time_against_inductor, unit_harness
+from .transform import signature
+
+
+def synthesize(paths: ProblemPaths, unit: str, attempt: int) -> dict[str, Any]:
+    """Rule synthesize: writes synth/a<k>/candidate.py and slot.json (empty with the reason
+    when the unit cannot be synthesised)."""
+    d = paths.synth_dir(unit, attempt)
+    d.mkdir(parents=True, exist_ok=True)
+    info: dict[str, Any] = {"slot": attempt, "empty": True}
+    contract = read_json(paths.contract(unit))
+    ref = paths.reference(unit)
+    try:
+        if not ref.exists():
+            raise CannotSynthesize("the unit has no eager reference")
+        src = synthesize_fused(paths, contract, attempt) if contract.get("fused") else generate(contract, ref.read_text(), attempt)
+        (d / "candidate.py").write_text(src)
+        info = {"slot": attempt, "empty": False, "origin": "synthesis:heuristic", "signature": signature(src)}
+    except CannotSynthesize as e:
+        (d / "candidate.py").unlink(missing_ok=True)
+        info["reason"] = f"cannot synthesize: {e}"
+    write_json(d / "slot.json", info)
+    print(f"[synthesize] {paths.problem}/{unit}/a{attempt}: " + ("written" if not info["empty"] else info["reason"]))
+    return info
+
+
+def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.iter_dir(unit, 0)
+    d.mkdir(parents=True, exist_ok=True)
+    members = []
+    c0 = paths.candidate_dir(unit, 0)
+    if cfg["search"]["seed_with_inductor"] and read_json(c0 / "gate2.json")["verdict"] == PASS:
+        src = (c0 / "candidate.py").read_text()
+        members.append({"id": "inductor", "path": "cands/c0/candidate.py", "ratio": 1.0, "signature": signature(src)})
+    width = int(cfg["search"]["beam_width"])
+    for k in range(int(cfg["search"]["synthesis_attempts"])):
+        a = paths.synth_dir(unit, k)
+        if read_json(a / "gate2.json")["verdict"] == PASS and len(members) < width:
+            src = (a / "candidate.py").read_text()
+            sig = signature(src)
+            if sig not in {m["signature"] for m in members}:
+                members.append({"id": f"synth/a{k}", "path": f"synth/a{k}/candidate.py", "ratio": 1.0, "meaningful": False, "signature": sig})
+    beam = {"iteration": 0, "members": members, "stopped": None if members else "no candidate passed gates 1-2 to seed the beam"}
+    write_json(d / "beam.json", beam)
+    write_json(d / "memory.json", Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict())
+    return beam
+
+
+def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.iter_dir(unit, i) / "profile" / f"m{j}"
+    d.mkdir(parents=True, exist_ok=True)
+    beam = read_json(paths.iter_dir(unit, i) / "beam.json")
+    if beam.get("stopped") or j >= len(beam["members"]):
+        out = {"empty": True, "member": None}
+        write_json(d / "summary.json", out)
+        return out
+    member = beam["members"][j]
+    cand = paths.unit(unit) / member["path"]
+    # a member kept from an earlier beam was profiled then: candidate files never change, so
+    # reuse that profile instead of paying NCU again
+    for k in range(i - 1, -1, -1):
+        for prev in sorted((paths.iter_dir(unit, k) / "profile").glob("m*/summary.json")):
+            old = read_json(prev)
+            if not old.get("empty") and old.get("member") == member["id"] and not old.get("reused_from"):
+                out = {**old, "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(), "cost": {"timing_s": 0.0, "ncu_s": None}}
+                write_json(d / "summary.json", out)
+                (d / "summary.txt").write_text(old.get("text", "") + "\n")
+                print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
+                return out
+    import torch
+
+    h = unit_harness(paths, unit, cfg)
+    device = h.rt.device
+    mod = load_module(cand, "kernelopt_profiled")
+    before, _ = h.inputs(cfg["gates"]["seeds"][0])
+    bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+
+    # costs are counted from the moment the GPU lock is held (waiting for it is not a cost of
+    # profiling); the JIT compile of the first launch shares the GPU
+    with gpulock.shared(device, f"profile warm-up {unit}/iter{i}/m{j}"):
+        measure.warm(lambda: mod.launch(*bufs), device)
+    with gpulock.exclusive(device, f"profile {unit}/iter{i}/m{j}"):
+        t0 = time.perf_counter()
+        t = measure.time_one(lambda: mod.launch(*bufs), device, measure.for_device(cfg["measure"], device))
+    cost = {"timing_s": round(time.perf_counter() - t0, 3), "ncu_s": None}
+    sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
+    metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
+    source = "roofline"
+    ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
+    if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
+        saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
+        torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
+        held = d / "ncu_lock.json"  # the harness takes the GPU lock itself, around its profiled launches only
+        harness_cmd = [sys.executable, "-m", "kernelopt.search.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg), "--inputs", str(saved), "--lock-report", str(held)]
+        t0 = time.perf_counter()
+        names = profiler.jit_kernel_names(cand.read_text())
+        res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
+        cost["ncu_s"] = round(time.perf_counter() - t0, 3)
+        locked = read_json(held) if held.exists() else {}
+        cost["ncu_locked_s"] = round(float(locked.get("exclusive", 0.0)), 3)
+        gpulock.add_held(locked)
+        saved.unlink(missing_ok=True)
+        held.unlink(missing_ok=True)
+        if res.get("ok") and res.get("metrics"):
+            metrics.update(res["metrics"])
+            source = "ncu"
+            ncu_note = ""
+        else:
+            ncu_note = f"ncu failed, fell back to the roofline estimate: {res.get('stderr', '')[-300:]}"
+    summary = agents.backend(cfg["agent"]["backend"]).summarize_profile(member["id"], metrics, source)
+    if ncu_note:
+        summary.note = (summary.note + "; " if summary.note else "") + ncu_note
+    out = {"empty": False, **summary.to_dict(), "cost": cost}
+    write_json(d / "summary.json", out)
+    (d / "summary.txt").write_text(summary.text + "\n")
+    return out
+
+
+def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.iter_dir(unit, i)
+    d.mkdir(parents=True, exist_ok=True)
+    prev = paths.iter_dir(unit, i - 1)
+    beam = read_json(prev / "beam.json")
+    memory = Memory.from_dict(read_json(prev / "memory.json"))
+    contract = read_json(paths.contract(unit))
+    width = int(cfg["search"]["beam_width"])
+    backend = agents.backend(cfg["agent"]["backend"])
+    analyses: dict[str, Analysis] = {}
+    members = []
+    if not beam.get("stopped"):
+        for j, m in enumerate(beam["members"]):
+            prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
+            if prof.get("empty"):
+                continue
+            summary = ProfileSummary(prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", ""))
+            analyses[m["id"]] = backend.analyze(summary, contract, memory)
+            members.append({**m, "source": (paths.unit(unit) / m["path"]).read_text()})
+        plan = backend.plan(i, members, analyses, contract, memory, width)
+    else:
+        # say once where and why the search stopped (later iterations carry the same text)
+        why = beam["stopped"]
+        plan = Plan(i, [], stop=why if why.startswith("stopped in iteration ") else f"stopped in iteration {i - 1}: {why}")
+    write_json(d / "analysis.json", {k: v.to_dict() for k, v in analyses.items()})
+    write_json(d / "plan.json", plan.to_dict())
+    by_id = {m["id"]: m for m in members}
+    for j in range(width):
+        cd = d / f"cand{j}"
+        cd.mkdir(parents=True, exist_ok=True)
+        info: dict[str, Any] = {"slot": j, "empty": True}
+        if j < len(plan.directions):
+            direction = plan.directions[j]
+            try:
+                src = backend.execute(direction, by_id[direction.member]["source"], contract)
+                (cd / "candidate.py").write_text(src)
+                info = {"slot": j, "empty": False, "origin": f"search:{backend.name}", "direction": direction.to_dict(), "signature": signature(src)}
+            except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
+                info["error"] = f"executor: {type(e).__name__}: {e}"
+        if info["empty"]:
+            (cd / "candidate.py").unlink(missing_ok=True)
+        write_json(cd / "slot.json", info)
+    print(f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)" + (f"; stop: {plan.stop}" if plan.stop else ""))
+    return plan.to_dict()
+
+
+def attempts_of(j: int, retries: int) -> list[str]:
+    """Slot paths of candidate j in an iteration directory: the planned one, then its retries."""
+    return [f"cand{j}"] + [f"cand{j}/r{r}" for r in range(1, retries + 1)]
+
+
+def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Directed retry r of candidate j in iteration i (rule retry).  Passes through (an empty
+    slot) when the previous attempt passed gates 1-2 or was empty; otherwise asks the agent
+    for a fix of that failure, applied to the same beam member."""
+    d = paths.iter_dir(unit, i)
+    base = d / f"cand{j}"
+    prev = base if r == 1 else base / f"r{r - 1}"
+    out = base / f"r{r}"
+    out.mkdir(parents=True, exist_ok=True)
+    info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
+    prev_slot, first = read_json(prev / "slot.json"), read_json(base / "slot.json")
+    g1, g2 = read_json(prev / "gate1.json") if (prev / "gate1.json").exists() else {}, read_json(prev / "gate2.json")
+    if prev_slot["empty"]:
+        info["reason"] = "no retry needed: the previous attempt was empty"
+    elif g2.get("verdict") == PASS:
+        info["reason"] = "no retry needed: the previous attempt passed gates 1-2"
+    else:
+        failure = g1 if g1.get("verdict") not in (PASS, None) else g2
+        backend = agents.backend(cfg["agent"]["backend"])
+        contract = read_json(paths.contract(unit))
+        failed = Direction(**prev_slot["direction"])
+        member = Direction(**first["direction"]).member
+        beam = read_json(paths.iter_dir(unit, i - 1) / "beam.json")
+        src_member = next((m for m in beam["members"] if m["id"] == member), None)
+        analyses = read_json(d / "analysis.json")
+        analysis = Analysis(**analyses[member]) if member in analyses else None
+        memory = Memory.from_dict(read_json(paths.iter_dir(unit, i - 1) / "memory.json"))
+        # what is already planned: every candidate of this iteration and this candidate's own
+        # earlier retries (all inputs of this job; the other candidates' retries run
+        # concurrently, so counting them would make the choice depend on job order)
+        slots = [read_json(d / f"cand{k}" / "slot.json") for k in range(int(cfg["search"]["beam_width"]))]
+        slots += [read_json(base / f"r{k}" / "slot.json") for k in range(1, r)]
+        taken = {sl["signature"] for sl in slots if not sl["empty"]}
+        if src_member is None:
+            info["reason"] = f"beam member {member} not found"
+        else:
+            source = (paths.unit(unit) / src_member["path"]).read_text()
+            direction, note = backend.fix(failed, failure, source, analysis, contract, memory, taken)
+            info["reasoning"] = note
+            if direction is None:
+                info["reason"] = f"no fix: {note}"
+            else:
+                try:
+                    src = backend.execute(direction, source, contract)
+                    (out / "candidate.py").write_text(src)
+                    info = {**info, "empty": False, "origin": f"retry:{backend.name}", "direction": direction.to_dict(), "signature": signature(src),
+                            "fixes": {"slot": prev.relative_to(d).as_posix(), "gate": failure.get("gate"), "rule": failure.get("rule"), "reason": str(failure.get("reason", ""))[:300]}}
+                except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
+                    info["reason"] = f"executor: {type(e).__name__}: {e}"
+    if info["empty"]:
+        (out / "candidate.py").unlink(missing_ok=True)
+    write_json(out / "slot.json", info)
+    print(f"[retry] {paths.problem}/{unit} iter{i}/cand{j}/r{r}: " + ("written: " + info.get("reasoning", "") if not info["empty"] else info["reason"]))
+    return info
+
+
+def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    d = paths.iter_dir(unit, i)
+    prev_beam = read_json(paths.iter_dir(unit, i - 1) / "beam.json")
+    memory = Memory.from_dict(read_json(paths.iter_dir(unit, i - 1) / "memory.json"))
+    plan = read_json(d / "plan.json")
+    width = int(cfg["search"]["beam_width"])
+    outcomes: list[dict[str, Any]] = []
+    new_members: list[dict[str, Any]] = []
+    passing = []
+    for j in range(width):
+        for a in attempts_of(j, int(cfg["search"].get("retries", 0))):
+            cd = d / a
+            slot = read_json(cd / "slot.json")
+            if slot["empty"]:
+                continue
+            g1, g2 = read_json(cd / "gate1.json"), read_json(cd / "gate2.json")
+            name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
+            if g2["verdict"] != PASS:
+                bad = g1 if g1["verdict"] != PASS else g2
+                outcomes.append({"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": f"gate {bad['gate']} {bad['verdict']}", "reason": bad["reason"][:200]})
+                continue
+            passing.append((a, slot, name))
+    device = read_json(paths.capture_record)["device"]
+    untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]  # e.g. synthesised seeds
+    if passing or untimed:
+        files = [d / a / "candidate.py" for a, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
+        cmps = time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}")
+        for (a, slot, name), cmp in zip(passing, cmps):
+            write_json(d / a / "timing.json", cmp.to_dict())
+            ratio = cmp.ratio if cmp.meaningful else None
+            new_members.append({"id": f"iter{i}/{a}", "path": f"iter{i}/{a}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
+                                "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
+            outcomes.append({"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
+        for m, cmp in zip(untimed, cmps[len(passing):]):
+            m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
+    pool = prev_beam["members"] + new_members
+    # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
+    # at most one member per configuration
+    pool.sort(key=lambda m: (m["ratio"] if m.get("meaningful", True) else 0.999, m["id"]))
+    beam_members, sigs = [], set()
+    for m in pool:
+        if m["signature"] in sigs:
+            continue
+        sigs.add(m["signature"])
+        beam_members.append(m)
+        if len(beam_members) >= width:
+            break
+    stopped = plan.get("stop")
+    if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
+        stopped = "converged: no new candidate entered the beam"
+    backend = agents.backend(cfg["agent"]["backend"])
+    memory, text = backend.summarize(i, outcomes, memory)
+    beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}
+    write_json(d / "beam.json", beam)
+    write_json(d / "memory.json", memory.to_dict())
+    (d / "summary.md").write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
+    print(f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}" + (f" (stopped: {beam['stopped']})" if beam["stopped"] else ""))
+    return beam

@@ -1,0 +1,32 @@
+"""The heuristic synthesizer: an independent Triton implementation of a unit, generated from
+its eager reference (the ATen ops of the post-grad graph), not from Inductor's kernel.
+
+Pointwise chains (``pointwise``), reductions over the last dimension mixed with pointwise ops
+(``rows``: softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, ...), and a fused
+neighbour pair (``fused``: the consumer with the producer inlined).  Candidates are written in
+``inductor.py`` form (module-level CONFIG / NUM_WARPS / NUM_STAGES), so the search can
+transform them.  Anything else is answered with ``CannotSynthesize`` and the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ops import REDUCTIONS, CannotSynthesize
+from .pointwise import synthesize_pointwise
+from .rows import synthesize_rows
+
+
+def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+    """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
+    (``rows``); CannotSynthesize with the most relevant reason otherwise."""
+    try:
+        return synthesize_pointwise(contract, reference_src, attempt)
+    except CannotSynthesize as pointwise:
+        try:
+            return synthesize_rows(contract, reference_src, attempt)
+        except CannotSynthesize as rows:
+            reduces = any(f"aten.{op}." in reference_src or f"prims.{op}." in reference_src for op in REDUCTIONS | {"prepare_softmax_online"})
+            raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
+
+

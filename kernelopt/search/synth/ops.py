@@ -1,0 +1,52 @@
+"""What the heuristic synthesizers share: the ATen ops they translate (pointwise tables), the
+reductions they recognise, their refusal, and the translation of a reference's arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ...isolate.reference import NoForward, reference_forward
+
+UNARY = {
+    "relu": "tl.maximum({0}, 0.0)",
+    "neg": "(-{0})",
+    "exp": "tl.exp({0})",
+    "log": "tl.log({0})",
+    "sqrt": "tl.sqrt({0})",
+    "rsqrt": "(1.0 / tl.sqrt({0}))",
+    "abs": "tl.abs({0})",
+    "sigmoid": "tl.sigmoid({0})",
+    "tanh": "(2.0 * tl.sigmoid(2.0 * {0}) - 1.0)",
+    "erf": "tl.math.erf({0})",
+    "reciprocal": "(1.0 / {0})",
+}
+BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / {1})",
+          "maximum": "tl.maximum({0}, {1})", "minimum": "tl.minimum({0}, {1})"}
+FLOAT_DTYPES = {"float32", "float16", "bfloat16"}
+REDUCTIONS = {"sum", "amax", "amin", "mean", "var_mean", "var", "max", "min", "argmax", "argmin", "prod", "any", "all", "_softmax", "_log_softmax", "cumsum", "logsumexp"}
+
+
+class CannotSynthesize(Exception):
+    pass
+
+
+def forward_of(reference_src: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
+    """The reference's ``Reference.forward`` and constants; CannotSynthesize when it has none."""
+    try:
+        return reference_forward(reference_src)
+    except NoForward as e:
+        raise CannotSynthesize(str(e)) from None
+
+
+def expr(node: ast.AST, env: dict[str, str]) -> str:
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise CannotSynthesize(f"unknown value {node.id}")
+        return env[node.id]
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return repr(float(node.value))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return repr(-float(node.operand.value))
+    raise CannotSynthesize(f"unsupported argument {ast.unparse(node)}")

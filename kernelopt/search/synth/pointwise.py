@@ -1,0 +1,134 @@
+"""Synthesis of pointwise chains: every op elementwise, every tensor argument either of the
+output's shape or broadcastable to it, float dtypes.  One flat index over the output;
+broadcasts through the contract's strides.  Attempts differ in block size and warps.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from .ops import BINARY, FLOAT_DTYPES, REDUCTIONS, UNARY, CannotSynthesize, expr, forward_of
+
+ATTEMPTS = [(1024, 4), (4096, 8), (256, 2), (2048, 4)]  # (BLOCK, num_warps) per attempt
+
+def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Translate forward's statements to Triton lines; returns (lines, output expressions)."""
+    env = dict(inputs)
+    lines: list[str] = []
+    for stmt in fwd.body:
+        if isinstance(stmt, ast.Return):
+            vals = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+            return lines, [expr(v, env) for v in vals]
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+            continue  # FX's "x = None" frees
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
+            raise CannotSynthesize(f"unsupported statement {ast.unparse(stmt)[:80]}")
+        func = ast.unparse(stmt.value.func)
+        parts = func.split(".")
+        if parts[:3] != ["torch", "ops", "aten"] or len(parts) != 5:
+            raise CannotSynthesize(f"{func} is not an ATen op")
+        op, overload = parts[3], parts[4]
+        if op in REDUCTIONS:
+            raise CannotSynthesize(f"aten.{op} is a reduction: not a pointwise chain")
+        if stmt.value.keywords:
+            raise CannotSynthesize(f"aten.{op} with keyword arguments")
+        args = [expr(a, env) for a in stmt.value.args]
+        if op in UNARY and len(args) == 1:
+            code = UNARY[op].format(*args)
+        elif op in BINARY and len(args) == 2:
+            code = BINARY[op].format(*args)
+        elif op == "where" and overload == "self" and len(args) == 3:
+            code = f"tl.where({args[0]}, {args[1]}, {args[2]})"
+        elif op in ("clamp_min", "clamp_max") and len(args) == 2:
+            code = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({args[0]}, {args[1]})"
+        else:
+            raise CannotSynthesize(f"aten.{op}.{overload} is not a supported pointwise op")
+        target = stmt.targets[0].id  # type: ignore[attr-defined]
+        name = f"t_{target}"
+        lines.append(f"{name} = {code}")
+        env[target] = name
+    raise CannotSynthesize("forward has no return")
+
+
+def _index(shape: list[int], stride: list[int], out_shape: list[int]) -> str:
+    """Element offset of a (broadcast) argument for the output's logical indices i0..i{n-1}."""
+    pad = len(out_shape) - len(shape)
+    if pad < 0:
+        raise CannotSynthesize("an input has more dimensions than the output")
+    terms = []
+    for d, size in enumerate(out_shape):
+        k = d - pad
+        if k < 0:
+            continue
+        if shape[k] == 1 and size != 1:
+            continue  # broadcast dimension
+        if shape[k] != size:
+            raise CannotSynthesize(f"shape {shape} does not broadcast to {out_shape}")
+        if stride[k]:
+            terms.append(f"i{d} * {stride[k]}" if stride[k] != 1 else f"i{d}")
+    return " + ".join(terms) or "0"
+
+
+def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+    fwd, consts = forward_of(reference_src)
+    if consts.get("LEVEL", "kernel") != "kernel":
+        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+    args = {a["name"]: a for a in contract["args"]}
+    outs = consts["OUTPUTS"]
+    out_shapes = [consts["OUT_SHAPES"][o] for o in outs]
+    out_shape = out_shapes[0]
+    if any(s != out_shape for s in out_shapes):
+        raise CannotSynthesize("outputs of different shapes")
+    for name in consts["INPUTS"] + outs:
+        a = args[name]
+        if a.get("dtype") not in FLOAT_DTYPES:
+            raise CannotSynthesize(f"argument {name} is {a.get('dtype')}, only float pointwise chains are synthesised")
+        ref_shape = (consts["SHAPES"].get(name) if name in consts["INPUTS"] else None) or consts["OUT_SHAPES"].get(name)
+        if list(a["shape"]) != list(ref_shape):
+            raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {ref_shape})")
+    n = int(math.prod(out_shape))
+    inputs = {f"x{i}": f"v{i}" for i in range(len(consts["INPUTS"]))}
+    lines, results = pointwise_body(fwd, inputs)
+    ptrs = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
+    block, warps = ATTEMPTS[attempt % len(ATTEMPTS)]
+    # logical indices of the flat output position
+    idx, rest = [], "offs"
+    for d in range(len(out_shape)):
+        inner = int(math.prod(out_shape[d + 1:]))
+        idx.append(f"    i{d} = ({rest}) // {inner}" if inner > 1 else f"    i{d} = {rest}")
+        rest = f"offs % {inner}" if inner > 1 else rest
+    body = [f"    pid = tl.program_id(0).to(tl.int64)", f"    offs = pid * BLOCK + tl.arange(0, BLOCK)", f"    mask = offs < {n}"] + idx
+    for i, name in enumerate(consts["INPUTS"]):
+        a = args[name]
+        body.append(f"    v{i} = tl.load({name} + ({_index(a['shape'], a['stride'], out_shape)}), mask=mask, other=0.0).to(tl.float32)")
+    body += [f"    {l}" for l in lines]
+    for name, res in zip(outs, results):
+        a = args[name]
+        body.append(f"    tl.store({name} + ({_index(a['shape'], a['stride'], out_shape)}), ({res}).to({name}.dtype.element_ty), mask=mask)")
+    kernel = "synth_pointwise"
+    return "\n".join([
+        f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+        f"a pointwise chain over {n} elements, one flat index, broadcasts through the contract's strides.",
+        '"""',
+        "import triton",
+        "import triton.language as tl",
+        "",
+        "",
+        "@triton.jit",
+        f"def {kernel}({', '.join(ptrs)}, BLOCK: tl.constexpr):",
+        *body,
+        "",
+        "",
+        f"CONFIG = {{'BLOCK': {block}}}",
+        f"NUM_WARPS = {warps}",
+        "NUM_STAGES = 1",
+        "",
+        "",
+        f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+        f"    {kernel}[(triton.cdiv({n}, CONFIG['BLOCK']),)]({', '.join(ptrs)}, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+        "",
+    ])
+
+

@@ -1,0 +1,499 @@
+"""Synthesis of row kernels: pointwise ops mixed with reductions over the last dimension
+(softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, var_mean, Inductor's
+``prepare_softmax_online``), generated from the unit's eager reference.
+
+The model: the unit's largest tensor has shape ``S = [..., N]``; its ``R = numel / N`` rows
+are independent.  One program handles ``ROWS`` rows and holds each row whole in registers
+(``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``).  Longer rows get the looped variant:
+the row is walked in chunks of ``BLOCK_N`` columns, one pass per reduction (each pass
+recomputes the element-wise values it needs from the loads and accumulates the reduction
+per row), then a last pass computes and stores the element-wise outputs.  Every value of
+the reference is either a
+full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a keepdim reduction), a
+per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Padding
+columns are replaced by the reduction's neutral element before every reduction, so masking
+never changes a result.  Values are computed in float32 and cast on store.
+
+Anything outside that model (reductions over other dimensions, views that move the last
+dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with the
+reason.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .ops import BINARY, FLOAT_DTYPES, UNARY, CannotSynthesize, expr, forward_of
+
+MAX_BLOCK_N = 32768
+# (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
+ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
+# looped variant, per attempt: (rows per program, chunk of columns per pass, num_warps)
+LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
+COMBINE = {"tl.sum": "{acc} + {part}", "tl.max": "tl.maximum({acc}, {part})", "tl.min": "tl.minimum({acc}, {part})"}
+VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
+REDUCE = {"sum": ("tl.sum", "0.0"), "mean": ("tl.sum", "0.0"), "amax": ("tl.max", "float('-inf')"), "amin": ("tl.min", "float('inf')")}
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+@dataclass
+class Val:
+    code: str  # Triton expression (a name of a computed value, or a constant)
+    shape: list[int] | None  # the FX value's shape; None for a Python constant
+    kind: str  # full | row | col | const | tuple | input (an argument not loaded yet) | lazy (a symbolic pointwise function of inputs)
+    parts: list["Val"] | None = None
+    arg: str | None = None  # input: the argument's name
+    strides: list[int] | None = None  # input: strides of the logical (viewed) shape, None = only contiguous views
+    emitted: "Val | None" = None  # lazy: the computed value once its code has been written
+
+
+def _broadcast(a: list[int], b: list[int]) -> list[int]:
+    n = max(len(a), len(b))
+    a2, b2 = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    out = []
+    for x, y in zip(a2, b2):
+        if x != y and 1 not in (x, y):
+            raise CannotSynthesize(f"shapes {a} and {b} do not broadcast")
+        out.append(max(x, y))
+    return out
+
+
+@dataclass
+class Line:
+    """One statement of the kernel body, with what the looped variant needs to place it."""
+    code: str
+    name: str | None = None  # the value it defines (None: a store)
+    kind: str = "row"  # full | col (depends on the columns) | row | const; store-full | store-row
+    reduce: tuple[str, str, str] | None = None  # (tl.sum|tl.max|tl.min, neutral, source value)
+
+
+class RowKernel:
+    def __init__(self, contract: dict[str, Any], reference_src: str, chunk: int | None = None):
+        """``chunk``: force the looped variant with this many columns per pass (tests)."""
+        fwd, consts = forward_of(reference_src)
+        if consts.get("LEVEL", "kernel") != "kernel":
+            raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+        self.fwd, self.consts = fwd, consts
+        self.args = {a["name"]: a for a in contract["args"]}
+        self.contract = contract
+        shapes = [consts["SHAPES"][n] for n in consts["INPUTS"]] + [consts["OUT_SHAPES"][n] for n in consts["OUTPUTS"]]
+        self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
+        if len(self.S) < 1:
+            raise CannotSynthesize("scalar unit")
+        self.N = self.S[-1]
+        self.numel = math.prod(self.S)
+        self.R = self.numel // self.N
+        self.BLOCK_N = _next_pow2(self.N)
+        self.chunk = chunk
+        self.looped = chunk is not None or self.BLOCK_N > MAX_BLOCK_N
+        for name in consts["INPUTS"] + consts["OUTPUTS"]:
+            if self.args[name].get("dtype") not in FLOAT_DTYPES:
+                raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
+        self.lines: list[Line] = []
+        self.loaded: dict[tuple[Any, ...], Val] = {}  # argument loads, by (name, logical shape, strides)
+        self.n = 0
+        self.reductions = 0
+
+    # -- loads and stores ---------------------------------------------------------------
+    def _contiguous(self, a: dict[str, Any]) -> bool:
+        st, acc = [], 1
+        for s in reversed(a["shape"]):
+            st.append(acc)
+            acc *= s
+        return [x for s, x in zip(a["shape"], a["stride"]) if s != 1] == [x for s, x in zip(a["shape"], reversed(st)) if s != 1]
+
+    def _offset(self, name: str, fx_shape: list[int], strides: list[int] | None = None) -> tuple[str, str]:
+        """(offset expression, kind) of an argument holding an FX value of ``fx_shape``
+        (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
+        a = self.args[name]
+        if math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
+            return "rows * %d + cols" % self.N, "full"
+        if self.N > 1 and math.prod(fx_shape) == self.R and [x for x in fx_shape if x != 1] == [x for x in self.S[:-1] if x != 1] and self._contiguous(a):
+            return "rows", "row"  # one value per row (a keepdim reduction's output, say)
+        if strides is None:
+            if list(a["shape"]) != list(fx_shape):
+                raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {fx_shape})")
+            strides = list(a["stride"])
+        pad = len(self.S) - len(fx_shape)
+        if pad < 0:
+            raise CannotSynthesize(f"argument {name} has more dimensions than the unit's largest tensor")
+        row_terms, col_term = [], None
+        lead = self.S[:-1]
+        for d, size in enumerate(self.S):
+            k = d - pad
+            if k < 0 or fx_shape[k] == 1 and size != 1:
+                continue
+            if fx_shape[k] != size:
+                raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
+            stride = strides[k]
+            if d == len(self.S) - 1:
+                col_term = "cols" if stride == 1 else f"cols * {stride}"
+            else:
+                inner = math.prod(lead[d + 1:])
+                idx = f"(rows // {inner})" if inner > 1 else "rows"
+                idx = f"({idx} % {size})" if d > 0 else idx
+                row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
+        if col_term and row_terms:
+            return " + ".join(row_terms + [col_term]), "full"
+        if col_term:
+            return col_term, "col"
+        if row_terms:
+            return " + ".join(row_terms), "row"
+        return "0", "const"
+
+    MASKS = {"full": "mask", "row": "rmask", "col": "cmask", "const": None}
+
+    def _canon(self, shape: list[int] | None) -> list[int] | None:
+        """Shapes that are the unit's rows in another grouping of the leading dimensions
+        ([4096, 768] and [8, 512, 768]; [96, 512, 512] and [8, 12, 512, 512]) are one shape:
+        a contiguous tensor of either is indexed ``rows * N + cols``."""
+        if shape is not None and list(shape) != list(self.S) and math.prod(shape) == self.numel and shape and shape[-1] == self.N:
+            return list(self.S)
+        return shape
+
+    def input(self, name: str) -> Val:
+        """An argument as a value not loaded yet: views (unsqueeze, reshape) only change its
+        logical shape; the load happens at first use, indexed for that shape."""
+        fx = self._canon(list(self.consts["SHAPES"][name]))
+        a = self.args[name]
+        return Val(name, fx, "input", arg=name, strides=list(a["stride"]) if list(a["shape"]) == fx else None)
+
+    def _unsqueeze(self, v: Val, d: int, rank: int) -> Val:
+        """unsqueeze(v, d) of a value of ``rank`` dims, pushed down to the arguments (a
+        pointwise function commutes with a view that inserts a size-1 dimension)."""
+        if v.kind == "const":
+            return v
+        pad = rank - len(v.shape)  # right-aligned broadcasting: leading size-1 dims first
+        shape = [1] * pad + list(v.shape)
+        if v.kind == "lazy":
+            return Val(v.code, shape[:d] + [1] + shape[d:], "lazy", parts=[self._unsqueeze(c, d, rank) for c in v.parts])
+        if v.kind == "input":
+            strides = None if v.strides is None else [0] * pad + v.strides
+            strides = None if strides is None else strides[:d] + [0] + strides[d:]
+            return Val(v.code, shape[:d] + [1] + shape[d:], "input", arg=v.arg, strides=strides)
+        raise CannotSynthesize("aten.unsqueeze of a computed value")
+
+    def load(self, v: Val) -> Val:
+        """The value as Triton code: loads an argument, emits a symbolic (lazy) expression."""
+        if v.kind == "lazy":
+            if v.emitted is None:
+                codes = [self.load(c).code for c in v.parts]
+                v.emitted = self._new(v.code.format(*codes), v.shape, self._kind_of(v.shape))
+            return v.emitted
+        if v.kind != "input":
+            return v
+        key = (v.arg, tuple(v.shape or []), tuple(v.strides or []))
+        if key not in self.loaded:
+            off, kind = self._offset(v.arg, v.shape, v.strides)
+            m = self.MASKS[kind]
+            mask = f", mask={m}, other=0.0" if m else ""
+            code = f"v{len(self.loaded)}"
+            self.lines.append(Line(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)", code, kind))
+            self.loaded[key] = Val(code, list(v.shape), kind)
+        return self.loaded[key]
+
+    def store(self, name: str, v: Val) -> None:
+        fx = self.consts["OUT_SHAPES"][name]
+        if v.kind == "tuple" or v.shape is None:
+            raise CannotSynthesize(f"output {name} is not a tensor value")
+        off, kind = self._offset(name, fx)
+        if kind not in ("full", "row"):
+            raise CannotSynthesize(f"output {name} of shape {fx} is neither a full tile nor one value per row")
+        val = v.code
+        if kind == "full" and v.kind != "full":
+            val = f"tl.broadcast_to({v.code}, [ROWS, BLOCK_N])" if v.kind != "const" else f"tl.full([ROWS, BLOCK_N], {v.code}, tl.float32)"
+        if kind == "row" and v.kind != "row":
+            raise CannotSynthesize(f"output {name} holds one value per row but is computed per element")
+        self.lines.append(Line(f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})", None, f"store-{kind}"))
+
+    # -- the graph ------------------------------------------------------------------------
+    def _new(self, code: str, shape: list[int] | None, kind: str) -> Val:
+        self.n += 1
+        name = f"t{self.n}"
+        self.lines.append(Line(f"{name} = {code}", name, kind))
+        return Val(name, shape, kind)
+
+    def _kind_of(self, shape: list[int]) -> str:
+        """full ([ROWS, BLOCK_N]), row ([ROWS, 1]), col ([1, BLOCK_N]) or const, for a value
+        that broadcasts to the unit's shape (a per-channel [C, 1, 1] value is a row value:
+        its loads index the channel from the row number)."""
+        shape = self._canon(shape)
+        s = [1] * (len(self.S) - len(shape)) + list(shape)
+        if len(s) != len(self.S) or _broadcast(s, list(self.S)) != list(self.S):
+            raise CannotSynthesize(f"value of shape {shape} does not broadcast to {self.S}")
+        last = s[-1] == self.N and self.N != 1
+        lead = any(x != 1 for x in s[:-1])
+        if last:
+            return "full" if lead else "col"
+        return "row" if lead else "const"
+
+    def _dims_last(self, dims: Any, shape: list[int]) -> None:
+        dims = dims if isinstance(dims, list) else [dims]
+        if [d % len(shape) for d in dims] != [len(shape) - 1]:
+            raise CannotSynthesize(f"reduction over dims {dims} of a {len(shape)}-d value: only the last dimension is synthesised")
+
+    def _reduce(self, v: Val, op: str) -> Val:
+        if v.kind != "full":
+            raise CannotSynthesize("reduction of a value that is not a full tile")
+        fn, neutral = REDUCE[op]
+        src = v.code if self.BLOCK_N == self.N else f"tl.where(cmask, {v.code}, {neutral})"
+        self.reductions += 1
+        r = self._new(f"{fn}({src}, 1)[:, None]", v.shape[:-1] + [1], "row")
+        self.lines[-1].reduce = (fn, neutral, v.code)
+        return r
+
+    def _arg(self, node: ast.AST, env: dict[str, Val]) -> Val:
+        if isinstance(node, ast.Name):
+            if node.id not in env:
+                raise CannotSynthesize(f"unknown value {node.id}")
+            return env[node.id]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            t = self._arg(node.value, env)
+            if t.kind != "tuple":
+                raise CannotSynthesize(f"indexing a tensor: {ast.unparse(node)}")
+            return t.parts[ast.literal_eval(node.slice)]
+        return Val(expr(node, {}), None, "const")
+
+    def _kw(self, call: ast.Call) -> dict[str, Any]:
+        return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+    def op(self, call: ast.Call, env: dict[str, Val]) -> Val:
+        func = ast.unparse(call.func)
+        parts = func.split(".")
+        if parts[:2] != ["torch", "ops"] or len(parts) != 5 or parts[2] not in ("aten", "prims"):
+            raise CannotSynthesize(f"{func} is not an ATen op")
+        op, kw = parts[3], self._kw(call)
+        if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max"):
+            vals = [self._arg(a, env) for a in call.args]
+            if any(v.kind in ("rowflat", "tuple") for v in vals):
+                raise CannotSynthesize(f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)")
+            shape: list[int] | None = None
+            for v in vals:
+                if v.shape is not None:
+                    shape = self._canon(v.shape) if shape is None else _broadcast(shape, self._canon(v.shape))
+            ph = [f"{{{k}}}" for k in range(len(vals))]
+            if op in UNARY and len(vals) == 1:
+                tmpl = UNARY[op]
+            elif op in BINARY and len(vals) == 2:
+                tmpl = BINARY[op]
+            elif op == "where" and len(vals) == 3:
+                tmpl = f"tl.where({ph[0]}, {ph[1]}, {ph[2]})"
+            elif op in ("clamp_min", "clamp_max") and len(vals) == 2:
+                tmpl = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({ph[0]}, {ph[1]})"
+            else:
+                raise CannotSynthesize(f"aten.{op} with {len(vals)} arguments")
+            if shape is None:
+                raise CannotSynthesize(f"aten.{op} of constants only")
+            if all(v.kind in ("input", "lazy", "const") for v in vals):
+                # a function of the arguments alone: stays symbolic until used, so that a view
+                # applied later (unsqueeze) can be pushed down to the loads
+                return Val(tmpl, list(shape), "lazy", parts=vals)
+            vals = [self.load(v) for v in vals]
+            return self._new(tmpl.format(*[v.code for v in vals]), shape, self._kind_of(shape))
+        x = self._arg(call.args[0], env)
+        if op == "unsqueeze":
+            if x.kind not in ("input", "lazy"):
+                raise CannotSynthesize("aten.unsqueeze of a computed value")
+            return self._unsqueeze(x, int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1), len(x.shape))
+        if op == "expand":
+            new = list(ast.literal_eval(call.args[1]))
+            old = list(x.shape or [])
+            if len(new) == len(old):
+                new = [o if n == -1 else n for n, o in zip(new, old)]
+            if x.shape is not None and self._canon(new) == self._canon(old):
+                return x  # an expand to the value's own shape
+            raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
+        if op in VIEW_OPS and x.kind == "input":
+            new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+            new = self._canon(list(new))
+            if list(new) == list(x.shape):
+                return x
+            return Val(x.code, list(new), "input", arg=x.arg, strides=None)  # only contiguous views can be indexed
+        x = self.load(x)
+        if op in VIEW_OPS:
+            new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+            if x.kind != "full" or math.prod(new) != self.numel or new[-1] != self.N:
+                raise CannotSynthesize(f"aten.{op} to {new} changes the rows")
+            return Val(x.code, self._canon(list(new)), "full")
+        if op == "convert_element_type":
+            return self._new(f"{x.code}.to(tl.float32)", x.shape, x.kind)
+        if op in REDUCE:
+            dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+            keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
+            self._dims_last(dims, x.shape)
+            r = self._reduce(x, op)
+            if op == "mean":
+                r = self._new(f"{r.code} / {float(self.N)!r}", r.shape, "row")
+            if not keep:
+                r = Val(r.code, x.shape[:-1], "rowflat")
+            return r
+        if op in ("var_mean", "var"):
+            dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+            self._dims_last(dims, x.shape)
+            if not kw.get("keepdim", False):
+                raise CannotSynthesize(f"aten.{op} without keepdim")
+            corr = kw.get("correction", 1)
+            mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", x.shape[:-1] + [1], "row")
+            d = self._new(f"{x.code} - {mean.code}", x.shape, "full")
+            var = self._reduce(self._new(f"{d.code} * {d.code}", x.shape, "full"), "sum")
+            var = self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row")
+            return Val("", None, "tuple", [var, mean]) if op == "var_mean" else var
+        if op in ("prepare_softmax_online", "_softmax", "_log_softmax"):
+            dim = ast.literal_eval(call.args[1])
+            self._dims_last(dim, x.shape)
+            m = self._reduce(x, "amax")
+            e = self._new(f"tl.exp({x.code} - {m.code})", x.shape, "full")
+            s = self._reduce(e, "sum")
+            if op == "prepare_softmax_online":
+                return Val("", None, "tuple", [m, s])
+            if op == "_softmax":
+                return self._new(f"{e.code} / {s.code}", x.shape, "full")
+            return self._new(f"{x.code} - {m.code} - tl.log({s.code})", x.shape, "full")
+        raise CannotSynthesize(f"aten.{op} is not supported by the row synthesizer")
+
+    def build(self, attempt: int) -> str:
+        env: dict[str, Val] = {}
+        for i, name in enumerate(self.consts["INPUTS"]):
+            env[f"x{i}"] = self.input(name)
+        results: list[Val] | None = None
+        for stmt in self.fwd.body:
+            if isinstance(stmt, ast.Return):
+                vals = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+                results = [self.load(self._arg(v, env)) for v in vals]
+                break
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+                continue
+            if not isinstance(stmt, ast.Assign) or not isinstance(stmt.targets[0], ast.Name):
+                raise CannotSynthesize(f"unsupported statement {ast.unparse(stmt)[:80]}")
+            v = stmt.value
+            env[stmt.targets[0].id] = self.op(v, env) if isinstance(v, ast.Call) else self._arg(v, env)
+        if results is None:
+            raise CannotSynthesize("forward has no return")
+        for name, v in zip(self.consts["OUTPUTS"], results):
+            if v.kind == "rowflat":
+                v = Val(v.code, v.shape + [1], "row")
+            self.store(name, v)
+        return self.source(attempt)
+
+    def _looped_body(self) -> list[str]:
+        """The body of the looped variant.  Reductions are grouped by depth (a reduction of
+        depth d needs row values of depth < d): one pass over the row's chunks per depth,
+        which recomputes the element-wise values its reductions need and accumulates each
+        of them per row; then one pass that computes and stores the element-wise outputs."""
+        import re
+
+        chunked = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
+        rowdef = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.name not in chunked}
+        name_re = re.compile(r"\b([tv]\d+)\b")
+
+        def rhs(i: int) -> str:
+            ln = self.lines[i]
+            return ln.reduce[2] if ln.reduce else (ln.code.split("=", 1)[1] if ln.name else ln.code)
+
+        def closure(codes: list[str]) -> list[int]:
+            need: set[int] = set()
+            todo = [n for c in codes for n in name_re.findall(c) if n in chunked]
+            while todo:
+                i = chunked[todo.pop()]
+                if i not in need:
+                    need.add(i)
+                    todo += [n for n in name_re.findall(rhs(i)) if n in chunked]
+            return sorted(need)
+
+        depth: dict[int, int] = {}  # line index of a row value -> its pass depth (0: no reduction)
+        for i, ln in enumerate(self.lines):
+            if ln.name not in rowdef:
+                continue
+            if ln.reduce:  # the row values the recomputed chunk reads
+                uses = {n for j in closure([ln.reduce[2]]) for n in name_re.findall(rhs(j)) if n in rowdef}
+                uses |= {n for n in name_re.findall(ln.reduce[2]) if n in rowdef}
+                depth[i] = 1 + max((depth[rowdef[n]] for n in uses), default=0)
+            else:
+                depth[i] = max((depth[rowdef[n]] for n in name_re.findall(rhs(i)) if n in rowdef), default=0)
+
+        def chunk_pass(k: int, codes: list[str]) -> tuple[list[str], list[str]]:
+            """(loop head + recomputed values, the given codes renamed for this pass)."""
+            ren = lambda c: name_re.sub(lambda m: f"{m.group(1)}_p{k}" if m.group(1) in chunked else m.group(1), c)  # noqa: E731
+            head = [f"for c0 in range(0, {self.N}, BLOCK_N):",
+                    "    cols = c0 + tl.arange(0, BLOCK_N)[None, :]",
+                    f"    cmask = cols < {self.N}",
+                    "    mask = rmask & cmask"]
+            return head + ["    " + ren(self.lines[i].code) for i in closure(codes)], [ren(c) for c in codes]
+
+        body = [self.lines[i].code for i in sorted(i for i, d in depth.items() if d == 0)]
+        for d in range(1, max(depth.values(), default=0) + 1):
+            reds = [i for i, dd in sorted(depth.items()) if dd == d and self.lines[i].reduce]
+            accs = []
+            for i in reds:
+                fn, neutral, _ = self.lines[i].reduce
+                accs.append(f"acc_{self.lines[i].name}")
+                body.append(f"{accs[-1]} = tl.full([ROWS, 1], {neutral}, tl.float32)")
+            loop, parts = chunk_pass(d, [self.lines[i].reduce[2] for i in reds])
+            body += loop
+            for i, acc, part in zip(reds, accs, parts):
+                fn, neutral, _ = self.lines[i].reduce
+                body.append("    " + f"{acc} = " + COMBINE[fn].format(acc=acc, part=f"{fn}(tl.where(cmask, {part}, {neutral}), 1)[:, None]"))
+            body += [f"{self.lines[i].name} = {acc}" for i, acc in zip(reds, accs)]
+            body += [self.lines[i].code for i, dd in sorted(depth.items()) if dd == d and not self.lines[i].reduce]
+        body += [ln.code for ln in self.lines if ln.kind == "store-row"]
+        full_stores = [ln.code for ln in self.lines if ln.kind == "store-full"]
+        if full_stores:
+            loop, stores = chunk_pass(max(depth.values(), default=0) + 1, full_stores)
+            body += loop + ["    " + c for c in stores]
+        return body
+
+    def source(self, attempt: int) -> str:
+        if self.looped:
+            rows, chunk, warps = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
+            chunk = self.chunk or min(chunk, self.BLOCK_N)
+            rows = max(1, min(_next_pow2(self.R), rows))
+            block_n, lines = chunk, self._looped_body()
+            how = "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, then one pass for the element-wise outputs"
+        else:
+            elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
+            rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
+            warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
+            block_n = self.BLOCK_N
+            lines = [f"cols = tl.arange(0, BLOCK_N)[None, :]", f"cmask = cols < {self.N}", "mask = rmask & cmask"] + [ln.code for ln in self.lines]
+            how = "each row whole in registers"
+        ptrs = [a["name"] for a in self.contract["args"] if a["kind"] == "tensor"]
+        kernel = "synth_rows"
+        body = [
+            "pid = tl.program_id(0).to(tl.int64)",
+            "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
+            f"rmask = rows < {self.R}",
+        ] + lines
+        return "\n".join([
+            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+            f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
+            f"({self.reductions} reduction(s) over the last dimension; padding columns hold the neutral element).",
+            '"""',
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "",
+            "@triton.jit",
+            f"def {kernel}({', '.join(ptrs)}, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):",
+            *[f"    {l}" for l in body],
+            "",
+            "",
+            f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}}}",
+            f"NUM_WARPS = {warps}",
+            "NUM_STAGES = 1",
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in self.contract['args'])}):",
+            f"    {kernel}[(triton.cdiv({self.R}, CONFIG['ROWS']),)]({', '.join(ptrs)}, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+            "",
+        ])
+
+
+def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int, chunk: int | None = None) -> str:
+    """``chunk``: force the looped variant with this many columns per pass (longer rows than
+    ``MAX_BLOCK_N`` always get it)."""
+    return RowKernel(contract, reference_src, chunk).build(attempt)

@@ -1,0 +1,221 @@
+"""Structured source transformations of a candidate in ``inductor.py`` form.
+
+A candidate written by isolate (or derived from one) keeps its launch configuration in
+module-level constants: ``CONFIG = {'XBLOCK': 64, ...}``, ``NUM_WARPS``, ``NUM_STAGES``.
+Transformations edit those through the AST (never by string replacement on the kernel),
+plus keyword edits on ``tl.load`` calls (eviction policy) and on ``tl.load``/``tl.store``
+masks (masking simplification when every numel is a multiple of its block).  Every function returns new source
+text; the input is never modified.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from .profiler import jit_kernel_names
+
+
+class TransformError(ValueError):
+    """The transformation does not apply to this source."""
+
+
+@dataclass
+class LaunchParams:
+    config: dict[str, int]
+    num_warps: int | None
+    num_stages: int | None
+
+
+def _module_assign(tree: ast.Module, name: str) -> ast.Assign | None:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node
+    return None
+
+
+def launch_params(source: str) -> LaunchParams:
+    tree = ast.parse(source)
+    cfg = _module_assign(tree, "CONFIG")
+    if cfg is None:
+        raise TransformError("no module-level CONFIG = {...} (not an inductor.py-form candidate)")
+    config = ast.literal_eval(cfg.value)
+    warps = _module_assign(tree, "NUM_WARPS")
+    stages = _module_assign(tree, "NUM_STAGES")
+    return LaunchParams(
+        config=dict(config),
+        num_warps=ast.literal_eval(warps.value) if warps else None,
+        num_stages=ast.literal_eval(stages.value) if stages else None,
+    )
+
+
+def _replace_node_text(source: str, node: ast.AST, text: str) -> str:
+    lines = source.splitlines(keepends=True)
+    start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    prefix = lines[start][: node.col_offset]
+    suffix = lines[end][node.end_col_offset:]
+    return "".join(lines[:start]) + prefix + text + suffix + "".join(lines[end + 1:])
+
+
+def set_launch(source: str, *, config: dict[str, int] | None = None, num_warps: int | None = None, num_stages: int | None = None) -> str:
+    """New values for CONFIG entries (only existing keys), NUM_WARPS and NUM_STAGES."""
+    tree = ast.parse(source)
+    out = source
+    if config:
+        node = _module_assign(tree, "CONFIG")
+        if node is None:
+            raise TransformError("no module-level CONFIG")
+        current = ast.literal_eval(node.value)
+        unknown = set(config) - set(current)
+        if unknown:
+            raise TransformError(f"CONFIG has no {sorted(unknown)} (it holds {sorted(current)})")
+        current.update(config)
+        assumes = _module_assign(tree, "ASSUMES_DIVISIBLE")
+        if assumes is not None:  # masks were dropped for these block sizes: keep them exact
+            for key, numel in ast.literal_eval(assumes.value).items():
+                if key in config and numel % int(config[key]):
+                    raise TransformError(f"{key}={config[key]} does not divide {numel}, and this kernel's masks were dropped on that assumption")
+        out = _replace_node_text(out, node.value, repr(current))
+        tree = ast.parse(out)
+    for name, value in (("NUM_WARPS", num_warps), ("NUM_STAGES", num_stages)):
+        if value is None:
+            continue
+        node = _module_assign(tree, name)
+        if node is None:
+            raise TransformError(f"no module-level {name}")
+        out = _replace_node_text(out, node.value, repr(int(value)))
+        tree = ast.parse(out)
+    return out
+
+
+def set_eviction(source: str, policy: str | None, *, only: str | None = None) -> str:
+    """Set (or with ``None`` remove) ``eviction_policy=`` on every ``tl.load`` (or only on
+    those whose current policy is ``only``)."""
+    tree = ast.parse(source)
+    edits: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "tl.load":
+            kw = next((k for k in node.keywords if k.arg == "eviction_policy"), None)
+            cur = kw.value.value if kw is not None and isinstance(kw.value, ast.Constant) else None
+            if only is not None and cur != only:
+                continue
+            new = ast.Call(func=node.func, args=node.args, keywords=[k for k in node.keywords if k.arg != "eviction_policy"])
+            if policy is not None:
+                new.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant(policy)))
+            if ast.dump(new) != ast.dump(node):
+                edits.append((node, ast.unparse(new)))
+    if not edits:
+        raise TransformError("no tl.load to change")
+    # apply bottom-up so earlier offsets stay valid
+    for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        source = _replace_node_text(source, node, text)
+    return source
+
+
+MASK_NAMES = {"xmask", "ymask", "r0_mask", "r1_mask", "rmask"}
+BLOCK_OF = {"xnumel": "XBLOCK", "ynumel": "YBLOCK", "r0_numel": "R0_BLOCK", "rnumel": "RBLOCK", "r1_numel": "R1_BLOCK"}
+
+
+def _is_bound_mask(node: ast.AST | None) -> bool:
+    """A mask made only of Inductor's index-bound masks (``xmask``, ``r0_mask & xmask``)."""
+    if isinstance(node, ast.Name):
+        return node.id in MASK_NAMES
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+        return _is_bound_mask(node.left) and _is_bound_mask(node.right)
+    return False
+
+
+def drop_masks(source: str, contract: dict[str, Any]) -> str:
+    """Masking simplification: when every numel of the kernel is a multiple of its block
+    size, the index-bound masks of ``tl.load``/``tl.store`` are always true: drop them (and
+    ``other=``).  Records ``ASSUMES_DIVISIBLE`` so that later block-size edits keep it true.
+    Only masks made of Inductor's bound masks are dropped; data-dependent masks stay."""
+    params = launch_params(source)
+    jit = jit_kernel_names(source)
+    if len(jit) > 1:
+        raise TransformError(f"{len(jit)} kernels in the module (a fused unit's Inductor pair): CONFIG's block sizes do not bound the others' masks")
+    scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
+    assumes: dict[str, int] = {}
+    for numel, block in BLOCK_OF.items():
+        if block in params.config:
+            n = scal.get(numel)
+            if not isinstance(n, int):
+                raise TransformError(f"{numel} is not a known constant of the contract")
+            if n % int(params.config[block]):
+                raise TransformError(f"{block}={params.config[block]} does not divide {numel}={n}: the masks are needed")
+            assumes[block] = n
+    if not assumes:
+        raise TransformError("no Inductor block sizes (XBLOCK, R0_BLOCK, ...) in CONFIG")
+    tree = ast.parse(source)
+    edits: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = ast.unparse(node.func)
+        if fn not in ("tl.load", "tl.store"):
+            continue
+        pos = 1 if fn == "tl.load" else 2
+        args, kws = list(node.args), list(node.keywords)
+        changed = False
+        if len(args) > pos and _is_bound_mask(args[pos]):
+            if len(args) > pos + 1:
+                continue  # positional arguments after the mask: leave the call alone
+            args = args[:pos]
+            changed = True
+        km = next((k for k in kws if k.arg == "mask"), None)
+        if km is not None and _is_bound_mask(km.value):
+            kws.remove(km)
+            changed = True
+        if changed:
+            kws = [k for k in kws if k.arg != "other"]
+            edits.append((node, ast.unparse(ast.Call(func=node.func, args=args, keywords=kws))))
+    if not edits:
+        raise TransformError("no tl.load/tl.store with an index-bound mask")
+    for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        source = _replace_node_text(source, node, text)
+    cfg = _module_assign(ast.parse(source), "CONFIG")
+    line = (cfg.end_lineno or cfg.lineno)
+    lines = source.splitlines(keepends=True)
+    lines.insert(line, f"ASSUMES_DIVISIBLE = {assumes!r}  # masks dropped: each block size must divide its numel\n")
+    return "".join(lines)
+
+
+def retitle(source: str, note: str) -> str:
+    """Prepend a comment saying how this candidate was derived."""
+    return "".join(f"# kernelopt: {line}\n" for line in note.splitlines()) + source
+
+
+def describe(params: LaunchParams) -> str:
+    parts = [f"{k}={v}" for k, v in sorted(params.config.items())]
+    if params.num_warps is not None:
+        parts.append(f"num_warps={params.num_warps}")
+    if params.num_stages is not None:
+        parts.append(f"num_stages={params.num_stages}")
+    return ", ".join(parts)
+
+
+def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | None = None) -> str:
+    """Apply one planner direction (data, see agents.base.Direction) to a candidate's source."""
+    kind = direction["kind"]
+    args = direction.get("args", {})
+    if kind == "launch":
+        return set_launch(source, config=args.get("config"), num_warps=args.get("num_warps"), num_stages=args.get("num_stages"))
+    if kind == "eviction":
+        return set_eviction(source, args.get("policy"), only=args.get("only"))
+    if kind == "drop-masks":
+        if contract is None:
+            raise TransformError("drop-masks needs the unit's contract")
+        return drop_masks(source, contract)
+    raise TransformError(f"unknown direction kind {kind!r}")
+
+
+def signature(source: str) -> str:
+    """Launch parameters + eviction policies + a hash of the kernel code: what makes two
+    candidates differ (two kernels with the same launch are different candidates)."""
+    p = launch_params(source)
+    tree = ast.parse(source)
+    kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
+    body = hashlib.sha256("\n".join(kernels).encode()).hexdigest()[:8]
+    ev = sorted({k.value.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.load" for k in n.keywords if k.arg == "eviction_policy" and isinstance(k.value, ast.Constant)})
+    return f"{describe(p)}; eviction={','.join(ev) or 'default'}; kernel={body}"

@@ -1,0 +1,126 @@
+"""Candidates and selection per unit.
+
+  candidates   the fixed candidate slots of a unit: ``cands/c0`` = Inductor's kernel,
+               ``cands/c1..`` = hand-written files from ``<candidates>/<problem>/<unit>*.py``
+  select       ranks every candidate that passed gates 1-2 (hand-written slots and the
+               search's final beam) by isolated time, interleaved against Inductor's kernel:
+               ``best.json``, which the stitch attempts take in order
+
+``valid_alternatives`` and ``no_candidate_reason`` tell, for the stitch plan and the result,
+what was valid but not worth stitching.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..core.jsonio import read_json, sha256, write_json
+from ..core.paths import ProblemPaths
+from ..gates.verdict import PASS
+from ..search.profiler import jit_kernel_names
+from ..search.timing import time_against_inductor
+
+INDUCTOR = "cands/c0/candidate.py"
+
+
+def slot_count(cfg: dict[str, Any]) -> int:
+    """Candidate slots per unit: Inductor's own kernel plus ``gates.user_candidates``."""
+    return 1 + int(cfg["gates"]["user_candidates"])
+
+
+def user_candidates(cfg: dict[str, Any], problem: str, unit: str) -> list[Path]:
+    root = cfg.get("candidates")
+    if not root:
+        return []
+    d = Path(root) / problem
+    return sorted(p for p in d.glob(f"{unit}*.py")) if d.is_dir() else []
+
+
+def prepare_slots(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """Fill the fixed candidate slots of a unit: c0 = Inductor's kernel, c1.. = user files."""
+    files = [paths.inductor_kernel(unit), *user_candidates(cfg, paths.problem, unit)]
+    slots = []
+    for k in range(slot_count(cfg)):
+        d = paths.candidate_dir(unit, k)
+        d.mkdir(parents=True, exist_ok=True)
+        if k < len(files):
+            shutil.copyfile(files[k], d / "candidate.py")
+            info = {"slot": k, "empty": False, "origin": "inductor" if k == 0 else "user", "source": str(files[k]), "sha256": sha256(d / "candidate.py")}
+        else:
+            (d / "candidate.py").unlink(missing_ok=True)
+            info = {"slot": k, "empty": True}
+        write_json(d / "slot.json", info)
+        slots.append(info)
+    extra = files[slot_count(cfg):]
+    if extra:
+        print(f"[candidates] {unit}: {len(extra)} candidate file(s) beyond gates.user_candidates={cfg['gates']['user_candidates']} ignored: {[str(e) for e in extra]}")
+    return slots
+
+
+def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Rank every candidate of a unit that passed gates 1-2 (hand-written slots, and the search's
+    final beam) by isolated time against Inductor's kernel.  ``ranked`` lists candidate files
+    relative to the unit directory, best first; Inductor's own kernel is in it too."""
+    entries: dict[str, dict[str, Any]] = {}
+    for k in range(slot_count(cfg)):
+        g2 = read_json(paths.candidate_dir(unit, k) / "gate2.json")
+        if g2["verdict"] == PASS:
+            entries[f"cands/c{k}/candidate.py"] = {"origin": "inductor" if k == 0 else "user"}
+    iters = int(cfg["search"]["iterations"])
+    if iters > 0:
+        beam = read_json(paths.iter_dir(unit, iters) / "beam.json")
+        for m in beam["members"]:
+            entries.setdefault(m["path"], {"origin": "search", "ratio": m.get("ratio"), "meaningful": m.get("meaningful", True), "ci": m.get("ci")})
+    result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
+    if not entries:
+        write_json(paths.best(unit), result)
+        return result
+    device = read_json(paths.capture_record)["device"]
+    to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
+    if to_time and INDUCTOR in entries:
+        cmps = time_against_inductor(paths, unit, cfg, [paths.unit(unit) / p for p in to_time], f"select {unit}")
+        for p, cmp in zip(to_time, cmps):
+            entries[p].update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict())
+    if INDUCTOR in entries:
+        entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
+    order = {"user": 0, "search": 1, "inductor": 2}
+
+    def kernels(p: str) -> int:
+        return len(jit_kernel_names((paths.unit(unit) / p).read_text()))
+
+    def key(p: str) -> tuple:
+        e = entries[p]
+        if device == "cuda" and e.get("meaningful") and e.get("ratio") is not None:
+            return (e["ratio"], order[e["origin"]], p)
+        # CPU: times mean nothing; hand-written first, then searched; one kernel (a fusion) before a pair
+        return (order[e["origin"]], kernels(p), p)
+
+    result["ranked"] = sorted(entries, key=key)
+    result["meaningful"] = device == "cuda"
+    write_json(paths.best(unit), result)
+    print(f"[select] {paths.problem}/{unit}: ranked {result['ranked']}")
+    return result
+
+
+def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
+    """(unit, candidate, isolated time ratio vs Inductor) of every candidate other than
+    Inductor's own kernel that passed gates 1-2 and reached the unit's ranking."""
+    out = []
+    for u in units:
+        best = read_json(paths.best(u)) if paths.best(u).exists() else {}
+        for p, e in (best.get("candidates") or {}).items():
+            if p != INDUCTOR:
+                out.append((u, p, e.get("ratio") if best.get("meaningful") else None))
+    return out
+
+
+def no_candidate_reason(alts: list[tuple[str, str, float | None]]) -> str:
+    """Why nothing was stitched, given ``valid_alternatives``."""
+    if not alts:
+        return "no candidate beyond Inductor's passed gates 1-2"
+    timed = [a for a in alts if isinstance(a[2], (int, float))]
+    closest = min(timed, key=lambda a: a[2]) if timed else None
+    return (f"{len(alts)} candidate(s) besides Inductor's kernel passed gates 1-2 and reached the final ranking, but none measured faster than Inductor's kernel in isolation"
+            + (f" (closest: {closest[0]} {closest[1]} at {closest[2]:.4f} of its time)" if closest else "") + ": nothing to stitch, the baseline is kept")

@@ -1,0 +1,62 @@
+"""Gate 3's proof of a stitch, computed when the stitch is written: the stitched module differs
+from the baseline only in the replaced kernels' definitions (plus the loader) and, for fused
+pairs, in exactly the declared call-site edits, re-derived on the baseline's AST independently
+of the text edit; and each declared fusion is one that the pair finder allows on that baseline.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import json
+from typing import Any
+
+from ..classify.fusion import find_pairs
+from ..core import outputcode
+from .fusion import expected_function
+
+
+def diff_proof(baseline: str, stitched: str, replaced: set[str], fusions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Show that the two modules differ only in the replaced kernels' definitions (plus the loader)
+    and, for fusions, in exactly the declared call-site edits: the baseline's functions with
+    ``stitch.fusion.expected_function`` applied on their AST must equal the stitched functions."""
+    def dump(node: ast.stmt) -> str:
+        if fusions and isinstance(node, ast.FunctionDef):
+            node = expected_function(node, fusions)
+        elif fusions and isinstance(node, ast.ClassDef):
+            node = copy.deepcopy(node)
+            node.body = [expected_function(n, fusions) if isinstance(n, ast.FunctionDef) else n for n in node.body]
+        return ast.dump(node)
+
+    def stmts(src: str, apply: bool) -> list[tuple[str, str]]:
+        out = []
+        for node in ast.parse(src).body:
+            name = node.targets[0].id if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) else ""
+            out.append((name, dump(node) if apply else ast.dump(node)))
+        return out
+
+    a, b = stmts(baseline, True), stmts(stitched, False)
+    a_keep = [s for s in a if s[0] not in replaced]
+    b_keep = [s for s in b if s[0] not in replaced and not (s[0] == "" and "_kernelopt_candidate" in s[1])]
+    identical = a_keep == b_keep
+    diff = list(difflib.unified_diff(baseline.splitlines(), stitched.splitlines(), lineterm="", n=0))
+    changed_defs = sorted({s[0] for s in b if s[0] in replaced})
+    # each declared fusion must be one that classify.fusion.find_pairs allows on this very baseline
+    # (consecutive launches, the buffer read by nothing else, ...), not just one that was declared
+    unproven = []
+    if fusions:
+        oc = outputcode.parse(baseline)
+        allowed, _ = find_pairs(baseline, {k: v.source for k, v in oc.kernels.items()}, {k: v.heuristic for k, v in oc.kernels.items()})
+        key = lambda f: (f["producer"], f["consumer"], f["buffer"], f["producer_param"], f["consumer_param"], json.dumps(f["extra"], sort_keys=True))  # noqa: E731
+        unproven = sorted({f["unit"] for f in fusions} - {f["unit"] for f in fusions if key(f) in {key(x) for x in allowed}})
+    return {
+        "identical_except_replaced": identical and changed_defs == sorted(replaced) and not unproven,
+        "fusions_not_allowed_on_baseline": unproven,
+        "fusion_edits": [f"{f['producer']} launch dropped; {f['consumer']} launch + {[e['call_arg'] for e in f['extra']]}" for f in fusions or []],
+        "replaced_definitions": changed_defs,
+        "statements_baseline": len(a),
+        "statements_stitched": len(b),
+        "diff_lines": len([l for l in diff if l.startswith(("+", "-")) and not l.startswith(("+++", "---"))]),
+        "diff_head": [l[:160] for l in diff if l.startswith(("+", "-", "@@"))][:40],
+    }

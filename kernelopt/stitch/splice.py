@@ -1,0 +1,100 @@
+"""Stitching: the baseline wrapper module with chosen kernels replaced, as a file on disk.
+
+``write_stitched`` copies the captured ``output_code.py`` and replaces, for each replaced
+kernel, exactly its definition statement ``K = async_compile.triton('K', '''...''')`` with
+a line that loads the candidate file (copied beside it under ``candidates/``).  Every other
+statement stays byte-identical, so the stitched model is the baseline minus exactly the
+replaced kernels, and the file is exactly the module that runs (it still carries Inductor's
+own ``benchmark_compiled_module`` harness).  Modules are loaded fresh each time
+(``outputcode.load``), so no cached module can leak.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..core import outputcode
+from ..core.jsonio import sha256
+from .fusion import edit_call_sites
+from .proof import diff_proof
+
+HELPER = '''
+
+# --- kernelopt: loader for replaced kernels (the rest of this file is Inductor's, unchanged) ---
+def _kernelopt_candidate(name, relpath):
+    import importlib.util as _ilu
+    import os as _os
+
+    path = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), relpath)
+    spec = _ilu.spec_from_file_location("kernelopt_candidate_" + name, path)
+    mod = _ilu.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    class KerneloptCandidate:
+        """Stands where Inductor's kernel object stood: the wrapper calls .run(*args, stream=...)."""
+
+        kernelopt_candidate = path
+
+        def run(self, *args, stream=None, **kwargs):
+            return mod.launch(*args)
+
+    return KerneloptCandidate()
+# --- end kernelopt loader ---
+
+'''
+
+
+def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path], fusions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write ``out_dir/output_code.py`` = baseline with ``replacements`` {kernel: candidate file}.
+    ``fusions`` (classify/fusion.py pairs, each with its ``unit``): the consumer's replacement is the fused
+    kernel; the producer's launch is dropped and its other inputs are passed to the consumer."""
+    fusions = fusions or []
+    src = Path(baseline).read_text()
+    oc = outputcode.parse(src, baseline)
+    missing = [k for k in replacements if k not in oc.kernels]
+    if missing:
+        raise KeyError(f"kernels {missing} are not defined in {baseline}")
+    tree = ast.parse(src)
+    lines = src.splitlines(keepends=True)
+    spans: dict[str, tuple[int, int]] = {}
+    first_def = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in oc.kernels:
+            first_def = node.lineno if first_def is None else first_def
+            if node.targets[0].id in replacements:
+                spans[node.targets[0].id] = (node.lineno, node.end_lineno or node.lineno)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cand_dir = out_dir / "candidates"
+    if cand_dir.exists():
+        shutil.rmtree(cand_dir)
+    cand_dir.mkdir()
+    info: dict[str, Any] = {"baseline": str(baseline), "replaced": {}}
+    out: list[str] = []
+    for i, line in enumerate(lines, start=1):
+        if first_def is not None and i == first_def and replacements:
+            out.append(HELPER)
+        hit = next((k for k, (a, b) in spans.items() if a <= i <= b), None)
+        if hit is None:
+            out.append(line)
+            continue
+        if i == spans[hit][0]:
+            dest = cand_dir / f"{hit}.py"
+            shutil.copyfile(replacements[hit], dest)
+            digest = sha256(dest)
+            out.append(f"# kernelopt: Inductor's {hit} replaced by candidates/{hit}.py (sha256 {digest[:16]}; from {replacements[hit]})\n")
+            out.append(f"{hit} = _kernelopt_candidate({hit!r}, {f'candidates/{hit}.py'!r})\n")
+            info["replaced"][hit] = {"file": f"candidates/{hit}.py", "sha256": digest, "source": str(replacements[hit])}
+    text = "".join(out)
+    if fusions:
+        for f in fusions:
+            if f["consumer"] not in replacements:
+                raise KeyError(f"fusion {f['unit']}: the consumer {f['consumer']} has no replacement")
+        text = edit_call_sites(text, fusions)
+        info["fusions"] = [{k: f[k] for k in ("unit", "producer", "consumer", "buffer", "function", "extra")} for f in fusions]
+        info["dropped"] = sorted(f["producer"] for f in fusions)
+    (out_dir / "output_code.py").write_text(text)
+    info["proof"] = diff_proof(src, text, set(replacements), fusions)
+    return info

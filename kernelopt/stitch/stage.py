@@ -1,0 +1,79 @@
+"""Stitch attempts: the best candidate per unit spliced into the captured wrapper.
+
+Attempt 0 (``stitch/``) takes each unit's rank-0 candidate from ``best.json``; directed retry
+k (``stitch/retries/r<k>/``) the rank-k ones, or passes through when attempt k-1 passed gates
+3-4 (the DAG is static: retries are fixed slots).  ``output_code.py`` in the attempt's
+directory is exactly the module gates 3-4 run; ``plan.json`` says what replaced what, why a
+fused unit or its parts were taken, and carries the proof gate 3 checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.jsonio import read_json, write_json
+from ..core.paths import ProblemPaths
+from ..gates.verdict import PASS, SKIPPED_BY_MODE
+from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
+from .fusion import choose_fusions
+from .splice import write_stitched
+
+
+def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Which candidate replaces each unit in this attempt; attempts after a passing one pass through."""
+    d = paths.attempt_dir(attempt)
+    d.mkdir(parents=True, exist_ok=True)
+    if attempt > 0:
+        prev = paths.attempt_dir(attempt - 1)
+        p_plan = read_json(prev / "plan.json")
+        if p_plan.get("status") in ("passed-through", "no-candidates") or (
+            read_json(prev / "gate3.json")["verdict"] == PASS and read_json(prev / "gate4.json")["verdict"] in (PASS, SKIPPED_BY_MODE)
+        ):
+            plan = {"attempt": attempt, "status": "passed-through", "reason": f"attempt {attempt - 1} needs no retry", "replacements": {}}
+            write_json(d / "plan.json", plan)
+            (d / "output_code.py").write_text("# no retry needed\n")
+            return plan
+    replacements: dict[str, str] = {}
+    for unit in units:
+        best = read_json(paths.best(unit))
+        ranked = [p for p in best["ranked"] if p != INDUCTOR or cfg["gates"]["replace_with_inductor"]]
+        if cfg["device"] != "cpu" and best.get("meaningful"):
+            # on the GPU, a candidate measured slower than Inductor's kernel is not worth a stitch
+            ranked = [p for p in ranked if p == INDUCTOR or (best["candidates"][p].get("ratio") or 1.0) < 1.0]
+        if attempt < len(ranked):
+            replacements[unit] = str(paths.unit(unit) / ranked[attempt])
+    replacements, fusion_choice = choose_fusions(paths, replacements, best_of={u: read_json(paths.best(u)) for u in replacements})
+    if not replacements:
+        reason = no_candidate_reason(valid_alternatives(paths, units)) if attempt == 0 else f"no rank-{attempt} candidates left"
+        plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
+        write_json(d / "plan.json", plan)
+        (d / "output_code.py").write_text("# nothing to stitch\n")
+        return plan
+    info = stitch_units(paths, {u: Path(f) for u, f in replacements.items()}, d)
+    plan = {"attempt": attempt, "status": "stitched", "replacements": replacements, "stitch": info}
+    if fusion_choice:
+        plan["fusion_choice"] = fusion_choice
+    write_json(d / "plan.json", plan)
+    print(f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(info['replaced'])}" + (f", dropped {info['dropped']} (fused)" if info.get("dropped") else ""))
+    return plan
+
+
+def stitch_units(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
+    """Splice {unit: candidate file} into the baseline wrapper; a fused unit replaces its
+    consumer's kernel and drops its producer's launch."""
+    kernel_files, fusions = {}, []
+    for u, f in replacements.items():
+        c = read_json(paths.contract(u))
+        kernel_files[c["kernel"]] = Path(f)
+        if c.get("fused"):
+            fusions.append({**{k: v for k, v in c["fused"].items() if not k.endswith("_contract")}, "unit": u})
+    return write_stitched(paths.output_code, directory, kernel_files, fusions)
+
+
+def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
+    """Stitch given candidate files {unit: file} into ``directory`` (for ``kernelopt stitch-check``)."""
+    info = stitch_units(paths, {u: Path(f) for u, f in replacements.items()}, directory)
+    plan = {"attempt": "cli", "status": "stitched", "replacements": {u: str(f) for u, f in replacements.items()}, "stitch": info}
+    write_json(directory / "plan.json", plan)
+    return plan

@@ -1,0 +1,161 @@
+"""The package's shape: one package per rule file, every module importable on its own, no import
+circle (imports inside functions included), no private name reached across modules, and imports
+that only point from a stage to the core or to the stages before it."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+PKG = ROOT / "kernelopt"
+# pipeline order: a package may import the core and the packages before it, never one after it
+LAYERS = ["core", "capture", "classify", "isolate", "gates", "search", "select", "stitch", "report", "cli"]
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for f in sorted(PKG.rglob("*.py")):
+        parts = list(f.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = f
+    return out
+
+
+def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(mods: dict[str, Path]) -> dict[str, list[tuple[str, list[str], int]]]:
+    """module -> [(imported kernelopt module, names taken from it, line)] over the whole file."""
+    out: dict[str, list[tuple[str, list[str], int]]] = {}
+    for mod, path in mods.items():
+        edges = []
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                edges += [(a.name, [], node.lineno) for a in node.names if a.name.split(".")[0] == "kernelopt"]
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(mod, path.name == "__init__.py", node)
+                if target.split(".")[0] != "kernelopt":
+                    continue
+                for a in node.names:
+                    sub = f"{target}.{a.name}"
+                    edges.append((sub, [], node.lineno) if sub in mods else (target, [a.name], node.lineno))
+        out[mod] = edges
+    return out
+
+
+def test_one_package_per_rule_file():
+    rule_files = {p.stem for p in (ROOT / "rules").glob("*.smk")} - {"common"}
+    packages = {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()} - {"core"}
+    assert rule_files == packages, (rule_files, packages)
+    for pkg in packages:
+        assert (PKG / pkg / "stage.py").exists(), f"kernelopt/{pkg}/stage.py holds the rules' entry points"
+
+
+def test_every_module_imports_on_its_own():
+    names = sorted(modules())
+    script = (
+        "import importlib, sys\n"
+        f"names = {names!r}\n"
+        "bad = []\n"
+        "for n in names:\n"
+        "    for k in [k for k in sys.modules if k == 'kernelopt' or k.startswith('kernelopt.')]:\n"
+        "        del sys.modules[k]\n"
+        "    try:\n"
+        "        importlib.import_module(n)\n"
+        "    except Exception as e:\n"
+        "        bad.append(f'{n}: {type(e).__name__}: {e}')\n"
+        "print('\\n'.join(bad))\n"
+        "sys.exit(1 if bad else 0)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+
+
+def test_no_import_circle():
+    mods = modules()
+    graph = {m: sorted({t for t, _, _ in edges if t in mods and t != m}) for m, edges in imports(mods).items()}
+    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in graph:
+        if v not in index:
+            strong(v)
+    assert not sccs, f"import circles: {sccs}"
+
+
+def test_no_private_name_crosses_a_module_boundary():
+    mods = modules()
+    bad = []
+    for mod, edges in imports(mods).items():
+        for target, names, line in edges:
+            bad += [f"{mod}:{line} imports {target}.{n}" for n in names if n.startswith("_") and not n.startswith("__")]
+        # module.attribute access to a private name of another kernelopt module
+        tree = ast.parse(mods[mod].read_text())
+        aliases = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and _resolve(mod, mods[mod].name == "__init__.py", node).startswith("kernelopt"):
+                base = _resolve(mod, mods[mod].name == "__init__.py", node)
+                aliases |= {a.asname or a.name for a in node.names if f"{base}.{a.name}" in mods}
+            elif isinstance(node, ast.Import):
+                aliases |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("kernelopt")}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                if node.attr.startswith("_") and not node.attr.startswith("__"):
+                    bad.append(f"{mod}:{node.lineno} uses {node.value.id}.{node.attr}")
+    assert not bad, bad
+
+
+def test_imports_point_from_a_stage_to_the_core_or_an_earlier_stage():
+    mods = modules()
+    layer = {name: i for i, name in enumerate(LAYERS)}
+    bad = []
+    for mod, edges in imports(mods).items():
+        if mod == "kernelopt":
+            continue
+        src = mod.split(".")[1]
+        for target, _, line in edges:
+            dst = target.split(".")[1] if target.count(".") else None
+            if dst and dst != src and layer[dst] > layer[src]:
+                bad.append(f"{mod}:{line} ({src}) imports {target} ({dst}, a later stage)")
+    assert not bad, bad
+
+
+def test_rule_scripts_use_the_path_layer_and_code_cites_docs_in_the_repo():
+    for f in (ROOT / "scripts").glob("*.py"):
+        text = f.read_text()
+        assert "parents[" not in text and ".parent.parent" not in text, f"{f.name} finds directories by hand"
+        assert "ProblemPaths" in text or "tables" in text, f"{f.name} does not use the path layer"
+    cited = [p for p in [*PKG.rglob("*.py"), *(ROOT / "rules").glob("*.smk"), ROOT / "Snakefile", *(ROOT / "scripts").glob("*.py")] if "DESIGN.md" in p.read_text()]
+    assert not cited, f"cite docs/architecture.md or docs/gpu.md, not a file outside the repository: {cited}"
+    for doc in ("architecture.md", "gpu.md"):
+        assert (ROOT / "docs" / doc).exists()
