@@ -1,1 +1,0 @@
-# nothing to stitch
