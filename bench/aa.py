@@ -9,12 +9,12 @@ a redundant extra pass calibrated to ~5 % of A's time, and the rejection rate is
 
 usage: python bench/aa.py WORKDIR OUT.json [--trials 20] [--problems p1,p2]
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -40,7 +40,9 @@ def main() -> None:
     margin, min_speed = cfg["gates"]["perf_margin"], cfg["gates"]["optimized_min_speedup"]
     proto = measure.Protocol.from_config(cfg["measure"])
     wd = Path(a.workdir)
-    names = [p for p in a.problems.split(",") if p] or sorted(p.name for p in wd.iterdir() if (p / "capture" / "capture.json").is_file())
+    names = [p for p in a.problems.split(",") if p] or sorted(
+        p.name for p in wd.iterdir() if (p / "capture" / "capture.json").is_file()
+    )
     out = {"protocol": proto.__dict__, "perf_margin": margin, "trials": a.trials, "problems": {}}
     import torch
 
@@ -86,8 +88,13 @@ def main() -> None:
             "config_pins": m.pins,
         }
         out["problems"][name] = rec
-        print(f"{name:<40} base {base_ms:.4f} ms  A/A p95 spread {rec['aa_spread_p95']:.4f}  false-reject {rec['gate4_false_reject_rate']:.2f}  "
-              f"false-optimized {rec['false_optimized_rate']:.2f}  slower x{rec['slow_true_ratio_median']:.3f} rejected {rec['slow_reject_rate']:.2f}", flush=True)
+        print(
+            f"{name:<40} base {base_ms:.4f} ms  A/A p95 spread {rec['aa_spread_p95']:.4f}  "
+            f"false-reject {rec['gate4_false_reject_rate']:.2f}  "
+            f"false-optimized {rec['false_optimized_rate']:.2f}  slower x{rec['slow_true_ratio_median']:.3f} "
+            f"rejected {rec['slow_reject_rate']:.2f}",
+            flush=True,
+        )
         Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
     probs = out["problems"].values()
     out["overall"] = {

@@ -2,6 +2,7 @@
 
 usage: python bench/collect.py WORKDIR OUT.json [ARTIFACTS.tar.gz]
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,14 @@ def main() -> None:
             units[u.parent.name] = {
                 "status": c.get("status"),
                 "reason": c.get("reason"),
-                "seeds": [{"seed": s["seed"], "ok": s["ok"], "max_abs": max((o["max_abs"] for o in s["outputs"]), default=None)} for s in c.get("seeds", [])],
+                "seeds": [
+                    {
+                        "seed": s["seed"],
+                        "ok": s["ok"],
+                        "max_abs": max((o["max_abs"] for o in s["outputs"]), default=None),
+                    }
+                    for s in c.get("seeds", [])
+                ],
             }
         rows[name] = {
             "failed": base.get("failed", False),
@@ -45,11 +53,16 @@ def main() -> None:
             "verdict": disp.get("verdict"),
             "triton_share": disp.get("triton_share"),
             "time_by_kind_ms": disp.get("time_by_kind_ms"),
-            "launches": [{k: l.get(k) for k in ("kind", "target", "heuristic", "template", "time_ms", "share")} for l in disp.get("launches", [])],
+            "launches": [
+                {k: l.get(k) for k in ("kind", "target", "heuristic", "template", "time_ms", "share")}
+                for l in disp.get("launches", [])
+            ],
             "units": units,
             "result": read(d / "result.json"),
             "gates": {
-                a.relative_to(d).parent.as_posix(): {g: (read(a.parent / f"{g}.json") or {}).get("verdict") for g in ("gate3", "gate4")}
+                a.relative_to(d).parent.as_posix(): {
+                    g: (read(a.parent / f"{g}.json") or {}).get("verdict") for g in ("gate3", "gate4")
+                }
                 for a in sorted(d.glob("stitch/**/plan.json"))
             },
         }
@@ -68,8 +81,17 @@ def main() -> None:
         with tarfile.open(sys.argv[3], "w:gz") as tar:
             for name in problems:
                 d = wd / name
-                for f in [*(d / "capture").glob("*.json"), *(d / "capture").glob("*.py"), d / "dispatch.json", d / "result.json", *(d / "units").glob("*/*.json"), *(d / "units").glob("*/*.py"),
-                          *(d / "units").glob("*/cands/*/*"), *(d / "stitch").rglob("*.json"), *(d / "stitch").rglob("*.py")]:
+                for f in [
+                    *(d / "capture").glob("*.json"),
+                    *(d / "capture").glob("*.py"),
+                    d / "dispatch.json",
+                    d / "result.json",
+                    *(d / "units").glob("*/*.json"),
+                    *(d / "units").glob("*/*.py"),
+                    *(d / "units").glob("*/cands/*/*"),
+                    *(d / "stitch").rglob("*.json"),
+                    *(d / "stitch").rglob("*.py"),
+                ]:
                     if f.exists():
                         tar.add(f, arcname=str(f.relative_to(wd)))
             for f in [*(wd / "logs").rglob("*.log"), *(wd / "report").glob("*")]:

@@ -6,6 +6,7 @@ NCU overhead is on record.
 
 usage: python bench/ncu_smoke.py WORKDIR OUT.json [--units 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,17 +33,30 @@ def main() -> None:
         names = profiler.jit_kernel_names(cand.read_text())
         cmd = [sys.executable, "-m", "kernelopt.search.profile_harness", str(u), str(cand), "--config", json.dumps(cfg)]
         t0 = time.time()
-        res = profiler.run_ncu(cmd, "^(" + "|".join(names) + ")$", Path("/tmp") / f"{u.name}.ncu-rep", cfg["search"]["ncu_sections"])
+        res = profiler.run_ncu(
+            cmd, "^(" + "|".join(names) + ")$", Path("/tmp") / f"{u.name}.ncu-rep", cfg["search"]["ncu_sections"]
+        )
         ncu_s = time.time() - t0
         import subprocess
 
         t0 = time.time()
         subprocess.run(cmd, capture_output=True, timeout=300)
         plain_s = time.time() - t0
-        rec = {"unit": str(u), "ok": res.get("ok"), "ncu_s": round(ncu_s, 2), "harness_without_ncu_s": round(plain_s, 2),
-               "metrics": res.get("metrics"), "stderr": res.get("stderr")}
+        rec = {
+            "unit": str(u),
+            "ok": res.get("ok"),
+            "ncu_s": round(ncu_s, 2),
+            "harness_without_ncu_s": round(plain_s, 2),
+            "metrics": res.get("metrics"),
+            "stderr": res.get("stderr"),
+        }
         if res.get("ok"):
-            raw = subprocess.run(["ncu", "--import", res["report"], "--csv", "--page", "raw"], capture_output=True, text=True, timeout=300)
+            raw = subprocess.run(
+                ["ncu", "--import", res["report"], "--csv", "--page", "raw"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             rec["raw_header"] = raw.stdout.splitlines()[:2]
         if res.get("metrics"):
             s = agents.backend("heuristic").summarize_profile("inductor", res["metrics"], "ncu")

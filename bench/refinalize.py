@@ -5,6 +5,7 @@ results are categorised.  The run's own files are kept as ``result.run.json`` an
 
 usage: python bench/refinalize.py RUN_DIR [--config 'gates: {...}']   (the run's config overrides)
 """
+
 from __future__ import annotations
 
 import argparse

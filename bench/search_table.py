@@ -9,6 +9,7 @@ rule's jobs from Snakemake's benchmark files, which also counts start-up and loc
 estimates, what the search found per unit (best isolated ratio vs Inductor, its origin), and
 whether an accepted speedup lies inside the A/A noise band (it must not).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,7 +64,11 @@ def main() -> None:
     aa = read(Path(a.aa)) if a.aa else None
     band = None
     if aa:  # the widest A/A p95 spread over the problems measured: the noise band of a ratio
-        spreads = [p.get("aa_spread_p95") for p in (aa.get("problems") or {}).values() if isinstance(p, dict) and p.get("aa_spread_p95") is not None]
+        spreads = [
+            p.get("aa_spread_p95")
+            for p in (aa.get("problems") or {}).values()
+            if isinstance(p, dict) and p.get("aa_spread_p95") is not None
+        ]
         band = max(spreads) if spreads else None
     rows = []
     for d in sorted(p for p in wd.iterdir() if (p / "result.json").is_file()):
@@ -78,9 +83,14 @@ def main() -> None:
             synth = [read(s) or {} for s in sorted(u.glob("synth/a*/gate2.json"))]
             retries = [read(s) or {} for s in sorted(u.glob("iter*/cand*/r*/slot.json"))]
             units[u.name] = {
-                "best_member": top.get("id"), "best_ratio_vs_inductor": top.get("ratio"), "best_ci": top.get("ci"), "direction": top.get("direction"),
-                "stopped": (last or {}).get("stopped"), "iterations_run": len(beams) - 1,
-                "synthesised_passing": sum(1 for s in synth if s.get("verdict") == "pass"), "synthesis_attempts": len(synth),
+                "best_member": top.get("id"),
+                "best_ratio_vs_inductor": top.get("ratio"),
+                "best_ci": top.get("ci"),
+                "direction": top.get("direction"),
+                "stopped": (last or {}).get("stopped"),
+                "iterations_run": len(beams) - 1,
+                "synthesised_passing": sum(1 for s in synth if s.get("verdict") == "pass"),
+                "synthesis_attempts": len(synth),
                 "retries_written": sum(1 for r in retries if not r.get("empty")),
                 "selected": best.get("ranked", [None])[0] if best.get("ranked") else None,
             }
@@ -95,24 +105,41 @@ def main() -> None:
         held = {s: v for s, v in held.items() if v["exclusive"] or v["shared"]}
         held_ex = round(sum(v["exclusive"] for v in held.values()), 2)
         held_sh = round(sum(v["shared"] for v in held.values()), 2)
-        ncu_locked = [p["cost"]["ncu_locked_s"] for p in profiles if (p.get("cost") or {}).get("ncu_locked_s") is not None]
+        ncu_locked = [
+            p["cost"]["ncu_locked_s"] for p in profiles if (p.get("cost") or {}).get("ncu_locked_s") is not None
+        ]
         speed = res.get("speedup_vs_compiled")
         nb = res.get("noise_band") or [None, None]
         row = {
-            "problem": d.name, "category": res.get("category"), "reason": res.get("reason"),
+            "problem": d.name,
+            "category": res.get("category"),
+            "reason": res.get("reason"),
             # gate 4's times (both in one CUDA graph); with nothing stitched, torch's compiled time
-            "baseline_ms": res.get("baseline_ms") or res.get("baseline_compiled_ms"), "best_ms": res.get("final_ms") or res.get("baseline_compiled_ms"),
-            "baseline_source": "gate4 (CUDA graph replay)" if res.get("baseline_ms") else "capture (torch.compile's own run; nothing was stitched)", "speedup_vs_compiled": speed, "ratio_ci": nb,
-            "gpu_s_by_stage": gpu, "gpu_s_total": round(sum(gpu.values()), 2),
-            "gpu_lock_s_by_stage": held, "gpu_lock_s_exclusive": held_ex, "gpu_lock_s_shared": held_sh,
-            "gpu_lock_s_total": round(held_ex + held_sh, 2), "gpu_lock_min_total": round((held_ex + held_sh) / 60, 2),
-            "profiles": len(profiles), "profiles_by_ncu": sum(1 for p in profiles if p.get("source") == "ncu" and not p.get("reused_from")),
+            "baseline_ms": res.get("baseline_ms") or res.get("baseline_compiled_ms"),
+            "best_ms": res.get("final_ms") or res.get("baseline_compiled_ms"),
+            "baseline_source": "gate4 (CUDA graph replay)"
+            if res.get("baseline_ms")
+            else "capture (torch.compile's own run; nothing was stitched)",
+            "speedup_vs_compiled": speed,
+            "ratio_ci": nb,
+            "gpu_s_by_stage": gpu,
+            "gpu_s_total": round(sum(gpu.values()), 2),
+            "gpu_lock_s_by_stage": held,
+            "gpu_lock_s_exclusive": held_ex,
+            "gpu_lock_s_shared": held_sh,
+            "gpu_lock_s_total": round(held_ex + held_sh, 2),
+            "gpu_lock_min_total": round((held_ex + held_sh) / 60, 2),
+            "profiles": len(profiles),
+            "profiles_by_ncu": sum(1 for p in profiles if p.get("source") == "ncu" and not p.get("reused_from")),
             "profiles_reused": sum(1 for p in profiles if p.get("reused_from")),
-            "ncu_s_total": round(sum(ncu), 2), "ncu_s_per_profile": round(sum(ncu) / len(ncu), 2) if ncu else None,
+            "ncu_s_total": round(sum(ncu), 2),
+            "ncu_s_per_profile": round(sum(ncu) / len(ncu), 2) if ncu else None,
             "timing_s_per_profile": round(sum(timing) / len(timing), 2) if timing else None,
             "ncu_locked_s_per_profile": round(sum(ncu_locked) / len(ncu_locked), 2) if ncu_locked else None,
             "prompt_tokens_max": max((p.get("tokens_estimate", 0) for p in profiles), default=None),
-            "prompt_tokens_mean": round(sum(p.get("tokens_estimate", 0) for p in profiles) / len(profiles), 1) if profiles else None,
+            "prompt_tokens_mean": round(sum(p.get("tokens_estimate", 0) for p in profiles) / len(profiles), 1)
+            if profiles
+            else None,
             "ncu_notes": sorted({p.get("note", "")[:200] for p in profiles if p.get("note")}),
             "units": units,
         }
@@ -125,21 +152,70 @@ def main() -> None:
     with open(a.out_csv, "w", newline="") as f:
         w = csv.writer(f)
         lock_stages = STAGES + ["search"]
-        w.writerow(["problem", "category", "baseline_ms", "best_ms", "speedup_vs_compiled", "units", "iterations_run_max", "gpu_lock_min_total", "gpu_lock_s_exclusive", "gpu_lock_s_shared"]
-                   + [f"lock_s_{s}" for s in lock_stages] + ["job_wall_s_total"] + [f"job_wall_s_{s}" for s in STAGES]
-                   + ["profiles_by_ncu", "ncu_s_per_profile", "ncu_locked_s_per_profile", "timing_s_per_profile", "prompt_tokens_max"])
+        w.writerow(
+            [
+                "problem",
+                "category",
+                "baseline_ms",
+                "best_ms",
+                "speedup_vs_compiled",
+                "units",
+                "iterations_run_max",
+                "gpu_lock_min_total",
+                "gpu_lock_s_exclusive",
+                "gpu_lock_s_shared",
+            ]
+            + [f"lock_s_{s}" for s in lock_stages]
+            + ["job_wall_s_total"]
+            + [f"job_wall_s_{s}" for s in STAGES]
+            + [
+                "profiles_by_ncu",
+                "ncu_s_per_profile",
+                "ncu_locked_s_per_profile",
+                "timing_s_per_profile",
+                "prompt_tokens_max",
+            ]
+        )
         for r in rows:
             lk = r["gpu_lock_s_by_stage"]
-            w.writerow([r["problem"], r["category"], r["baseline_ms"], r["best_ms"], r["speedup_vs_compiled"], len(r["units"]), max((u["iterations_run"] for u in r["units"].values()), default=0),
-                        r["gpu_lock_min_total"], r["gpu_lock_s_exclusive"], r["gpu_lock_s_shared"]]
-                       + [round(lk[s]["exclusive"] + lk[s]["shared"], 2) if s in lk else 0.0 for s in lock_stages] + [r["gpu_s_total"]] + [r["gpu_s_by_stage"][s] for s in STAGES]
-                       + [r["profiles_by_ncu"], r["ncu_s_per_profile"], r["ncu_locked_s_per_profile"], r["timing_s_per_profile"], r["prompt_tokens_max"]])
+            w.writerow(
+                [
+                    r["problem"],
+                    r["category"],
+                    r["baseline_ms"],
+                    r["best_ms"],
+                    r["speedup_vs_compiled"],
+                    len(r["units"]),
+                    max((u["iterations_run"] for u in r["units"].values()), default=0),
+                    r["gpu_lock_min_total"],
+                    r["gpu_lock_s_exclusive"],
+                    r["gpu_lock_s_shared"],
+                ]
+                + [round(lk[s]["exclusive"] + lk[s]["shared"], 2) if s in lk else 0.0 for s in lock_stages]
+                + [r["gpu_s_total"]]
+                + [r["gpu_s_by_stage"][s] for s in STAGES]
+                + [
+                    r["profiles_by_ncu"],
+                    r["ncu_s_per_profile"],
+                    r["ncu_locked_s_per_profile"],
+                    r["timing_s_per_profile"],
+                    r["prompt_tokens_max"],
+                ]
+            )
     for r in rows:
-        print(f"{r['problem']:34s} {str(r['category']):28s} base {r['baseline_ms']} best {r['best_ms']} x{r['speedup_vs_compiled']} GPU lock {r['gpu_lock_min_total']} min "
-              f"(exclusive {r['gpu_lock_s_exclusive']} s, shared {r['gpu_lock_s_shared']} s), job wall {r['gpu_s_total']} s, ncu/profile {r['ncu_s_per_profile']} s "
-              f"(locked {r['ncu_locked_s_per_profile']} s), tokens<= {r['prompt_tokens_max']}")
+        print(
+            f"{r['problem']:34s} {str(r['category']):28s} base {r['baseline_ms']} best {r['best_ms']} "
+            f"x{r['speedup_vs_compiled']} GPU lock {r['gpu_lock_min_total']} min "
+            f"(exclusive {r['gpu_lock_s_exclusive']} s, shared {r['gpu_lock_s_shared']} s), "
+            f"job wall {r['gpu_s_total']} s, ncu/profile {r['ncu_s_per_profile']} s "
+            f"(locked {r['ncu_locked_s_per_profile']} s), tokens<= {r['prompt_tokens_max']}"
+        )
         for u, v in r["units"].items():
-            print(f"    {u}: best {v['best_member']} ratio {v['best_ratio_vs_inductor']} ({v['direction']}), synth {v['synthesised_passing']}/{v['synthesis_attempts']}, retries {v['retries_written']}, stopped: {v['stopped']}")
+            print(
+                f"    {u}: best {v['best_member']} ratio {v['best_ratio_vs_inductor']} ({v['direction']}), "
+                f"synth {v['synthesised_passing']}/{v['synthesis_attempts']}, retries {v['retries_written']}, "
+                f"stopped: {v['stopped']}"
+            )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 Settings (seeds, tolerances, margin) are config.yaml's defaults; --config FILE reads
 another file, and --set key=value overrides (e.g. --set gates.perf_margin=0.05).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,11 @@ def _config(args: argparse.Namespace, device: str) -> dict[str, Any]:
 
 def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"verdicts": verdicts, "pass": all(v["verdict"] == "pass" for v in verdicts)}, indent=2, default=str))
+        print(
+            json.dumps(
+                {"verdicts": verdicts, "pass": all(v["verdict"] == "pass" for v in verdicts)}, indent=2, default=str
+            )
+        )
         return
     for v in verdicts:
         print(f"gate {v['gate']}: {v['verdict'].upper():<15} {v['reason']}")
@@ -60,7 +65,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ValueError:
         paths, unit = None, unit_dir.name
     if paths is None or not paths.contract(unit).exists():
-        print(f"kernelopt check: {unit_dir} is not an isolated unit (no contract.json); run the pipeline through the isolate stage first", file=sys.stderr)
+        print(
+            f"kernelopt check: {unit_dir} is not an isolated unit (no contract.json); "
+            "run the pipeline through the isolate stage first",
+            file=sys.stderr,
+        )
         return 2
     cand = Path(args.candidate).resolve()
     if not cand.is_file():
@@ -94,18 +103,34 @@ def cmd_stitch_check(args: argparse.Namespace) -> int:
 
     paths = ProblemPaths.of(Path(args.problem_dir).resolve())
     if not paths.capture_record.exists():
-        print(f"kernelopt stitch-check: {args.problem_dir} has no capture/capture.json; run the pipeline's capture stage first", file=sys.stderr)
+        print(
+            f"kernelopt stitch-check: {args.problem_dir} has no capture/capture.json; "
+            "run the pipeline's capture stage first",
+            file=sys.stderr,
+        )
         return 2
     repl: dict[str, Path] = {}
     for item in args.replacements:
         unit, sep, file = item.partition("=")
         if not sep or not Path(file).is_file() or not paths.contract(unit).exists():
-            print(f"kernelopt stitch-check: '{item}' must be UNIT=CANDIDATE.py with an isolated unit of {paths.problem} and an existing file", file=sys.stderr)
+            print(
+                f"kernelopt stitch-check: '{item}' must be UNIT=CANDIDATE.py with an isolated unit of {paths.problem} "
+                "and an existing file",
+                file=sys.stderr,
+            )
             return 2
         repl[unit] = Path(file).resolve()
     device = json.loads(paths.capture_record.read_text())["device"]
     cfg = _config(args, device)
-    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="stitch-check-", dir=paths.root / "stitch" if (paths.root / "stitch").exists() else paths.root))
+    out = (
+        Path(args.out)
+        if args.out
+        else Path(
+            tempfile.mkdtemp(
+                prefix="stitch-check-", dir=paths.root / "stitch" if (paths.root / "stitch").exists() else paths.root
+            )
+        )
+    )
     import contextlib
 
     # progress lines go to stderr so that --json prints nothing but JSON on stdout
@@ -120,20 +145,26 @@ def cmd_stitch_check(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kernelopt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="kernelopt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"kernelopt {__version__}")
     sub = parser.add_subparsers(dest="cmd")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     common.add_argument("--config", help="config file (default: built-in defaults = config.yaml's)")
-    common.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key, e.g. gates.seeds=[0,1]")
+    common.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override a config key, e.g. gates.seeds=[0,1]"
+    )
     c = sub.add_parser("check", parents=[common], help="gates 1-2 for one candidate of one unit")
     c.add_argument("unit_dir")
     c.add_argument("candidate")
     s = sub.add_parser("stitch-check", parents=[common], help="gates 3-4 on the model with candidates stitched in")
     s.add_argument("problem_dir")
     s.add_argument("replacements", nargs="+", metavar="UNIT=CANDIDATE.py")
-    s.add_argument("--out", help="directory for the stitched module and verdicts (default: a new one under PROBLEM_DIR/stitch/)")
+    s.add_argument(
+        "--out", help="directory for the stitched module and verdicts (default: a new one under PROBLEM_DIR/stitch/)"
+    )
     p = sub.add_parser("problems", help="list the problems a 'problems' value selects")
     p.add_argument("problems")
     p.add_argument("--json", action="store_true")
@@ -149,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
             from .core.problems import discover
 
             found = discover(args.problems)
-            print(json.dumps({k: str(v) for k, v in found.items()}, indent=2) if args.json else "\n".join(f"{k}\t{v}" for k, v in found.items()))
+            print(
+                json.dumps({k: str(v) for k, v in found.items()}, indent=2)
+                if args.json
+                else "\n".join(f"{k}\t{v}" for k, v in found.items())
+            )
             return 0
     except KerneloptError as e:
         print(f"kernelopt: {e}", file=sys.stderr)

@@ -14,7 +14,11 @@ def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.C
     env["PYTHONUNBUFFERED"] = "1"
     return subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -36,8 +40,14 @@ def demo_run(tmp_path_factory):
 
 def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]:
     """The --config of ``demo_run`` (every demo problem, CPU mode, no search)."""
-    return ["problems=problems/demo", "device=cpu", f"workdir={wd}", "candidates=tests/data/candidates_demo",
-            f"gates={{{gates}}}", "search={iterations: 0}"]
+    return [
+        "problems=problems/demo",
+        "device=cpu",
+        f"workdir={wd}",
+        "candidates=tests/data/candidates_demo",
+        f"gates={{{gates}}}",
+        "search={iterations: 0}",
+    ]
 
 
 def job_counts(out: str) -> dict[str, int]:

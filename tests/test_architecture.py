@@ -123,7 +123,9 @@ def test_no_private_name_crosses_a_module_boundary():
         tree = ast.parse(mods[mod].read_text())
         aliases = set()
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and _resolve(mod, mods[mod].name == "__init__.py", node).startswith("kernelopt"):
+            if isinstance(node, ast.ImportFrom) and _resolve(mod, mods[mod].name == "__init__.py", node).startswith(
+                "kernelopt"
+            ):
                 base = _resolve(mod, mods[mod].name == "__init__.py", node)
                 aliases |= {a.asname or a.name for a in node.names if f"{base}.{a.name}" in mods}
             elif isinstance(node, ast.Import):
@@ -155,7 +157,16 @@ def test_rule_scripts_use_the_path_layer_and_code_cites_docs_in_the_repo():
         text = f.read_text()
         assert "parents[" not in text and ".parent.parent" not in text, f"{f.name} finds directories by hand"
         assert "ProblemPaths" in text or "tables" in text, f"{f.name} does not use the path layer"
-    cited = [p for p in [*PKG.rglob("*.py"), *(ROOT / "rules").glob("*.smk"), ROOT / "Snakefile", *(ROOT / "scripts").glob("*.py")] if "DESIGN.md" in p.read_text()]
+    cited = [
+        p
+        for p in [
+            *PKG.rglob("*.py"),
+            *(ROOT / "rules").glob("*.smk"),
+            ROOT / "Snakefile",
+            *(ROOT / "scripts").glob("*.py"),
+        ]
+        if "DESIGN.md" in p.read_text()
+    ]
     assert not cited, f"cite docs/architecture.md or docs/gpu.md, not a file outside the repository: {cited}"
     for doc in ("architecture.md", "gpu.md"):
         assert (ROOT / "docs" / doc).exists()

@@ -29,7 +29,9 @@ def test_refinalize_categorises_the_h200_search_run(tmp_path):
     its measured gate-4 speedup; a problem whose search found valid kernels, none faster than
     Inductor's, is 'matched (optimized)' with that reason, not 'synthesis failed'."""
     wd = _run_dir(tmp_path)
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "refinalize.py"), str(wd)], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "refinalize.py"), str(wd)], capture_output=True, text=True, cwd=ROOT
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     res = {p: json.loads((wd / p / "result.json").read_text()) for p in THREE}
     soft = res["level1_1_Softmax"]
@@ -38,7 +40,10 @@ def test_refinalize_categorises_the_h200_search_run(tmp_path):
     assert soft["speedup_vs_compiled"] == g4["numbers"]["speedup"] and g4["numbers"]["ci_high"] < 1.0
     ln = res["level1_2_LayerNorm"]
     assert ln["category"] == "matched (optimized)" and "none measured faster than Inductor's kernel" in ln["reason"], ln
-    assert res["level1_3_GELU_Mul_Add"]["category"] == "matched (optimized)" and "not significant" in res["level1_3_GELU_Mul_Add"]["reason"]
+    assert (
+        res["level1_3_GELU_Mul_Add"]["category"] == "matched (optimized)"
+        and "not significant" in res["level1_3_GELU_Mul_Add"]["reason"]
+    )
     # the run's own result is kept beside the recomputed one
     assert (wd / "level1_2_LayerNorm" / "result.run.json").exists()
 
@@ -47,8 +52,20 @@ def test_search_table_reads_the_h200_run(tmp_path):
     wd = _run_dir(tmp_path)
     out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
     aa = ROOT / "bench" / "results" / "aa_h200.json"
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "search_table.py"), str(wd), str(out_json), str(out_csv), "--aa", str(aa)],
-                       capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "search_table.py"),
+            str(wd),
+            str(out_json),
+            str(out_csv),
+            "--aa",
+            str(aa),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     rows = {p["problem"]: p for p in json.loads(out_json.read_text())["problems"]}
     assert set(rows) == set(THREE)
@@ -59,7 +76,9 @@ def test_search_table_reads_the_h200_run(tmp_path):
         assert p["profiles_by_ncu"] >= 1 and p["prompt_tokens_max"] <= 4000
         assert p["gpu_lock_s_exclusive"] > 0
     # the committed table of the whole run (8 problems) says the same of these three
-    committed = {p["problem"]: p for p in json.loads((ROOT / "bench/results/search5_h200.json").read_text())["problems"]}
+    committed = {
+        p["problem"]: p for p in json.loads((ROOT / "bench/results/search5_h200.json").read_text())["problems"]
+    }
     assert len(committed) == 8
     for name in THREE:
         assert committed[name]["category"] == rows[name]["category"]

@@ -57,7 +57,11 @@ def _run_child(tmp_path: Path, *argv: str, timeout: float = 240, tag: str = "") 
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), *argv],
-        cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=str(tmp_path),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     wall = time.perf_counter() - t0
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -66,7 +70,7 @@ def _run_child(tmp_path: Path, *argv: str, timeout: float = 240, tag: str = "") 
             f"child {argv} failed (rc={proc.returncode})\n--- stdout ---\n{proc.stdout[-4000:]}"
             f"\n--- stderr ---\n{proc.stderr[-6000:]}"
         )
-    result = json.loads(lines[-1][len("RESULT "):])
+    result = json.loads(lines[-1][len("RESULT ") :])
     result["process_wall_s"] = round(wall, 2)
     print(f"{argv}: {result}")
     return result
@@ -362,7 +366,9 @@ def _child_late_install() -> None:
     import triton.language as tl
     from triton.runtime.interpreter import InterpretedFunction
 
-    converted = was_jit and isinstance(triton_helpers.max2, InterpretedFunction) and isinstance(tl.sum, InterpretedFunction)
+    converted = (
+        was_jit and isinstance(triton_helpers.max2, InterpretedFunction) and isinstance(tl.sum, InterpretedFunction)
+    )
 
     def f(x):
         return torch.softmax(x, -1).sum(-1), torch.cumsum(x, 1), x.argmax(-1), x.var(-1)
@@ -445,10 +451,16 @@ def _child_libdevice() -> None:
     y = torch.rand(4, 32) + 0.5
     u = torch.rand(4, 32) * 1.8 - 0.9
     cases = {
-        "tanh": lambda: torch.tanh(x), "erf": lambda: torch.erf(x), "erfinv": lambda: torch.erfinv(u),
-        "lgamma": lambda: torch.lgamma(y), "isnan": lambda: torch.isnan(x).float() + torch.isinf(x).float(),
-        "pow": lambda: torch.pow(y, x.nan_to_num()), "atan2": lambda: torch.atan2(x, y), "fmod": lambda: torch.fmod(x, y),
-        "expm1_log1p": lambda: torch.expm1(u) + torch.log1p(y), "hyperbolic": lambda: torch.sinh(u) + torch.cosh(u) + torch.asinh(x),
+        "tanh": lambda: torch.tanh(x),
+        "erf": lambda: torch.erf(x),
+        "erfinv": lambda: torch.erfinv(u),
+        "lgamma": lambda: torch.lgamma(y),
+        "isnan": lambda: torch.isnan(x).float() + torch.isinf(x).float(),
+        "pow": lambda: torch.pow(y, x.nan_to_num()),
+        "atan2": lambda: torch.atan2(x, y),
+        "fmod": lambda: torch.fmod(x, y),
+        "expm1_log1p": lambda: torch.expm1(u) + torch.log1p(y),
+        "hyperbolic": lambda: torch.sinh(u) + torch.cosh(u) + torch.asinh(x),
         "inverse_trig": lambda: torch.asin(u) + torch.acos(u) + torch.atan(x) + torch.atanh(u),
         "rounding": lambda: torch.trunc(3 * x) + torch.floor(3 * x) + torch.ceil(3 * x) + torch.round(3 * x),
         "rsqrt_exp2_log": lambda: torch.rsqrt(y) + torch.exp2(u) + torch.log2(y) + torch.log10(y),
@@ -483,12 +495,20 @@ def _child_edge() -> None:
     x[4, 3] = float("inf")
     clean = torch.nan_to_num(x, 0.0, 0.0, 0.0)
     cases = {
-        "max": lambda: x.max(-1).values, "amin": lambda: x.amin(-1),
-        "argmax": lambda: x.argmax(-1), "argmin": lambda: x.argmin(-1), "max_indices": lambda: x.max(-1).indices,
-        "cummax": lambda: torch.cummax(x, -1).values, "cummax_indices": lambda: torch.cummax(x, -1).indices,
-        "cummin": lambda: torch.cummin(x, 1).values, "cumsum": lambda: torch.cumsum(clean, 1),
-        "cumprod": lambda: torch.cumprod(clean * 0.5 + 0.5, 1), "logcumsumexp": lambda: torch.logcumsumexp(clean, 1),
-        "var_mean": lambda: torch.var_mean(clean, 1), "prod": lambda: (clean + 1).prod(-1), "any": lambda: (x > 1).any(-1),
+        "max": lambda: x.max(-1).values,
+        "amin": lambda: x.amin(-1),
+        "argmax": lambda: x.argmax(-1),
+        "argmin": lambda: x.argmin(-1),
+        "max_indices": lambda: x.max(-1).indices,
+        "cummax": lambda: torch.cummax(x, -1).values,
+        "cummax_indices": lambda: torch.cummax(x, -1).indices,
+        "cummin": lambda: torch.cummin(x, 1).values,
+        "cumsum": lambda: torch.cumsum(clean, 1),
+        "cumprod": lambda: torch.cumprod(clean * 0.5 + 0.5, 1),
+        "logcumsumexp": lambda: torch.logcumsumexp(clean, 1),
+        "var_mean": lambda: torch.var_mean(clean, 1),
+        "prod": lambda: (clean + 1).prod(-1),
+        "any": lambda: (x > 1).any(-1),
         "sort": lambda: torch.sort(clean + torch.arange(16) * 0.01, -1).values,
         "var_loop": lambda: torch.var(torch.linspace(-3, 3, 8 * 3000).view(8, 3000) ** 2, 1),
     }

@@ -1,7 +1,9 @@
-"""Neighbour fusion (kernelopt/classify/fusion.py and its halves in isolate/, search/synth/, stitch/): pair detection on real wrappers, the fused kernel's
+"""Neighbour fusion (kernelopt/classify/fusion.py and its halves in isolate/, search/synth/, stitch/):
+pair detection on real wrappers, the fused kernel's
 source, the stitcher's call-site edits and gate 3's proof of them, the choice between a
 fused unit and its parts, the graph-level fallback of gate 2, and (slow, CPU mode) a fused
 candidate through gates 1-3 on the demo problem built for it."""
+
 import ast
 import json
 import re
@@ -11,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import ROOT
+
 from kernelopt.classify import fusion
 from kernelopt.core import outputcode
 from kernelopt.isolate.harness import UnitHarness
@@ -39,7 +41,11 @@ def test_pairs_found_on_the_h200_wrappers():
     pairs, refused = _pairs(H200)
     assert [(p["producer"], p["consumer"], p["buffer"]) for p in pairs] == [
         (P2, C3, "buf3"),
-        ("triton_poi_fused_convolution_max_pool2d_with_indices_relu_5", "triton_red_fused_convolution_max_pool2d_with_indices_mean_relu_6", "buf7"),
+        (
+            "triton_poi_fused_convolution_max_pool2d_with_indices_relu_5",
+            "triton_red_fused_convolution_max_pool2d_with_indices_mean_relu_6",
+            "buf7",
+        ),
     ]
     assert pairs[0]["producer_inplace"] and [e["call_arg"] for e in pairs[0]["extra"]] == ["arg1_1"]
     reasons = {(r["producer"][-6:], r["consumer"][-6:]): r["reason"] for r in refused}
@@ -74,7 +80,9 @@ def test_fused_source_is_what_ran_on_the_h200():
     fn = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
     assert [a.arg for a in fn.args.args] == ["in_ptr0", "out_ptr0", "xnumel", "p_in_ptr0", "XBLOCK"]
     body = ast.unparse(fn)
-    assert body.count("tl.load(in_ptr0 + _p") == 4 and body.count("p_in_ptr0 + _p") == 4  # P inlined at each of the 4 window loads
+    assert (
+        body.count("tl.load(in_ptr0 + _p") == 4 and body.count("p_in_ptr0 + _p") == 4
+    )  # P inlined at each of the 4 window loads
     assert "tl.store(out_ptr0" in body and "in_out_ptr0" not in body
     ran = (H200 / "units" / FUSED / "synth/a0/candidate.py").read_text()
     assert ast.unparse(fn) in ast.unparse(ast.parse(ran))
@@ -91,9 +99,12 @@ def test_stitch_drops_the_producer_and_the_proof_holds_only_for_the_declared_edi
     assert f"{P2}.run(" not in text
     launch = f"{C3}.run(buf3, buf4, 12845056, arg1_1, stream=stream0)"
     assert text.index(launch) < text.index("del arg1_1")  # the producer's input lives until the fused launch
+
     # the wrapper function of the committed H200 stitch (which replaced 3 more kernels) is this one
     def fn(module: str) -> str:
-        return ast.dump(next(n for n in ast.walk(ast.parse(module)) if isinstance(n, ast.FunctionDef) and n.name == f["function"]))
+        return ast.dump(
+            next(n for n in ast.walk(ast.parse(module)) if isinstance(n, ast.FunctionDef) and n.name == f["function"])
+        )
 
     assert fn(text) == fn((H200 / "stitch/output_code.py").read_text())
     src = base.read_text()
@@ -109,7 +120,9 @@ def test_stitch_drops_the_producer_and_the_proof_holds_only_for_the_declared_edi
     assert not diff_proof(live, edit_call_sites(live, [f]), set(), [f])["identical_except_replaced"]
     assert diff_proof(src, edit_call_sites(src, [f]), set(), [f])["identical_except_replaced"]
     # ... or keep the producer's launch while claiming the fusion
-    assert not diff_proof(src, src.replace(f"{C3}.run(buf3, buf4, 12845056,", f"{C3}.run(buf3, buf4, 12845056, arg1_1,"), {C3}, [f])["identical_except_replaced"]
+    assert not diff_proof(
+        src, src.replace(f"{C3}.run(buf3, buf4, 12845056,", f"{C3}.run(buf3, buf4, 12845056, arg1_1,"), {C3}, [f]
+    )["identical_except_replaced"]
 
 
 def test_committed_h200_gate3_ran_the_fused_kernel_and_not_the_producer():
@@ -176,7 +189,13 @@ def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
     cand.write_text(synthesize_fused(paths, contract, 0))
 
     def run(*args):
-        r = subprocess.run([sys.executable, "-m", "kernelopt.cli", *args, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=900)
+        r = subprocess.run(
+            [sys.executable, "-m", "kernelopt.cli", *args, "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=900,
+        )
         return r.returncode, json.loads(r.stdout)
 
     code, out = run("check", str(paths.unit(unit)), str(cand))

@@ -4,16 +4,15 @@ One session-wide run of the whole workflow on the demo problems (snakemake, CPU 
 most tests; hand-written wrong candidates (tests/data/candidates/softmax/) must each be
 rejected by the right gate and rule.
 """
+
 import csv
 import json
 import os
-import runpy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, snakemake
 
 CANDS = ROOT / "tests/data/candidates/softmax"
@@ -21,8 +20,13 @@ SOFTMAX_UNIT = "triton_per_fused__softmax_0"
 
 
 def _check(unit_dir: Path, cand: Path) -> tuple[int, dict]:
-    r = subprocess.run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(cand), "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(cand), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     return r.returncode, json.loads(r.stdout)
 
 
@@ -43,7 +47,7 @@ def test_results_for_every_demo_problem(demo_run, root):
     cats = {r["problem"]: (r["category"], r["fallback_reason"]) for r in rows}
     assert cats["level1_5_Matmul"] == ("fallback", "no-triton")
     # CPU mode: gate 4 is skipped-by-mode, never passed, so nothing is deployed and no speedup is claimed
-    for p, (cat, reason) in cats.items():
+    for p, (cat, _reason) in cats.items():
         assert cat in ("fallback", "matched (synthesis failed)"), (p, cat)
         assert cat != "optimized"
     summary = json.loads((demo_run / "report/summary.json").read_text())
@@ -51,8 +55,21 @@ def test_results_for_every_demo_problem(demo_run, root):
     assert summary["overall"]["categories"]["optimized"] == 0
     assert set(summary["levels"]) == {"level1", "level2", "level3"}
     header = open(demo_run / "report/results.csv").readline().strip().split(",")
-    for col in ("level", "problem", "verdict", "category", "fallback_reason", "baseline_ms", "final_ms", "speedup_vs_compiled",
-                "speedup_vs_eager", "noise_band", "units", "units_replaced", "gpu_seconds"):
+    for col in (
+        "level",
+        "problem",
+        "verdict",
+        "category",
+        "fallback_reason",
+        "baseline_ms",
+        "final_ms",
+        "speedup_vs_compiled",
+        "speedup_vs_eager",
+        "noise_band",
+        "units",
+        "units_replaced",
+        "gpu_seconds",
+    ):
         assert col in header
 
 
@@ -86,10 +103,10 @@ def test_stitched_output_code_runs_on_its_own(demo_run):
     harness in it runs it standalone (here under the CPU-mode shims)."""
     code = demo_run / "level1_1_Softmax/stitch/output_code.py"
     script = (
-        "import sys; sys.argv=['output_code.py']; sys.path.insert(0, %r)\n"
+        f"import sys; sys.argv=['output_code.py']; sys.path.insert(0, {str(ROOT)!r})\n"
         "from kernelopt.core import cpu_mode; cpu_mode.install()\n"
-        "import runpy; runpy.run_path(%r, run_name='__main__')\n"
-    ) % (str(ROOT), str(code))
+        f"import runpy; runpy.run_path({str(code)!r}, run_name='__main__')\n"
+    )
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(demo_run / "level1_1_Softmax/capture/cache/inductor"))
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -143,8 +160,21 @@ def test_good_candidate_passes_check(demo_run):
 
 @pytest.mark.slow
 def test_stitch_check_cli(demo_run):
-    r = subprocess.run([sys.executable, "-m", "kernelopt.cli", "stitch-check", str(demo_run / "level1_1_Softmax"),
-                        f"{SOFTMAX_UNIT}={CANDS / 'good_persistent.py'}", "--json"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kernelopt.cli",
+            "stitch-check",
+            str(demo_run / "level1_1_Softmax"),
+            f"{SOFTMAX_UNIT}={CANDS / 'good_persistent.py'}",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     out = json.loads(r.stdout)
     g3, g4 = out["verdicts"]
     assert g3["verdict"] == "pass" and g4["verdict"] == "skipped-by-mode"
@@ -156,8 +186,17 @@ def structured_run(tmp_path_factory):
     """Two problems whose models return a dict and a dataclass record, through gate 4 in CPU
     mode with Inductor's own kernels stitched back."""
     wd = tmp_path_factory.mktemp("structured_run")
-    r = snakemake("--cores", "2", "--config", "problems=tests/data/problems_structured", "device=cpu", f"workdir={wd}",
-                  "gates={replace_with_inductor: true}", "search={iterations: 0}", timeout=3000)
+    r = snakemake(
+        "--cores",
+        "2",
+        "--config",
+        "problems=tests/data/problems_structured",
+        "device=cpu",
+        f"workdir={wd}",
+        "gates={replace_with_inductor: true}",
+        "search={iterations: 0}",
+        timeout=3000,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
     return wd
 
@@ -189,7 +228,11 @@ def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, m
         return outs if mod is self.base else [outs[0], outs[1].expand(-1, 32)]
 
     monkeypatch.setattr(model.Models, "outputs", narrowed)
-    cfg = {"device": "cpu", "seed": 0, "gates": {"seeds": [0], "model_rtol": 1e-4, "model_atol": 1e-4, "fp64_ratio": 10.0}}
+    cfg = {
+        "device": "cpu",
+        "seed": 0,
+        "gates": {"seeds": [0], "model_rtol": 1e-4, "model_atol": 1e-4, "fp64_ratio": 10.0},
+    }
     v = model.gate3(paths, plan, paths.attempt_dir(0) / "output_code.py", cfg)
     assert v.verdict == "fail" and v.rule == "output-structure", v.reason
     assert "out['mean'] has shape [8, 32]" in v.reason

@@ -24,7 +24,13 @@ def test_flatten_walks_dicts_records_and_sequences_in_order():
     a, b, c = torch.zeros(2), torch.ones(3), torch.full((1,), 2.0)
     out = {"x": a, "rec": Record(logits=b, extra=(c, None)), "n": 3}
     leaves = outputs.flatten(out)
-    assert [leaf.path for leaf in leaves] == ["out['x']", "out['rec'].logits", "out['rec'].extra[0]", "out['rec'].extra[1]", "out['n']"]
+    assert [leaf.path for leaf in leaves] == [
+        "out['x']",
+        "out['rec'].logits",
+        "out['rec'].extra[0]",
+        "out['rec'].extra[1]",
+        "out['n']",
+    ]
     assert outputs.tensors(out) == [a, b, c]
     mo = ModelOutputLike(last_hidden_state=a, pooler=b)
     assert [leaf.path for leaf in outputs.flatten(mo)] == ["out['last_hidden_state']", "out['pooler']"]

@@ -1,6 +1,7 @@
 """Parsing and classification on real Inductor output captured on the H200 by this project's
 own capture stage (torch 2.11, triton 3.6, max-autotune; tests/fixtures/h200/, copied from
 the stages run of bench/README.md)."""
+
 import json
 from pathlib import Path
 

@@ -1,20 +1,21 @@
 """The search (Search issue): transformations, the heuristic backend's roles, and a real
 CPU run with search.iterations=2 through Snakemake."""
+
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, snakemake
+
 from kernelopt.core import config
 from kernelopt.search import profiler, transform
 from kernelopt.search.agents import backend
 from kernelopt.search.agents.base import Memory, ProfileSummary
 from kernelopt.search.transform import signature
 
-INDUCTOR_LIKE = '''import triton
+INDUCTOR_LIKE = """import triton
 import triton.language as tl
 
 
@@ -31,13 +32,16 @@ NUM_STAGES = 1
 
 def launch(in_ptr0, out_ptr0, xnumel, r0_numel):
     k[(1,)](in_ptr0, out_ptr0, xnumel, r0_numel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
-'''
-CONTRACT = {"args": [
-    {"name": "in_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "read"},
-    {"name": "out_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "write"},
-    {"name": "xnumel", "kind": "scalar", "value": 64},
-    {"name": "r0_numel", "kind": "scalar", "value": 1024},
-], "grid": [8, 1, 1]}
+"""
+CONTRACT = {
+    "args": [
+        {"name": "in_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "read"},
+        {"name": "out_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "write"},
+        {"name": "xnumel", "kind": "scalar", "value": 64},
+        {"name": "r0_numel", "kind": "scalar", "value": 1024},
+    ],
+    "grid": [8, 1, 1],
+}
 
 
 def test_transformations_edit_only_what_they_say():
@@ -70,7 +74,11 @@ def test_analyst_rules_quote_the_evidence():
 def test_planner_is_diverse_deterministic_and_remembers():
     hb = backend("heuristic")
     beam = [{"id": "inductor", "source": INDUCTOR_LIKE}]
-    analyses = {"inductor": hb.analyze(ProfileSummary("inductor", "ncu", {"memory_sol_pct": 60.0, "programs_per_sm": 3.0}, ""), CONTRACT, Memory())}
+    analyses = {
+        "inductor": hb.analyze(
+            ProfileSummary("inductor", "ncu", {"memory_sol_pct": 60.0, "programs_per_sm": 3.0}, ""), CONTRACT, Memory()
+        )
+    }
     plan = hb.plan(1, beam, analyses, CONTRACT, Memory(), 4)
     again = hb.plan(1, beam, analyses, CONTRACT, Memory(), 4)
     assert [d.to_dict() for d in plan.directions] == [d.to_dict() for d in again.directions]
@@ -87,19 +95,32 @@ def test_planner_is_diverse_deterministic_and_remembers():
 
 def test_ncu_raw_csv_parsing():
     text = (
-        '"ID","Kernel Name","gpu__time_duration.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed","launch__registers_per_thread"\n'
+        '"ID","Kernel Name","gpu__time_duration.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed",'
+        '"launch__registers_per_thread"\n'
         '"","","nsecond","%","register/thread"\n'
         '"0","softmax","120,000","88.5","32"\n'
         '"1","softmax","118,000","89.1","32"\n'
         '"2","softmax","130,000","87.0","32"\n'
     )
     m = profiler.parse_raw_csv(text)
-    assert m["duration_us"] == pytest.approx(120.0) and m["memory_sol_pct"] == pytest.approx(88.5) and m["registers_per_thread"] == 32
+    assert (
+        m["duration_us"] == pytest.approx(120.0)
+        and m["memory_sol_pct"] == pytest.approx(88.5)
+        and m["registers_per_thread"] == 32
+    )
 
 
 def test_warp_stalls_are_parsed_and_quoted():
-    header = '"ID","Kernel Name","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio","dram__throughput.avg.pct_of_peak_sustained_elapsed"'
-    text = "\n".join([header, '"","","inst","inst","inst","%"', '"0","k","12.5","1.5","1","70.0"', '"1","k","13.5","1.7","1","71.0"'])
+    header = (
+        '"ID","Kernel Name",'
+        '"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",'
+        '"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",'
+        '"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio",'
+        '"dram__throughput.avg.pct_of_peak_sustained_elapsed"'
+    )
+    text = "\n".join(
+        [header, '"","","inst","inst","inst","%"', '"0","k","12.5","1.5","1","70.0"', '"1","k","13.5","1.7","1","71.0"']
+    )
     m = profiler.parse_raw_csv(text)
     assert m["stall_long_scoreboard"] == pytest.approx(13.5) and m["stall_wait"] == pytest.approx(1.7)
     assert profiler.top_stalls(m)[0][0] == "long_scoreboard" and "selected" not in dict(profiler.top_stalls(m))
@@ -131,8 +152,16 @@ def test_search_config_overrides_from_the_command_line():
 
 @pytest.mark.slow
 def test_cpu_search_two_iterations(tmp_path):
-    r = snakemake("--cores", "2", "--config", "problems=[problems/demo/level1/1_Softmax.py]", "device=cpu", f"workdir={tmp_path}",
-                  "search={iterations: 2, beam_width: 2}", timeout=2400)
+    r = snakemake(
+        "--cores",
+        "2",
+        "--config",
+        "problems=[problems/demo/level1/1_Softmax.py]",
+        "device=cpu",
+        f"workdir={tmp_path}",
+        "search={iterations: 2, beam_width: 2}",
+        timeout=2400,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     unit_dir = next((tmp_path / "level1_1_Softmax/units").iterdir())
     for i in (1, 2):
@@ -147,12 +176,21 @@ def test_cpu_search_two_iterations(tmp_path):
         if k.get("member") in first:
             assert k["reused_from"].startswith("iter0/profile/m"), k
     inductor = (unit_dir / "inductor.py").read_text()
-    accepted = [c for c in unit_dir.glob("iter*/cand*") if (c / "gate2.json").exists() and json.loads((c / "gate2.json").read_text())["verdict"] == "pass"]
+    accepted = [
+        c
+        for c in unit_dir.glob("iter*/cand*")
+        if (c / "gate2.json").exists() and json.loads((c / "gate2.json").read_text())["verdict"] == "pass"
+    ]
     assert accepted
     assert any((c / "candidate.py").read_text() != inductor for c in accepted)
     for c in accepted:  # every accepted candidate passes the gates again from the command line
-        rc = subprocess.run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(c / "candidate.py")],
-                            capture_output=True, text=True, cwd=ROOT, timeout=600)
+        rc = subprocess.run(
+            [sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(c / "candidate.py")],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=600,
+        )
         assert rc.returncode == 0, rc.stdout + rc.stderr
     best = json.loads((unit_dir / "best.json").read_text())
     assert any(p.startswith("iter2/") or p.startswith("iter1/") for p in best["ranked"])
@@ -166,7 +204,7 @@ def test_cpu_search_two_iterations(tmp_path):
             assert json.loads((first / "gate2.json").read_text())["verdict"] != "pass"
 
 
-REFERENCE = '''
+REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0', 'in_ptr1']
 OUTPUTS = ['out_ptr0']
@@ -180,13 +218,22 @@ class Reference(torch.nn.Module):
         relu = torch.ops.aten.relu.default(add);  add = None
         mul = torch.ops.aten.mul.Tensor(relu, 0.5);  relu = None
         return (mul,)
-'''
-SYN_CONTRACT = {"args": [
-    {"name": "in_ptr0", "kind": "tensor", "shape": [4, 8], "stride": [8, 1], "dtype": "float32", "access": "read"},
-    {"name": "in_ptr1", "kind": "tensor", "shape": [8], "stride": [1], "dtype": "float32", "access": "read"},
-    {"name": "out_ptr0", "kind": "tensor", "shape": [4, 8], "stride": [8, 1], "dtype": "float32", "access": "write"},
-    {"name": "xnumel", "kind": "scalar", "value": 32},
-]}
+"""
+SYN_CONTRACT = {
+    "args": [
+        {"name": "in_ptr0", "kind": "tensor", "shape": [4, 8], "stride": [8, 1], "dtype": "float32", "access": "read"},
+        {"name": "in_ptr1", "kind": "tensor", "shape": [8], "stride": [1], "dtype": "float32", "access": "read"},
+        {
+            "name": "out_ptr0",
+            "kind": "tensor",
+            "shape": [4, 8],
+            "stride": [8, 1],
+            "dtype": "float32",
+            "access": "write",
+        },
+        {"name": "xnumel", "kind": "scalar", "value": 32},
+    ]
+}
 
 
 def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
@@ -217,7 +264,9 @@ def test_reductions_are_not_pointwise_and_say_why():
     from kernelopt.search.synth import pointwise
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    ref = REFERENCE.replace("relu = torch.ops.aten.relu.default(add)", "relu = torch.ops.aten.amax.default(add, [-1], True)")
+    ref = REFERENCE.replace(
+        "relu = torch.ops.aten.relu.default(add)", "relu = torch.ops.aten.amax.default(add, [-1], True)"
+    )
     with pytest.raises(CannotSynthesize, match="reduction"):
         pointwise.synthesize_pointwise(SYN_CONTRACT, ref, 0)
 
@@ -252,11 +301,28 @@ def _rows_contract():
     import math
 
     def t(n, shape, acc):
-        return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
+        return {
+            "name": n,
+            "kind": "tensor",
+            "shape": shape,
+            "stride": [math.prod(shape[i + 1 :]) for i in range(len(shape))],
+            "dtype": "float32",
+            "access": acc,
+        }
 
-    return {"args": [t("in_ptr0", [2, 3, 100], "read"), t("in_ptr1", [100], "read"), t("in_ptr2", [100], "read"),
-                     t("out_ptr0", [2, 3, 100], "write"), t("out_ptr1", [2, 3, 100], "write"), t("out_ptr2", [2, 3, 1], "write"),
-                     t("out_ptr3", [2, 3, 100], "write"), {"name": "xnumel", "kind": "scalar", "value": 6}, {"name": "r0_numel", "kind": "scalar", "value": 100}]}
+    return {
+        "args": [
+            t("in_ptr0", [2, 3, 100], "read"),
+            t("in_ptr1", [100], "read"),
+            t("in_ptr2", [100], "read"),
+            t("out_ptr0", [2, 3, 100], "write"),
+            t("out_ptr1", [2, 3, 100], "write"),
+            t("out_ptr2", [2, 3, 1], "write"),
+            t("out_ptr3", [2, 3, 100], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 6},
+            {"name": "r0_numel", "kind": "scalar", "value": 100},
+        ]
+    }
 
 
 @pytest.mark.parametrize("attempt,chunk", [(0, None), (2, None), (0, 32), (3, 64)])
@@ -286,7 +352,12 @@ def test_synthesis_of_last_dim_reductions_runs_right(attempt, chunk):
     spec.loader.exec_module(mod)
     torch.manual_seed(0)
     x, w, b = torch.randn(2, 3, 100) * 3, torch.randn(100), torch.randn(100)
-    outs = [torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 1), float("nan")), torch.full((2, 3, 100), float("nan"))]
+    outs = [
+        torch.full((2, 3, 100), float("nan")),
+        torch.full((2, 3, 100), float("nan")),
+        torch.full((2, 3, 1), float("nan")),
+        torch.full((2, 3, 100), float("nan")),
+    ]
     mod.launch(x, w, b, *outs, 6, 100)
     torch.testing.assert_close(outs[0], torch.softmax(x, -1))
     torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
@@ -312,7 +383,14 @@ def _run_rows(src, name, args):
 def _t(n, shape, acc):
     import math
 
-    return {"name": n, "kind": "tensor", "shape": shape, "stride": [math.prod(shape[i + 1:]) for i in range(len(shape))], "dtype": "float32", "access": acc}
+    return {
+        "name": n,
+        "kind": "tensor",
+        "shape": shape,
+        "stride": [math.prod(shape[i + 1 :]) for i in range(len(shape))],
+        "dtype": "float32",
+        "access": acc,
+    }
 
 
 LONG_ROWS_REFERENCE = """
@@ -337,8 +415,15 @@ def test_rows_longer_than_registers_get_the_looped_variant():
 
     from kernelopt.search.synth import rows as synth_rows
 
-    contract = {"args": [_t("in_ptr0", [2, 40000], "read"), _t("out_ptr0", [2, 40000], "write"), _t("out_ptr1", [2, 1], "write"),
-                         {"name": "xnumel", "kind": "scalar", "value": 2}, {"name": "r0_numel", "kind": "scalar", "value": 40000}]}
+    contract = {
+        "args": [
+            _t("in_ptr0", [2, 40000], "read"),
+            _t("out_ptr0", [2, 40000], "write"),
+            _t("out_ptr1", [2, 1], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 2},
+            {"name": "r0_numel", "kind": "scalar", "value": 40000},
+        ]
+    }
     src = synth_rows.synthesize_rows(contract, LONG_ROWS_REFERENCE, 0)
     assert "'BLOCK_N': 4096" in src and "for c0 in range(0, 40000, BLOCK_N)" in src
     torch.manual_seed(0)
@@ -355,16 +440,26 @@ def test_looped_row_kernel_chunk_is_a_tuning_knob():
     import torch
 
     from kernelopt.search import transform
-    from kernelopt.search.synth import rows as synth_rows
     from kernelopt.search.agents.heuristic import HeuristicBackend
+    from kernelopt.search.synth import rows as synth_rows
 
     src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, chunk=32)
-    cat = {name: args for name, kind, args, _, _ in HeuristicBackend().catalogue("memory-bound", transform.launch_params(src), _rows_contract(), src)}
+    cat = {
+        name: args
+        for name, kind, args, _, _ in HeuristicBackend().catalogue(
+            "memory-bound", transform.launch_params(src), _rows_contract(), src
+        )
+    }
     assert cat["bigger-rblock"]["config"] == {"BLOCK_N": 64} and cat["persistent-rblock"]["config"] == {"BLOCK_N": 128}
     new = transform.apply(src, {"kind": "launch", "args": cat["persistent-rblock"]})
     torch.manual_seed(1)
     x, w, b = torch.randn(2, 3, 100), torch.randn(100), torch.randn(100)
-    outs = [torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 100), float("nan")), torch.full((2, 3, 1), float("nan")), torch.full((2, 3, 100), float("nan"))]
+    outs = [
+        torch.full((2, 3, 100), float("nan")),
+        torch.full((2, 3, 100), float("nan")),
+        torch.full((2, 3, 1), float("nan")),
+        torch.full((2, 3, 100), float("nan")),
+    ]
     _run_rows(new, "synth_rows_tuned", [x, w, b, *outs, 6, 100])
     torch.testing.assert_close(outs[0], torch.softmax(x, -1))
     torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
@@ -374,16 +469,23 @@ def test_row_synthesis_refuses_what_it_cannot_do():
     from kernelopt.search.synth import generate as synthesize
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    other_dim = ROWS_REFERENCE.replace("torch.ops.aten.amax.default(x0, [-1], True)", "torch.ops.aten.amax.default(x0, [1], True)")
+    other_dim = ROWS_REFERENCE.replace(
+        "torch.ops.aten.amax.default(x0, [-1], True)", "torch.ops.aten.amax.default(x0, [1], True)"
+    )
     with pytest.raises(CannotSynthesize, match="only the last dimension"):
         synthesize.generate(_rows_contract(), other_dim, 0)
-    flat = ROWS_REFERENCE.replace("rsqrt = torch.ops.aten.rsqrt.default(add)", "s = torch.ops.aten.sum.dim_IntList(x0, [-1]);  rsqrt = torch.ops.aten.mul.Tensor(x0, s)")
+    flat = ROWS_REFERENCE.replace(
+        "rsqrt = torch.ops.aten.rsqrt.default(add)",
+        "s = torch.ops.aten.sum.dim_IntList(x0, [-1]);  rsqrt = torch.ops.aten.mul.Tensor(x0, s)",
+    )
     with pytest.raises(CannotSynthesize, match="without keepdim"):
         synthesize.generate(_rows_contract(), flat, 0)
 
 
 def test_masking_simplification_only_when_blocks_divide():
-    src = INDUCTOR_LIKE.replace("tl.load(in_ptr0 + tl.arange(0, XBLOCK))", "tl.load(in_ptr0 + tl.arange(0, XBLOCK), xmask, other=0.0)")
+    src = INDUCTOR_LIKE.replace(
+        "tl.load(in_ptr0 + tl.arange(0, XBLOCK))", "tl.load(in_ptr0 + tl.arange(0, XBLOCK), xmask, other=0.0)"
+    )
     src = src.replace("x + y)", "x + y, xmask)")
     c = json.loads(json.dumps(CONTRACT))
     new = transform.drop_masks(src, c)
@@ -403,19 +505,57 @@ def test_directed_retry_follows_the_failure():
 
     failed = Direction("inductor", "launch", {"num_warps": 8}, "more-warps", "", "")
     an = Analysis("inductor", "memory-bound", [])
-    d, why = hb.fix(failed, {"gate": 1, "verdict": "fail", "rule": "runtime-error", "reason": "OutOfResources: out of resource: shared memory"}, INDUCTOR_LIKE, an, CONTRACT, Memory(), set())
+    d, why = hb.fix(
+        failed,
+        {
+            "gate": 1,
+            "verdict": "fail",
+            "rule": "runtime-error",
+            "reason": "OutOfResources: out of resource: shared memory",
+        },
+        INDUCTOR_LIKE,
+        an,
+        CONTRACT,
+        Memory(),
+        set(),
+    )
     assert d is not None and d.name in hb.SHRINKING and "resources" in why
-    d2, why2 = hb.fix(failed, {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": "out_ptr0 mismatch"}, INDUCTOR_LIKE, an, CONTRACT, Memory(), set())
+    d2, why2 = hb.fix(
+        failed,
+        {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": "out_ptr0 mismatch"},
+        INDUCTOR_LIKE,
+        an,
+        CONTRACT,
+        Memory(),
+        set(),
+    )
     assert d2 is not None and d2.name != "more-warps" and "numerics" in why2
-    taken = {hb._result_signature(INDUCTOR_LIKE, k, a, CONTRACT) for n, k, a, _, _ in hb.catalogue("memory-bound", transform.launch_params(INDUCTOR_LIKE), CONTRACT, INDUCTOR_LIKE)}
-    d3, why3 = hb.fix(failed, {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": ""}, INDUCTOR_LIKE, an, CONTRACT, Memory(), taken)
+    taken = {
+        hb._result_signature(INDUCTOR_LIKE, k, a, CONTRACT)
+        for n, k, a, _, _ in hb.catalogue(
+            "memory-bound", transform.launch_params(INDUCTOR_LIKE), CONTRACT, INDUCTOR_LIKE
+        )
+    }
+    d3, why3 = hb.fix(
+        failed,
+        {"gate": 2, "verdict": "fail", "rule": "mismatch", "reason": ""},
+        INDUCTOR_LIKE,
+        an,
+        CONTRACT,
+        Memory(),
+        taken,
+    )
     assert d3 is None and "no untried direction" in why3
 
 
 def test_tiny_underutilized_kernel_gets_one_program_first():
     hb = backend("heuristic")
     beam = [{"id": "inductor", "source": INDUCTOR_LIKE}]
-    analyses = {"inductor": hb.analyze(ProfileSummary("inductor", "ncu", {"memory_sol_pct": 5.0, "programs_per_sm": 0.06}, ""), CONTRACT, Memory())}
+    analyses = {
+        "inductor": hb.analyze(
+            ProfileSummary("inductor", "ncu", {"memory_sol_pct": 5.0, "programs_per_sm": 0.06}, ""), CONTRACT, Memory()
+        )
+    }
     assert analyses["inductor"].bottleneck == "underutilized"
     plan = hb.plan(1, beam, analyses, CONTRACT, Memory(), 2)
     assert plan.directions[0].name == "one-program" and plan.directions[0].args == {"config": {"XBLOCK": 64}}
@@ -430,8 +570,20 @@ def test_profile_of_a_kept_member_is_reused(tmp_path):
     u = paths.unit("k")
     (u / "iter0/profile/m0").mkdir(parents=True)
     (u / "iter1").mkdir(parents=True)
-    (u / "iter0/profile/m0/summary.json").write_text(json.dumps({"empty": False, "member": "inductor", "source": "ncu", "metrics": {"memory_sol_pct": 70.0}, "text": "member inductor (ncu)"}))
-    (u / "iter1/beam.json").write_text(json.dumps({"iteration": 1, "members": [{"id": "inductor", "path": "cands/c0/candidate.py"}], "stopped": None}))
+    (u / "iter0/profile/m0/summary.json").write_text(
+        json.dumps(
+            {
+                "empty": False,
+                "member": "inductor",
+                "source": "ncu",
+                "metrics": {"memory_sol_pct": 70.0},
+                "text": "member inductor (ncu)",
+            }
+        )
+    )
+    (u / "iter1/beam.json").write_text(
+        json.dumps({"iteration": 1, "members": [{"id": "inductor", "path": "cands/c0/candidate.py"}], "stopped": None})
+    )
     cfg = config.validate({"device": "cpu"})
     out = search.profile_member(paths, "k", 1, 0, cfg)  # would need a captured problem if it profiled
     assert out["reused_from"] == "iter0/profile/m0" and out["metrics"] == {"memory_sol_pct": 70.0}
@@ -466,11 +618,28 @@ def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
     from kernelopt.core import cpu_mode
     from kernelopt.search.synth import generate as synthesize
 
-    contract = {"args": [
-        {"name": "in_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "read"},
-        {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
-        {"name": "out_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "write"},
-        {"name": "xnumel", "kind": "scalar", "value": 120}]}
+    contract = {
+        "args": [
+            {
+                "name": "in_ptr0",
+                "kind": "tensor",
+                "shape": [2, 3, 4, 5],
+                "stride": [60, 20, 5, 1],
+                "dtype": "float32",
+                "access": "read",
+            },
+            {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
+            {
+                "name": "out_ptr0",
+                "kind": "tensor",
+                "shape": [2, 3, 4, 5],
+                "stride": [60, 20, 5, 1],
+                "dtype": "float32",
+                "access": "write",
+            },
+            {"name": "xnumel", "kind": "scalar", "value": 120},
+        ]
+    }
     src = synthesize.generate(contract, UNSQ_REFERENCE, 0)
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_unsq.py"
@@ -494,16 +663,48 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     from kernelopt.core import cpu_mode
     from kernelopt.search.synth import generate as synthesize
 
-    ref = UNSQ_REFERENCE.replace("INPUTS = ['in_ptr0', 'in_ptr1']", "INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']").replace(
-        "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3]}", "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3], 'in_ptr2': [3]}").replace(
-        "    def forward(self, x0, x1):", "    def forward(self, x0, x1, x2):\n        add = torch.ops.aten.add.Tensor(x2, 1e-05)\n        rsqrt = torch.ops.aten.rsqrt.default(add)\n        u = torch.ops.aten.unsqueeze.default(rsqrt, -1)\n        u2 = torch.ops.aten.unsqueeze.default(u, -1)").replace(
-        "        relu = torch.ops.aten.relu.default(sub)", "        mul = torch.ops.aten.mul.Tensor(sub, u2)\n        relu = torch.ops.aten.relu.default(mul)")
-    contract = {"args": [
-        {"name": "in_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 1, 15, 3], "dtype": "float32", "access": "read"},  # channels-last
-        {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
-        {"name": "in_ptr2", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
-        {"name": "out_ptr0", "kind": "tensor", "shape": [2, 3, 4, 5], "stride": [60, 20, 5, 1], "dtype": "float32", "access": "write"},
-        {"name": "xnumel", "kind": "scalar", "value": 120}]}
+    ref = (
+        UNSQ_REFERENCE.replace("INPUTS = ['in_ptr0', 'in_ptr1']", "INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']")
+        .replace(
+            "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3]}",
+            "SHAPES = {'in_ptr0': [2, 3, 4, 5], 'in_ptr1': [3], 'in_ptr2': [3]}",
+        )
+        .replace(
+            "    def forward(self, x0, x1):",
+            "    def forward(self, x0, x1, x2):\n"
+            "        add = torch.ops.aten.add.Tensor(x2, 1e-05)\n"
+            "        rsqrt = torch.ops.aten.rsqrt.default(add)\n"
+            "        u = torch.ops.aten.unsqueeze.default(rsqrt, -1)\n"
+            "        u2 = torch.ops.aten.unsqueeze.default(u, -1)",
+        )
+        .replace(
+            "        relu = torch.ops.aten.relu.default(sub)",
+            "        mul = torch.ops.aten.mul.Tensor(sub, u2)\n        relu = torch.ops.aten.relu.default(mul)",
+        )
+    )
+    contract = {
+        "args": [
+            {
+                "name": "in_ptr0",
+                "kind": "tensor",
+                "shape": [2, 3, 4, 5],
+                "stride": [60, 1, 15, 3],
+                "dtype": "float32",
+                "access": "read",
+            },  # channels-last
+            {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
+            {"name": "in_ptr2", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
+            {
+                "name": "out_ptr0",
+                "kind": "tensor",
+                "shape": [2, 3, 4, 5],
+                "stride": [60, 20, 5, 1],
+                "dtype": "float32",
+                "access": "write",
+            },
+            {"name": "xnumel", "kind": "scalar", "value": 120},
+        ]
+    }
     src = synthesize.generate(contract, ref, 0)
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_bn.py"
@@ -568,8 +769,16 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
 
     from kernelopt.search.synth import generate as synthesize
 
-    contract = {"args": [_t("in_out_ptr0", [8, 16], "readwrite"), _t("in_ptr0", [2, 4, 16], "read"), _t("in_ptr1", [16], "read"),
-                         _t("in_ptr2", [16], "read"), _t("in_ptr3", [8, 16], "read"), {"name": "xnumel", "kind": "scalar", "value": 128}]}
+    contract = {
+        "args": [
+            _t("in_out_ptr0", [8, 16], "readwrite"),
+            _t("in_ptr0", [2, 4, 16], "read"),
+            _t("in_ptr1", [16], "read"),
+            _t("in_ptr2", [16], "read"),
+            _t("in_ptr3", [8, 16], "read"),
+            {"name": "xnumel", "kind": "scalar", "value": 128},
+        ]
+    }
     src = synthesize.generate(contract, RESIDUAL_REFERENCE, 0)
     torch.manual_seed(0)
     io, x0, x1, x2, x3 = torch.randn(8, 16), torch.randn(2, 4, 16), torch.randn(16), torch.randn(16), torch.randn(8, 16)
@@ -579,7 +788,13 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
     _run_rows(src, "synth_residual", [got, x0, x1, x2, x3, 128])
     torch.testing.assert_close(got.reshape(2, 4, 16), want)
 
-    contract = {"args": [_t("in_out_ptr0", [6, 8, 8], "readwrite"), {"name": "xnumel", "kind": "scalar", "value": 48}, {"name": "r0_numel", "kind": "scalar", "value": 8}]}
+    contract = {
+        "args": [
+            _t("in_out_ptr0", [6, 8, 8], "readwrite"),
+            {"name": "xnumel", "kind": "scalar", "value": 48},
+            {"name": "r0_numel", "kind": "scalar", "value": 8},
+        ]
+    }
     src = synthesize.generate(contract, ATTN_SOFTMAX_REFERENCE, 0)
     x = torch.randn(6, 8, 8) * 4
     got = x.clone()

@@ -1,10 +1,10 @@
 """The real Snakemake workflow, in subprocesses: lint, format, dry-run DAG, CPU runs."""
+
 import csv
 import json
 from pathlib import Path
 
 import pytest
-
 from conftest import snakemake
 
 
@@ -26,7 +26,9 @@ def test_snakefmt_check(root):
 
 
 def test_dry_run_of_whole_dag(root, tmp_path):
-    r = snakemake("-n", "--cores", "2", "--config", "problems=problems/demo", "device=cpu", f"workdir={tmp_path}", cwd=root)
+    r = snakemake(
+        "-n", "--cores", "2", "--config", "problems=problems/demo", "device=cpu", f"workdir={tmp_path}", cwd=root
+    )
     assert r.returncode == 0, r.stderr
     out = r.stdout + r.stderr
     for rule in ("capture", "classify", "stages_report", "all"):
@@ -51,8 +53,20 @@ def test_bad_problems_dir_fails_clearly(root, tmp_path):
 @pytest.mark.slow
 def test_cpu_run_stages_1_to_3(root, tmp_path):
     """Stages 1-3 for real on three demo problems in CPU mode (Triton interpreter)."""
-    probs = "[problems/demo/level1/1_Softmax.py, problems/demo/level2/2_Conv2d_BatchNorm_ReLU.py, problems/demo/level1/5_Matmul.py]"
-    r = snakemake("--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path}", "search={iterations: 0}", cwd=root)
+    probs = (
+        "[problems/demo/level1/1_Softmax.py, problems/demo/level2/2_Conv2d_BatchNorm_ReLU.py, "
+        "problems/demo/level1/5_Matmul.py]"
+    )
+    r = snakemake(
+        "--cores",
+        "2",
+        "--config",
+        f"problems={probs}",
+        "device=cpu",
+        f"workdir={tmp_path}",
+        "search={iterations: 0}",
+        cwd=root,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     rows = {row["problem"]: row for row in csv.DictReader(open(tmp_path / "report/stages.csv"))}
     assert rows["level1_1_Softmax"]["verdict"] == "optimizable"
@@ -61,7 +75,14 @@ def test_cpu_run_stages_1_to_3(root, tmp_path):
     assert int(conv["units"]) >= 1 and conv["units_pass"] == conv["units"]
     # every artifact of DESIGN.md §3 for stages 1-3 is on disk
     p = tmp_path / "level1_1_Softmax"
-    for f in ("capture/output_code.py", "capture/baseline.json", "capture/capture.json", "capture/fx_graph_post_grad.py", "dispatch.json", "result.json"):
+    for f in (
+        "capture/output_code.py",
+        "capture/baseline.json",
+        "capture/capture.json",
+        "capture/fx_graph_post_grad.py",
+        "dispatch.json",
+        "result.json",
+    ):
         assert (p / f).exists(), f
     dispatch = json.loads((p / "dispatch.json").read_text())
     (unit,) = [u["id"] for u in dispatch["units"]]
@@ -72,13 +93,32 @@ def test_cpu_run_stages_1_to_3(root, tmp_path):
     baseline = json.loads((p / "capture/baseline.json").read_text())
     assert baseline["compiled"]["meaningful"] is False  # CPU timings are never presented as real
     # a second run has nothing to do (everything cached on disk)
-    r2 = snakemake("-n", "--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path}", "search={iterations: 0}", cwd=root)
+    r2 = snakemake(
+        "-n",
+        "--cores",
+        "2",
+        "--config",
+        f"problems={probs}",
+        "device=cpu",
+        f"workdir={tmp_path}",
+        "search={iterations: 0}",
+        cwd=root,
+    )
     assert "Nothing to be done" in r2.stdout + r2.stderr
 
 
 @pytest.mark.slow
 def test_broken_problems_are_reported_and_others_finish(root, tmp_path):
-    r = snakemake("--cores", "2", "--config", "problems=tests/data/bad_problems", "device=cpu", f"workdir={tmp_path}", "search={iterations: 0}", cwd=root)
+    r = snakemake(
+        "--cores",
+        "2",
+        "--config",
+        "problems=tests/data/bad_problems",
+        "device=cpu",
+        f"workdir={tmp_path}",
+        "search={iterations: 0}",
+        cwd=root,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     expect = {
         "level1_1_ImportError": ("import", "No module named 'does_not_exist'"),
@@ -117,7 +157,9 @@ def test_dry_run_scales_to_250_problems(root, tmp_path):
 
     probs = make_synthetic_problems(tmp_path / "problems")
     t0 = time.perf_counter()
-    r = snakemake("-n", "--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path / 'wd'}", cwd=root)
+    r = snakemake(
+        "-n", "--cores", "2", "--config", f"problems={probs}", "device=cpu", f"workdir={tmp_path / 'wd'}", cwd=root
+    )
     took = time.perf_counter() - t0
     assert r.returncode == 0, r.stderr[-3000:]
     assert "capture" in r.stdout and " 250" in r.stdout.replace("\t", " ")
@@ -133,8 +175,17 @@ def test_a_changed_gate_setting_reruns_no_capture_classify_or_isolate(root, demo
 
     same = snakemake("-n", "--cores", "2", "--config", *demo_run_config(demo_run), cwd=root)
     assert "Nothing to be done" in same.stdout + same.stderr, (same.stdout + same.stderr)[-3000:]
-    changed = snakemake("-n", "--cores", "2", "--config", *demo_run_config(demo_run, "replace_with_inductor: true, perf_margin: 0.05"), cwd=root)
+    changed = snakemake(
+        "-n",
+        "--cores",
+        "2",
+        "--config",
+        *demo_run_config(demo_run, "replace_with_inductor: true, perf_margin: 0.05"),
+        cwd=root,
+    )
     assert changed.returncode == 0, changed.stderr[-3000:]
     jobs = job_counts(changed.stdout + changed.stderr)
     assert jobs.get("gate4", 0) >= 1, jobs  # the change is seen ...
-    assert not {"capture", "classify", "isolate", "gate1", "gate2", "gate3"} & set(jobs), jobs  # ... and nothing before gate 4 re-runs
+    assert not {"capture", "classify", "isolate", "gate1", "gate2", "gate3"} & set(jobs), (
+        jobs
+    )  # ... and nothing before gate 4 re-runs

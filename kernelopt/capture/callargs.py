@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+
 def map_call_args(call_args: list[Any], model: Any, inputs: list[Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Say where each argument of ``call`` comes from: a parameter/buffer, an input, or a saved tensor."""
     import torch
@@ -36,7 +37,9 @@ def map_call_args(call_args: list[Any], model: Any, inputs: list[Any]) -> tuple[
     return mapping, saved
 
 
-def build_call_args(mapping: list[dict[str, Any]], model: Any, inputs: list[Any], saved: dict[str, Any], device: str) -> list[Any]:
+def build_call_args(
+    mapping: list[dict[str, Any]], model: Any, inputs: list[Any], saved: dict[str, Any], device: str
+) -> list[Any]:
     params = dict(model.named_parameters())
     params.update(dict(model.named_buffers()))
     out: list[Any] = []
@@ -63,13 +66,22 @@ def match_outputs(model_outs: list[Any], call_outs: list[Any]) -> list[int | Non
 
     res: list[int | None] = []
     for mo in model_outs:
-        cands = [j for j, co in enumerate(call_outs) if isinstance(co, torch.Tensor) and co.shape == mo.shape and co.dtype == mo.dtype]
+        cands = [
+            j
+            for j, co in enumerate(call_outs)
+            if isinstance(co, torch.Tensor) and co.shape == mo.shape and co.dtype == mo.dtype
+        ]
         hit = next((j for j in cands if torch.equal(call_outs[j].nan_to_num(0.5), mo.nan_to_num(0.5))), None)
         if hit is None:
-            hit = next((j for j in cands if torch.allclose(call_outs[j], mo, rtol=1e-5, atol=1e-5, equal_nan=True)), None)
-        if hit is None and len(cands) == 1 and mo.is_floating_point() and torch.allclose(call_outs[cands[0]], mo, rtol=1e-3, atol=1e-3, equal_nan=True):
+            hit = next(
+                (j for j in cands if torch.allclose(call_outs[j], mo, rtol=1e-5, atol=1e-5, equal_nan=True)), None
+            )
+        if (
+            hit is None
+            and len(cands) == 1
+            and mo.is_floating_point()
+            and torch.allclose(call_outs[cands[0]], mo, rtol=1e-3, atol=1e-3, equal_nan=True)
+        ):
             hit = cands[0]
         res.append(hit)
     return res
-
-

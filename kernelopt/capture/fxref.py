@@ -7,6 +7,7 @@ copies that subgraph into a fresh graph whose placeholders are the kernel's inpu
 arguments and whose outputs are its written arguments, and returns the Python source
 of that graph: a reference that uses only eager ATen ops.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,7 +61,9 @@ def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> Re
     inputs = dict(inputs or {})
     for arg, node in {**inputs, **outputs}.items():
         if _shape(node) is None:
-            raise ReferenceUnavailable(f"argument {arg} maps to FX node {node.name}, whose value is not a single tensor")
+            raise ReferenceUnavailable(
+                f"argument {arg} maps to FX node {node.name}, whose value is not a single tensor"
+            )
     graph = fx.Graph()
     env: dict[Any, Any] = {}
     names: list[str] = []  # forward's parameters, in order (placeholder names are generated)
@@ -83,7 +86,9 @@ def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> Re
                 continue
             if cur.op == "placeholder":
                 if level == "kernel":
-                    raise ReferenceUnavailable(f"FX node {node.name} depends on graph input {cur.name}, which the kernel does not read")
+                    raise ReferenceUnavailable(
+                        f"FX node {node.name} depends on graph input {cur.name}, which the kernel does not read"
+                    )
                 ph = graph.placeholder(f"x{len(names)}")
                 ph.meta = dict(cur.meta)
                 names.append(cur.name)

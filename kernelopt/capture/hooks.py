@@ -8,12 +8,14 @@ Two long-standing entry points (same signatures in torch 2.11 and 2.13):
 - ``TritonScheduling.define_kernel(src_code, node_schedule, kernel)``: for every kernel
   definition (also deduplicated ones), the kernel's argument <-> buffer mapping.
 """
+
 from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 @dataclass
@@ -56,7 +58,7 @@ class CompileHooks:
         self._errors: list[str] = []
 
     @contextlib.contextmanager
-    def active(self) -> Iterator["CompileHooks"]:
+    def active(self) -> Iterator[CompileHooks]:
         from torch._inductor.codegen.triton import TritonScheduling
         from torch._inductor.graph import GraphLowering
 
@@ -148,7 +150,7 @@ def _kernel_site(name: str, node_schedule: Any, kernel: Any) -> KernelSite:
             scheduled.append(node.get_name())
         except Exception:  # noqa: BLE001
             pass
-        for sub in getattr(node, "get_nodes", lambda: [node])():
+        for sub in getattr(node, "get_nodes", lambda node=node: [node])():
             try:
                 computed.extend(b.get_name() for b in sub.get_outputs())
             except Exception:  # noqa: BLE001 - older schedulers: the IR node is the buffer

@@ -9,6 +9,7 @@ from typing import Any
 from ..core import outputcode, runtime
 from ..core.instrument import SiteTimer, instrumented
 
+
 def profile_sites(call: Any, mod: Any, oc: outputcode.OutputCode, device: str, reps: int) -> dict[str, Any]:
     """Time per launch site of the standalone wrapper (ms per call)."""
     timer = SiteTimer(device)
@@ -42,7 +43,13 @@ def profile_sites(call: Any, mod: Any, oc: outputcode.OutputCode, device: str, r
             kernel_ms = {}
             total = sum(site_ms.values())
             method = "wall time per launch site on CPU (Triton interpreter; not meaningful for GPU)"
-    return {"method": method, "site_ms": {str(k): v for k, v in sorted(site_ms.items())}, "device_kernels_ms": kernel_ms, "total_ms": total, "reps": reps}
+    return {
+        "method": method,
+        "site_ms": {str(k): v for k, v in sorted(site_ms.items())},
+        "device_kernels_ms": kernel_ms,
+        "total_ms": total,
+        "reps": reps,
+    }
 
 
 def profile_compiled(fn: Any, oc_kernels: set[str], device: str, reps: int) -> dict[str, Any]:
@@ -63,7 +70,11 @@ def profile_compiled(fn: Any, oc_kernels: set[str], device: str, reps: int) -> d
         if str(getattr(evt, "device_type", "")).endswith("CUDA"):
             by_name[evt.name] = by_name.get(evt.name, 0.0) + float(evt.device_time) / 1e3 / reps
     triton = sum(v for k, v in by_name.items() if k in oc_kernels)
-    copies = sum(v for k, v in by_name.items() if k not in oc_kernels and ("memcpy" in k.lower() or "copy" in k.lower() or "memset" in k.lower()))
+    copies = sum(
+        v
+        for k, v in by_name.items()
+        if k not in oc_kernels and ("memcpy" in k.lower() or "copy" in k.lower() or "memset" in k.lower())
+    )
     total = sum(by_name.values())
     return {
         "method": "torch.profiler over the torch.compile'd model as torch runs it (CUDA-graph trees)",
@@ -74,5 +85,3 @@ def profile_compiled(fn: Any, oc_kernels: set[str], device: str, reps: int) -> d
         "device_kernels_ms": dict(sorted(by_name.items(), key=lambda kv: -kv[1])),
         "reps": reps,
     }
-
-

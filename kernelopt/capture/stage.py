@@ -10,6 +10,7 @@ Artifacts (``<workdir>/<problem>/capture/``, docs/architecture.md):
   profile.json            per-launch-site device time (classify's input)
   baseline.json           eager and compiled times, compile seconds, environment
 """
+
 from __future__ import annotations
 
 import time
@@ -78,11 +79,18 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
             outputs[inner] = node_of(buf)
         except fxref.ReferenceUnavailable:
             only = next(iter(inputs.values())) if len(inputs) == 1 else None
-            if only is not None and len(out_bufs) == 1 and not unmapped and cap.buffer_numel.get(buf) == fxref.numel(only):
+            if (
+                only is not None
+                and len(out_bufs) == 1
+                and not unmapped
+                and cap.buffer_numel.get(buf) == fxref.numel(only)
+            ):
                 outputs[inner] = only  # same values in another layout (e.g. channels-last for a conv)
                 notes["layout_copy"] = True
             else:
-                raise fxref.ReferenceUnavailable(f"output buffer {buf} holds no FX node's value (e.g. the partial sums of a split reduction)") from None
+                raise fxref.ReferenceUnavailable(
+                    f"output buffer {buf} holds no FX node's value (e.g. the partial sums of a split reduction)"
+                ) from None
     if unmapped:
         notes["graph_level_because"] = f"input buffer(s) {', '.join(unmapped)} hold no FX node's value"
         return fxref.build(cap.gm, None, outputs), notes
@@ -102,13 +110,20 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
     model = problems.build_model(problem, device, seed)
     inputs = problems.make_inputs(problem, device, seed)
     fingerprint = problems.param_fingerprint(model)
-    print(f"[capture] {paths.problem}: device={device}, {sum(p.numel() for p in model.parameters())} parameters", flush=True)
+    print(
+        f"[capture] {paths.problem}: device={device}, {sum(p.numel() for p in model.parameters())} parameters",
+        flush=True,
+    )
 
     with torch.no_grad():
         try:
             eager_out = model(*inputs)
         except Exception as e:  # noqa: BLE001
-            raise ProblemError(str(problem_path), "forward", f"eager forward crashed: {type(e).__name__}: {e}\n{''.join(traceback.format_exception(e)[-3:])}") from e
+            raise ProblemError(
+                str(problem_path),
+                "forward",
+                f"eager forward crashed: {type(e).__name__}: {e}\n{''.join(traceback.format_exception(e)[-3:])}",
+            ) from e
         runtime.sync(device)
         with gpulock.exclusive(device, f"eager timing {paths.problem}"):
             eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(ccfg["timing"], device))
@@ -127,7 +142,11 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
                 output_structure = outputs.structure(compiled_result)
                 runtime.sync(device)
             except Exception as e:  # noqa: BLE001
-                raise ProblemError(str(problem_path), "compile", f"torch.compile(mode={ccfg['mode']!r}) failed: {type(e).__name__}: {str(e)[:2000]}") from e
+                raise ProblemError(
+                    str(problem_path),
+                    "compile",
+                    f"torch.compile(mode={ccfg['mode']!r}) failed: {type(e).__name__}: {str(e)[:2000]}",
+                ) from e
             compile_s = time.perf_counter() - t0
         print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
         compiled_vs_eager = outputs.max_abs_error(compiled_out, outputs.tensors(eager_out))
@@ -135,7 +154,11 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             compiled_t = measure.time_one(lambda: compiled(*inputs), device, measure.for_device(ccfg["timing"], device))
 
     if not hooks.graphs:
-        raise ProblemError(str(problem_path), "compile", "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)")
+        raise ProblemError(
+            str(problem_path),
+            "compile",
+            "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)",
+        )
 
     graphs_rec: list[dict[str, Any]] = []
     saved_all: dict[str, Any] = {}
@@ -157,13 +180,20 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             stem = name if g == 0 else f"g{g}_{name}"
             (paths.kernels_dir / f"{stem}.py").write_text(kd.source.lstrip("\n"))
             sites = cap.kernel_sites.get(name, [])
-            entry: dict[str, Any] = {"heuristic": kd.heuristic, "source": f"kernels/{stem}.py", "sites": [s.__dict__ for s in sites]}
+            entry: dict[str, Any] = {
+                "heuristic": kd.heuristic,
+                "source": f"kernels/{stem}.py",
+                "sites": [s.__dict__ for s in sites],
+            }
             if sites:
                 try:
                     ref, notes = kernel_reference(cap, sites[0])
                     (paths.kernels_dir / f"{stem}.reference.py").write_text(fxref.render(stem, ref))
                     if ref.constants:
-                        torch.save({k: v.detach().cpu() for k, v in ref.constants.items()}, paths.kernels_dir / f"{stem}.reference_constants.pt")
+                        torch.save(
+                            {k: v.detach().cpu() for k, v in ref.constants.items()},
+                            paths.kernels_dir / f"{stem}.reference_constants.pt",
+                        )
                     entry["reference"] = {
                         "file": f"kernels/{stem}.reference.py",
                         "inputs": ref.input_nodes,
@@ -188,7 +218,10 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             "sites": [s.to_dict() for s in oc.sites],
         }
         if cap.constants:
-            torch.save({k: v.detach().cpu() for k, v in cap.constants.items() if isinstance(v, torch.Tensor)}, paths.graph_constants(g))
+            torch.save(
+                {k: v.detach().cpu() for k, v in cap.constants.items() if isinstance(v, torch.Tensor)},
+                paths.graph_constants(g),
+            )
         if cap.call_args is None:
             rec["call_args"] = None
             rec["standalone"] = {"ok": False, "reason": "the wrapper's call() was never invoked"}
@@ -196,7 +229,9 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             mapping, saved = map_call_args(cap.call_args, model, inputs)
             rec["call_args"] = mapping
             saved_all.update({f"g{g}.{k}": v for k, v in saved.items()})
-            rec["standalone"] = _standalone_check(out_path, oc, cap, mapping, saved, model, inputs, compiled_out, device, ccfg, len(hooks.graphs))
+            rec["standalone"] = _standalone_check(
+                out_path, oc, cap, mapping, saved, model, inputs, compiled_out, device, ccfg, len(hooks.graphs)
+            )
         graphs_rec.append(rec)
 
     if saved_all:
@@ -227,13 +262,19 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         "graphs": len(graphs_rec),
         "eager": eager_t,
         "compiled": compiled_t,
-        "speedup_compiled_vs_eager": eager_t["median_ms"] / compiled_t["median_ms"] if compiled_t["median_ms"] > 0 else None,
+        "speedup_compiled_vs_eager": eager_t["median_ms"] / compiled_t["median_ms"]
+        if compiled_t["median_ms"] > 0
+        else None,
         "compiled_vs_eager_max_abs": compiled_vs_eager,
         "environment": runtime.environment(device),
         "inductor_config": _inductor_config(device),
     }
     write_json(paths.baseline, baseline)
-    print(f"[capture] eager {eager_t['median_ms']:.4f} ms, compiled {compiled_t['median_ms']:.4f} ms ({'meaningful' if eager_t['meaningful'] else 'CPU mode: not meaningful'})", flush=True)
+    print(
+        f"[capture] eager {eager_t['median_ms']:.4f} ms, compiled {compiled_t['median_ms']:.4f} ms "
+        f"({'meaningful' if eager_t['meaningful'] else 'CPU mode: not meaningful'})",
+        flush=True,
+    )
     return baseline
 
 
@@ -249,8 +290,17 @@ def _inductor_config(device: str) -> dict[str, Any]:
 
 
 def _standalone_check(
-    out_path: Path, oc: outputcode.OutputCode, cap: GraphCapture, mapping: list[dict[str, Any]], saved: dict[str, Any],
-    model: Any, inputs: list[Any], compiled_out: Any, device: str, ccfg: dict[str, Any], n_graphs: int,
+    out_path: Path,
+    oc: outputcode.OutputCode,
+    cap: GraphCapture,
+    mapping: list[dict[str, Any]],
+    saved: dict[str, Any],
+    model: Any,
+    inputs: list[Any],
+    compiled_out: Any,
+    device: str,
+    ccfg: dict[str, Any],
+    n_graphs: int,
 ) -> dict[str, Any]:
     """Import the saved wrapper in this process, run it with the real arguments, and record
     every launch.  Proves the file on disk is a runnable copy of what the compile produced."""
@@ -291,7 +341,13 @@ def run_or_record_failure(problem_path: Path, paths: ProblemPaths, cfg: dict[str
     except ProblemError as e:
         message = str(e)
         print(f"[capture] {paths.problem}: FAILED at {e.stage}: {message}", flush=True)
-        failure = {"problem": paths.problem, "path": str(problem_path), "failed": True, "stage": e.stage, "error": message}
+        failure = {
+            "problem": paths.problem,
+            "path": str(problem_path),
+            "failed": True,
+            "stage": e.stage,
+            "error": message,
+        }
         paths.capture.mkdir(parents=True, exist_ok=True)
         for p in (paths.capture_record, paths.profile, paths.baseline):
             write_json(p, failure)

@@ -25,6 +25,7 @@ Every step works on the wrapper's and the kernels' ASTs:
   C's launch.  ``expected_function`` applies the same declared edits on the AST, independently
   of the text edit, and gate 3's proof requires the two to agree.
 """
+
 from __future__ import annotations
 
 import ast
@@ -90,7 +91,9 @@ def kernel_def(tree: ast.Module, kernel: str) -> ast.FunctionDef:
     return fn
 
 
-def find_pairs(wrapper_src: str, kernel_sources: dict[str, str], heuristics: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def find_pairs(
+    wrapper_src: str, kernel_sources: dict[str, str], heuristics: dict[str, str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Fusible (producer, consumer) pairs of one wrapper module, and the refused candidate pairs
     with their reasons.  ``kernel_sources``: kernel name -> its module source."""
     tree = ast.parse(wrapper_src)
@@ -112,8 +115,17 @@ def find_pairs(wrapper_src: str, kernel_sources: dict[str, str], heuristics: dic
     return pairs, refused
 
 
-def _check_pair(fn: ast.FunctionDef, stmts: list[ast.stmt], ip: int, ic: int, p: str, c: str,
-                sources: dict[str, str], heuristics: dict[str, str], launch_count: dict[str, int]) -> dict[str, Any]:
+def _check_pair(
+    fn: ast.FunctionDef,
+    stmts: list[ast.stmt],
+    ip: int,
+    ic: int,
+    p: str,
+    c: str,
+    sources: dict[str, str],
+    heuristics: dict[str, str],
+    launch_count: dict[str, int],
+) -> dict[str, Any]:
     if heuristics.get(p) != "pointwise":
         raise NotFusible(f"the producer is a {heuristics.get(p)} kernel (only pointwise producers are fused)")
     if heuristics.get(c) == "template":
@@ -138,21 +150,36 @@ def _check_pair(fn: ast.FunctionDef, stmts: list[ast.stmt], ip: int, ic: int, p:
     c_param = c_params[uses[0]]
     if not c_param.startswith("in_ptr"):
         raise NotFusible(f"the consumer's {c_param} ({buf}) is not read-only")
-    for s in stmts[ip + 1:ic]:
+    for s in stmts[ip + 1 : ic]:
         if isinstance(s, ast.Delete) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
             continue
-        if isinstance(s, ast.Assign) and (_is_call_to(s.value, BETWEEN_CALLS) or isinstance(s.value, ast.Name)) and buf not in names_in(s):
+        if (
+            isinstance(s, ast.Assign)
+            and (_is_call_to(s.value, BETWEEN_CALLS) or isinstance(s.value, ast.Name))
+            and buf not in names_in(s)
+        ):
             continue
         raise NotFusible(f"a statement between the launches may touch their buffers: {ast.unparse(s)[:80]}")
     # B: named only by its definition, the two launches and `del B`
     for s in ast.walk(fn):
-        if not isinstance(s, ast.stmt) or isinstance(s, (ast.FunctionDef, ast.With)) or s is stmts[ip] or s is stmts[ic]:
+        if (
+            not isinstance(s, ast.stmt)
+            or isinstance(s, (ast.FunctionDef, ast.With))
+            or s is stmts[ip]
+            or s is stmts[ic]
+        ):
             continue
         if buf not in names_in(s):
             continue
         if isinstance(s, ast.Delete) and all(isinstance(t, ast.Name) for t in s.targets):
             continue
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == buf and buf not in names_in(s.value):
+        if (
+            isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == buf
+            and buf not in names_in(s.value)
+        ):
             continue
         raise NotFusible(f"{buf} is used beyond the two kernels: {ast.unparse(s)[:80]}")
     extra = []
@@ -164,25 +191,41 @@ def _check_pair(fn: ast.FunctionDef, stmts: list[ast.stmt], ip: int, ic: int, p:
         elif not name.startswith(("out_ptr", "in_out_ptr")) and not name.endswith("numel"):
             raise NotFusible(f"the producer's parameter {name} is neither a pointer nor a numel")
     lines = [x.lineno for x in stmts]
-    for s in stmts[ip + 1:ic]:
+    for s in stmts[ip + 1 : ic]:
         if isinstance(s, ast.Delete) and names_in(s) & {e["call_arg"] for e in extra} and lines.count(s.lineno) > 1:
-            raise NotFusible(f"`{ast.unparse(s)}` shares its line with other code (the stitcher moves it after the fused launch)")
+            raise NotFusible(
+                f"`{ast.unparse(s)}` shares its line with other code (the stitcher moves it after the fused launch)"
+            )
     for e in extra:
-        for s in stmts[ip + 1:ic]:
-            if isinstance(s, ast.Delete) and e["call_arg"] in names_in(s) and not all(isinstance(t, ast.Name) and t.id in {x["call_arg"] for x in extra} for t in s.targets):
+        for s in stmts[ip + 1 : ic]:
+            if (
+                isinstance(s, ast.Delete)
+                and e["call_arg"] in names_in(s)
+                and not all(isinstance(t, ast.Name) and t.id in {x["call_arg"] for x in extra} for t in s.targets)
+            ):
                 raise NotFusible(f"`{ast.unparse(s)}` deletes a producer argument together with other names")
             if isinstance(s, ast.Assign) and e["call_arg"] in names_in(s):
                 raise NotFusible(f"{e['call_arg']} is reassigned between the launches")
-    c_written = set().union(*[names_in(a) for n, a in zip(c_params, ccall.args) if n.startswith(("out_ptr", "in_out_ptr"))])
+    c_written = set().union(
+        *[names_in(a) for n, a in zip(c_params, ccall.args) if n.startswith(("out_ptr", "in_out_ptr"))]
+    )
     clash = sorted(c_written & {e["call_arg"] for e in extra})
     if clash:
-        raise NotFusible(f"the consumer writes {clash}, which the producer reads: fused, one block could read what another already wrote")
+        raise NotFusible(
+            f"the consumer writes {clash}, which the producer reads: "
+            "fused, one block could read what another already wrote"
+        )
     producer_body(sources[p], p, p_params[written[0]])
     consumer_loads(sources[c], c, c_param)
     return {
-        "producer": p, "consumer": c, "function": fn.name, "buffer": buf,
-        "producer_param": p_params[written[0]], "producer_inplace": p_params[written[0]].startswith("in_out_ptr"),
-        "consumer_param": c_param, "extra": extra,
+        "producer": p,
+        "consumer": c,
+        "function": fn.name,
+        "buffer": buf,
+        "producer_param": p_params[written[0]],
+        "producer_inplace": p_params[written[0]].startswith("in_out_ptr"),
+        "consumer_param": c_param,
+        "extra": extra,
     }
 
 
@@ -198,7 +241,9 @@ def producer_body(source: str, kernel: str, out_param: str) -> dict[str, Any]:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             name = s.targets[0].id
             if name in PROLOGUE:
-                if name == "xindex" and ("None" in ast.unparse(s.value) or ":," in ast.unparse(s.value).replace(" ", "")):
+                if name == "xindex" and (
+                    "None" in ast.unparse(s.value) or ":," in ast.unparse(s.value).replace(" ", "")
+                ):
                     raise NotFusible("the producer is not 1-D")
                 continue
             if isinstance(s.value, ast.Name) and s.value.id in aliases:
@@ -215,8 +260,14 @@ def producer_body(source: str, kernel: str, out_param: str) -> dict[str, Any]:
     if store is None:
         raise NotFusible("the producer stores nothing")
     ptr = store.args[0]
-    ok = (isinstance(ptr, ast.BinOp) and isinstance(ptr.op, ast.Add) and isinstance(ptr.left, ast.Name) and ptr.left.id == out_param
-          and isinstance(ptr.right, ast.Name) and ptr.right.id in aliases)
+    ok = (
+        isinstance(ptr, ast.BinOp)
+        and isinstance(ptr.op, ast.Add)
+        and isinstance(ptr.left, ast.Name)
+        and ptr.left.id == out_param
+        and isinstance(ptr.right, ast.Name)
+        and ptr.right.id in aliases
+    )
     if not ok:
         raise NotFusible(f"the producer does not store {out_param} at its own linear index")
     for s in body:
@@ -231,10 +282,21 @@ def producer_body(source: str, kernel: str, out_param: str) -> dict[str, Any]:
 def load_sites(fn: ast.FunctionDef, param: str) -> tuple[list[ast.Assign], int]:
     sites = []
     for node in ast.walk(fn):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call) and dotted(node.value.func) == "tl.load"):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and dotted(node.value.func) == "tl.load"
+        ):
             ptr = node.value.args[0] if node.value.args else None
-            if isinstance(ptr, ast.BinOp) and isinstance(ptr.op, ast.Add) and isinstance(ptr.left, ast.Name) and ptr.left.id == param and param not in names_in(ptr.right):
+            if (
+                isinstance(ptr, ast.BinOp)
+                and isinstance(ptr.op, ast.Add)
+                and isinstance(ptr.left, ast.Name)
+                and ptr.left.id == param
+                and param not in names_in(ptr.right)
+            ):
                 sites.append(node)
     uses = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param)
     return sites, uses
@@ -247,5 +309,3 @@ def consumer_loads(source: str, kernel: str, param: str) -> int:
     if not sites or len(sites) != uses:
         raise NotFusible(f"the consumer uses {param} other than in `tmp = tl.load({param} + (index), ...)`")
     return len(sites)
-
-

@@ -7,6 +7,7 @@ Output: dispatch.json.  Kinds (docs/architecture.md): triton | cublas (blas on C
 with ``template: true`` so they are never mistaken for pointwise/reduction kernels.
 CUDA-graph input copies, which exist only in the real compiled run, are kind ``other``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -48,16 +49,19 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
                 entry["template"] = k.get("heuristic") == "template"
                 uid = unit_id(g, site["target"])
                 entry["unit"] = uid
-                u = units.setdefault(uid, {
-                    "id": uid,
-                    "graph": g,
-                    "kernel": site["target"],
-                    "heuristic": k.get("heuristic"),
-                    "template": k.get("heuristic") == "template",
-                    "launches": 0,
-                    "time_ms": 0.0,
-                    "reference": "error" not in (k.get("reference") or {"error": 1}),
-                })
+                u = units.setdefault(
+                    uid,
+                    {
+                        "id": uid,
+                        "graph": g,
+                        "kernel": site["target"],
+                        "heuristic": k.get("heuristic"),
+                        "template": k.get("heuristic") == "template",
+                        "launches": 0,
+                        "time_ms": 0.0,
+                        "reference": "error" not in (k.get("reference") or {"error": 1}),
+                    },
+                )
                 u["launches"] += 1
                 u["time_ms"] += entry["time_ms"] or 0.0
             else:
@@ -66,10 +70,16 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
 
     copy_ms = (profile.get("compiled") or {}).get("copy_ms") or 0.0
     if copy_ms:
-        launches.append({
-            "graph": None, "lineno": None, "kind": "other", "target": "cudagraph input copies / memcpy",
-            "function": "runtime", "time_ms": copy_ms,
-        })
+        launches.append(
+            {
+                "graph": None,
+                "lineno": None,
+                "kind": "other",
+                "target": "cudagraph input copies / memcpy",
+                "function": "runtime",
+                "time_ms": copy_ms,
+            }
+        )
     total = sum(l["time_ms"] or 0.0 for l in launches)
     for l in launches:
         l["share"] = (l["time_ms"] or 0.0) / total if total > 0 else None
@@ -85,7 +95,10 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
         verdict, reason = "no-triton", "the compiled model launches no Triton kernel"
     elif triton_share < min_triton_share:
         verdict = "library-dominated"
-        reason = f"Triton kernels take {triton_share:.1%} of device time, under classify.min_triton_share={min_triton_share:.0%}"
+        reason = (
+            f"Triton kernels take {triton_share:.1%} of device time, "
+            f"under classify.min_triton_share={min_triton_share:.0%}"
+        )
     else:
         verdict, reason = "optimizable", f"Triton kernels take {triton_share:.1%} of device time"
     gprofs = [p for p in (profile.get("graphs") or []) if p]
@@ -98,7 +111,8 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
         "min_triton_share": min_triton_share,
         "time_by_kind_ms": by_kind,
         "total_ms": total,
-        "shares_method": (gprofs[0]["method"] if gprofs else "no profile") + ("; + copies from the CUDA-graph run" if copy_ms else ""),
+        "shares_method": (gprofs[0]["method"] if gprofs else "no profile")
+        + ("; + copies from the CUDA-graph run" if copy_ms else ""),
         "meaningful": device == "cuda",
         "stitchable": capture.get("stitchable", False),
         "launches": launches,
@@ -116,12 +130,20 @@ def add_fused_units(dispatch: dict[str, Any], pairs: list[dict[str, Any]], refus
         pu, cu = by_kernel[p["producer"]], by_kernel[p["consumer"]]
         uid = fusion.unit_id(pu["id"], cu["id"])
         time_ms = (pu["time_ms"] or 0.0) + (cu["time_ms"] or 0.0)
-        fused.append({
-            "id": uid, "graph": 0, "kernel": cu["kernel"], "heuristic": cu["heuristic"], "template": False, "launches": 1,
-            "time_ms": time_ms, "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
-            "reference": pu["reference"] and cu["reference"],
-            "fused": {**p, "producer_unit": pu["id"], "consumer_unit": cu["id"]},
-        })
+        fused.append(
+            {
+                "id": uid,
+                "graph": 0,
+                "kernel": cu["kernel"],
+                "heuristic": cu["heuristic"],
+                "template": False,
+                "launches": 1,
+                "time_ms": time_ms,
+                "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+                "reference": pu["reference"] and cu["reference"],
+                "fused": {**p, "producer_unit": pu["id"], "consumer_unit": cu["id"]},
+            }
+        )
     dispatch["units"] += fused
     dispatch["fusion"] = {"fused_units": [u["id"] for u in fused], "refused_pairs": refused}
 
@@ -130,18 +152,33 @@ def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = Tr
     capture = read_json(paths.capture_record)
     profile = read_json(paths.profile)
     if capture.get("failed"):
-        dispatch = {"problem": paths.problem, "verdict": "error", "reason": f"capture failed at {capture['stage']}: {capture['error'].splitlines()[0]}", "launches": [], "units": [], "time_by_kind_ms": {}, "triton_share": None}
+        dispatch = {
+            "problem": paths.problem,
+            "verdict": "error",
+            "reason": f"capture failed at {capture['stage']}: {capture['error'].splitlines()[0]}",
+            "launches": [],
+            "units": [],
+            "time_by_kind_ms": {},
+            "triton_share": None,
+        }
     else:
         dispatch = classify(capture, profile, min_triton_share)
         if fuse_neighbours and dispatch["verdict"] == "optimizable":
             kernels = capture["graphs"][0]["kernels"]
             sources = {k: (paths.capture / v["source"]).read_text() for k, v in kernels.items()}
-            pairs, refused = fusion.find_pairs(paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()})
+            pairs, refused = fusion.find_pairs(
+                paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()}
+            )
             add_fused_units(dispatch, pairs, refused)
     write_json(paths.dispatch, dispatch)
     kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
     nf = len((dispatch.get("fusion") or {}).get("fused_units", []))
-    print(f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)" + (f" ({nf} fused neighbour pair(s))" if nf else "") + f"; {kinds}", flush=True)
+    print(
+        f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)"
+        + (f" ({nf} fused neighbour pair(s))" if nf else "")
+        + f"; {kinds}",
+        flush=True,
+    )
     return dispatch
 
 

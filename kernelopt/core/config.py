@@ -37,7 +37,16 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
     "gate2": ("device", "seed", "gates.seeds", "gates.rtol", "gates.atol"),
     "synthesize": (),
     "seed_beam": ("search.seed_with_inductor", "search.beam_width", "search.synthesis_attempts"),
-    "profile": ("device", "seed", "gates.seeds", "measure", "search.ncu", "search.ncu_sections", "search.peak_bandwidth_gbs", "agent"),
+    "profile": (
+        "device",
+        "seed",
+        "gates.seeds",
+        "measure",
+        "search.ncu",
+        "search.ncu_sections",
+        "search.peak_bandwidth_gbs",
+        "agent",
+    ),
     "expand": ("search.beam_width", "agent"),
     "retry": ("search.beam_width", "agent"),
     "select_iter": ("device", "seed", "gates.seeds", "measure", "search.beam_width", "search.retries", "agent"),
@@ -178,7 +187,11 @@ def settings_for(cfg: dict[str, Any], rule: str) -> dict[str, Any]:
 def invalidated_by(setting: str) -> list[str]:
     """The rules whose jobs re-run when ``setting`` (e.g. ``gates.perf_margin``) changes."""
     head = setting.partition(".")[0]
-    return [r for r, keys in RULE_SETTINGS.items() if any(k == setting or k == head or k.startswith(setting + ".") for k in keys)]
+    return [
+        r
+        for r, keys in RULE_SETTINGS.items()
+        if any(k == setting or k == head or k.startswith(setting + ".") for k in keys)
+    ]
 
 
 def setting_keys() -> list[str]:
@@ -214,6 +227,11 @@ def reference_table() -> str:
         if tail:
             node = _resolve(node["properties"][tail])
         value = d[head][tail] if tail else d[head]
-        shown = yaml.safe_dump(value, default_flow_style=True, width=1000, sort_keys=False).strip().removesuffix("...").strip()
+        shown = (
+            yaml.safe_dump(value, default_flow_style=True, width=1000, sort_keys=False)
+            .strip()
+            .removesuffix("...")
+            .strip()
+        )
         rows.append(f"| `{key}` | `{shown}` | {node.get('description', '')} |")
     return "\n".join(rows)

@@ -177,7 +177,9 @@ def _convert_existing_jit_functions() -> None:
         return converted[key]
 
     for mod_name, mod in list(sys.modules.items()):
-        if not (mod_name == "triton.language" or mod_name.startswith("triton.language.") or mod_name == _HELPERS_MODULE):
+        if not (
+            mod_name == "triton.language" or mod_name.startswith("triton.language.") or mod_name == _HELPERS_MODULE
+        ):
             continue
         namespace = getattr(mod, "__dict__", None)
         if not isinstance(namespace, dict):
@@ -354,59 +356,126 @@ def _build_libdevice_numpy_table() -> dict[str, Callable[..., Any]]:
     div = lambda a, b: a / b  # noqa: E731
     table: dict[str, Callable[..., Any]] = {
         # exp / log family
-        "exp": np.exp, "fast_expf": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x),
-        "fast_exp10f": lambda x: np.power(10.0, x), "expm1": np.expm1,
-        "log": np.log, "fast_logf": np.log, "log2": np.log2, "fast_log2f": np.log2,
-        "log10": np.log10, "fast_log10f": np.log10, "log1p": np.log1p,
-        "logb": lambda x: np.floor(np.log2(np.abs(x))), "ilogb": _ilogb,
+        "exp": np.exp,
+        "fast_expf": np.exp,
+        "exp2": np.exp2,
+        "exp10": lambda x: np.power(10.0, x),
+        "fast_exp10f": lambda x: np.power(10.0, x),
+        "expm1": np.expm1,
+        "log": np.log,
+        "fast_logf": np.log,
+        "log2": np.log2,
+        "fast_log2f": np.log2,
+        "log10": np.log10,
+        "fast_log10f": np.log10,
+        "log1p": np.log1p,
+        "logb": lambda x: np.floor(np.log2(np.abs(x))),
+        "ilogb": _ilogb,
         # powers / roots
-        "pow": np.power, "fast_powf": np.power, "sqrt": np.sqrt, "sqrt_rn": np.sqrt,
-        "sqrt_rd": np.sqrt, "sqrt_ru": np.sqrt, "sqrt_rz": np.sqrt,
-        "rsqrt": lambda x: 1.0 / np.sqrt(x), "rsqrt_rn": lambda x: 1.0 / np.sqrt(x),
-        "cbrt": np.cbrt, "rcbrt": lambda x: 1.0 / np.cbrt(x),
-        "hypot": np.hypot, "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
+        "pow": np.power,
+        "fast_powf": np.power,
+        "sqrt": np.sqrt,
+        "sqrt_rn": np.sqrt,
+        "sqrt_rd": np.sqrt,
+        "sqrt_ru": np.sqrt,
+        "sqrt_rz": np.sqrt,
+        "rsqrt": lambda x: 1.0 / np.sqrt(x),
+        "rsqrt_rn": lambda x: 1.0 / np.sqrt(x),
+        "cbrt": np.cbrt,
+        "rcbrt": lambda x: 1.0 / np.cbrt(x),
+        "hypot": np.hypot,
+        "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
         "norm3d": lambda a, b, c: np.sqrt(a * a + b * b + c * c),
         "rnorm3d": lambda a, b, c: 1.0 / np.sqrt(a * a + b * b + c * c),
         "norm4d": lambda a, b, c, d: np.sqrt(a * a + b * b + c * c + d * d),
         "rnorm4d": lambda a, b, c, d: 1.0 / np.sqrt(a * a + b * b + c * c + d * d),
         # trig / hyperbolic
-        "sin": np.sin, "fast_sinf": np.sin, "cos": np.cos, "fast_cosf": np.cos,
-        "tan": np.tan, "fast_tanf": np.tan, "sinpi": lambda x: np.sin(np.pi * x),
-        "cospi": lambda x: np.cos(np.pi * x), "asin": np.arcsin, "acos": np.arccos,
-        "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh,
-        "tanh": np.tanh, "fast_tanhf": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+        "sin": np.sin,
+        "fast_sinf": np.sin,
+        "cos": np.cos,
+        "fast_cosf": np.cos,
+        "tan": np.tan,
+        "fast_tanf": np.tan,
+        "sinpi": lambda x: np.sin(np.pi * x),
+        "cospi": lambda x: np.cos(np.pi * x),
+        "asin": np.arcsin,
+        "acos": np.arccos,
+        "atan": np.arctan,
+        "atan2": np.arctan2,
+        "sinh": np.sinh,
+        "cosh": np.cosh,
+        "tanh": np.tanh,
+        "fast_tanhf": np.tanh,
+        "asinh": np.arcsinh,
+        "acosh": np.arccosh,
         "atanh": np.arctanh,
         # special functions (numpy lacks these -> torch)
-        "erf": _torch_unary("special.erf"), "erfc": _torch_unary("special.erfc"),
-        "erfinv": _torch_unary("special.erfinv"), "erfcx": _torch_unary("special.erfcx"),
+        "erf": _torch_unary("special.erf"),
+        "erfc": _torch_unary("special.erfc"),
+        "erfinv": _torch_unary("special.erfinv"),
+        "erfcx": _torch_unary("special.erfcx"),
         "erfcinv": lambda x: _torch_unary("special.erfinv")(1.0 - x),
-        "normcdf": _torch_unary("special.ndtr"), "normcdfinv": _torch_unary("special.ndtri"),
-        "lgamma": _torch_unary("lgamma"), "tgamma": _gamma,
-        "j0": _torch_unary("special.bessel_j0"), "j1": _torch_unary("special.bessel_j1"),
-        "y0": _torch_unary("special.bessel_y0"), "y1": _torch_unary("special.bessel_y1"),
-        "cyl_bessel_i0": _torch_unary("special.i0"), "cyl_bessel_i1": _torch_unary("special.i1"),
+        "normcdf": _torch_unary("special.ndtr"),
+        "normcdfinv": _torch_unary("special.ndtri"),
+        "lgamma": _torch_unary("lgamma"),
+        "tgamma": _gamma,
+        "j0": _torch_unary("special.bessel_j0"),
+        "j1": _torch_unary("special.bessel_j1"),
+        "y0": _torch_unary("special.bessel_y0"),
+        "y1": _torch_unary("special.bessel_y1"),
+        "cyl_bessel_i0": _torch_unary("special.i0"),
+        "cyl_bessel_i1": _torch_unary("special.i1"),
         # rounding
-        "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint,
-        "nearbyint": np.rint, "round": _round_half_away, "llrint": np.rint,
+        "floor": np.floor,
+        "ceil": np.ceil,
+        "trunc": np.trunc,
+        "rint": np.rint,
+        "nearbyint": np.rint,
+        "round": _round_half_away,
+        "llrint": np.rint,
         "llround": _round_half_away,
         # classification
-        "isnan": np.isnan, "isinf": np.isinf, "finitef": np.isfinite, "isfinited": np.isfinite,
+        "isnan": np.isnan,
+        "isinf": np.isinf,
+        "finitef": np.isfinite,
+        "isfinited": np.isfinite,
         "signbit": np.signbit,
         # misc binary / ternary float ops
-        "fmod": np.fmod, "remainder": lambda a, b: a - np.rint(a / b) * b,
-        "copysign": np.copysign, "nextafter": np.nextafter,
+        "fmod": np.fmod,
+        "remainder": lambda a, b: a - np.rint(a / b) * b,
+        "copysign": np.copysign,
+        "nextafter": np.nextafter,
         "fdim": lambda a, b: np.where(a > b, a - b, np.where(np.isnan(a) | np.isnan(b), a + b, 0)),
         "ldexp": lambda a, b: np.ldexp(a, b.astype(np.int32)),
         "scalbn": lambda a, b: np.ldexp(a, b.astype(np.int32)),
-        "saturatef": lambda x: np.clip(x, 0.0, 1.0), "abs": np.abs,
-        "fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c,
-        "fma_rz": lambda a, b, c: a * b + c, "fma_rd": lambda a, b, c: a * b + c,
+        "saturatef": lambda x: np.clip(x, 0.0, 1.0),
+        "abs": np.abs,
+        "fma": lambda a, b, c: a * b + c,
+        "fma_rn": lambda a, b, c: a * b + c,
+        "fma_rz": lambda a, b, c: a * b + c,
+        "fma_rd": lambda a, b, c: a * b + c,
         "fma_ru": lambda a, b, c: a * b + c,
-        "div_rn": div, "div_rz": div, "div_rd": div, "div_ru": div, "fast_dividef": div,
-        "rcp_rn": rcp, "rcp_rz": rcp, "rcp_rd": rcp, "rcp_ru": rcp,
-        "add_rn": np.add, "add_rz": np.add, "add_rd": np.add, "add_ru": np.add,
-        "sub_rn": np.subtract, "sub_rz": np.subtract, "sub_rd": np.subtract, "sub_ru": np.subtract,
-        "mul_rn": np.multiply, "mul_rz": np.multiply, "mul_rd": np.multiply, "mul_ru": np.multiply,
+        "div_rn": div,
+        "div_rz": div,
+        "div_rd": div,
+        "div_ru": div,
+        "fast_dividef": div,
+        "rcp_rn": rcp,
+        "rcp_rz": rcp,
+        "rcp_rd": rcp,
+        "rcp_ru": rcp,
+        "add_rn": np.add,
+        "add_rz": np.add,
+        "add_rd": np.add,
+        "add_ru": np.add,
+        "sub_rn": np.subtract,
+        "sub_rz": np.subtract,
+        "sub_rd": np.subtract,
+        "sub_ru": np.subtract,
+        "mul_rn": np.multiply,
+        "mul_rz": np.multiply,
+        "mul_rd": np.multiply,
+        "mul_ru": np.multiply,
         # integer helpers
         "hadd": lambda a, b: (a.astype(np.int64) + b) >> 1,
         "rhadd": lambda a, b: (a.astype(np.int64) + b + 1) >> 1,
@@ -533,6 +602,7 @@ def _patch_libdevice() -> None:
 # ---------------------------------------------------------------------------
 # reduce_fast_paths / scan_fast_paths
 # ---------------------------------------------------------------------------
+
 
 def _combine_name(combine_fn: Any) -> str | None:
     """Name of an Inductor ``triton_helpers`` combine function, else None."""
@@ -698,7 +768,9 @@ def _patch_scan_fast_paths() -> None:
             offset = 1
             with np.errstate(all="ignore"):
                 while offset < n:
-                    res = _call_combine(self, [c[..., : n - offset] for c in cur], [c[..., offset:] for c in cur], dtypes)
+                    res = _call_combine(
+                        self, [c[..., : n - offset] for c in cur], [c[..., offset:] for c in cur], dtypes
+                    )
                     nxt = [c.copy() for c in cur]
                     for dst, r in zip(nxt, res):
                         dst[..., offset:] = r
@@ -733,7 +805,7 @@ def _config_cost(self: Any, args: tuple[Any, ...], cfg: Any) -> tuple[int, int]:
         elems *= max(block, 1)
         # Reduction loop trips: R0_BLOCK -> r0_numel; x/y/z are already in the grid.
         if key.startswith("R"):
-            numel = bound.get(key[:-len("BLOCK")].lower() + "numel")
+            numel = bound.get(key[: -len("BLOCK")].lower() + "numel")
             if isinstance(numel, int) and numel > 0:
                 programs *= -(-numel // block)
     return programs, elems
@@ -795,24 +867,51 @@ def _patch_inductor_config() -> None:
 # ---------------------------------------------------------------------------
 
 _PATCHES: list[tuple[str, str, Callable[[], None]]] = [
-    ("interpret_env", "no Triton CPU driver: run kernels in Triton's interpreter (env + knob; convert early JITFunctions)",
-     _patch_interpret_env),
-    ("cpu_driver", "set_driver_to_cpu() warns 'kernels will not be executable' though the interpreter needs no driver",
-     _patch_cpu_driver),
-    ("backend_hash", "triton_hash_with_backend() needs driver.active, which has 0 drivers; use a constant hash",
-     _patch_backend_hash),
-    ("raw_stream", "multi-line CPU get_raw_stream def breaks the dedented benchmark-kernel template",
-     _patch_raw_stream),
-    ("libdevice", "libdevice.* are compiler-only stubs; interpreter needs tl.math / numpy implementations",
-     _patch_libdevice),
-    ("reduce_fast_paths", "triton_helpers combine fns hit the per-element generic_reduce; numpy/tree-vectorised instead",
-     _patch_reduce_fast_paths),
-    ("scan_fast_paths", "Inductor's generated scan combine fns hit the per-element generic_scan; Hillis-Steele instead",
-     _patch_scan_fast_paths),
-    ("interpret_config", "interpret mode launches configs[0] (often XBLOCK=1); use the fewest-programs config",
-     _patch_interpret_config),
-    ("inductor_config", "cpu_backend='triton', ATen-only GEMM/conv autotune, no epilogue-fusion benchmarking",
-     _patch_inductor_config),
+    (
+        "interpret_env",
+        "no Triton CPU driver: run kernels in Triton's interpreter (env + knob; convert early JITFunctions)",
+        _patch_interpret_env,
+    ),
+    (
+        "cpu_driver",
+        "set_driver_to_cpu() warns 'kernels will not be executable' though the interpreter needs no driver",
+        _patch_cpu_driver,
+    ),
+    (
+        "backend_hash",
+        "triton_hash_with_backend() needs driver.active, which has 0 drivers; use a constant hash",
+        _patch_backend_hash,
+    ),
+    (
+        "raw_stream",
+        "multi-line CPU get_raw_stream def breaks the dedented benchmark-kernel template",
+        _patch_raw_stream,
+    ),
+    (
+        "libdevice",
+        "libdevice.* are compiler-only stubs; interpreter needs tl.math / numpy implementations",
+        _patch_libdevice,
+    ),
+    (
+        "reduce_fast_paths",
+        "triton_helpers combine fns hit the per-element generic_reduce; numpy/tree-vectorised instead",
+        _patch_reduce_fast_paths,
+    ),
+    (
+        "scan_fast_paths",
+        "Inductor's generated scan combine fns hit the per-element generic_scan; Hillis-Steele instead",
+        _patch_scan_fast_paths,
+    ),
+    (
+        "interpret_config",
+        "interpret mode launches configs[0] (often XBLOCK=1); use the fewest-programs config",
+        _patch_interpret_config,
+    ),
+    (
+        "inductor_config",
+        "cpu_backend='triton', ATen-only GEMM/conv autotune, no epilogue-fusion benchmarking",
+        _patch_inductor_config,
+    ),
 ]
 
 

@@ -1,4 +1,5 @@
 """Errors a user can cause.  Each carries one sentence that names the file and the fix."""
+
 from __future__ import annotations
 
 

@@ -14,15 +14,15 @@ waited minutes).  So every taker passes a turnstile (a second lock file, held ex
 while it waits for the main lock): a waiting measurement holds the turnstile, new readers
 queue behind it, and it gets the GPU as soon as the readers already in finish.
 """
+
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
 
 # seconds this process held the lock, by mode: what a job really cost the GPU (its
 # benchmark wall time also counts Python start-up and waiting for the lock)

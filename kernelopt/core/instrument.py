@@ -4,14 +4,16 @@ The wrapper's ``call`` looks kernels (and ``extern_kernels`` / ``aten``) up in m
 globals at every call, so replacing those globals observes every launch without touching
 the generated code.  Launch sites are identified by their line number in the module.
 """
+
 from __future__ import annotations
 
 import contextlib
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .outputcode import OutputCode
 
@@ -36,7 +38,14 @@ def tensor_meta(t: Any) -> dict[str, Any]:
 def same_values(a: Any, b: Any) -> bool:
     import torch
 
-    return bool(torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.nan_to_num(0.123), b.nan_to_num(0.123)) and torch.equal(a.isnan(), b.isnan())))
+    return bool(
+        torch.equal(a, b)
+        or (
+            a.is_floating_point()
+            and torch.equal(a.nan_to_num(0.123), b.nan_to_num(0.123))
+            and torch.equal(a.isnan(), b.isnan())
+        )
+    )
 
 
 @dataclass
@@ -137,13 +146,19 @@ def grid_expr(inner: Any, config: dict[str, Any] | None) -> dict[str, Any] | Non
     try:
         from torch._inductor.runtime.triton_heuristics import GridExpr
 
-        meta = (getattr(inner, "inductor_meta", {}) or {})
+        meta = getattr(inner, "inductor_meta", {}) or {}
         kwargs = dict((config or {}).get("kwargs", {}))
         try:
             g = GridExpr.from_meta(meta, {k: k for k in kwargs})  # symbolic in the block sizes
         except Exception:  # noqa: BLE001 - e.g. precomputed grids need the concrete values
             g = GridExpr.from_meta(meta, kwargs)
-        return {"type": meta.get("grid_type"), "prefix": list(g.prefix), "x": str(g.x_grid), "y": str(g.y_grid), "z": str(g.z_grid)}
+        return {
+            "type": meta.get("grid_type"),
+            "prefix": list(g.prefix),
+            "x": str(g.x_grid),
+            "y": str(g.y_grid),
+            "z": str(g.z_grid),
+        }
     except Exception:  # noqa: BLE001
         return None
 

@@ -7,13 +7,15 @@ order alternates (A B, B A, ...).  Each round gives one ratio of medians; the de
 the median ratio and a bootstrap 95% confidence interval over rounds.  CPU (the Triton
 interpreter): the same procedure with a wall clock, marked ``meaningful: false``.
 """
+
 from __future__ import annotations
 
 import random
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024  # KernelBench's flush size; the H200's L2 is 60 MB
 
@@ -29,7 +31,7 @@ class Protocol:
     seed: int = 0
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any]) -> "Protocol":
+    def from_config(cls, cfg: dict[str, Any]) -> Protocol:
         return cls(**{k: cfg[k] for k in ("rounds", "reps", "warmup", "flush_l2") if k in cfg})
 
 
@@ -106,7 +108,9 @@ def bootstrap_ci(values: list[float], n: int, confidence: float, seed: int) -> t
     return lo, hi
 
 
-def compare(fn_a: Callable[[], Any], fn_b: Callable[[], Any], device: str, protocol: Protocol | None = None) -> Comparison:
+def compare(
+    fn_a: Callable[[], Any], fn_b: Callable[[], Any], device: str, protocol: Protocol | None = None
+) -> Comparison:
     """Interleaved A/B timing; returns B's time relative to A's with a confidence interval."""
     p = protocol or Protocol()
     flush = _Flusher(device, p.flush_l2)
@@ -133,8 +137,11 @@ def compare(fn_a: Callable[[], Any], fn_b: Callable[[], Any], device: str, proto
         ci_high=hi,
         rounds=p.rounds,
         reps=p.reps,
-        method=("CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), ")
-        + f"{p.rounds} interleaved rounds (ABBA) x {p.reps} reps, median per round, ratio of medians, bootstrap {int(p.confidence * 100)}% CI over rounds",
+        method=(
+            "CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), "
+        )
+        + f"{p.rounds} interleaved rounds (ABBA) x {p.reps} reps, median per round, ratio of medians, "
+        f"bootstrap {int(p.confidence * 100)}% CI over rounds",
         meaningful=device == "cuda",
         round_ratios=ratios,
         a_round_ms=a_meds,
@@ -157,7 +164,9 @@ def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = Non
         "meaningful": device == "cuda",
         "rounds": p.rounds,
         "reps": p.reps,
-        "method": ("CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), ")
+        "method": (
+            "CUDA events, L2 flush before each rep, " if device == "cuda" else "wall clock (CPU, Triton interpreter), "
+        )
         + f"median of {p.rounds} round medians x {p.reps} reps",
     }
 

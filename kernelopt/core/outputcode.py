@@ -6,6 +6,7 @@ The wrapper module is the runnable artifact of a compile: kernel definitions via
 launches Triton kernels (``name.run(...)``), library calls (``extern_kernels.mm(...)``) and
 ATen fallbacks.  Everything here reads the module's AST, not its comments.
 """
+
 from __future__ import annotations
 
 import ast
@@ -23,12 +24,36 @@ GEMM_OPS = {"mm", "addmm", "bmm", "baddbmm", "_int_mm", "_mm_plus_mm", "addmv", 
 CONV_OPS = {"convolution", "_convolution", "convolution_backward", "cudnn_convolution", "mkldnn_convolution", "conv2d"}
 # Calls in the wrapper that launch no device work (allocation, views, checks, bookkeeping).
 NON_LAUNCH = {
-    "assert_size_stride", "assert_alignment", "reinterpret_tensor", "get_raw_stream", "alloc_from_pool",
-    "run_intermediate_hooks", "maybe_profile", "start_graph", "end_graph", "len", "range", "print",
-    "_DeviceGuard", "set_device", "current_device", "clear", "align", "empty_strided",
+    "assert_size_stride",
+    "assert_alignment",
+    "reinterpret_tensor",
+    "get_raw_stream",
+    "alloc_from_pool",
+    "run_intermediate_hooks",
+    "maybe_profile",
+    "start_graph",
+    "end_graph",
+    "len",
+    "range",
+    "print",
+    "_DeviceGuard",
+    "set_device",
+    "current_device",
+    "clear",
+    "align",
+    "empty_strided",
 }
 SKIP_FUNCS = {"get_args", "benchmark_compiled_module", "__init__", "recursively_apply_fns"}
-HEURISTIC_KINDS = ("persistent_reduction", "reduction", "pointwise", "template", "foreach", "split_scan", "user_autotune", "cooperative_reduction")
+HEURISTIC_KINDS = (
+    "persistent_reduction",
+    "reduction",
+    "pointwise",
+    "template",
+    "foreach",
+    "split_scan",
+    "user_autotune",
+    "cooperative_reduction",
+)
 _HEUR_RE = re.compile(r"@triton_heuristics\.(\w+)\(")
 
 
@@ -107,7 +132,14 @@ def parse(source: str, path: str | Path = "<output_code>") -> OutputCode:
                 if func == "async_compile.triton" and name and len(node.value.args) >= 2:
                     src_node = node.value.args[1]
                     src = src_node.value if isinstance(src_node, ast.Constant) else ""
-                    dev = next((k.value.value for k in node.value.keywords if k.arg == "device_str" and isinstance(k.value, ast.Constant)), None)
+                    dev = next(
+                        (
+                            k.value.value
+                            for k in node.value.keywords
+                            if k.arg == "device_str" and isinstance(k.value, ast.Constant)
+                        ),
+                        None,
+                    )
                     oc.kernels[name] = KernelDef(name, src, _heuristic(src), node.lineno, dev)
                 elif name:
                     oc.other_defs.append(name)
@@ -148,7 +180,12 @@ def functions(tree: ast.Module) -> list[ast.FunctionDef]:
 def classify_call(node: ast.Call, kernels: dict[str, KernelDef]) -> tuple[str, str] | None:
     func = node.func
     name = dotted(func)
-    if isinstance(func, ast.Attribute) and func.attr == "run" and isinstance(func.value, ast.Name) and func.value.id in kernels:
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "run"
+        and isinstance(func.value, ast.Name)
+        and func.value.id in kernels
+    ):
         return "triton", func.value.id
     if name is None:
         return None

@@ -42,9 +42,18 @@ class Leaf:
         """What the structure check compares: path, kind, and shape + dtype or the value."""
         if self.is_tensor:
             t = self.value
-            return {"path": self.path, "kind": "tensor", "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+            return {
+                "path": self.path,
+                "kind": "tensor",
+                "shape": list(t.shape),
+                "dtype": str(t.dtype).replace("torch.", ""),
+            }
         v = self.value
-        return {"path": self.path, "kind": type(v).__name__, "value": v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)[:80]}
+        return {
+            "path": self.path,
+            "kind": type(v).__name__,
+            "value": v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)[:80],
+        }
 
 
 def flatten(obj: Any, path: str = "out") -> list[Leaf]:
@@ -100,7 +109,15 @@ def compare(name: str, out: Any, ref: Any, rtol: float, atol: float, *, reshape:
     note = ""
     if tuple(out.shape) != tuple(ref.shape):
         if not reshape or out.numel() != ref.numel():
-            return Comparison(name, False, math.inf, math.inf, out.numel(), out.numel(), f"shape {list(out.shape)} vs reference {list(ref.shape)}")
+            return Comparison(
+                name,
+                False,
+                math.inf,
+                math.inf,
+                out.numel(),
+                out.numel(),
+                f"shape {list(out.shape)} vs reference {list(ref.shape)}",
+            )
         ref = ref.reshape(out.shape)
         note = "reference reshaped to the argument's shape"
     o, r = out.detach().double(), ref.detach().to(out.device).double()
@@ -159,7 +176,13 @@ class OutputCheck:
         return max((c.max_abs for c in self.leaves), default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "rule": self.rule, "reason": self.reason, "max_abs": self.max_abs, "leaves": [c.to_dict() for c in self.leaves]}
+        return {
+            "ok": self.ok,
+            "rule": self.rule,
+            "reason": self.reason,
+            "max_abs": self.max_abs,
+            "leaves": [c.to_dict() for c in self.leaves],
+        }
 
 
 def check_leaves(got: list[Leaf], ref: list[Leaf], rtol: float, atol: float) -> OutputCheck:

@@ -4,6 +4,7 @@ A problem is a .py file with ``class Model(nn.Module)``, ``get_inputs()`` and
 ``get_init_inputs()``.  Its id is ``<level>_<file stem>`` (the level is the name of the
 directory holding the file), sanitised so that it is a safe Snakemake wildcard value.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -59,7 +60,10 @@ def discover(problems: str | list[str], base: Path | None = None) -> dict[str, P
         elif root.is_dir():
             found = sorted(p for p in root.rglob("*.py") if p.name != "__init__.py" and _looks_like_problem(p))
         else:
-            raise ConfigError(f"config key 'problems': {root} is neither a directory nor a file; point it at a KernelBench-style directory")
+            raise ConfigError(
+                f"config key 'problems': {root} is neither a directory nor a file; "
+                "point it at a KernelBench-style directory"
+            )
     else:
         for item in problems:
             p = Path(item)
@@ -74,7 +78,9 @@ def discover(problems: str | list[str], base: Path | None = None) -> dict[str, P
             raise ConfigError(f"problems {ids[pid]} and {p} both map to id '{pid}'; rename one of them")
         ids[pid] = p.resolve()
     if not ids:
-        raise ConfigError(f"config key 'problems': no KernelBench-format .py files (class Model + get_inputs) under {problems}")
+        raise ConfigError(
+            f"config key 'problems': no KernelBench-format .py files (class Model + get_inputs) under {problems}"
+        )
     return dict(sorted(ids.items()))
 
 
@@ -104,7 +110,12 @@ def load(path: str | Path) -> Problem:
         raise ProblemError(str(path), "import", f"{type(e).__name__}: {e}\n{_tail(e)}") from e
     missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not hasattr(module, n)]
     if missing:
-        raise ProblemError(str(path), "import", f"missing {', '.join(missing)}; a KernelBench problem defines class Model, get_inputs() and get_init_inputs()")
+        raise ProblemError(
+            str(path),
+            "import",
+            f"missing {', '.join(missing)}; "
+            "a KernelBench problem defines class Model, get_inputs() and get_init_inputs()",
+        )
     return Problem(path=path, module=module)
 
 
@@ -134,7 +145,9 @@ def build_model(problem: Problem, device: str, seed: int) -> Any:
         model = problem.module.Model(*init)
         return model.to(device).eval()
     except Exception as e:  # noqa: BLE001
-        raise ProblemError(str(problem.path), "build", f"Model(*get_init_inputs()) failed: {type(e).__name__}: {e}\n{_tail(e)}") from e
+        raise ProblemError(
+            str(problem.path), "build", f"Model(*get_init_inputs()) failed: {type(e).__name__}: {e}\n{_tail(e)}"
+        ) from e
 
 
 def make_inputs(problem: Problem, device: str, seed: int) -> list[Any]:
@@ -145,7 +158,9 @@ def make_inputs(problem: Problem, device: str, seed: int) -> list[Any]:
         torch.manual_seed(seed)
         inputs = problem.module.get_inputs()
     except Exception as e:  # noqa: BLE001
-        raise ProblemError(str(problem.path), "inputs", f"get_inputs() failed: {type(e).__name__}: {e}\n{_tail(e)}") from e
+        raise ProblemError(
+            str(problem.path), "inputs", f"get_inputs() failed: {type(e).__name__}: {e}\n{_tail(e)}"
+        ) from e
     return list(_to_device(list(inputs), device))
 
 

@@ -4,6 +4,7 @@ Call ``prepare()`` before anything compiles or loads an Inductor output module: 
 Inductor's and Triton's caches at the problem's own directory (no cross-problem reuse and
 no stale FX-graph cache) and, in CPU mode, installs the Triton-interpreter shims.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,9 @@ def resolve_device(device: str) -> str:
             if not torch.cuda.is_available():
                 from .errors import ConfigError
 
-                raise ConfigError("config device=cuda but torch sees no CUDA GPU here; use device=cpu (CPU mode) or run on a GPU node")
+                raise ConfigError(
+                    "config device=cuda but torch sees no CUDA GPU here; use device=cpu (CPU mode) or run on a GPU node"
+                )
         return device
     import torch
 
@@ -89,7 +92,9 @@ def environment(device: str) -> dict[str, Any]:
 
             out = subprocess.run(
                 ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                capture_output=True, text=True, timeout=20,
+                capture_output=True,
+                text=True,
+                timeout=20,
             )
             env["driver"] = out.stdout.strip().splitlines()[0] if out.returncode == 0 else None
         except Exception:  # noqa: BLE001

@@ -4,14 +4,16 @@ Used by the thin scripts/ entry points: stdout and stderr (also of C extensions,
 file descriptors) go to the log; a user-caused error ends in one sentence, both in the
 log and on the console, and exit status 1.
 """
+
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import KerneloptError
 
@@ -74,5 +76,9 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any]) -> Any:
         print(f"kernelopt {name}: {first} (full log: {log})", file=sys.stderr, flush=True)
         sys.exit(1)
     except Exception as e:  # noqa: BLE001
-        print(f"kernelopt {name}: internal error {type(e).__name__}: {e} (traceback in {log})", file=sys.stderr, flush=True)
+        print(
+            f"kernelopt {name}: internal error {type(e).__name__}: {e} (traceback in {log})",
+            file=sys.stderr,
+            flush=True,
+        )
         sys.exit(1)

@@ -8,6 +8,7 @@ work on, and reports the seconds it held it to the parent.
 
 usage: python -m kernelopt.gates.child {1|2} UNIT_DIR CANDIDATE.py OUT.json CONFIG_JSON
 """
+
 from __future__ import annotations
 
 import json
@@ -26,11 +27,26 @@ def run_in_child(gate: int, unit_dir: Path, candidate: Path, cfg: dict[str, Any]
     """Gate 1 or 2 in a separate process; a candidate that kills it fails with rule ``crash``."""
     with tempfile.TemporaryDirectory() as td:
         out = Path(td) / "verdict.json"
-        cmd = [sys.executable, "-m", "kernelopt.gates.child", str(gate), str(unit_dir), str(candidate), str(out), json.dumps(cfg, default=str)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "kernelopt.gates.child",
+            str(gate),
+            str(unit_dir),
+            str(candidate),
+            str(out),
+            json.dumps(cfg, default=str),
+        ]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return GateVerdict(gate, FAIL, f"rule timeout: checking the candidate took more than {timeout} s", rule="timeout", candidate=str(candidate))
+            return GateVerdict(
+                gate,
+                FAIL,
+                f"rule timeout: checking the candidate took more than {timeout} s",
+                rule="timeout",
+                candidate=str(candidate),
+            )
         if r.stdout or r.stderr:
             print((r.stdout + r.stderr)[-4000:], end="", flush=True)
         if r.returncode == 0 and out.exists():
@@ -45,7 +61,13 @@ def run_in_child(gate: int, unit_dir: Path, candidate: Path, cfg: dict[str, Any]
         else:
             how = f"exit status {r.returncode}"
         tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
-        return GateVerdict(gate, FAIL, f"rule crash: the candidate crashed the checking process ({how}); last line: {tail[0][:300]}", rule="crash", candidate=str(candidate))
+        return GateVerdict(
+            gate,
+            FAIL,
+            f"rule crash: the candidate crashed the checking process ({how}); last line: {tail[0][:300]}",
+            rule="crash",
+            candidate=str(candidate),
+        )
 
 
 def main() -> None:

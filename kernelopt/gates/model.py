@@ -48,9 +48,13 @@ def pin_configs(mod: ModuleType, oc: outputcode.OutputCode, launches: list[dict[
         if want is None:
             status[name] = "unpinned: no recorded config"
             continue
-        match = [c for c in configs if dict(getattr(c, "kwargs", {})) == want.get("kwargs", {})
-                 and getattr(c, "num_warps", None) == want.get("num_warps", getattr(c, "num_warps", None))
-                 and getattr(c, "num_stages", None) == want.get("num_stages", getattr(c, "num_stages", None))]
+        match = [
+            c
+            for c in configs
+            if dict(getattr(c, "kwargs", {})) == want.get("kwargs", {})
+            and getattr(c, "num_warps", None) == want.get("num_warps", getattr(c, "num_warps", None))
+            and getattr(c, "num_stages", None) == want.get("num_stages", getattr(c, "num_stages", None))
+        ]
         if match:
             obj.configs = [match[0]]
             status[name] = "pinned"
@@ -154,7 +158,11 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
                 inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
                 ref64 = outputs.flatten(model64(*inputs64))
                 err_c, err_b = _leaf_error(cand, ref64), _leaf_error(base, ref64)
-                row.update(fp64_candidate_err=err_c, fp64_baseline_err=err_b, fp64_pass=err_c <= gc["fp64_ratio"] * max(err_b, 1e-12))
+                row.update(
+                    fp64_candidate_err=err_c,
+                    fp64_baseline_err=err_b,
+                    fp64_pass=err_c <= gc["fp64_ratio"] * max(err_b, 1e-12),
+                )
             row["pass"] = direct.ok or row.get("fp64_pass", False)
             per_seed.append(row)
     proof = plan["stitch"]["proof"]
@@ -193,5 +201,6 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     return fail(
         "e2e-correctness",
         f"seed {bad['seed']}: stitched vs eager max abs {bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, "
-        f"and FP64 error {bad.get('fp64_candidate_err', nan):.3g} > {gc['fp64_ratio']} x baseline's {bad.get('fp64_baseline_err', nan):.3g}",
+        f"and FP64 error {bad.get('fp64_candidate_err', nan):.3g} > {gc['fp64_ratio']} x "
+        f"baseline's {bad.get('fp64_baseline_err', nan):.3g}",
     )

@@ -33,10 +33,20 @@ def gate4(paths: ProblemPaths, stitched: Path, cfg: dict[str, Any]) -> GateVerdi
     with torch.no_grad(), gpulock.exclusive(m.device, f"gate4 {paths.problem}"):
         cmp = measure.compare(fa, fb, m.device, measure.for_device(cfg["measure"], m.device))
     numbers = {**cmp.to_dict(), "cuda_graphs": m.device == "cuda", "config_pins": m.pins}
-    times = f"stitched {cmp.b_ms:.4f} ms vs baseline {cmp.a_ms:.4f} ms: ratio {cmp.ratio:.4f} (95% CI {cmp.ci_low:.4f}-{cmp.ci_high:.4f})"
+    times = (
+        f"stitched {cmp.b_ms:.4f} ms vs baseline {cmp.a_ms:.4f} ms: ratio {cmp.ratio:.4f} "
+        f"(95% CI {cmp.ci_low:.4f}-{cmp.ci_high:.4f})"
+    )
     if not cmp.meaningful:
         why = f"CPU mode: timings taken (ratio {cmp.ratio:.3f}) but not meaningful; gate 4 is not passed"
         return GateVerdict(4, SKIPPED_BY_MODE, why, numbers=numbers, tolerances=tol)
     if cmp.ci_high <= 1 + gc["perf_margin"]:
         return GateVerdict(4, PASS, f"{times} <= {1 + gc['perf_margin']:.2f}", numbers=numbers, tolerances=tol)
-    return GateVerdict(4, FAIL, f"rule perf-gate: {times} exceeds {1 + gc['perf_margin']:.2f}", rule="perf-gate", numbers=numbers, tolerances=tol)
+    return GateVerdict(
+        4,
+        FAIL,
+        f"rule perf-gate: {times} exceeds {1 + gc['perf_margin']:.2f}",
+        rule="perf-gate",
+        numbers=numbers,
+        tolerances=tol,
+    )

@@ -27,7 +27,10 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
     kinfo = grec["kernels"][kernel]
     launches = [l for l in (grec.get("standalone") or {}).get("launches", []) if l["kernel"] == kernel]
     if not launches:
-        raise RuntimeError(f"kernel {kernel} was never launched in the standalone run ({(grec.get('standalone') or {}).get('reason', '')})")
+        raise RuntimeError(
+            f"kernel {kernel} was never launched in the standalone run "
+            f"({(grec.get('standalone') or {}).get('reason', '')})"
+        )
     first = launches[0]
     site = (kinfo.get("sites") or [{}])[0]
     buffer_of: dict[str, str] = {}
@@ -40,7 +43,9 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
     for i, a in enumerate(first["args"]):
         spec = dict(a)
         if a["kind"] == "tensor":
-            spec["access"] = "write" if a["name"] in ref.get("write_only", []) else access_of(a["name"], i in first["written"])
+            spec["access"] = (
+                "write" if a["name"] in ref.get("write_only", []) else access_of(a["name"], i in first["written"])
+            )
             spec["buffer"] = buffer_of.get(a["name"])
         args.append(spec)
     return {
@@ -62,5 +67,3 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
         "fx_origins": site.get("origins", []),
         "share": u.get("share"),
     }
-
-

@@ -21,8 +21,15 @@ def fused_contract(pc: dict[str, Any], cc: dict[str, Any], pair: dict[str, Any],
         spec = dict(a)
         if a["name"] == pair["consumer_param"]:
             spec["access"] = "readwrite"  # scratch: the Inductor pair writes it, nobody reads it after the unit
-            spec["note"] = (f"the intermediate {pair['buffer']}: holds {pair['producer']}'s input here (the Inductor pair rewrites it "
-                            "in place, the fused kernel only reads it); never read after the unit") if pair["producer_inplace"] else f"the intermediate {pair['buffer']}: written by the Inductor pair, ignored by the fused kernel"
+            spec["note"] = (
+                (
+                    f"the intermediate {pair['buffer']}: holds {pair['producer']}'s input here "
+                    "(the Inductor pair rewrites it "
+                    "in place, the fused kernel only reads it); never read after the unit"
+                )
+                if pair["producer_inplace"]
+                else f"the intermediate {pair['buffer']}: written by the Inductor pair, ignored by the fused kernel"
+            )
         args.append(spec)
     pargs = {a["name"]: a for a in pc["args"]}
     for e in pair["extra"]:
@@ -48,28 +55,30 @@ def render_pair(contract: dict[str, Any], p_src: str, c_src: str) -> str:
         pbound[e["producer_param"]] = e["fused_param"]
     pbound[f["producer_param"]] = f["consumer_param"]
     cparams = [a["name"] for a in cc["args"]]
-    return "\n".join([
-        f'"""Inductor\'s kernels for the fused unit {contract["unit"]}: {f["producer"]} then {f["consumer"]},',
-        "launched one after the other with the configs Inductor chose, as the wrapper launches them.",
-        f"This is the baseline the fused candidates are timed against.  launch(*args) takes {f['consumer']}'s",
-        f"arguments followed by {f['producer']}'s other inputs (p_*).",
-        '"""',
-        strip_heuristics_decorator(p_src, f["producer"]).rstrip(),
-        "",
-        strip_heuristics_decorator(c_src, f["consumer"]).rstrip(),
-        "",
-        "",
-        *launcher_lines(f["producer"], pc, "P_", "P_"),
-        "",
-        "",
-        *launcher_lines(f["consumer"], cc, "", "C_"),
-        "",
-        "",
-        f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-        f"    P_launch({', '.join(str(pbound[a['name']]) for a in pc['args'])})",
-        f"    C_launch({', '.join(cparams)})",
-        "",
-    ])
+    return "\n".join(
+        [
+            f'"""Inductor\'s kernels for the fused unit {contract["unit"]}: {f["producer"]} then {f["consumer"]},',
+            "launched one after the other with the configs Inductor chose, as the wrapper launches them.",
+            f"This is the baseline the fused candidates are timed against.  launch(*args) takes {f['consumer']}'s",
+            f"arguments followed by {f['producer']}'s other inputs (p_*).",
+            '"""',
+            strip_heuristics_decorator(p_src, f["producer"]).rstrip(),
+            "",
+            strip_heuristics_decorator(c_src, f["consumer"]).rstrip(),
+            "",
+            "",
+            *launcher_lines(f["producer"], pc, "P_", "P_"),
+            "",
+            "",
+            *launcher_lines(f["consumer"], cc, "", "C_"),
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"    P_launch({', '.join(str(pbound[a['name']]) for a in pc['args'])})",
+            f"    C_launch({', '.join(cparams)})",
+            "",
+        ]
+    )
 
 
 REFERENCE = '''"""Composed eager reference of the fused unit {unit}: {producer}'s reference (producer/),
@@ -122,9 +131,20 @@ def write_reference(udir: Path, contract: dict[str, Any], p_ref: Path, c_ref: Pa
     pmap[f["producer_param"]] = f["consumer_param"]
     if level == "graph":
         pmap = {n: n for n in p_inputs}
-    inputs = list(dict.fromkeys([pmap[n] for n in p_inputs] + [n for n in cr.get("INPUTS") if n != f["consumer_param"]]))
-    (udir / "reference.py").write_text(REFERENCE.format(
-        level=level,
-        unit=contract["unit"], producer=f["producer"], consumer=f["consumer"], buffer=f["buffer"],
-        consumer_param=f["consumer_param"], producer_param=f["producer_param"], inputs=inputs,
-        outputs=cr.get("OUTPUTS"), producer_arg=pmap))
+    inputs = list(
+        dict.fromkeys([pmap[n] for n in p_inputs] + [n for n in cr.get("INPUTS") if n != f["consumer_param"]])
+    )
+    (udir / "reference.py").write_text(
+        REFERENCE.format(
+            level=level,
+            unit=contract["unit"],
+            producer=f["producer"],
+            consumer=f["consumer"],
+            buffer=f["buffer"],
+            consumer_param=f["consumer_param"],
+            producer_param=f["producer_param"],
+            inputs=inputs,
+            outputs=cr.get("OUTPUTS"),
+            producer_arg=pmap,
+        )
+    )

@@ -8,6 +8,7 @@ negative).  The expected outputs come from ``reference.py`` (eager ATen ops), ne
 Inductor's code.  A candidate module defines ``launch(*args)`` taking the same positional
 arguments as ``kernel.run(...)`` in the wrapper; it writes its outputs in place.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -52,7 +53,11 @@ class ProblemRuntime:
         self.model = problems.build_model(self.problem, device, self.record["seed"])
         fp = problems.param_fingerprint(self.model)
         if fp != self.record["param_fingerprint"]:
-            raise RuntimeError(f"{self.record['path']}: rebuilding the model on seed {self.record['seed']} gave different parameters than at capture ({fp} != {self.record['param_fingerprint']}); Model.__init__ must be deterministic under torch.manual_seed")
+            raise RuntimeError(
+                f"{self.record['path']}: rebuilding the model on seed {self.record['seed']} gave different parameters "
+                f"than at capture ({fp} != {self.record['param_fingerprint']}); "
+                "Model.__init__ must be deterministic under torch.manual_seed"
+            )
         self.saved = torch.load(paths.saved_call_args) if paths.saved_call_args.exists() else {}
         self._modules: dict[int, tuple[ModuleType, outputcode.OutputCode]] = {}
 
@@ -84,7 +89,9 @@ class ProblemRuntime:
         import torch
 
         if len(self.record["graphs"]) > 1 and graph > 0:
-            raise RuntimeError("inputs for graphs after the first need the Python code between graphs; not supported yet")
+            raise RuntimeError(
+                "inputs for graphs after the first need the Python code between graphs; not supported yet"
+            )
         mod, oc = self.wrapper(graph)
         obs = IOCapture(kernel, index)
         with torch.no_grad(), instrumented(mod, oc, obs):
@@ -179,7 +186,11 @@ class UnitHarness:
             module.launch(*call)
         if self.rt.device == "cuda":
             torch.cuda.synchronize()
-        return {spec["name"]: a for spec, a in zip(self.contract["args"], call) if spec.get("access") in ("write", "readwrite")}
+        return {
+            spec["name"]: a
+            for spec, a in zip(self.contract["args"], call)
+            if spec.get("access") in ("write", "readwrite")
+        }
 
     @staticmethod
     def graph_level_fallback(got: Any, inductor: Any, ref: Any, rtol: float, atol: float) -> dict[str, Any]:
@@ -193,9 +204,19 @@ class UnitHarness:
         vs_inductor = compare("vs_inductor", got, inductor, rtol, atol, reshape=True)
         mine = compare("candidate", got, ref, rtol, atol, reshape=True)
         ok = (not base.ok) and mine.max_abs <= GRAPH_FALLBACK_RATIO * base.max_abs and vs_inductor.ok
-        return {"ok": ok, "fallback": {"rule": f"graph-level reference: error <= {GRAPH_FALLBACK_RATIO} x Inductor kernel's own, and allclose to Inductor's output",
-                                       "inductor_vs_reference_max_abs": base.max_abs, "inductor_mismatched": base.mismatched,
-                                       "candidate_vs_inductor_max_abs": vs_inductor.max_abs, "pass": ok}}
+        return {
+            "ok": ok,
+            "fallback": {
+                "rule": (
+                    f"graph-level reference: error <= {GRAPH_FALLBACK_RATIO} x Inductor kernel's own, "
+                    "and allclose to Inductor's output"
+                ),
+                "inductor_vs_reference_max_abs": base.max_abs,
+                "inductor_mismatched": base.mismatched,
+                "candidate_vs_inductor_max_abs": vs_inductor.max_abs,
+                "pass": ok,
+            },
+        }
 
     def check(self, module: ModuleType, seeds: list[int], rtol: float, atol: float) -> dict[str, Any]:
         """Candidate vs eager reference on each seed; also vs the wrapper's own launch (info)."""
@@ -210,7 +231,11 @@ class UnitHarness:
             comps = []
             for name in self.reference.OUTPUTS:
                 if name not in got:
-                    comps.append(Comparison(name, False, math.inf, math.inf, 0, 0, "the contract says this argument is not written").to_dict())
+                    comps.append(
+                        Comparison(
+                            name, False, math.inf, math.inf, 0, 0, "the contract says this argument is not written"
+                        ).to_dict()
+                    )
                     continue
                 c = compare(name, got[name], expected[name], rtol, atol, reshape=True).to_dict()
                 w = compare(name, got[name], wrapper_after[name], 0.0, 0.0, reshape=True)

@@ -30,6 +30,8 @@ INDUCTOR_TITLE = """Inductor's kernel for unit {unit} ({heuristic}), as Inductor
 configuration its autotuner chose at capture.  Runnable standalone: ``launch(*args)``
 takes the positional arguments of ``{kernel}.run(...)`` in the wrapper
 (capture/output_code.py) and writes the outputs in place."""
+
+
 def launcher_lines(kernel: str, contract: dict[str, Any], cfg_prefix: str = "", fn_prefix: str = "") -> list[str]:
     """``inductor.py`` form: CONFIG / NUM_WARPS / NUM_STAGES, ``grid(...)`` and ``launch(...)``
     for ``kernel`` with the config and grid recorded in ``contract`` (the prefixes name a second
@@ -64,6 +66,13 @@ def launcher_lines(kernel: str, contract: dict[str, Any], cfg_prefix: str = "", 
 def render_inductor(contract: dict[str, Any], kernel_source: str, title: str | None = None) -> str:
     kernel = contract["kernel"]
     title = title or INDUCTOR_TITLE.format(unit=contract["unit"], heuristic=contract.get("heuristic"), kernel=kernel)
-    return "\n".join([f'"""{title}', '"""', strip_heuristics_decorator(kernel_source, kernel).rstrip(), "", *launcher_lines(kernel, contract), ""])
-
-
+    return "\n".join(
+        [
+            f'"""{title}',
+            '"""',
+            strip_heuristics_decorator(kernel_source, kernel).rstrip(),
+            "",
+            *launcher_lines(kernel, contract),
+            "",
+        ]
+    )

@@ -32,11 +32,23 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     result["meaningful_timing"] = device == "cuda"
     write_json(paths.isolate_check(unit), result)
     what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
-    print(f"[isolate] {paths.problem}/{unit}{what}: {result['status']}" + (f" ({result.get('reason')})" if result.get("reason") else ""), flush=True)
+    print(
+        f"[isolate] {paths.problem}/{unit}{what}: {result['status']}"
+        + (f" ({result.get('reason')})" if result.get("reason") else ""),
+        flush=True,
+    )
     return result
 
 
-def _isolate_kernel(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], _: Any) -> dict[str, Any]:
+def _isolate_kernel(
+    paths: ProblemPaths,
+    unit: str,
+    cfg: dict[str, Any],
+    device: str,
+    capture: dict[str, Any],
+    dispatch: dict[str, Any],
+    _: Any,
+) -> dict[str, Any]:
     contract = build_contract(capture, dispatch, unit)
     stem = unit  # kernels/<unit>.py: graph 0 units are named after the kernel, others g<k>_<kernel>
     kernel_src = (paths.kernels_dir / f"{stem}.py").read_text()
@@ -55,11 +67,21 @@ def _isolate_kernel(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device:
     return result
 
 
-def _isolate_fused(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: str, capture: dict[str, Any], dispatch: dict[str, Any], pair: dict[str, Any]) -> dict[str, Any]:
+def _isolate_fused(
+    paths: ProblemPaths,
+    unit: str,
+    cfg: dict[str, Any],
+    device: str,
+    capture: dict[str, Any],
+    dispatch: dict[str, Any],
+    pair: dict[str, Any],
+) -> dict[str, Any]:
     """A fused neighbour pair (fusion.py): merged contract, the pair as Inductor launches it
     (inductor.py), the composed reference, and the same 3-seed check."""
     pu, cu = pair["producer_unit"], pair["consumer_unit"]
-    contract = fused.fused_contract(build_contract(capture, dispatch, pu), build_contract(capture, dispatch, cu), pair, unit)
+    contract = fused.fused_contract(
+        build_contract(capture, dispatch, pu), build_contract(capture, dispatch, cu), pair, unit
+    )
     p_src, c_src = ((paths.kernels_dir / f"{u}.py").read_text() for u in (pu, cu))
     write_json(paths.contract(unit), contract)
     paths.inductor_kernel(unit).write_text(fused.render_pair(contract, p_src, c_src))
@@ -76,7 +98,9 @@ def _isolate_fused(paths: ProblemPaths, unit: str, cfg: dict[str, Any], device: 
     return result
 
 
-def _check(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any], device: str) -> dict[str, Any]:
+def _check(
+    paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any], device: str
+) -> dict[str, Any]:
     icfg = cfg["isolate"]
     try:
         rt = ProblemRuntime(paths, device, cfg["seed"])
@@ -87,13 +111,30 @@ def _check(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[s
         res["status"] = "pass" if res["ok"] else "mismatch"
         fb = res["graph_level_fallback"]
         if fb:
-            res["reason"] = f"graph-level reference: outputs {fb} differ from it by the upstream library ops' numerics (Inductor's kernel is its own baseline here)"
+            res["reason"] = (
+                f"graph-level reference: outputs {fb} differ from it by the upstream library ops' numerics "
+                "(Inductor's kernel is its own baseline here)"
+            )
         if not res["ok"]:
-            bad = [f"seed {s['seed']}: " + ", ".join(f"{c['name']} max_abs={c['max_abs']:.3g} ({c['mismatched']}/{c['numel']} off)" for c in s["outputs"] if not c["ok"]) for s in res["seeds"] if not s["ok"]]
+            bad = [
+                f"seed {s['seed']}: "
+                + ", ".join(
+                    f"{c['name']} max_abs={c['max_abs']:.3g} ({c['mismatched']}/{c['numel']} off)"
+                    for c in s["outputs"]
+                    if not c["ok"]
+                )
+                for s in res["seeds"]
+                if not s["ok"]
+            ]
             res["reason"] = "Inductor's kernel differs from the eager reference: " + "; ".join(bad)
         return res
     except Exception as e:  # noqa: BLE001 - recorded per unit, the pipeline goes on
-        return {"ok": False, "status": "error", "reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-3000:]}
+        return {
+            "ok": False,
+            "status": "error",
+            "reason": f"{type(e).__name__}: {e}",
+            "traceback": traceback.format_exc()[-3000:],
+        }
 
 
 def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
@@ -114,5 +155,9 @@ def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
         "checks": {u: {"status": c.get("status"), "reason": c.get("reason")} for u, c in checks.items()},
     }
     write_json(paths.isolated, summary)
-    print(f"[isolated] {paths.problem}: {summary['verdict']}, {summary['units_pass']}/{summary['units']} unit(s) match their reference on all seeds", flush=True)
+    print(
+        f"[isolated] {paths.problem}: {summary['verdict']}, {summary['units_pass']}/{summary['units']} unit(s) "
+        "match their reference on all seeds",
+        flush=True,
+    )
     return summary

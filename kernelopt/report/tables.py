@@ -1,6 +1,7 @@
 """The report's tables: ``stages`` (one row per problem over stages 1-3: capture, classify,
 isolate) and ``results`` (one row per problem from its ``result.json``, summaries per level
 and overall), with their console summaries."""
+
 from __future__ import annotations
 
 import csv
@@ -11,8 +12,21 @@ from typing import Any
 from ..core.paths import ProblemPaths
 
 STAGE_COLUMNS = [
-    "problem", "status", "verdict", "device", "compile_s", "eager_ms", "compiled_ms", "speedup_compiled_vs_eager",
-    "meaningful", "triton_share", "kinds", "units", "units_pass", "unit_failures", "reason",
+    "problem",
+    "status",
+    "verdict",
+    "device",
+    "compile_s",
+    "eager_ms",
+    "compiled_ms",
+    "speedup_compiled_vs_eager",
+    "meaningful",
+    "triton_share",
+    "kinds",
+    "units",
+    "units_pass",
+    "unit_failures",
+    "reason",
 ]
 
 
@@ -70,10 +84,16 @@ def stages(workdir: Path, problems: list[str], out_json: Path, out_csv: Path) ->
 
 
 def console_summary(summary: dict[str, Any], csv_path: Path) -> str:
-    lines = [f"[report] {summary['problems']} problems; {summary['units_pass']}/{summary['units']} units match their eager reference on all seeds; errors: {', '.join(summary['errors']) or 'none'}"]
+    lines = [
+        f"[report] {summary['problems']} problems; {summary['units_pass']}/{summary['units']} units match "
+        f"their eager reference on all seeds; errors: {', '.join(summary['errors']) or 'none'}"
+    ]
     for r in summary["rows"]:
         share = f"{r['triton_share']:.0%}" if isinstance(r["triton_share"], float) else "-"
-        lines.append(f"  {r['problem']:<45} {r['status']:<6} {str(r['verdict']):<18} triton {share:>5}  units {r['units_pass']}/{r['units']}")
+        lines.append(
+            f"  {r['problem']:<45} {r['status']:<6} {str(r['verdict']):<18} triton {share:>5}  "
+            f"units {r['units_pass']}/{r['units']}"
+        )
         if r["status"] == "error":
             lines.append(f"      {r['reason']}")
     lines.append(f"[report] table: {csv_path}")
@@ -81,8 +101,20 @@ def console_summary(summary: dict[str, Any], csv_path: Path) -> str:
 
 
 RESULT_COLUMNS = [
-    "level", "problem", "verdict", "category", "fallback_reason", "baseline_ms", "final_ms", "speedup_vs_compiled",
-    "speedup_vs_eager", "noise_band", "units", "units_replaced", "gpu_seconds", "meaningful",
+    "level",
+    "problem",
+    "verdict",
+    "category",
+    "fallback_reason",
+    "baseline_ms",
+    "final_ms",
+    "speedup_vs_compiled",
+    "speedup_vs_eager",
+    "noise_band",
+    "units",
+    "units_replaced",
+    "gpu_seconds",
+    "meaningful",
 ]
 CATEGORIES = ["optimized", "matched (optimized)", "matched (synthesis failed)", "fallback", "error"]
 
@@ -122,7 +154,9 @@ def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         counts[r["category"]] = counts.get(r["category"], 0) + 1
         if r["category"] == "fallback":
             reasons[r["fallback_reason"]] = reasons.get(r["fallback_reason"], 0) + 1
-    deployed = [r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0 for r in rows if r["category"] != "error"]
+    deployed = [
+        r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0 for r in rows if r["category"] != "error"
+    ]
     optimized = [r["speedup_vs_compiled"] for r in rows if r["category"] == "optimized"]
     return {
         "problems": len(rows),
@@ -146,7 +180,10 @@ def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -
         "overall": _summarize(rows),
         "levels": {lv: _summarize([r for r in rows if r["level"] == lv]) for lv in levels},
         "meaningful": all(bool(r["meaningful"]) for r in rows if r["category"] != "error"),
-        "notes": "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile max-autotune output code replayed in one CUDA graph, the same way for baseline and stitched model",
+        "notes": (
+            "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile "
+            "max-autotune output code replayed in one CUDA graph, the same way for baseline and stitched model"
+        ),
     }
     out_json.write_text(json.dumps(summary, indent=2) + "\n")
     summary["rows"] = rows
@@ -156,9 +193,15 @@ def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -
 def results_console(summary: dict[str, Any]) -> str:
     o = summary["overall"]
     g = o["deployed_geomean"]
-    lines = [f"[report] {o['problems']} problems: " + ", ".join(f"{k} {v}" for k, v in o["categories"].items() if v)
-             + (f"; deployed geomean {g:.3f}x" if g else "") + ("" if summary["meaningful"] else " (CPU mode: no timing is meaningful)")]
+    lines = [
+        f"[report] {o['problems']} problems: "
+        + ", ".join(f"{k} {v}" for k, v in o["categories"].items() if v)
+        + (f"; deployed geomean {g:.3f}x" if g else "")
+        + ("" if summary["meaningful"] else " (CPU mode: no timing is meaningful)")
+    ]
     for r in summary["rows"]:
         sp = r["speedup_vs_compiled"]
-        lines.append(f"  {r['problem']:<45} {r['category']:<28} {('%.3fx' % sp) if sp else '-':>8}  {r['fallback_reason'] or ''}")
+        lines.append(
+            f"  {r['problem']:<45} {r['category']:<28} {f'{sp:.3f}x' if sp else '-':>8}  {r['fallback_reason'] or ''}"
+        )
     return "\n".join(lines)

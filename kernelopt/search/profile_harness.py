@@ -11,6 +11,7 @@ The process holds the GPU lock alone only around the profiled launches (NCU repl
 one there); its start-up and one unprofiled warm-up launch (the JIT compile) share the GPU.
 ``--lock-report`` writes the seconds it held the lock, for the job's own count.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -6,6 +6,7 @@ launches only the candidate (``python -m kernelopt.search.profile_harness``), ke
 a few launches, sections from config; the ``.ncu-rep`` is kept and parsed with
 ``ncu --import ... --csv --page raw`` into typed metrics.
 """
+
 from __future__ import annotations
 
 import csv
@@ -40,19 +41,37 @@ STALL_SUFFIX = "_per_issue_active.ratio"
 
 def top_stalls(metrics: dict[str, Any], n: int = 3) -> list[tuple[str, float]]:
     """The n largest warp-stall reasons (cycles per issued instruction), largest first."""
-    st = [(k[len("stall_"):], v) for k, v in metrics.items() if k.startswith("stall_") and isinstance(v, (int, float)) and k not in ("stall_selected",)]
+    st = [
+        (k[len("stall_") :], v)
+        for k, v in metrics.items()
+        if k.startswith("stall_") and isinstance(v, (int, float)) and k not in ("stall_selected",)
+    ]
     return sorted(st, key=lambda kv: -kv[1])[:n]
 
 
 def tensor_bytes(arg: dict[str, Any]) -> int:
-    size = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int8": 1, "uint8": 1, "bool": 1}.get(arg.get("dtype", ""), 4)
+    size = {
+        "float32": 4,
+        "float16": 2,
+        "bfloat16": 2,
+        "float64": 8,
+        "int64": 8,
+        "int32": 4,
+        "int8": 1,
+        "uint8": 1,
+        "bool": 1,
+    }.get(arg.get("dtype", ""), 4)
     return int(math.prod(arg.get("shape") or [1])) * size
 
 
 def roofline(contract: dict[str, Any], time_ms: float, device: str, peak_gbs: float, sms: int) -> dict[str, Any]:
     """Bytes the unit must move (each input read once, each output written once) over time."""
-    read = sum(tensor_bytes(a) for a in contract["args"] if a["kind"] == "tensor" and a.get("access") in ("read", "readwrite"))
-    write = sum(tensor_bytes(a) for a in contract["args"] if a["kind"] == "tensor" and a.get("access") in ("write", "readwrite"))
+    read = sum(
+        tensor_bytes(a) for a in contract["args"] if a["kind"] == "tensor" and a.get("access") in ("read", "readwrite")
+    )
+    write = sum(
+        tensor_bytes(a) for a in contract["args"] if a["kind"] == "tensor" and a.get("access") in ("write", "readwrite")
+    )
     grid = contract.get("grid") or [1, 1, 1]
     programs = int(math.prod(grid))
     gbs = (read + write) / (time_ms * 1e-3) / 1e9 if time_ms > 0 else 0.0
@@ -72,19 +91,43 @@ def ncu_available() -> bool:
     return shutil.which("ncu") is not None
 
 
-def run_ncu(harness_cmd: list[str], kernel_regex: str, out_rep: Path, sections: list[str], launches: int = 3, timeout: int = 300) -> dict[str, Any]:
+def run_ncu(
+    harness_cmd: list[str], kernel_regex: str, out_rep: Path, sections: list[str], launches: int = 3, timeout: int = 300
+) -> dict[str, Any]:
     """Profile with ncu; returns {"ok", "metrics", "report", "stderr"}."""
     # only the candidate's launches: its kernel names, inside the harness's NVTX range (the
     # harness first runs the whole wrapper to get the unit's real inputs)
-    cmd = ["ncu", "--clock-control", "none", "--target-processes", "all", "--nvtx", "--nvtx-include", "kernelopt_profile/",
-           "--kernel-name", f"regex:{kernel_regex}", "--launch-count", str(launches), "-f", "-o", str(out_rep.with_suffix(""))]
+    cmd = [
+        "ncu",
+        "--clock-control",
+        "none",
+        "--target-processes",
+        "all",
+        "--nvtx",
+        "--nvtx-include",
+        "kernelopt_profile/",
+        "--kernel-name",
+        f"regex:{kernel_regex}",
+        "--launch-count",
+        str(launches),
+        "-f",
+        "-o",
+        str(out_rep.with_suffix("")),
+    ]
     for s in sections:
         cmd += ["--section", s]
     r = subprocess.run(cmd + harness_cmd, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0 or not out_rep.exists():
         return {"ok": False, "stderr": (r.stderr or r.stdout)[-2000:], "command": cmd + harness_cmd}
-    raw = subprocess.run(["ncu", "--import", str(out_rep), "--csv", "--page", "raw"], capture_output=True, text=True, timeout=timeout)
-    return {"ok": raw.returncode == 0, "metrics": parse_raw_csv(raw.stdout), "report": str(out_rep), "command": cmd + harness_cmd}
+    raw = subprocess.run(
+        ["ncu", "--import", str(out_rep), "--csv", "--page", "raw"], capture_output=True, text=True, timeout=timeout
+    )
+    return {
+        "ok": raw.returncode == 0,
+        "metrics": parse_raw_csv(raw.stdout),
+        "report": str(out_rep),
+        "command": cmd + harness_cmd,
+    }
 
 
 def jit_kernel_names(source: str) -> list[str]:
@@ -92,7 +135,9 @@ def jit_kernel_names(source: str) -> list[str]:
 
     names = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef) and any(ast.unparse(d).split("(")[0] in ("triton.jit", "jit") for d in node.decorator_list):
+        if isinstance(node, ast.FunctionDef) and any(
+            ast.unparse(d).split("(")[0] in ("triton.jit", "jit") for d in node.decorator_list
+        ):
             names.append(node.name)
     return names
 
@@ -121,7 +166,7 @@ def parse_raw_csv(text: str) -> dict[str, Any]:
         if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX):
             v = median(i)
             if v is not None:
-                out[f"stall_{name[len(STALL_PREFIX):-len(STALL_SUFFIX)]}"] = v
+                out[f"stall_{name[len(STALL_PREFIX) : -len(STALL_SUFFIX)]}"] = v
     for raw_name, ours in NCU_METRICS.items():
         if raw_name not in header:
             continue

@@ -12,12 +12,12 @@
 
 Every role's input and output is a file; the agent backend (agents/) does the thinking.
 """
+
 from __future__ import annotations
 
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from ..core import gpulock, measure
@@ -45,7 +45,11 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int) -> dict[str, Any]:
     try:
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
-        src = synthesize_fused(paths, contract, attempt) if contract.get("fused") else generate(contract, ref.read_text(), attempt)
+        src = (
+            synthesize_fused(paths, contract, attempt)
+            if contract.get("fused")
+            else generate(contract, ref.read_text(), attempt)
+        )
         (d / "candidate.py").write_text(src)
         info = {"slot": attempt, "empty": False, "origin": "synthesis:heuristic", "signature": signature(src)}
     except CannotSynthesize as e:
@@ -71,10 +75,25 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
             src = (a / "candidate.py").read_text()
             sig = signature(src)
             if sig not in {m["signature"] for m in members}:
-                members.append({"id": f"synth/a{k}", "path": f"synth/a{k}/candidate.py", "ratio": 1.0, "meaningful": False, "signature": sig})
-    beam = {"iteration": 0, "members": members, "stopped": None if members else "no candidate passed gates 1-2 to seed the beam"}
+                members.append(
+                    {
+                        "id": f"synth/a{k}",
+                        "path": f"synth/a{k}/candidate.py",
+                        "ratio": 1.0,
+                        "meaningful": False,
+                        "signature": sig,
+                    }
+                )
+    beam = {
+        "iteration": 0,
+        "members": members,
+        "stopped": None if members else "no candidate passed gates 1-2 to seed the beam",
+    }
     write_json(d / "beam.json", beam)
-    write_json(d / "memory.json", Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict())
+    write_json(
+        d / "memory.json",
+        Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict(),
+    )
     return beam
 
 
@@ -94,7 +113,11 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         for prev in sorted((paths.iter_dir(unit, k) / "profile").glob("m*/summary.json")):
             old = read_json(prev)
             if not old.get("empty") and old.get("member") == member["id"] and not old.get("reused_from"):
-                out = {**old, "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(), "cost": {"timing_s": 0.0, "ncu_s": None}}
+                out = {
+                    **old,
+                    "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(),
+                    "cost": {"timing_s": 0.0, "ncu_s": None},
+                }
                 write_json(d / "summary.json", out)
                 (d / "summary.txt").write_text(old.get("text", "") + "\n")
                 print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
@@ -123,10 +146,24 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
         torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
         held = d / "ncu_lock.json"  # the harness takes the GPU lock itself, around its profiled launches only
-        harness_cmd = [sys.executable, "-m", "kernelopt.search.profile_harness", str(paths.unit(unit)), str(cand), "--config", json.dumps(cfg), "--inputs", str(saved), "--lock-report", str(held)]
+        harness_cmd = [
+            sys.executable,
+            "-m",
+            "kernelopt.search.profile_harness",
+            str(paths.unit(unit)),
+            str(cand),
+            "--config",
+            json.dumps(cfg),
+            "--inputs",
+            str(saved),
+            "--lock-report",
+            str(held),
+        ]
         t0 = time.perf_counter()
         names = profiler.jit_kernel_names(cand.read_text())
-        res = profiler.run_ncu(harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"])
+        res = profiler.run_ncu(
+            harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"]
+        )
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)
         locked = read_json(held) if held.exists() else {}
         cost["ncu_locked_s"] = round(float(locked.get("exclusive", 0.0)), 3)
@@ -164,14 +201,18 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
             prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
             if prof.get("empty"):
                 continue
-            summary = ProfileSummary(prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", ""))
+            summary = ProfileSummary(
+                prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", "")
+            )
             analyses[m["id"]] = backend.analyze(summary, contract, memory)
             members.append({**m, "source": (paths.unit(unit) / m["path"]).read_text()})
         plan = backend.plan(i, members, analyses, contract, memory, width)
     else:
         # say once where and why the search stopped (later iterations carry the same text)
         why = beam["stopped"]
-        plan = Plan(i, [], stop=why if why.startswith("stopped in iteration ") else f"stopped in iteration {i - 1}: {why}")
+        plan = Plan(
+            i, [], stop=why if why.startswith("stopped in iteration ") else f"stopped in iteration {i - 1}: {why}"
+        )
     write_json(d / "analysis.json", {k: v.to_dict() for k, v in analyses.items()})
     write_json(d / "plan.json", plan.to_dict())
     by_id = {m["id"]: m for m in members}
@@ -184,13 +225,22 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
             try:
                 src = backend.execute(direction, by_id[direction.member]["source"], contract)
                 (cd / "candidate.py").write_text(src)
-                info = {"slot": j, "empty": False, "origin": f"search:{backend.name}", "direction": direction.to_dict(), "signature": signature(src)}
+                info = {
+                    "slot": j,
+                    "empty": False,
+                    "origin": f"search:{backend.name}",
+                    "direction": direction.to_dict(),
+                    "signature": signature(src),
+                }
             except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                 info["error"] = f"executor: {type(e).__name__}: {e}"
         if info["empty"]:
             (cd / "candidate.py").unlink(missing_ok=True)
         write_json(cd / "slot.json", info)
-    print(f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)" + (f"; stop: {plan.stop}" if plan.stop else ""))
+    print(
+        f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)"
+        + (f"; stop: {plan.stop}" if plan.stop else "")
+    )
     return plan.to_dict()
 
 
@@ -244,14 +294,28 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                 try:
                     src = backend.execute(direction, source, contract)
                     (out / "candidate.py").write_text(src)
-                    info = {**info, "empty": False, "origin": f"retry:{backend.name}", "direction": direction.to_dict(), "signature": signature(src),
-                            "fixes": {"slot": prev.relative_to(d).as_posix(), "gate": failure.get("gate"), "rule": failure.get("rule"), "reason": str(failure.get("reason", ""))[:300]}}
+                    info = {
+                        **info,
+                        "empty": False,
+                        "origin": f"retry:{backend.name}",
+                        "direction": direction.to_dict(),
+                        "signature": signature(src),
+                        "fixes": {
+                            "slot": prev.relative_to(d).as_posix(),
+                            "gate": failure.get("gate"),
+                            "rule": failure.get("rule"),
+                            "reason": str(failure.get("reason", ""))[:300],
+                        },
+                    }
                 except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                     info["reason"] = f"executor: {type(e).__name__}: {e}"
     if info["empty"]:
         (out / "candidate.py").unlink(missing_ok=True)
     write_json(out / "slot.json", info)
-    print(f"[retry] {paths.problem}/{unit} iter{i}/cand{j}/r{r}: " + ("written: " + info.get("reasoning", "") if not info["empty"] else info["reason"]))
+    print(
+        f"[retry] {paths.problem}/{unit} iter{i}/cand{j}/r{r}: "
+        + ("written: " + info.get("reasoning", "") if not info["empty"] else info["reason"])
+    )
     return info
 
 
@@ -274,21 +338,48 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
             name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
             if g2["verdict"] != PASS:
                 bad = g1 if g1["verdict"] != PASS else g2
-                outcomes.append({"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": f"gate {bad['gate']} {bad['verdict']}", "reason": bad["reason"][:200]})
+                outcomes.append(
+                    {
+                        "id": f"iter{i}/{a}",
+                        "direction": name,
+                        "signature": slot["signature"],
+                        "verdict": f"gate {bad['gate']} {bad['verdict']}",
+                        "reason": bad["reason"][:200],
+                    }
+                )
                 continue
             passing.append((a, slot, name))
     device = read_json(paths.capture_record)["device"]
-    untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]  # e.g. synthesised seeds
+    untimed = [
+        m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)
+    ]  # e.g. synthesised seeds
     if passing or untimed:
         files = [d / a / "candidate.py" for a, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
         cmps = time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}")
         for (a, slot, name), cmp in zip(passing, cmps):
             write_json(d / a / "timing.json", cmp.to_dict())
             ratio = cmp.ratio if cmp.meaningful else None
-            new_members.append({"id": f"iter{i}/{a}", "path": f"iter{i}/{a}/candidate.py", "ratio": ratio if ratio is not None else 1.0,
-                                "ci": [cmp.ci_low, cmp.ci_high], "meaningful": cmp.meaningful, "signature": slot["signature"], "direction": name})
-            outcomes.append({"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": "pass", "ratio": ratio})
-        for m, cmp in zip(untimed, cmps[len(passing):]):
+            new_members.append(
+                {
+                    "id": f"iter{i}/{a}",
+                    "path": f"iter{i}/{a}/candidate.py",
+                    "ratio": ratio if ratio is not None else 1.0,
+                    "ci": [cmp.ci_low, cmp.ci_high],
+                    "meaningful": cmp.meaningful,
+                    "signature": slot["signature"],
+                    "direction": name,
+                }
+            )
+            outcomes.append(
+                {
+                    "id": f"iter{i}/{a}",
+                    "direction": name,
+                    "signature": slot["signature"],
+                    "verdict": "pass",
+                    "ratio": ratio,
+                }
+            )
+        for m, cmp in zip(untimed, cmps[len(passing) :]):
             m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
     pool = prev_beam["members"] + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
@@ -311,5 +402,8 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     write_json(d / "beam.json", beam)
     write_json(d / "memory.json", memory.to_dict())
     (d / "summary.md").write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
-    print(f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}" + (f" (stopped: {beam['stopped']})" if beam["stopped"] else ""))
+    print(
+        f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}"
+        + (f" (stopped: {beam['stopped']})" if beam["stopped"] else "")
+    )
     return beam

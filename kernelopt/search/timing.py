@@ -19,7 +19,9 @@ def unit_harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> UnitHar
     return UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
 
 
-def time_against_inductor(paths: ProblemPaths, unit: str, cfg: dict[str, Any], candidates: list[Path], what: str) -> list[measure.Comparison]:
+def time_against_inductor(
+    paths: ProblemPaths, unit: str, cfg: dict[str, Any], candidates: list[Path], what: str
+) -> list[measure.Comparison]:
     """Each candidate's isolated time relative to Inductor's kernel (interleaved, on the real
     inputs of the first gate seed), under the GPU lock; one Comparison per candidate."""
     import torch
@@ -36,5 +38,12 @@ def time_against_inductor(paths: ProblemPaths, unit: str, cfg: dict[str, Any], c
     out = []
     with gpulock.exclusive(device, what):
         for mod in mods:
-            out.append(measure.compare(lambda: base.launch(*bufs), lambda m=mod: m.launch(*bufs), device, measure.for_device(cfg["measure"], device)))
+            out.append(
+                measure.compare(
+                    lambda: base.launch(*bufs),
+                    lambda m=mod: m.launch(*bufs),
+                    device,
+                    measure.for_device(cfg["measure"], device),
+                )
+            )
     return out

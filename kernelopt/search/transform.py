@@ -7,6 +7,7 @@ plus keyword edits on ``tl.load`` calls (eviction policy) and on ``tl.load``/``t
 masks (masking simplification when every numel is a multiple of its block).  Every function returns new source
 text; the input is never modified.
 """
+
 from __future__ import annotations
 
 import ast
@@ -54,11 +55,13 @@ def _replace_node_text(source: str, node: ast.AST, text: str) -> str:
     lines = source.splitlines(keepends=True)
     start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1
     prefix = lines[start][: node.col_offset]
-    suffix = lines[end][node.end_col_offset:]
-    return "".join(lines[:start]) + prefix + text + suffix + "".join(lines[end + 1:])
+    suffix = lines[end][node.end_col_offset :]
+    return "".join(lines[:start]) + prefix + text + suffix + "".join(lines[end + 1 :])
 
 
-def set_launch(source: str, *, config: dict[str, int] | None = None, num_warps: int | None = None, num_stages: int | None = None) -> str:
+def set_launch(
+    source: str, *, config: dict[str, int] | None = None, num_warps: int | None = None, num_stages: int | None = None
+) -> str:
     """New values for CONFIG entries (only existing keys), NUM_WARPS and NUM_STAGES."""
     tree = ast.parse(source)
     out = source
@@ -75,7 +78,10 @@ def set_launch(source: str, *, config: dict[str, int] | None = None, num_warps: 
         if assumes is not None:  # masks were dropped for these block sizes: keep them exact
             for key, numel in ast.literal_eval(assumes.value).items():
                 if key in config and numel % int(config[key]):
-                    raise TransformError(f"{key}={config[key]} does not divide {numel}, and this kernel's masks were dropped on that assumption")
+                    raise TransformError(
+                        f"{key}={config[key]} does not divide {numel}, "
+                        "and this kernel's masks were dropped on that assumption"
+                    )
         out = _replace_node_text(out, node.value, repr(current))
         tree = ast.parse(out)
     for name, value in (("NUM_WARPS", num_warps), ("NUM_STAGES", num_stages)):
@@ -100,7 +106,9 @@ def set_eviction(source: str, policy: str | None, *, only: str | None = None) ->
             cur = kw.value.value if kw is not None and isinstance(kw.value, ast.Constant) else None
             if only is not None and cur != only:
                 continue
-            new = ast.Call(func=node.func, args=node.args, keywords=[k for k in node.keywords if k.arg != "eviction_policy"])
+            new = ast.Call(
+                func=node.func, args=node.args, keywords=[k for k in node.keywords if k.arg != "eviction_policy"]
+            )
             if policy is not None:
                 new.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant(policy)))
             if ast.dump(new) != ast.dump(node):
@@ -134,7 +142,10 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
     params = launch_params(source)
     jit = jit_kernel_names(source)
     if len(jit) > 1:
-        raise TransformError(f"{len(jit)} kernels in the module (a fused unit's Inductor pair): CONFIG's block sizes do not bound the others' masks")
+        raise TransformError(
+            f"{len(jit)} kernels in the module (a fused unit's Inductor pair): "
+            "CONFIG's block sizes do not bound the others' masks"
+        )
     scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
     assumes: dict[str, int] = {}
     for numel, block in BLOCK_OF.items():
@@ -143,7 +154,9 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
             if not isinstance(n, int):
                 raise TransformError(f"{numel} is not a known constant of the contract")
             if n % int(params.config[block]):
-                raise TransformError(f"{block}={params.config[block]} does not divide {numel}={n}: the masks are needed")
+                raise TransformError(
+                    f"{block}={params.config[block]} does not divide {numel}={n}: the masks are needed"
+                )
             assumes[block] = n
     if not assumes:
         raise TransformError("no Inductor block sizes (XBLOCK, R0_BLOCK, ...) in CONFIG")
@@ -175,7 +188,7 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
     for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
         source = _replace_node_text(source, node, text)
     cfg = _module_assign(ast.parse(source), "CONFIG")
-    line = (cfg.end_lineno or cfg.lineno)
+    line = cfg.end_lineno or cfg.lineno
     lines = source.splitlines(keepends=True)
     lines.insert(line, f"ASSUMES_DIVISIBLE = {assumes!r}  # masks dropped: each block size must divide its numel\n")
     return "".join(lines)
@@ -200,7 +213,9 @@ def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | Non
     kind = direction["kind"]
     args = direction.get("args", {})
     if kind == "launch":
-        return set_launch(source, config=args.get("config"), num_warps=args.get("num_warps"), num_stages=args.get("num_stages"))
+        return set_launch(
+            source, config=args.get("config"), num_warps=args.get("num_warps"), num_stages=args.get("num_stages")
+        )
     if kind == "eviction":
         return set_eviction(source, args.get("policy"), only=args.get("only"))
     if kind == "drop-masks":
@@ -217,5 +232,13 @@ def signature(source: str) -> str:
     tree = ast.parse(source)
     kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
     body = hashlib.sha256("\n".join(kernels).encode()).hexdigest()[:8]
-    ev = sorted({k.value.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.load" for k in n.keywords if k.arg == "eviction_policy" and isinstance(k.value, ast.Constant)})
+    ev = sorted(
+        {
+            k.value.value
+            for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.load"
+            for k in n.keywords
+            if k.arg == "eviction_policy" and isinstance(k.value, ast.Constant)
+        }
+    )
     return f"{describe(p)}; eviction={','.join(ev) or 'default'}; kernel={body}"

@@ -47,15 +47,24 @@ def prepare_slots(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> list[d
         d.mkdir(parents=True, exist_ok=True)
         if k < len(files):
             shutil.copyfile(files[k], d / "candidate.py")
-            info = {"slot": k, "empty": False, "origin": "inductor" if k == 0 else "user", "source": str(files[k]), "sha256": sha256(d / "candidate.py")}
+            info = {
+                "slot": k,
+                "empty": False,
+                "origin": "inductor" if k == 0 else "user",
+                "source": str(files[k]),
+                "sha256": sha256(d / "candidate.py"),
+            }
         else:
             (d / "candidate.py").unlink(missing_ok=True)
             info = {"slot": k, "empty": True}
         write_json(d / "slot.json", info)
         slots.append(info)
-    extra = files[slot_count(cfg):]
+    extra = files[slot_count(cfg) :]
     if extra:
-        print(f"[candidates] {unit}: {len(extra)} candidate file(s) beyond gates.user_candidates={cfg['gates']['user_candidates']} ignored: {[str(e) for e in extra]}")
+        print(
+            f"[candidates] {unit}: {len(extra)} candidate file(s) beyond "
+            f"gates.user_candidates={cfg['gates']['user_candidates']} ignored: {[str(e) for e in extra]}"
+        )
     return slots
 
 
@@ -72,7 +81,15 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     if iters > 0:
         beam = read_json(paths.iter_dir(unit, iters) / "beam.json")
         for m in beam["members"]:
-            entries.setdefault(m["path"], {"origin": "search", "ratio": m.get("ratio"), "meaningful": m.get("meaningful", True), "ci": m.get("ci")})
+            entries.setdefault(
+                m["path"],
+                {
+                    "origin": "search",
+                    "ratio": m.get("ratio"),
+                    "meaningful": m.get("meaningful", True),
+                    "ci": m.get("ci"),
+                },
+            )
     result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
     if not entries:
         write_json(paths.best(unit), result)
@@ -82,7 +99,9 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     if to_time and INDUCTOR in entries:
         cmps = time_against_inductor(paths, unit, cfg, [paths.unit(unit) / p for p in to_time], f"select {unit}")
         for p, cmp in zip(to_time, cmps):
-            entries[p].update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict())
+            entries[p].update(
+                ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict()
+            )
     if INDUCTOR in entries:
         entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
     order = {"user": 0, "search": 1, "inductor": 2}
@@ -122,5 +141,9 @@ def no_candidate_reason(alts: list[tuple[str, str, float | None]]) -> str:
         return "no candidate beyond Inductor's passed gates 1-2"
     timed = [a for a in alts if isinstance(a[2], (int, float))]
     closest = min(timed, key=lambda a: a[2]) if timed else None
-    return (f"{len(alts)} candidate(s) besides Inductor's kernel passed gates 1-2 and reached the final ranking, but none measured faster than Inductor's kernel in isolation"
-            + (f" (closest: {closest[0]} {closest[1]} at {closest[2]:.4f} of its time)" if closest else "") + ": nothing to stitch, the baseline is kept")
+    return (
+        f"{len(alts)} candidate(s) besides Inductor's kernel passed gates 1-2 and reached the final ranking, "
+        "but none measured faster than Inductor's kernel in isolation"
+        + (f" (closest: {closest[0]} {closest[1]} at {closest[2]:.4f} of its time)" if closest else "")
+        + ": nothing to stitch, the baseline is kept"
+    )

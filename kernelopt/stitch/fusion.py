@@ -43,10 +43,12 @@ def edit_call_sites(src: str, fusions: list[dict[str, Any]]) -> str:
         indent = lines[ps.lineno - 1][: ps.col_offset]
         for ln in range(ps.lineno, (ps.end_lineno or ps.lineno) + 1):
             drop[ln] = ""
-        drop[ps.lineno] = f"{indent}# kernelopt: {f['producer']}'s launch dropped: fused into {f['consumer']} (unit {f['unit']})\n"
+        drop[ps.lineno] = (
+            f"{indent}# kernelopt: {f['producer']}'s launch dropped: fused into {f['consumer']} (unit {f['unit']})\n"
+        )
         extra_names = {e["call_arg"] for e in f["extra"]}
         moved = []
-        for s in stmts[ip + 1:ic]:
+        for s in stmts[ip + 1 : ic]:
             if isinstance(s, ast.Delete) and all(isinstance(t, ast.Name) and t.id in extra_names for t in s.targets):
                 if lines[s.lineno - 1].strip() != ast.unparse(s):
                     raise ValueError(f"line {s.lineno}: `{ast.unparse(s)}` shares its line with other code")
@@ -70,42 +72,48 @@ def edit_call_sites(src: str, fusions: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
+def _edit_body(body: list[ast.stmt], f: dict[str, Any], state: dict[str, Any]) -> list[ast.stmt]:
+    """One fusion's declared edits on a list of statements (``with`` blocks entered)."""
+    extra_names = {e["call_arg"] for e in f["extra"]}
+    out: list[ast.stmt] = []
+    for s in body:
+        if isinstance(s, ast.With):
+            s.body = _edit_body(s.body, f, state)
+            out.append(s)
+            continue
+        k = launched_kernel(s, {f["producer"], f["consumer"]})
+        if k == f["producer"]:
+            state["between"] = True
+            continue
+        if k == f["consumer"]:
+            s.value.args.extend(ast.Name(e["call_arg"], ast.Load()) for e in f["extra"])  # type: ignore[attr-defined]
+            out.append(s)
+            out.extend(state.pop("moved", []))
+            state["between"] = False
+            continue
+        moved_del = isinstance(s, ast.Delete) and all(
+            isinstance(t, ast.Name) and t.id in extra_names for t in s.targets
+        )
+        if state.get("between") and moved_del:
+            state.setdefault("moved", []).append(s)
+            continue
+        out.append(s)
+    return out
+
+
 def expected_function(fn: ast.FunctionDef, fusions: list[dict[str, Any]]) -> ast.FunctionDef:
     """The baseline function with the declared fusion edits applied on its AST (the proof's side)."""
     fn = copy.deepcopy(fn)
     for f in fusions:
         if f["function"] != fn.name:
             continue
-        extra_names = {e["call_arg"] for e in f["extra"]}
-
-        def edit(body: list[ast.stmt], state: dict[str, Any]) -> list[ast.stmt]:
-            out: list[ast.stmt] = []
-            for s in body:
-                if isinstance(s, ast.With):
-                    s.body = edit(s.body, state)
-                    out.append(s)
-                    continue
-                k = launched_kernel(s, {f["producer"], f["consumer"]})
-                if k == f["producer"]:
-                    state["between"] = True
-                    continue
-                if k == f["consumer"]:
-                    s.value.args.extend(ast.Name(e["call_arg"], ast.Load()) for e in f["extra"])  # type: ignore[attr-defined]
-                    out.append(s)
-                    out.extend(state.pop("moved", []))
-                    state["between"] = False
-                    continue
-                if state.get("between") and isinstance(s, ast.Delete) and all(isinstance(t, ast.Name) and t.id in extra_names for t in s.targets):
-                    state.setdefault("moved", []).append(s)
-                    continue
-                out.append(s)
-            return out
-
-        fn.body = edit(fn.body, {})
+        fn.body = _edit_body(fn.body, f, {})
     return fn
 
 
-def choose_fusions(paths: ProblemPaths, replacements: dict[str, str], best_of: dict[str, dict[str, Any]]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def choose_fusions(
+    paths: ProblemPaths, replacements: dict[str, str], best_of: dict[str, dict[str, Any]]
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """A fused unit and its parts cannot all be replaced.  On the GPU the option that saves the
     most time wins: (producer + consumer time at capture) x (1 - ratio) for the fused candidate
     against the sum over the parts' own candidates; on the CPU (times mean nothing) the fused
@@ -127,18 +135,41 @@ def choose_fusions(paths: ProblemPaths, replacements: dict[str, str], best_of: d
         f = disp[u]["fused"]
         parts = [f["producer_unit"], f["consumer_unit"]]
         if taken & set(parts):
-            decisions.append({"unit": u, "taken": False, "why": f"a part is already replaced by another fused unit ({sorted(taken & set(parts))})"})
+            decisions.append(
+                {
+                    "unit": u,
+                    "taken": False,
+                    "why": f"a part is already replaced by another fused unit ({sorted(taken & set(parts))})",
+                }
+            )
             out.pop(u)
             continue
         sf = saving(u)
         sep = sum(max(saving(p) or 0.0, 0.0) for p in parts)
         if sf is not None and sf <= sep:
-            decisions.append({"unit": u, "taken": False, "saving_ms": sf, "parts_saving_ms": sep, "why": "the parts' own candidates save more"})
+            decisions.append(
+                {
+                    "unit": u,
+                    "taken": False,
+                    "saving_ms": sf,
+                    "parts_saving_ms": sep,
+                    "why": "the parts' own candidates save more",
+                }
+            )
             out.pop(u)
             continue
         for p in parts:
             out.pop(p, None)
         taken.update(parts)
-        decisions.append({"unit": u, "taken": True, "saving_ms": sf, "parts_saving_ms": sep,
-                          "why": "saves more than the parts' own candidates" if sf is not None else "CPU mode: times mean nothing, the fused candidate is taken"})
+        decisions.append(
+            {
+                "unit": u,
+                "taken": True,
+                "saving_ms": sf,
+                "parts_saving_ms": sep,
+                "why": "saves more than the parts' own candidates"
+                if sf is not None
+                else "CPU mode: times mean nothing, the fused candidate is taken",
+            }
+        )
     return out, decisions

@@ -17,10 +17,19 @@ from ..core import outputcode
 from .fusion import expected_function
 
 
-def diff_proof(baseline: str, stitched: str, replaced: set[str], fusions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _fusion_key(f: dict[str, Any]) -> tuple:
+    """What makes two declared fusions the same one."""
+    extra = json.dumps(f["extra"], sort_keys=True)
+    return (f["producer"], f["consumer"], f["buffer"], f["producer_param"], f["consumer_param"], extra)
+
+
+def diff_proof(
+    baseline: str, stitched: str, replaced: set[str], fusions: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Show that the two modules differ only in the replaced kernels' definitions (plus the loader)
     and, for fusions, in exactly the declared call-site edits: the baseline's functions with
     ``stitch.fusion.expected_function`` applied on their AST must equal the stitched functions."""
+
     def dump(node: ast.stmt) -> str:
         if fusions and isinstance(node, ast.FunctionDef):
             node = expected_function(node, fusions)
@@ -47,13 +56,20 @@ def diff_proof(baseline: str, stitched: str, replaced: set[str], fusions: list[d
     unproven = []
     if fusions:
         oc = outputcode.parse(baseline)
-        allowed, _ = find_pairs(baseline, {k: v.source for k, v in oc.kernels.items()}, {k: v.heuristic for k, v in oc.kernels.items()})
-        key = lambda f: (f["producer"], f["consumer"], f["buffer"], f["producer_param"], f["consumer_param"], json.dumps(f["extra"], sort_keys=True))  # noqa: E731
-        unproven = sorted({f["unit"] for f in fusions} - {f["unit"] for f in fusions if key(f) in {key(x) for x in allowed}})
+        allowed, _ = find_pairs(
+            baseline, {k: v.source for k, v in oc.kernels.items()}, {k: v.heuristic for k, v in oc.kernels.items()}
+        )
+        unproven = sorted(
+            {f["unit"] for f in fusions}
+            - {f["unit"] for f in fusions if _fusion_key(f) in {_fusion_key(x) for x in allowed}}
+        )
     return {
         "identical_except_replaced": identical and changed_defs == sorted(replaced) and not unproven,
         "fusions_not_allowed_on_baseline": unproven,
-        "fusion_edits": [f"{f['producer']} launch dropped; {f['consumer']} launch + {[e['call_arg'] for e in f['extra']]}" for f in fusions or []],
+        "fusion_edits": [
+            f"{f['producer']} launch dropped; {f['consumer']} launch + {[e['call_arg'] for e in f['extra']]}"
+            for f in fusions or []
+        ],
         "replaced_definitions": changed_defs,
         "statements_baseline": len(a),
         "statements_stitched": len(b),

@@ -47,7 +47,9 @@ def _kernelopt_candidate(name, relpath):
 '''
 
 
-def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path], fusions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def write_stitched(
+    baseline: Path, out_dir: Path, replacements: dict[str, Path], fusions: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Write ``out_dir/output_code.py`` = baseline with ``replacements`` {kernel: candidate file}.
     ``fusions`` (classify/fusion.py pairs, each with its ``unit``): the consumer's replacement is the fused
     kernel; the producer's launch is dropped and its other inputs are passed to the consumer."""
@@ -84,7 +86,10 @@ def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path],
             dest = cand_dir / f"{hit}.py"
             shutil.copyfile(replacements[hit], dest)
             digest = sha256(dest)
-            out.append(f"# kernelopt: Inductor's {hit} replaced by candidates/{hit}.py (sha256 {digest[:16]}; from {replacements[hit]})\n")
+            out.append(
+                f"# kernelopt: Inductor's {hit} replaced by candidates/{hit}.py "
+                f"(sha256 {digest[:16]}; from {replacements[hit]})\n"
+            )
             out.append(f"{hit} = _kernelopt_candidate({hit!r}, {f'candidates/{hit}.py'!r})\n")
             info["replaced"][hit] = {"file": f"candidates/{hit}.py", "sha256": digest, "source": str(replacements[hit])}
     text = "".join(out)
@@ -93,7 +98,9 @@ def write_stitched(baseline: Path, out_dir: Path, replacements: dict[str, Path],
             if f["consumer"] not in replacements:
                 raise KeyError(f"fusion {f['unit']}: the consumer {f['consumer']} has no replacement")
         text = edit_call_sites(text, fusions)
-        info["fusions"] = [{k: f[k] for k in ("unit", "producer", "consumer", "buffer", "function", "extra")} for f in fusions]
+        info["fusions"] = [
+            {k: f[k] for k in ("unit", "producer", "consumer", "buffer", "function", "extra")} for f in fusions
+        ]
         info["dropped"] = sorted(f["producer"] for f in fusions)
     (out_dir / "output_code.py").write_text(text)
     info["proof"] = diff_proof(src, text, set(replacements), fusions)

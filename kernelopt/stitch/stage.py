@@ -28,9 +28,15 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
         prev = paths.attempt_dir(attempt - 1)
         p_plan = read_json(prev / "plan.json")
         if p_plan.get("status") in ("passed-through", "no-candidates") or (
-            read_json(prev / "gate3.json")["verdict"] == PASS and read_json(prev / "gate4.json")["verdict"] in (PASS, SKIPPED_BY_MODE)
+            read_json(prev / "gate3.json")["verdict"] == PASS
+            and read_json(prev / "gate4.json")["verdict"] in (PASS, SKIPPED_BY_MODE)
         ):
-            plan = {"attempt": attempt, "status": "passed-through", "reason": f"attempt {attempt - 1} needs no retry", "replacements": {}}
+            plan = {
+                "attempt": attempt,
+                "status": "passed-through",
+                "reason": f"attempt {attempt - 1} needs no retry",
+                "replacements": {},
+            }
             write_json(d / "plan.json", plan)
             (d / "output_code.py").write_text("# no retry needed\n")
             return plan
@@ -43,9 +49,15 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             ranked = [p for p in ranked if p == INDUCTOR or (best["candidates"][p].get("ratio") or 1.0) < 1.0]
         if attempt < len(ranked):
             replacements[unit] = str(paths.unit(unit) / ranked[attempt])
-    replacements, fusion_choice = choose_fusions(paths, replacements, best_of={u: read_json(paths.best(u)) for u in replacements})
+    replacements, fusion_choice = choose_fusions(
+        paths, replacements, best_of={u: read_json(paths.best(u)) for u in replacements}
+    )
     if not replacements:
-        reason = no_candidate_reason(valid_alternatives(paths, units)) if attempt == 0 else f"no rank-{attempt} candidates left"
+        reason = (
+            no_candidate_reason(valid_alternatives(paths, units))
+            if attempt == 0
+            else f"no rank-{attempt} candidates left"
+        )
         plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
         write_json(d / "plan.json", plan)
         (d / "output_code.py").write_text("# nothing to stitch\n")
@@ -55,7 +67,10 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
     if fusion_choice:
         plan["fusion_choice"] = fusion_choice
     write_json(d / "plan.json", plan)
-    print(f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(info['replaced'])}" + (f", dropped {info['dropped']} (fused)" if info.get("dropped") else ""))
+    print(
+        f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(info['replaced'])}"
+        + (f", dropped {info['dropped']} (fused)" if info.get("dropped") else "")
+    )
     return plan
 
 
@@ -74,6 +89,11 @@ def stitch_units(paths: ProblemPaths, replacements: dict[str, Path], directory: 
 def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
     """Stitch given candidate files {unit: file} into ``directory`` (for ``kernelopt stitch-check``)."""
     info = stitch_units(paths, {u: Path(f) for u, f in replacements.items()}, directory)
-    plan = {"attempt": "cli", "status": "stitched", "replacements": {u: str(f) for u, f in replacements.items()}, "stitch": info}
+    plan = {
+        "attempt": "cli",
+        "status": "stitched",
+        "replacements": {u: str(f) for u, f in replacements.items()},
+        "stitch": info,
+    }
     write_json(directory / "plan.json", plan)
     return plan

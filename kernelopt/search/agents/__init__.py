@@ -2,6 +2,7 @@
 executor, summarizer.  Backends: ``heuristic`` (offline, deterministic; this package);
 ``anthropic`` and ``replay`` come next on the same interface.  Everything that passes
 between roles is a JSON-able record (base.py), so an LLM could produce it too."""
+
 from __future__ import annotations
 
 from .base import Analysis, Backend, Direction, Memory, Plan, ProfileSummary
@@ -13,13 +14,18 @@ def backend(name: str) -> Backend:
 
     if name == "auto":
         if os.environ.get("ANTHROPIC_API_KEY"):
-            print("agent.backend=auto: ANTHROPIC_API_KEY is set, but the anthropic backend is not built yet; using the heuristic backend")
+            print(
+                "agent.backend=auto: ANTHROPIC_API_KEY is set, but the anthropic backend is not built yet; "
+                "using the heuristic backend"
+            )
         name = "heuristic"
     if name == "heuristic":
         from .heuristic import HeuristicBackend
 
         return HeuristicBackend()
-    raise NotImplementedError(f"agent backend {name!r} is not implemented yet (heuristic is); set agent.backend=heuristic")
+    raise NotImplementedError(
+        f"agent backend {name!r} is not implemented yet (heuristic is); set agent.backend=heuristic"
+    )
 
 
 __all__ = ["Analysis", "Backend", "Direction", "Memory", "Plan", "ProfileSummary", "backend"]

@@ -1,4 +1,5 @@
 """The messages between the five roles, as records that read and write themselves."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -67,7 +68,12 @@ class Plan:
     stop: str | None = None  # reason to stop early
 
     def to_dict(self) -> dict[str, Any]:
-        return {"iteration": self.iteration, "directions": [d.to_dict() for d in self.directions], "diversity": self.diversity, "stop": self.stop}
+        return {
+            "iteration": self.iteration,
+            "directions": [d.to_dict() for d in self.directions],
+            "diversity": self.diversity,
+            "stop": self.stop,
+        }
 
 
 @dataclass
@@ -81,7 +87,7 @@ class Memory:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> "Memory":
+    def from_dict(cls, d: dict[str, Any] | None) -> Memory:
         d = d or {}
         return cls(tried=dict(d.get("tried", {})), notes=list(d.get("notes", [])))
 
@@ -93,11 +99,28 @@ class Backend(Protocol):
 
     def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory) -> Analysis: ...
 
-    def plan(self, iteration: int, beam: list[dict[str, Any]], analyses: dict[str, Analysis], contract: dict[str, Any], memory: Memory, width: int) -> Plan: ...
+    def plan(
+        self,
+        iteration: int,
+        beam: list[dict[str, Any]],
+        analyses: dict[str, Analysis],
+        contract: dict[str, Any],
+        memory: Memory,
+        width: int,
+    ) -> Plan: ...
 
     def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str: ...
 
-    def fix(self, failed: Direction, failure: dict[str, Any], member_source: str, analysis: Analysis | None, contract: dict[str, Any], memory: Memory, taken: set[str]) -> tuple[Direction | None, str]:
+    def fix(
+        self,
+        failed: Direction,
+        failure: dict[str, Any],
+        member_source: str,
+        analysis: Analysis | None,
+        contract: dict[str, Any],
+        memory: Memory,
+        taken: set[str],
+    ) -> tuple[Direction | None, str]:
         """Directed retry: a new direction for the same beam member, chosen from why the
         failed candidate failed (``failure``: its gate verdict).  ``taken``: signatures already
         planned or tried.  Returns (direction or None, the reasoning)."""

@@ -2,7 +2,8 @@
 
 - profiler: passes the measured metrics through and writes a compact text summary.
 - strategy analyst: rules over the metrics (NCU's speed-of-light %, occupancy, registers,
-  spills, the top warp-stall reasons; or the roofline estimate) -> memory-bound / compute-bound / underutilized / near-optimal,
+  spills, the top warp-stall reasons; or the roofline estimate) -> memory-bound / compute-bound /
+  underutilized / near-optimal,
   quoting the evidence.
 - planner: a catalogue of transformations that suit the bottleneck (block sizes, num_warps,
   num_stages, eviction policy, persistent instead of looped reductions, masking
@@ -14,6 +15,7 @@
   the failure (after a resource failure or a crash only shrinking directions).
 - summarizer: remembers each tried configuration and its outcome for the next iteration.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +35,22 @@ class HeuristicBackend:
 
     # -- profiler --------------------------------------------------------------------------
     def summarize_profile(self, member: str, metrics: dict[str, Any], source: str) -> ProfileSummary:
-        keys = ["time_ms", "duration_us", "memory_sol_pct", "compute_sol_pct", "achieved_occupancy_pct", "registers_per_thread",
-                "local_loads", "achieved_gbs", "bytes_read", "bytes_written", "programs", "programs_per_sm", "grid_size", "block_size"]
+        keys = [
+            "time_ms",
+            "duration_us",
+            "memory_sol_pct",
+            "compute_sol_pct",
+            "achieved_occupancy_pct",
+            "registers_per_thread",
+            "local_loads",
+            "achieved_gbs",
+            "bytes_read",
+            "bytes_written",
+            "programs",
+            "programs_per_sm",
+            "grid_size",
+            "block_size",
+        ]
         lines = [f"member {member} ({source})"]
         for k in keys:
             v = metrics.get(k)
@@ -43,7 +59,9 @@ class HeuristicBackend:
         stalls = profiler.top_stalls(metrics)
         if stalls:
             lines.append("top warp stalls (cycles/issue): " + ", ".join(f"{k} {v:.3g}" for k, v in stalls))
-        note = "" if source == "ncu" else "no hardware counters: timings and a roofline estimate from the contract's bytes"
+        note = (
+            "" if source == "ncu" else "no hardware counters: timings and a roofline estimate from the contract's bytes"
+        )
         return ProfileSummary(member, source, metrics, "\n".join(lines), note)
 
     # -- strategy analyst ----------------------------------------------------------------------
@@ -55,7 +73,10 @@ class HeuristicBackend:
         per_sm = m.get("programs_per_sm")
         ev: list[str] = []
         if mem is None:
-            ev.append("no meaningful memory throughput (CPU mode): assume memory-bound, the usual case for Inductor's Triton kernels")
+            ev.append(
+                "no meaningful memory throughput (CPU mode): assume memory-bound, "
+                "the usual case for Inductor's Triton kernels"
+            )
             return Analysis(summary.member, "memory-bound", ev)
         ev.append(f"memory throughput {mem:.1f}% of peak")
         if comp is not None:
@@ -70,19 +91,38 @@ class HeuristicBackend:
         if m.get("local_spill_requests"):
             ev.append(f"{m['local_spill_requests']:.0f} local-memory spill requests: registers overflow")
         if mem >= NEAR_OPTIMAL_SOL:
-            return Analysis(summary.member, "near-optimal", ev + [f">= {NEAR_OPTIMAL_SOL:.0f}% of the memory roof: little left to gain"])
+            return Analysis(
+                summary.member,
+                "near-optimal",
+                ev + [f">= {NEAR_OPTIMAL_SOL:.0f}% of the memory roof: little left to gain"],
+            )
         if per_sm is not None and per_sm < 1.0:
-            return Analysis(summary.member, "underutilized", ev + ["fewer programs than SMs: the grid does not fill the GPU"])
+            return Analysis(
+                summary.member, "underutilized", ev + ["fewer programs than SMs: the grid does not fill the GPU"]
+            )
         if comp is not None and comp >= COMPUTE_SOL and comp > mem:
             return Analysis(summary.member, "compute-bound", ev)
-        if stalls and stalls[0][0] in ("math_pipe_throttle", "wait", "short_scoreboard") and comp is not None and comp > mem:
-            return Analysis(summary.member, "compute-bound", ev + [f"the top stall ({stalls[0][0]}) is an arithmetic one"])
+        if (
+            stalls
+            and stalls[0][0] in ("math_pipe_throttle", "wait", "short_scoreboard")
+            and comp is not None
+            and comp > mem
+        ):
+            return Analysis(
+                summary.member, "compute-bound", ev + [f"the top stall ({stalls[0][0]}) is an arithmetic one"]
+            )
         if mem >= MEMORY_SOL:
             return Analysis(summary.member, "memory-bound", ev)
-        return Analysis(summary.member, "underutilized", ev + [f"neither memory (< {MEMORY_SOL:.0f}%) nor compute is busy: latency-bound"])
+        return Analysis(
+            summary.member,
+            "underutilized",
+            ev + [f"neither memory (< {MEMORY_SOL:.0f}%) nor compute is busy: latency-bound"],
+        )
 
     # -- planner ---------------------------------------------------------------------------
-    def catalogue(self, bottleneck: str, params: transform.LaunchParams, contract: dict[str, Any], source: str = "") -> list[tuple[str, str, dict[str, Any], str, str]]:
+    def catalogue(
+        self, bottleneck: str, params: transform.LaunchParams, contract: dict[str, Any], source: str = ""
+    ) -> list[tuple[str, str, dict[str, Any], str, str]]:
         """(name, kind, args, rationale, prediction) in preference order for this bottleneck."""
         cfg = params.config
         # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
@@ -104,42 +144,143 @@ class HeuristicBackend:
         # kernels' BLOCK (pointwise) and ROWS (row kernels)
         xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
         if xkey and cfg[xkey] * 2 <= xn and xn % (cfg[xkey] * 2) == 0:
-            opts["bigger-xblock"] = ("launch", launch(config={xkey: cfg[xkey] * 2}), "more work per program: fewer, larger memory transactions", "a few % faster if the loads were short")
+            opts["bigger-xblock"] = (
+                "launch",
+                launch(config={xkey: cfg[xkey] * 2}),
+                "more work per program: fewer, larger memory transactions",
+                "a few % faster if the loads were short",
+            )
         if xkey and cfg[xkey] >= 2:
-            opts["smaller-xblock"] = ("launch", launch(config={xkey: cfg[xkey] // 2}), "twice the programs: fills more SMs", "faster if the grid was too small")
+            opts["smaller-xblock"] = (
+                "launch",
+                launch(config={xkey: cfg[xkey] // 2}),
+                "twice the programs: fills more SMs",
+                "faster if the grid was too small",
+            )
         whole = 1 << max(0, (int(xn) - 1).bit_length())
         if xkey and cfg[xkey] < whole and whole * int(cfg.get("R0_BLOCK", cfg.get("BLOCK_N", 1))) <= 16384:
-            opts["one-program"] = ("launch", launch(config={xkey: whole}), "a tiny kernel: one program covers every element, so launch and scheduling overhead is paid once",
-                                   "a few microseconds saved when the kernel is launch-bound")
+            opts["one-program"] = (
+                "launch",
+                launch(config={xkey: whole}),
+                "a tiny kernel: one program covers every element, so launch and scheduling overhead is paid once",
+                "a few microseconds saved when the kernel is launch-bound",
+            )
         if looped and rkey and cfg[rkey] * 2 <= max(rn, 1) * 2 and cfg[rkey] < 8192:
-            opts["bigger-rblock"] = ("launch", launch(config={rkey: cfg[rkey] * 2}), "fewer loop trips in the reduction", "a few % faster on long rows")
+            opts["bigger-rblock"] = (
+                "launch",
+                launch(config={rkey: cfg[rkey] * 2}),
+                "fewer loop trips in the reduction",
+                "a few % faster on long rows",
+            )
         full = 1 << max(0, (int(rn) - 1).bit_length())
         if looped and source and rkey and cfg[rkey] < full <= 16384:
             w0 = params.num_warps or 4
-            opts["persistent-rblock"] = ("launch", launch(config={rkey: full}, num_warps=max(w0, min(32, full // 512))),
-                                         "one loop trip: the whole row in one block, so the second pass re-reads from L1/L2 instead of DRAM", "faster when the row fits in registers")
+            opts["persistent-rblock"] = (
+                "launch",
+                launch(config={rkey: full}, num_warps=max(w0, min(32, full // 512))),
+                "one loop trip: the whole row in one block, so the second pass re-reads from L1/L2 instead of DRAM",
+                "faster when the row fits in registers",
+            )
         if looped and rkey and cfg[rkey] >= 64:
-            opts["smaller-rblock"] = ("launch", launch(config={rkey: cfg[rkey] // 2}), "fewer registers per thread: more warps resident", "faster if occupancy was register-limited")
+            opts["smaller-rblock"] = (
+                "launch",
+                launch(config={rkey: cfg[rkey] // 2}),
+                "fewer registers per thread: more warps resident",
+                "faster if occupancy was register-limited",
+            )
         w = params.num_warps
         if w is not None and w < 32:
-            opts["more-warps"] = ("launch", launch(num_warps=w * 2), "more warps in flight to hide memory latency", "faster if stalls on memory dominate")
+            opts["more-warps"] = (
+                "launch",
+                launch(num_warps=w * 2),
+                "more warps in flight to hide memory latency",
+                "faster if stalls on memory dominate",
+            )
         if w is not None and w > 1:
-            opts["fewer-warps"] = ("launch", launch(num_warps=w // 2), "less synchronisation per program, more programs per SM", "faster for small per-program work")
+            opts["fewer-warps"] = (
+                "launch",
+                launch(num_warps=w // 2),
+                "less synchronisation per program, more programs per SM",
+                "faster for small per-program work",
+            )
         s = params.num_stages
         if s is not None:
-            opts["more-stages" if s < 3 else "fewer-stages"] = ("launch", launch(num_stages=s + 1 if s < 3 else s - 1), "software pipelining depth of the loads", "small change either way")
-        opts["evict-first"] = ("eviction", {"policy": "evict_first", "only": None}, "stream through L2: data read once need not stay", "a few % on streaming kernels")
+            opts["more-stages" if s < 3 else "fewer-stages"] = (
+                "launch",
+                launch(num_stages=s + 1 if s < 3 else s - 1),
+                "software pipelining depth of the loads",
+                "small change either way",
+            )
+        opts["evict-first"] = (
+            "eviction",
+            {"policy": "evict_first", "only": None},
+            "stream through L2: data read once need not stay",
+            "a few % on streaming kernels",
+        )
         if "ASSUMES_DIVISIBLE" not in source:
-            opts["drop-masks"] = ("drop-masks", {}, "every numel is a multiple of its block: the bound masks are always true, drop them (fewer predicates, wider loads)", "a few % on memory-bound kernels")
+            opts["drop-masks"] = (
+                "drop-masks",
+                {},
+                "every numel is a multiple of its block: the bound masks are always true, "
+                "drop them (fewer predicates, wider loads)",
+                "a few % on memory-bound kernels",
+            )
         order = {
-            "memory-bound": ["persistent-rblock", "bigger-xblock", "bigger-rblock", "drop-masks", "more-warps", "evict-first", "more-stages", "fewer-warps", "smaller-rblock", "smaller-xblock", "fewer-stages", "one-program"],
-            "underutilized": ["one-program", "smaller-xblock", "fewer-warps", "smaller-rblock", "more-warps", "persistent-rblock", "more-stages", "drop-masks", "bigger-rblock", "bigger-xblock", "evict-first", "fewer-stages"],
-            "compute-bound": ["drop-masks", "more-warps", "fewer-warps", "more-stages", "fewer-stages", "smaller-rblock", "persistent-rblock", "bigger-xblock", "smaller-xblock", "bigger-rblock", "evict-first", "one-program"],
+            "memory-bound": [
+                "persistent-rblock",
+                "bigger-xblock",
+                "bigger-rblock",
+                "drop-masks",
+                "more-warps",
+                "evict-first",
+                "more-stages",
+                "fewer-warps",
+                "smaller-rblock",
+                "smaller-xblock",
+                "fewer-stages",
+                "one-program",
+            ],
+            "underutilized": [
+                "one-program",
+                "smaller-xblock",
+                "fewer-warps",
+                "smaller-rblock",
+                "more-warps",
+                "persistent-rblock",
+                "more-stages",
+                "drop-masks",
+                "bigger-rblock",
+                "bigger-xblock",
+                "evict-first",
+                "fewer-stages",
+            ],
+            "compute-bound": [
+                "drop-masks",
+                "more-warps",
+                "fewer-warps",
+                "more-stages",
+                "fewer-stages",
+                "smaller-rblock",
+                "persistent-rblock",
+                "bigger-xblock",
+                "smaller-xblock",
+                "bigger-rblock",
+                "evict-first",
+                "one-program",
+            ],
             "near-optimal": [],
         }[bottleneck]
         return [(n, *opts[n]) for n in order if n in opts]
 
-    def plan(self, iteration: int, beam: list[dict[str, Any]], analyses: dict[str, Analysis], contract: dict[str, Any], memory: Memory, width: int) -> Plan:
+    def plan(
+        self,
+        iteration: int,
+        beam: list[dict[str, Any]],
+        analyses: dict[str, Analysis],
+        contract: dict[str, Any],
+        memory: Memory,
+        width: int,
+    ) -> Plan:
         directions: list[Direction] = []
         seen = set(memory.tried)
         diversity: list[str] = []
@@ -161,7 +302,10 @@ class HeuristicBackend:
                     if new_sig is None:
                         continue
                     if new_sig in seen:
-                        diversity.append(f"skipped {name} on {m['id']}: leads to an already tried or planned configuration ({new_sig})")
+                        diversity.append(
+                            f"skipped {name} on {m['id']}: "
+                            f"leads to an already tried or planned configuration ({new_sig})"
+                        )
                         continue
                     seen.add(new_sig)
                     directions.append(Direction(m["id"], kind, args, name, why, pred))
@@ -172,7 +316,9 @@ class HeuristicBackend:
         return Plan(iteration, directions, diversity, stop)
 
     @staticmethod
-    def _result_signature(source: str, kind: str, args: dict[str, Any], contract: dict[str, Any] | None = None) -> str | None:
+    def _result_signature(
+        source: str, kind: str, args: dict[str, Any], contract: dict[str, Any] | None = None
+    ) -> str | None:
         try:
             new = transform.apply(source, {"kind": kind, "args": args}, contract)
         except transform.TransformError:
@@ -182,14 +328,28 @@ class HeuristicBackend:
     # -- executor --------------------------------------------------------------------------
     def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str:
         new = transform.apply(source, {"kind": direction.kind, "args": direction.args}, contract)
-        return transform.retitle(new, f"heuristic executor: {direction.name} on {direction.member} ({json.dumps(direction.args, sort_keys=True)})\n{direction.rationale}")
+        return transform.retitle(
+            new,
+            f"heuristic executor: {direction.name} on {direction.member} "
+            f"({json.dumps(direction.args, sort_keys=True)})\n{direction.rationale}",
+        )
 
     # -- directed retries -------------------------------------------------------------------
     @staticmethod
     def failure_class(failure: dict[str, Any]) -> str:
         """resources | numerics | crash | other, from a gate verdict."""
         text = f"{failure.get('rule', '')} {failure.get('reason', '')}".lower()
-        if any(k in text for k in ("out of resource", "outofresources", "shared memory", "too many resources", "registers", "max threads")):
+        if any(
+            k in text
+            for k in (
+                "out of resource",
+                "outofresources",
+                "shared memory",
+                "too many resources",
+                "registers",
+                "max threads",
+            )
+        ):
             return "resources"
         if failure.get("gate") == 2 and failure.get("rule") != "crash" or "mismatch" in text or "nan" in text.split():
             return "numerics"
@@ -198,9 +358,29 @@ class HeuristicBackend:
         return "other"
 
     SHRINKING = ("smaller-xblock", "smaller-rblock", "fewer-warps", "fewer-stages")
-    SAFE = ("bigger-xblock", "smaller-xblock", "bigger-rblock", "smaller-rblock", "persistent-rblock", "more-warps", "fewer-warps", "more-stages", "fewer-stages", "evict-first")
+    SAFE = (
+        "bigger-xblock",
+        "smaller-xblock",
+        "bigger-rblock",
+        "smaller-rblock",
+        "persistent-rblock",
+        "more-warps",
+        "fewer-warps",
+        "more-stages",
+        "fewer-stages",
+        "evict-first",
+    )
 
-    def fix(self, failed: Direction, failure: dict[str, Any], member_source: str, analysis: Analysis | None, contract: dict[str, Any], memory: Memory, taken: set[str]) -> tuple[Direction | None, str]:
+    def fix(
+        self,
+        failed: Direction,
+        failure: dict[str, Any],
+        member_source: str,
+        analysis: Analysis | None,
+        contract: dict[str, Any],
+        memory: Memory,
+        taken: set[str],
+    ) -> tuple[Direction | None, str]:
         cls = self.failure_class(failure)
         bottleneck = analysis.bottleneck if analysis and analysis.bottleneck != "near-optimal" else "memory-bound"
         params = transform.launch_params(member_source)
@@ -212,7 +392,11 @@ class HeuristicBackend:
             sig = self._result_signature(member_source, kind, args, contract)
             if sig is None or sig in taken or sig in memory.tried:
                 continue
-            note = f"{why}; retry with {name}" + (" (only shrinking directions after a resource failure or crash)" if cls in ("resources", "crash") else "")
+            note = f"{why}; retry with {name}" + (
+                " (only shrinking directions after a resource failure or crash)"
+                if cls in ("resources", "crash")
+                else ""
+            )
             return Direction(failed.member, kind, args, name, f"directed retry: {rationale}", pred), note
         return None, f"{why}; no untried direction of the allowed kinds ({', '.join(allowed)}) is left"
 
@@ -220,9 +404,18 @@ class HeuristicBackend:
     def summarize(self, iteration: int, outcomes: list[dict[str, Any]], memory: Memory) -> tuple[Memory, str]:
         lines = [f"# iteration {iteration}", ""]
         for o in outcomes:
-            memory.tried[o["signature"]] = {"iteration": iteration, "direction": o.get("direction"), "verdict": o["verdict"], "ratio": o.get("ratio")}
+            memory.tried[o["signature"]] = {
+                "iteration": iteration,
+                "direction": o.get("direction"),
+                "verdict": o["verdict"],
+                "ratio": o.get("ratio"),
+            }
             r = o.get("ratio")
-            lines.append(f"- {o.get('direction') or o['id']}: {o['verdict']}" + (f", time ratio vs Inductor {r:.4f}" if isinstance(r, float) else "") + (f" ({o['reason']})" if o.get("reason") else ""))
+            lines.append(
+                f"- {o.get('direction') or o['id']}: {o['verdict']}"
+                + (f", time ratio vs Inductor {r:.4f}" if isinstance(r, float) else "")
+                + (f" ({o['reason']})" if o.get("reason") else "")
+            )
         best = min((o for o in outcomes if isinstance(o.get("ratio"), float)), key=lambda o: o["ratio"], default=None)
         if best:
             memory.notes.append(f"iteration {iteration}: best {best['id']} at {best['ratio']:.4f} of Inductor's time")

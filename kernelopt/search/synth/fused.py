@@ -54,7 +54,11 @@ def _inline(prod: dict[str, Any], n: int, site: ast.Assign, params: dict[str, st
         for node in ast.walk(s2):
             if isinstance(node, ast.Call) and dotted(node.func) == "tl.load":
                 m, where = _load_mask(node)
-                plain = m is None or (isinstance(m, ast.Constant) and m.value is None) or (isinstance(m, ast.Name) and m.id == pre + "xmask")
+                plain = (
+                    m is None
+                    or (isinstance(m, ast.Constant) and m.value is None)
+                    or (isinstance(m, ast.Name) and m.id == pre + "xmask")
+                )
                 if not plain and mask is None:
                     raise NotFusible("the producer's loads use a mask the consumer's load cannot supply")
                 if plain:
@@ -110,13 +114,25 @@ def fuse_source(p_src: str, c_src: str, pair: dict[str, Any]) -> str:
     params = {e["producer_param"]: e["fused_param"] for e in pair["extra"]}
     params[pair["producer_param"]] = pair["consumer_param"]  # in place: P reads B's old values through C's pointer
     counter = iter(range(len(sites)))
-    _rewrite_lists(fn, {id(s) for s in sites}, lambda s: _inline(prod, next(counter), s, params, pair["consumer_param"]))
-    first_const = next((i for i, a in enumerate(fn.args.args) if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)), len(fn.args.args))
+    _rewrite_lists(
+        fn, {id(s) for s in sites}, lambda s: _inline(prod, next(counter), s, params, pair["consumer_param"])
+    )
+    first_const = next(
+        (
+            i
+            for i, a in enumerate(fn.args.args)
+            if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)
+        ),
+        len(fn.args.args),
+    )
     for k, e in enumerate(pair["extra"]):
         fn.args.args.insert(first_const + k, ast.arg(e["fused_param"]))
     fn.decorator_list = [ast.parse("triton.jit", mode="eval").body]
-    note = (f"# kernelopt neighbour fusion: {p} (pointwise, writes {pair['buffer']}) inlined at each of the\n"
-            f"# {len(sites)} load(s) of {pair['consumer_param']} in {c}; {pair['buffer']} is neither written nor needed afterwards.\n")
+    note = (
+        f"# kernelopt neighbour fusion: {p} (pointwise, writes {pair['buffer']}) inlined at each of the\n"
+        f"# {len(sites)} load(s) of {pair['consumer_param']} in {c}; "
+        f"{pair['buffer']} is neither written nor needed afterwards.\n"
+    )
     return header(c_src) + "\n\n" + note + ast.unparse(ast.fix_missing_locations(fn)) + "\n"
 
 
@@ -125,13 +141,19 @@ def synthesize_fused(paths: ProblemPaths, contract: dict[str, Any], attempt: int
     launched with the consumer's config; the search then tunes that launch."""
     f = contract["fused"]
     if attempt > 0:
-        raise CannotSynthesize("a fused unit has one generated kernel (attempt 0: the producer inlined into the consumer); the search tunes its launch")
+        raise CannotSynthesize(
+            "a fused unit has one generated kernel (attempt 0: the producer inlined into the consumer); "
+            "the search tunes its launch"
+        )
     p_src, c_src = ((paths.kernels_dir / f"{u}.py").read_text() for u in (f["producer_unit"], f["consumer_unit"]))
     try:
         kernel_src = fuse_source(p_src, c_src, f)
     except NotFusible as e:
         raise CannotSynthesize(str(e)) from None
-    title = (f"Neighbour fusion of unit {contract['unit']} (kernelopt, heuristic backend): {f['producer']} inlined into\n"
-             f"{f['consumer']} at each load of {f['buffer']}, so {f['buffer']} is neither written nor re-read.  launch(*args)\n"
-             f"takes {f['consumer']}'s arguments, then {f['producer']}'s other inputs (p_*); config: the consumer's.")
+    title = (
+        f"Neighbour fusion of unit {contract['unit']} (kernelopt, heuristic backend): {f['producer']} inlined into\n"
+        f"{f['consumer']} at each load of {f['buffer']}, so {f['buffer']} is neither written nor re-read.  "
+        "launch(*args)\n"
+        f"takes {f['consumer']}'s arguments, then {f['producer']}'s other inputs (p_*); config: the consumer's."
+    )
     return render_inductor(contract, kernel_src, title)

@@ -26,7 +26,8 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
         try:
             return synthesize_rows(contract, reference_src, attempt)
         except CannotSynthesize as rows:
-            reduces = any(f"aten.{op}." in reference_src or f"prims.{op}." in reference_src for op in REDUCTIONS | {"prepare_softmax_online"})
+            reduces = any(
+                f"aten.{op}." in reference_src or f"prims.{op}." in reference_src
+                for op in REDUCTIONS | {"prepare_softmax_online"}
+            )
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
-
-

@@ -22,10 +22,34 @@ UNARY = {
     "erf": "tl.math.erf({0})",
     "reciprocal": "(1.0 / {0})",
 }
-BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / {1})",
-          "maximum": "tl.maximum({0}, {1})", "minimum": "tl.minimum({0}, {1})"}
+BINARY = {
+    "add": "({0} + {1})",
+    "sub": "({0} - {1})",
+    "mul": "({0} * {1})",
+    "div": "({0} / {1})",
+    "maximum": "tl.maximum({0}, {1})",
+    "minimum": "tl.minimum({0}, {1})",
+}
 FLOAT_DTYPES = {"float32", "float16", "bfloat16"}
-REDUCTIONS = {"sum", "amax", "amin", "mean", "var_mean", "var", "max", "min", "argmax", "argmin", "prod", "any", "all", "_softmax", "_log_softmax", "cumsum", "logsumexp"}
+REDUCTIONS = {
+    "sum",
+    "amax",
+    "amin",
+    "mean",
+    "var_mean",
+    "var",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "prod",
+    "any",
+    "all",
+    "_softmax",
+    "_log_softmax",
+    "cumsum",
+    "logsumexp",
+}
 
 
 class CannotSynthesize(Exception):

@@ -13,6 +13,7 @@ from .ops import BINARY, FLOAT_DTYPES, REDUCTIONS, UNARY, CannotSynthesize, expr
 
 ATTEMPTS = [(1024, 4), (4096, 8), (256, 2), (2048, 4)]  # (BLOCK, num_warps) per attempt
 
+
 def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[str], list[str]]:
     """Translate forward's statements to Triton lines; returns (lines, output expressions)."""
     env = dict(inputs)
@@ -96,39 +97,50 @@ def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: 
     # logical indices of the flat output position
     idx, rest = [], "offs"
     for d in range(len(out_shape)):
-        inner = int(math.prod(out_shape[d + 1:]))
+        inner = int(math.prod(out_shape[d + 1 :]))
         idx.append(f"    i{d} = ({rest}) // {inner}" if inner > 1 else f"    i{d} = {rest}")
         rest = f"offs % {inner}" if inner > 1 else rest
-    body = [f"    pid = tl.program_id(0).to(tl.int64)", f"    offs = pid * BLOCK + tl.arange(0, BLOCK)", f"    mask = offs < {n}"] + idx
+    body = [
+        "    pid = tl.program_id(0).to(tl.int64)",
+        "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
+        f"    mask = offs < {n}",
+    ] + idx
     for i, name in enumerate(consts["INPUTS"]):
         a = args[name]
-        body.append(f"    v{i} = tl.load({name} + ({_index(a['shape'], a['stride'], out_shape)}), mask=mask, other=0.0).to(tl.float32)")
+        body.append(
+            f"    v{i} = tl.load({name} + ({_index(a['shape'], a['stride'], out_shape)}), "
+            "mask=mask, other=0.0).to(tl.float32)"
+        )
     body += [f"    {l}" for l in lines]
     for name, res in zip(outs, results):
         a = args[name]
-        body.append(f"    tl.store({name} + ({_index(a['shape'], a['stride'], out_shape)}), ({res}).to({name}.dtype.element_ty), mask=mask)")
+        body.append(
+            f"    tl.store({name} + ({_index(a['shape'], a['stride'], out_shape)}), "
+            f"({res}).to({name}.dtype.element_ty), mask=mask)"
+        )
     kernel = "synth_pointwise"
-    return "\n".join([
-        f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-        f"a pointwise chain over {n} elements, one flat index, broadcasts through the contract's strides.",
-        '"""',
-        "import triton",
-        "import triton.language as tl",
-        "",
-        "",
-        "@triton.jit",
-        f"def {kernel}({', '.join(ptrs)}, BLOCK: tl.constexpr):",
-        *body,
-        "",
-        "",
-        f"CONFIG = {{'BLOCK': {block}}}",
-        f"NUM_WARPS = {warps}",
-        "NUM_STAGES = 1",
-        "",
-        "",
-        f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-        f"    {kernel}[(triton.cdiv({n}, CONFIG['BLOCK']),)]({', '.join(ptrs)}, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-        "",
-    ])
-
-
+    return "\n".join(
+        [
+            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+            f"a pointwise chain over {n} elements, one flat index, broadcasts through the contract's strides.",
+            '"""',
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "",
+            "@triton.jit",
+            f"def {kernel}({', '.join(ptrs)}, BLOCK: tl.constexpr):",
+            *body,
+            "",
+            "",
+            f"CONFIG = {{'BLOCK': {block}}}",
+            f"NUM_WARPS = {warps}",
+            "NUM_STAGES = 1",
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"    {kernel}[(triton.cdiv({n}, CONFIG['BLOCK']),)]({', '.join(ptrs)}, "
+            "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+            "",
+        ]
+    )

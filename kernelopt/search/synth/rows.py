@@ -18,6 +18,7 @@ Anything outside that model (reductions over other dimensions, views that move t
 dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with the
 reason.
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,7 +35,12 @@ ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
 LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
 COMBINE = {"tl.sum": "{acc} + {part}", "tl.max": "tl.maximum({acc}, {part})", "tl.min": "tl.minimum({acc}, {part})"}
 VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
-REDUCE = {"sum": ("tl.sum", "0.0"), "mean": ("tl.sum", "0.0"), "amax": ("tl.max", "float('-inf')"), "amin": ("tl.min", "float('inf')")}
+REDUCE = {
+    "sum": ("tl.sum", "0.0"),
+    "mean": ("tl.sum", "0.0"),
+    "amax": ("tl.max", "float('-inf')"),
+    "amin": ("tl.min", "float('inf')"),
+}
 
 
 def _next_pow2(n: int) -> int:
@@ -45,11 +51,12 @@ def _next_pow2(n: int) -> int:
 class Val:
     code: str  # Triton expression (a name of a computed value, or a constant)
     shape: list[int] | None  # the FX value's shape; None for a Python constant
-    kind: str  # full | row | col | const | tuple | input (an argument not loaded yet) | lazy (a symbolic pointwise function of inputs)
-    parts: list["Val"] | None = None
+    kind: str  # full | row | col | const | tuple | input (an argument not loaded yet) | lazy (a symbolic
+    # pointwise function of inputs)
+    parts: list[Val] | None = None
     arg: str | None = None  # input: the argument's name
     strides: list[int] | None = None  # input: strides of the logical (viewed) shape, None = only contiguous views
-    emitted: "Val | None" = None  # lazy: the computed value once its code has been written
+    emitted: Val | None = None  # lazy: the computed value once its code has been written
 
 
 def _broadcast(a: list[int], b: list[int]) -> list[int]:
@@ -66,6 +73,7 @@ def _broadcast(a: list[int], b: list[int]) -> list[int]:
 @dataclass
 class Line:
     """One statement of the kernel body, with what the looped variant needs to place it."""
+
     code: str
     name: str | None = None  # the value it defines (None: a store)
     kind: str = "row"  # full | col (depends on the columns) | row | const; store-full | store-row
@@ -93,7 +101,9 @@ class RowKernel:
         self.looped = chunk is not None or self.BLOCK_N > MAX_BLOCK_N
         for name in consts["INPUTS"] + consts["OUTPUTS"]:
             if self.args[name].get("dtype") not in FLOAT_DTYPES:
-                raise CannotSynthesize(f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised")
+                raise CannotSynthesize(
+                    f"argument {name} is {self.args[name].get('dtype')}: only float row kernels are synthesised"
+                )
         self.lines: list[Line] = []
         self.loaded: dict[tuple[Any, ...], Val] = {}  # argument loads, by (name, logical shape, strides)
         self.n = 0
@@ -105,15 +115,22 @@ class RowKernel:
         for s in reversed(a["shape"]):
             st.append(acc)
             acc *= s
-        return [x for s, x in zip(a["shape"], a["stride"]) if s != 1] == [x for s, x in zip(a["shape"], reversed(st)) if s != 1]
+        return [x for s, x in zip(a["shape"], a["stride"]) if s != 1] == [
+            x for s, x in zip(a["shape"], reversed(st)) if s != 1
+        ]
 
     def _offset(self, name: str, fx_shape: list[int], strides: list[int] | None = None) -> tuple[str, str]:
         """(offset expression, kind) of an argument holding an FX value of ``fx_shape``
         (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
         a = self.args[name]
         if math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
-            return "rows * %d + cols" % self.N, "full"
-        if self.N > 1 and math.prod(fx_shape) == self.R and [x for x in fx_shape if x != 1] == [x for x in self.S[:-1] if x != 1] and self._contiguous(a):
+            return f"rows * {self.N} + cols", "full"
+        if (
+            self.N > 1
+            and math.prod(fx_shape) == self.R
+            and [x for x in fx_shape if x != 1] == [x for x in self.S[:-1] if x != 1]
+            and self._contiguous(a)
+        ):
             return "rows", "row"  # one value per row (a keepdim reduction's output, say)
         if strides is None:
             if list(a["shape"]) != list(fx_shape):
@@ -134,7 +151,7 @@ class RowKernel:
             if d == len(self.S) - 1:
                 col_term = "cols" if stride == 1 else f"cols * {stride}"
             else:
-                inner = math.prod(lead[d + 1:])
+                inner = math.prod(lead[d + 1 :])
                 idx = f"(rows // {inner})" if inner > 1 else "rows"
                 idx = f"({idx} % {size})" if d > 0 else idx
                 row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
@@ -152,7 +169,13 @@ class RowKernel:
         """Shapes that are the unit's rows in another grouping of the leading dimensions
         ([4096, 768] and [8, 512, 768]; [96, 512, 512] and [8, 12, 512, 512]) are one shape:
         a contiguous tensor of either is indexed ``rows * N + cols``."""
-        if shape is not None and list(shape) != list(self.S) and math.prod(shape) == self.numel and shape and shape[-1] == self.N:
+        if (
+            shape is not None
+            and list(shape) != list(self.S)
+            and math.prod(shape) == self.numel
+            and shape
+            and shape[-1] == self.N
+        ):
             return list(self.S)
         return shape
 
@@ -171,7 +194,9 @@ class RowKernel:
         pad = rank - len(v.shape)  # right-aligned broadcasting: leading size-1 dims first
         shape = [1] * pad + list(v.shape)
         if v.kind == "lazy":
-            return Val(v.code, shape[:d] + [1] + shape[d:], "lazy", parts=[self._unsqueeze(c, d, rank) for c in v.parts])
+            return Val(
+                v.code, shape[:d] + [1] + shape[d:], "lazy", parts=[self._unsqueeze(c, d, rank) for c in v.parts]
+            )
         if v.kind == "input":
             strides = None if v.strides is None else [0] * pad + v.strides
             strides = None if strides is None else strides[:d] + [0] + strides[d:]
@@ -206,10 +231,20 @@ class RowKernel:
             raise CannotSynthesize(f"output {name} of shape {fx} is neither a full tile nor one value per row")
         val = v.code
         if kind == "full" and v.kind != "full":
-            val = f"tl.broadcast_to({v.code}, [ROWS, BLOCK_N])" if v.kind != "const" else f"tl.full([ROWS, BLOCK_N], {v.code}, tl.float32)"
+            val = (
+                f"tl.broadcast_to({v.code}, [ROWS, BLOCK_N])"
+                if v.kind != "const"
+                else f"tl.full([ROWS, BLOCK_N], {v.code}, tl.float32)"
+            )
         if kind == "row" and v.kind != "row":
             raise CannotSynthesize(f"output {name} holds one value per row but is computed per element")
-        self.lines.append(Line(f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})", None, f"store-{kind}"))
+        self.lines.append(
+            Line(
+                f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})",
+                None,
+                f"store-{kind}",
+            )
+        )
 
     # -- the graph ------------------------------------------------------------------------
     def _new(self, code: str, shape: list[int] | None, kind: str) -> Val:
@@ -235,7 +270,9 @@ class RowKernel:
     def _dims_last(self, dims: Any, shape: list[int]) -> None:
         dims = dims if isinstance(dims, list) else [dims]
         if [d % len(shape) for d in dims] != [len(shape) - 1]:
-            raise CannotSynthesize(f"reduction over dims {dims} of a {len(shape)}-d value: only the last dimension is synthesised")
+            raise CannotSynthesize(
+                f"reduction over dims {dims} of a {len(shape)}-d value: only the last dimension is synthesised"
+            )
 
     def _reduce(self, v: Val, op: str) -> Val:
         if v.kind != "full":
@@ -271,7 +308,9 @@ class RowKernel:
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max"):
             vals = [self._arg(a, env) for a in call.args]
             if any(v.kind in ("rowflat", "tuple") for v in vals):
-                raise CannotSynthesize(f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)")
+                raise CannotSynthesize(
+                    f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)"
+                )
             shape: list[int] | None = None
             for v in vals:
                 if v.shape is not None:
@@ -419,10 +458,12 @@ class RowKernel:
         def chunk_pass(k: int, codes: list[str]) -> tuple[list[str], list[str]]:
             """(loop head + recomputed values, the given codes renamed for this pass)."""
             ren = lambda c: name_re.sub(lambda m: f"{m.group(1)}_p{k}" if m.group(1) in chunked else m.group(1), c)  # noqa: E731
-            head = [f"for c0 in range(0, {self.N}, BLOCK_N):",
-                    "    cols = c0 + tl.arange(0, BLOCK_N)[None, :]",
-                    f"    cmask = cols < {self.N}",
-                    "    mask = rmask & cmask"]
+            head = [
+                f"for c0 in range(0, {self.N}, BLOCK_N):",
+                "    cols = c0 + tl.arange(0, BLOCK_N)[None, :]",
+                f"    cmask = cols < {self.N}",
+                "    mask = rmask & cmask",
+            ]
             return head + ["    " + ren(self.lines[i].code) for i in closure(codes)], [ren(c) for c in codes]
 
         body = [self.lines[i].code for i in sorted(i for i, d in depth.items() if d == 0)]
@@ -437,7 +478,11 @@ class RowKernel:
             body += loop
             for i, acc, part in zip(reds, accs, parts):
                 fn, neutral, _ = self.lines[i].reduce
-                body.append("    " + f"{acc} = " + COMBINE[fn].format(acc=acc, part=f"{fn}(tl.where(cmask, {part}, {neutral}), 1)[:, None]"))
+                body.append(
+                    "    "
+                    + f"{acc} = "
+                    + COMBINE[fn].format(acc=acc, part=f"{fn}(tl.where(cmask, {part}, {neutral}), 1)[:, None]")
+                )
             body += [f"{self.lines[i].name} = {acc}" for i, acc in zip(reds, accs)]
             body += [self.lines[i].code for i, dd in sorted(depth.items()) if dd == d and not self.lines[i].reduce]
         body += [ln.code for ln in self.lines if ln.kind == "store-row"]
@@ -453,13 +498,18 @@ class RowKernel:
             chunk = self.chunk or min(chunk, self.BLOCK_N)
             rows = max(1, min(_next_pow2(self.R), rows))
             block_n, lines = chunk, self._looped_body()
-            how = "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, then one pass for the element-wise outputs"
+            how = (
+                "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, "
+                "then one pass for the element-wise outputs"
+            )
         else:
             elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
             rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
             warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
             block_n = self.BLOCK_N
-            lines = [f"cols = tl.arange(0, BLOCK_N)[None, :]", f"cmask = cols < {self.N}", "mask = rmask & cmask"] + [ln.code for ln in self.lines]
+            lines = ["cols = tl.arange(0, BLOCK_N)[None, :]", f"cmask = cols < {self.N}", "mask = rmask & cmask"] + [
+                ln.code for ln in self.lines
+            ]
             how = "each row whole in registers"
         ptrs = [a["name"] for a in self.contract["args"] if a["kind"] == "tensor"]
         kernel = "synth_rows"
@@ -468,29 +518,32 @@ class RowKernel:
             "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
             f"rmask = rows < {self.R}",
         ] + lines
-        return "\n".join([
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-            f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
-            f"({self.reductions} reduction(s) over the last dimension; padding columns hold the neutral element).",
-            '"""',
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "",
-            "@triton.jit",
-            f"def {kernel}({', '.join(ptrs)}, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):",
-            *[f"    {l}" for l in body],
-            "",
-            "",
-            f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}}}",
-            f"NUM_WARPS = {warps}",
-            "NUM_STAGES = 1",
-            "",
-            "",
-            f"def launch({', '.join(a['name'] for a in self.contract['args'])}):",
-            f"    {kernel}[(triton.cdiv({self.R}, CONFIG['ROWS']),)]({', '.join(ptrs)}, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-            "",
-        ])
+        return "\n".join(
+            [
+                f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+                f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
+                f"({self.reductions} reduction(s) over the last dimension; padding columns hold the neutral element).",
+                '"""',
+                "import triton",
+                "import triton.language as tl",
+                "",
+                "",
+                "@triton.jit",
+                f"def {kernel}({', '.join(ptrs)}, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):",
+                *[f"    {l}" for l in body],
+                "",
+                "",
+                f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}}}",
+                f"NUM_WARPS = {warps}",
+                "NUM_STAGES = 1",
+                "",
+                "",
+                f"def launch({', '.join(a['name'] for a in self.contract['args'])}):",
+                f"    {kernel}[(triton.cdiv({self.R}, CONFIG['ROWS']),)]({', '.join(ptrs)}, "
+                "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+                "",
+            ]
+        )
 
 
 def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int, chunk: int | None = None) -> str:

@@ -1,0 +1,23 @@
+"""The code style CI enforces: ruff's lint and formatter (configured in pyproject.toml)."""
+
+import shutil
+import subprocess
+
+import pytest
+
+
+def _ruff(*args: str, root) -> subprocess.CompletedProcess:
+    exe = shutil.which("ruff")
+    if exe is None:
+        pytest.fail("ruff is not installed (pip install -e .[test])")
+    return subprocess.run([exe, *args], cwd=root, capture_output=True, text=True)
+
+
+def test_ruff_lint_is_clean(root):
+    r = _ruff("check", ".", root=root)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr
+
+
+def test_ruff_format_is_clean(root):
+    r = _ruff("format", "--check", ".", root=root)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr
