@@ -14,11 +14,15 @@ def test_defaults_fill_in():
 def test_repo_config_is_valid(root):
     cfg = config.load(root / "config.yaml")
     assert cfg["capture"]["mode"] == "max-autotune"
+    quick = config.load(root / "quickstart.yaml")
+    assert len(quick["problems"]) == 4 and quick["search"]["iterations"] == 1
 
 
 def test_baseloader_strings_are_coerced():
     # snakemake --config passes values parsed with YAML's BaseLoader: all strings
-    cfg = config.validate({"seed": "3", "classify": {"min_triton_share": "0.25"}, "isolate": {"seeds": ["4", "5"], "rtol": "1e-4"}})
+    cfg = config.validate(
+        {"seed": "3", "classify": {"min_triton_share": "0.25"}, "isolate": {"seeds": ["4", "5"], "rtol": "1e-4"}}
+    )
     assert cfg["seed"] == 3
     assert cfg["classify"]["min_triton_share"] == 0.25
     assert cfg["isolate"]["seeds"] == [4, 5]
@@ -60,17 +64,19 @@ def test_defaults_have_one_source_the_schema():
     assert config.validate({}) == d
 
 
-def test_the_repo_config_sets_only_what_it_means_to_change(root):
+def test_the_repo_configs_set_only_what_they_mean_to_change(root):
     import yaml
 
-    own = yaml.safe_load((root / "config.yaml").read_text())
     d = config.defaults()
-    for section, value in own.items():
-        if isinstance(value, dict):
-            for k, v in value.items():
-                assert d[section][k] != v, f"config.yaml repeats the default {section}.{k}={v}"
-        else:
-            assert d[section] != value, f"config.yaml repeats the default {section}={value}"
+    for name in ("config.yaml", "quickstart.yaml"):
+        own = yaml.safe_load((root / name).read_text())
+        config.validate(own)
+        for section, value in own.items():
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    assert d[section][k] != v, f"{name} repeats the default {section}.{k}={v}"
+            else:
+                assert d[section] != value, f"{name} repeats the default {section}={value}"
 
 
 def test_every_rule_declares_the_settings_it_reads(root):
@@ -92,8 +98,16 @@ def test_every_rule_declares_the_settings_it_reads(root):
 
 
 def test_tuning_a_gate_or_the_search_never_invalidates_capture_classify_or_isolate():
-    for setting in ("gates.perf_margin", "gates.model_rtol", "gates.rtol", "search.iterations", "search.beam_width", "agent.backend",
-                    "measure.rounds", "measure.flush_l2"):
+    for setting in (
+        "gates.perf_margin",
+        "gates.model_rtol",
+        "gates.rtol",
+        "search.iterations",
+        "search.beam_width",
+        "agent.backend",
+        "measure.rounds",
+        "measure.flush_l2",
+    ):
         hit = config.invalidated_by(setting)
         assert not {"capture", "classify", "isolate"} & set(hit), (setting, hit)
         assert hit, f"no rule reads {setting}"
