@@ -1,10 +1,10 @@
 """The end of the pipeline.
 
-  result          ``result.json`` of one problem: category and reason, speedups (vs the compiled
-                  baseline and vs eager), the noise band, GPU seconds
-  stages_report   ``report/stages.json``, ``stages.csv``: stages 1-3 over all problems
-  report          ``report/results.csv``, ``summary.json``: one row per problem, per level and
-                  overall (deployed geomean, optimized rate, conditional geomean)
+result          ``result.json`` of one problem: category and reason, speedups (vs the compiled
+                baseline and vs eager), the noise band, GPU seconds
+stages_report   ``report/stages.json``, ``stages.csv``: stages 1-3 over all problems
+report          ``report/results.csv``, ``summary.json``: one row per problem, per level and
+                overall (deployed geomean, optimized rate, conditional geomean)
 """
 
 from __future__ import annotations
@@ -21,11 +21,28 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     """result.json: category and reason (docs/architecture.md, "Categories"), speedups, noise band, cost."""
     base = read_json(paths.baseline)
     disp = read_json(paths.dispatch)
-    res: dict[str, Any] = {"problem": paths.problem, "level": paths.problem.split("_")[0], "status": "ok", "verdict": disp.get("verdict"),
-                           "units": len(disp.get("units", [])), "units_replaced": 0, "baseline_ms": None, "final_ms": None,
-                           "speedup_vs_compiled": 1.0, "noise_band": None, "meaningful": base.get("device") == "cuda"}
+    res: dict[str, Any] = {
+        "problem": paths.problem,
+        "level": paths.problem.split("_")[0],
+        "status": "ok",
+        "verdict": disp.get("verdict"),
+        "units": len(disp.get("units", [])),
+        "units_replaced": 0,
+        "baseline_ms": None,
+        "final_ms": None,
+        "speedup_vs_compiled": 1.0,
+        "noise_band": None,
+        "meaningful": base.get("device") == "cuda",
+    }
     if base.get("failed"):
-        res.update(status="error", category="error", stage=base.get("stage"), reason=base["error"].splitlines()[0], error=base["error"], speedup_vs_compiled=None)
+        res.update(
+            status="error",
+            category="error",
+            stage=base.get("stage"),
+            reason=base["error"].splitlines()[0],
+            error=base["error"],
+            speedup_vs_compiled=None,
+        )
     elif disp["verdict"] in ("library-dominated", "no-triton"):
         res.update(category="fallback", reason=disp["verdict"])
     else:
@@ -38,7 +55,15 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                 break
             g3 = read_json(d / "gate3.json")
             g4 = read_json(d / "gate4.json")
-            attempts.append({"attempt": a, "status": plan["status"], "gate3": g3["verdict"], "gate4": g4["verdict"], "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"]})
+            attempts.append(
+                {
+                    "attempt": a,
+                    "status": plan["status"],
+                    "gate3": g3["verdict"],
+                    "gate4": g4["verdict"],
+                    "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"],
+                }
+            )
             if plan["status"] == "no-candidates":
                 break
             if g3["verdict"] == PASS and g4["verdict"] == PASS:
@@ -50,13 +75,27 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
             a, plan, g4 = chosen
             n = g4["numbers"]
             speed = n["speedup"]
-            res.update(baseline_ms=n["a_ms"], final_ms=n["b_ms"], noise_band=n["noise_band"], units_replaced=len(plan["replacements"]), stitched_attempt=a)
+            res.update(
+                baseline_ms=n["a_ms"],
+                final_ms=n["b_ms"],
+                noise_band=n["noise_band"],
+                units_replaced=len(plan["replacements"]),
+                stitched_attempt=a,
+            )
             significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
             if significant:
                 res.update(category="optimized", speedup_vs_compiled=speed, reason=None)
             else:
-                res.update(category="matched (optimized)", speedup_vs_compiled=1.0, measured_speedup=speed,
-                           reason=f"all gates passed but the speedup {speed:.4f} is not significant (time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept")
+                res.update(
+                    category="matched (optimized)",
+                    speedup_vs_compiled=1.0,
+                    measured_speedup=speed,
+                    reason=(
+                        f"all gates passed but the speedup {speed:.4f} is not significant "
+                        f"(time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 "
+                        f"and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept"
+                    ),
+                )
         elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
             alts = valid_alternatives(paths, units)
             if alts:
@@ -68,7 +107,12 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
             res.update(category="fallback", reason="e2e-correctness", detail=[x["reason"] for x in attempts])
         else:
             mode = any(x["gate4"] == SKIPPED_BY_MODE for x in attempts)
-            res.update(category="fallback", reason="perf-gate", detail=[x["reason"] for x in attempts] + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []))
+            res.update(
+                category="fallback",
+                reason="perf-gate",
+                detail=[x["reason"] for x in attempts]
+                + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []),
+            )
     res["baseline_compiled_ms"] = (base.get("compiled") or {}).get("median_ms")
     res["eager_ms"] = (base.get("eager") or {}).get("median_ms")
     if res.get("eager_ms") and res.get("baseline_compiled_ms") and res.get("speedup_vs_compiled"):
@@ -85,11 +129,23 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
 
 
 def gpu_seconds(paths: ProblemPaths) -> float | None:
-    """Wall seconds of this problem's GPU rules, from Snakemake's benchmark files."""
+    """Wall seconds of this problem's GPU rules, from Snakemake's benchmark files:
+    ``benchmarks/<rule>/<problem>.tsv`` and ``benchmarks/<rule>/<problem>/...tsv`` (per unit)."""
     bench = benchmarks_dir(paths.workdir)
+    files = (
+        [
+            f
+            for rule in sorted(bench.iterdir())
+            if rule.is_dir()
+            for f in ([rule / f"{paths.problem}.tsv"] + sorted((rule / paths.problem).rglob("*.tsv")))
+            if f.is_file()
+        ]
+        if bench.exists()
+        else []
+    )
     total = 0.0
     found = False
-    for f in bench.rglob(f"*{paths.problem}*.tsv") if bench.exists() else []:
+    for f in files:
         lines = f.read_text().splitlines()
         if len(lines) >= 2:
             try:
