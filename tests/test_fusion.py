@@ -24,7 +24,7 @@ from kernelopt.stitch.proof import diff_proof
 from kernelopt.stitch.splice import write_stitched
 
 H200 = ROOT / "tests/fixtures/h200_search/search_fusion_smallcnn/level3_3_SmallCNN"
-TB = ROOT / "tests/fixtures/h200_search/search_l3/level3_2_TransformerBlock"
+TB = ROOT / "tests/fixtures/h200/level3_2_TransformerBlock"
 P2, C3 = "triton_poi_fused_convolution_relu_2", "triton_poi_fused_convolution_max_pool2d_with_indices_relu_3"
 FUSED = fusion.unit_id(P2, C3)
 DEMO = "level2_5_Conv2d_BatchNorm_ReLU_MaxPool"
@@ -33,7 +33,7 @@ DEMO = "level2_5_Conv2d_BatchNorm_ReLU_MaxPool"
 def _pairs(run: Path, src: str | None = None):
     src = src if src is not None else (run / "capture/output_code.py").read_text()
     oc = outputcode.parse((run / "capture/output_code.py").read_text())
-    sources = {k: (run / "capture/kernels" / f"{k}.py").read_text() for k in oc.kernels}
+    sources = {k: v.source for k, v in oc.kernels.items()}  # what capture writes to kernels/<k>.py
     return fusion.find_pairs(src, sources, {k: v.heuristic for k, v in oc.kernels.items()})
 
 
@@ -75,8 +75,8 @@ def test_fused_source_is_what_ran_on_the_h200():
     """The generator is deterministic: it reproduces the kernel of the fused candidate that
     passed gates 1-4 on the H200 (SmallCNN, 1.26x end to end)."""
     pair = next(p for p in _pairs(H200)[0] if p["producer"] == P2)
-    kernels = H200 / "capture/kernels"
-    src = fuse_source((kernels / f"{P2}.py").read_text(), (kernels / f"{C3}.py").read_text(), pair)
+    kernels = outputcode.parse((H200 / "capture/output_code.py").read_text()).kernels
+    src = fuse_source(kernels[P2].source, kernels[C3].source, pair)
     fn = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
     assert [a.arg for a in fn.args.args] == ["in_ptr0", "out_ptr0", "xnumel", "p_in_ptr0", "XBLOCK"]
     body = ast.unparse(fn)

@@ -719,7 +719,7 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     torch.testing.assert_close(out, torch.relu((x - mean[:, None, None]) * torch.rsqrt(var + 1e-5)[:, None, None]))
 
 
-# TransformerBlock's units on the H200 (the search_l3 run of bench/README.md), scaled down:
+# TransformerBlock's units on the H200 (the level-3 search run of bench/README.md), scaled down:
 # the residual add sees [B*S, D] buffers as [B, S, D]; attention's softmax reads [B*H, S, S]
 # as [B, H, S, S] and ends in an expand to its own shape.  Both were refused before.
 RESIDUAL_REFERENCE = """
