@@ -20,7 +20,9 @@ from pathlib import Path
 
 from kernelopt.core import config, measure
 from kernelopt.core.paths import ProblemPaths
-from kernelopt.gates.model import Models
+from kernelopt.gates import sandbox
+from kernelopt.gates.model import Problem
+from kernelopt.isolate.harness import load_wrapper
 
 
 def p95(values):
@@ -52,11 +54,28 @@ def main() -> None:
         if cap.get("failed") or not cap.get("stitchable"):
             continue
         t0 = time.time()
-        m = Models(paths, cfg, paths.output_code)  # baseline loaded twice: A = m.base, B = m.stitched
+        m = Problem(paths, cfg)  # the baseline loaded twice: A = m.base, B = a second load of it
+        second = load_wrapper(paths, 0, paths.output_code, m.device)
         args = m.rt.call_args(0, 0)
+        # gate 4's own path: both loads timed in its sandboxed child, `trials` times
+        job = {
+            "kind": "speed",
+            "device": m.device,
+            "problem_dir": str(paths.root),
+            "stitched": str(paths.output_code),
+            "args": args,
+            "protocol": proto.__dict__,
+            "trials": a.trials,
+            "point": "aa",
+        }
+        outcome = sandbox.run(job, 600, cache=paths.cache)
+        gate4_path = [
+            measure.Comparison(**{k: v for k, v in t.items() if k in measure.Comparison.__dataclass_fields__})
+            for t in (outcome.reply or {}).get("trials", [])
+        ]
         with torch.no_grad():
             fa = measure.graphed(lambda: m.base.call(list(args)), m.device)
-            fb = measure.graphed(lambda: m.stitched.call(list(args)), m.device)
+            fb = measure.graphed(lambda: second.call(list(args)), m.device)
             aa = [measure.compare(fa, fb, m.device, proto) for _ in range(a.trials)]
             base_ms = statistics.median(c.a_ms for c in aa)
             # a redundant pass over a buffer, sized to cost `slowdown` of the model's time
@@ -66,7 +85,7 @@ def main() -> None:
             extra = torch.empty(n, device=m.device)
 
             def slower():
-                r = m.stitched.call(list(args))
+                r = second.call(list(args))
                 extra.mul_(1.0)
                 return r
 
@@ -86,6 +105,17 @@ def main() -> None:
             "slow_ratios": [c.ratio for c in slow],
             "seconds": time.time() - t0,
             "config_pins": m.pins,
+            "gate4_child_ratios": [c.ratio for c in gate4_path],
+            "gate4_child_spread_p95": p95([abs(c.ratio - 1) for c in gate4_path]) if gate4_path else None,
+            "gate4_child_false_reject_rate": (sum(c.ci_high > 1 + margin for c in gate4_path) / len(gate4_path))
+            if gate4_path
+            else None,
+            "gate4_child_false_optimized_rate": (
+                sum(c.ci_high < 1.0 and c.speedup > min_speed for c in gate4_path) / len(gate4_path)
+                if gate4_path
+                else None
+            ),
+            "gate4_child_status": outcome.status,
         }
         out["problems"][name] = rec
         print(
@@ -103,6 +133,13 @@ def main() -> None:
         "gate4_false_reject_rate": statistics.mean(p["gate4_false_reject_rate"] for p in probs) if probs else None,
         "false_optimized_rate": statistics.mean(p["false_optimized_rate"] for p in probs) if probs else None,
         "slow_reject_rate": statistics.mean(p["slow_reject_rate"] for p in probs) if probs else None,
+        "gate4_child_spread_p95": p95([abs(r - 1) for p in probs for r in p["gate4_child_ratios"]]),
+        "gate4_child_false_reject_rate": statistics.mean(p["gate4_child_false_reject_rate"] or 0 for p in probs)
+        if probs
+        else None,
+        "gate4_child_false_optimized_rate": (
+            statistics.mean(p["gate4_child_false_optimized_rate"] or 0 for p in probs) if probs else None
+        ),
         "meaningful": m.device == "cuda" if out["problems"] else None,
     }
     Path(a.out).write_text(json.dumps(out, indent=2) + "\n")

@@ -55,9 +55,7 @@ def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .core.paths import ProblemPaths
-    from .gates.child import run_in_child
-    from .gates.static import gate1, static_problems
-    from .gates.verdict import SKIPPED, GateVerdict
+    from .gates.stage import judge_candidate
 
     unit_dir = Path(args.unit_dir).resolve()
     try:
@@ -77,21 +75,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     device = json.loads(paths.capture_record.read_text())["device"]
     cfg = _config(args, device)
-    contract = json.loads(paths.contract(unit).read_text())
-    verdicts = []
     import contextlib
 
     with contextlib.redirect_stdout(sys.stderr):  # the checking processes' output; stdout stays for the verdicts
-        if static_problems(cand.read_text(), contract):
-            v1 = gate1(cand, contract, None, cfg["gates"]["seeds"][0])
-        else:
-            v1 = run_in_child(1, unit_dir, cand, cfg)
-        v2 = run_in_child(2, unit_dir, cand, cfg) if v1.passed else None
-    verdicts.append(v1.to_dict())
-    if v2 is not None:
-        verdicts.append(v2.to_dict())
-    else:
-        verdicts.append(GateVerdict(2, SKIPPED, "gate 1 did not pass").to_dict())
+        v1, v2 = judge_candidate(paths, unit, cand, cfg)
+    verdicts = [v1.to_dict(), v2.to_dict()]
     _print(verdicts, args.json)
     return 0 if all(v["verdict"] == "pass" for v in verdicts) else 1
 

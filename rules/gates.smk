@@ -1,40 +1,21 @@
-rule gate1:
-    """Gate 1 (static + runs once) for one candidate slot (cands/c<k>, synth/a<k>, iter<i>/cand<j>)."""
+rule gate12:
+    """Gates 1 (static + one watched run) and 2 (isolated correctness) of one candidate slot
+    (cands/c<k>, synth/a<k>, iter<i>/cand<j>[/r<r>]), from one sandboxed run."""
     input:
         slot=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/slot.json",
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate1.json",
-    log:
-        f"{WORKDIR}/logs/gate1/{{problem}}/{{unit}}/{{cand}}.log",
-    benchmark:
-        f"{WORKDIR}/benchmarks/gate1/{{problem}}/{{unit}}/{{cand}}.tsv"
-    conda:
-        "../envs/kernelopt.yaml"
-    resources:
-        gpu=1,
-    params:
-        cfg=settings("gate1"),
-        workdir=run_dir,
-    script:
-        "../scripts/gate.py"
-
-
-rule gate2:
-    """Gate 2 (isolated correctness on the configured seeds) for one candidate slot."""
-    input:
         gate1=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate1.json",
-    output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate2.json",
+        gate2=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate2.json",
     log:
-        f"{WORKDIR}/logs/gate2/{{problem}}/{{unit}}/{{cand}}.log",
+        f"{WORKDIR}/logs/gate12/{{problem}}/{{unit}}/{{cand}}.log",
     benchmark:
-        f"{WORKDIR}/benchmarks/gate2/{{problem}}/{{unit}}/{{cand}}.tsv"
+        f"{WORKDIR}/benchmarks/gate12/{{problem}}/{{unit}}/{{cand}}.tsv"
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
     params:
-        cfg=settings("gate2"),
+        cfg=settings("gate12"),
         workdir=run_dir,
     script:
         "../scripts/gate.py"

@@ -114,10 +114,10 @@ def test_stitched_output_code_runs_on_its_own(demo_run):
 
 WRONG = {
     # file: (gate that must reject, rule)
-    "wrong_mask.py": (2, "mismatch"),
+    "wrong_mask.py": (2, "unwritten-output"),
     "off_by_one.py": (2, "mismatch"),
     "wrong_axis.py": (2, "mismatch|crash"),  # reads out of bounds: wrong values, or the process dies
-    "partial_write.py": (2, "mismatch"),
+    "partial_write.py": (2, "unwritten-output"),
     "wrong_dtype.py": (2, "mismatch"),
     "writes_input.py": (2, "wrote-input"),
     "torch_fallback.py": (1, "torch-compute"),
@@ -208,7 +208,7 @@ def test_gate3_compares_every_output_of_a_dict_or_record(structured_run, problem
     assert [leaf["kind"] for leaf in capture["output_structure"]] == ["tensor", "tensor"]
     g3 = json.loads((structured_run / problem / "stitch/gate3.json").read_text())
     assert g3["verdict"] == "pass", g3["reason"]
-    assert [row["outputs_compared"] for row in g3["numbers"]["per_seed"]] == [2, 2, 2]
+    assert g3["numbers"]["calls"] >= 3 and all(row["outputs_compared"] == 2 for row in g3["numbers"]["per_seed"])
 
 
 @pytest.mark.slow
@@ -216,23 +216,22 @@ def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, m
     """A stitched model whose output has a shape that broadcasts against eager's, with equal
     values (the row mean [8, 1] repeated to [8, 32]), passes an allclose; gate 3 must fail it
     by rule, on its shape."""
+    from kernelopt.core.config import validate
     from kernelopt.core.paths import ProblemPaths
     from kernelopt.gates import model
 
     paths = ProblemPaths(structured_run, "level1_1_DictOutputs")
     plan = json.loads((paths.attempt_dir(0) / "plan.json").read_text())
-    original = model.Models.outputs
+    real_run = model.sandbox.run
 
-    def narrowed(self, mod, args):
-        outs = original(self, mod, args)
-        return outs if mod is self.base else [outs[0], outs[1].expand(-1, 32)]
+    def widened(job, timeout_s, **kw):  # the stitched model's child hands back a broadcast-shaped mean
+        outcome = real_run(job, timeout_s, **kw)
+        for call in outcome.reply["calls"]:
+            call["outputs"][1] = call["outputs"][1].expand(-1, 32)
+        return outcome
 
-    monkeypatch.setattr(model.Models, "outputs", narrowed)
-    cfg = {
-        "device": "cpu",
-        "seed": 0,
-        "gates": {"seeds": [0], "model_rtol": 1e-4, "model_atol": 1e-4, "fp64_ratio": 10.0},
-    }
+    monkeypatch.setattr(model.sandbox, "run", widened)
+    cfg = validate({"device": "cpu", "gates": {"fresh_seeds": 3, "distributions": []}})
     v = model.gate3(paths, plan, paths.attempt_dir(0) / "output_code.py", cfg)
     assert v.verdict == "fail" and v.rule == "output-structure", v.reason
     assert "out['mean'] has shape [8, 32]" in v.reason

@@ -93,3 +93,14 @@ def test_threshold_changes_the_verdict():
     _, cap, prof, _ = load("level3_2_TransformerBlock")
     assert classify.classify(cap, prof, 0.10)["verdict"] == "optimizable"
     assert classify.classify(cap, prof, 0.50)["verdict"] == "library-dominated"
+
+
+def test_a_lost_kernel_time_is_an_infrastructure_error_not_library_dominated():
+    """On the H200 a profile once lost the ReLU kernel's events: its time was None, and classify
+    called the problem library-dominated (Triton 0 %).  A missing time is never a verdict."""
+    _, cap, prof, _ = load("level1_1_Softmax")
+    prof = json.loads(json.dumps(prof))
+    for g in prof["graphs"]:
+        g["site_ms"] = {}
+    got = classify.classify(cap, prof, 0.10)
+    assert got["verdict"] == "error" and got["reason"].startswith("infrastructure: ")

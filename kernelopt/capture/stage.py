@@ -326,7 +326,18 @@ def _standalone_check(
                 result["ok"] = False
                 result["reason"] = "a model output could not be found among the standalone wrapper's outputs"
         with torch.no_grad(), gpulock.exclusive(device, "site profile"):
-            result["profile"] = profile_sites(lambda: mod.call(list(args)), mod, oc, device, ccfg["profile_reps"])
+            # a profiler run can lose a kernel's events (seen on the H200: a ReLU's time was None);
+            # profile again, and if a Triton site still has no time, say so: classify must not
+            # derive a verdict from a missing time
+            triton_sites = {s.lineno for s in oc.sites if s.kind == "triton"}
+            for attempt in range(3):
+                prof = profile_sites(lambda: mod.call(list(args)), mod, oc, device, ccfg["profile_reps"])
+                lost = sorted(triton_sites - {int(k) for k in prof["site_ms"]})
+                if not lost:
+                    break
+                print(f"[capture] profile attempt {attempt + 1}: no time for Triton launch sites {lost}", flush=True)
+            prof["lost_sites"] = lost
+            result["profile"] = prof
         return result
     except Exception as e:  # noqa: BLE001 - recorded; classify/isolate report it
         return {"ok": False, "reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}

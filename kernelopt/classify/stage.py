@@ -18,7 +18,7 @@ from ..core.outputcode import dispatch_kind
 from ..core.paths import ProblemPaths
 from . import fusion
 
-VERDICTS = ("optimizable", "no-triton", "library-dominated")
+VERDICTS = ("optimizable", "no-triton", "library-dominated", "error")
 
 
 def unit_id(graph: int, kernel: str) -> str:
@@ -91,8 +91,12 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
         by_kind[l["kind"]] = by_kind.get(l["kind"], 0.0) + (l["time_ms"] or 0.0)
     triton_ms = by_kind.get("triton", 0.0)
     triton_share = triton_ms / total if total > 0 else (1.0 if units else 0.0)
+    lost = [l["target"] for l in launches if l["kind"] == "triton" and l["time_ms"] is None and device == "cuda"]
     if not units:
         verdict, reason = "no-triton", "the compiled model launches no Triton kernel"
+    elif lost:  # never a verdict from a missing time: the profile lost events (capture profiled 3 times)
+        verdict = "error"
+        reason = f"infrastructure: the profile has no time for Triton kernel(s) {sorted(set(lost))[:5]}; re-run capture"
     elif triton_share < min_triton_share:
         verdict = "library-dominated"
         reason = (

@@ -1,95 +1,276 @@
-"""Runs gate 1 or gate 2 of one candidate in a process of its own.
+"""The sandboxed child: the only process that runs candidate code.
 
-A wrong kernel can take its process down (an out-of-bounds access segfaults the Triton
-interpreter; on the GPU an illegal address poisons the CUDA context).  The parent
-(``run_in_child``) turns such a death into a failed gate with rule ``crash`` instead
-of a failed pipeline job.  The child holds the GPU lock (shared) itself, from its first CUDA
-work on, and reports the seconds it held it to the parent.
+usage: python -m kernelopt.gates.child REQUEST.pt REPLY.pt SCRATCH_DIR [CACHE_DIR]
 
-usage: python -m kernelopt.gates.child {1|2} UNIT_DIR CANDIDATE.py OUT.json CONFIG_JSON
+It imports what trusted code needs, prepares the device and the problem's caches, ``enter``s
+the sandbox (``sandbox.py``), and only then loads candidates (``core/loader.py``) and runs the
+job.  Jobs (``job["kind"]``):
+
+  unit    a unit's candidate on given argument lists (gates 1-2): per call, the arguments as
+          the candidate left them, the ATen ops it dispatched, the Triton kernels it launched,
+          its exception; Inductor's kernel launched between the calls when asked
+  model   the stitched wrapper on given call arguments (gate 3): per call, the outputs, which
+          kernels ran as candidates and which as Inductor's, the ops and launches inside each
+          candidate's launch
+  speed   baseline and stitched wrappers, each in one CUDA graph, timed interleaved (gate 4)
+  timing  Inductor's kernel against candidates on the same arguments (select, the search)
+  time    one candidate's median time (the search's profile)
+
+The child never sees a reference or a tolerance; the parent judges what it hands back.
 """
 
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
 import sys
-import tempfile
+import traceback
 from pathlib import Path
 from typing import Any
 
-from ..core import gpulock
-from .verdict import FAIL, GateVerdict
+
+def _error(e: BaseException) -> dict[str, str]:
+    return {"type": type(e).__name__, "message": str(e)[:2000], "traceback": traceback.format_exc()[-3000:]}
 
 
-def run_in_child(gate: int, unit_dir: Path, candidate: Path, cfg: dict[str, Any], timeout: int = 3600) -> GateVerdict:
-    """Gate 1 or 2 in a separate process; a candidate that kills it fails with rule ``crash``."""
-    with tempfile.TemporaryDirectory() as td:
-        out = Path(td) / "verdict.json"
-        cmd = [
-            sys.executable,
-            "-m",
-            "kernelopt.gates.child",
-            str(gate),
-            str(unit_dir),
-            str(candidate),
-            str(out),
-            json.dumps(cfg, default=str),
-        ]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return GateVerdict(
-                gate,
-                FAIL,
-                f"rule timeout: checking the candidate took more than {timeout} s",
-                rule="timeout",
-                candidate=str(candidate),
-            )
-        if r.stdout or r.stderr:
-            print((r.stdout + r.stderr)[-4000:], end="", flush=True)
-        if r.returncode == 0 and out.exists():
-            d = json.loads(out.read_text())
-            gpulock.add_held(d.get("lock_held_s") or {})
-            return GateVerdict(**{k: d[k] for k in GateVerdict.__dataclass_fields__ if k in d})
-        if r.returncode < 0:
+def _sync(device: str) -> None:
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def _clone(args: list[Any]) -> list[Any]:
+    import torch
+
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+
+
+def run_unit(job: dict[str, Any]) -> dict[str, Any]:
+    from ..core import gpulock
+    from ..core.loader import load_candidate
+    from .exchange import shared_in_place
+    from .faults import maybe_inject
+    from .watch import AtenWatch, LaunchWatch
+
+    device = job["device"]
+    reply: dict[str, Any] = {"import_error": None, "calls": [], "launcher_ops": []}
+    inductor = load_candidate(job["inductor"]) if job.get("inductor") else None
+    try:
+        with AtenWatch() as at_import:
+            module = load_candidate(job["candidate"])
+        reply["import_ops"] = sorted(at_import.seen)
+    except BaseException as e:  # noqa: BLE001 - the candidate's own failure, reported as such
+        reply["import_error"] = _error(e)
+        return reply
+    with gpulock.shared(device, f"{job.get('point', 'gate')} candidate runs"):
+        if inductor is not None and job["calls"]:
+            # what launching Inductor's own kernel dispatches is the launcher's, not the unit's work
+            with AtenWatch() as w:
+                inductor.launch(*_clone(job["calls"][0]["args"]))
+                _sync(device)
+            reply["launcher_ops"] = sorted(w.seen)
+        for k, call in enumerate(job["calls"]):
+            args = call["args"]
+            print(f"[kernelopt-call {k}]", flush=True)  # where a hang or a crash happened, for the parent
+            if inductor is not None and call.get("interleave"):
+                inductor.launch(*_clone(args))
+                _sync(device)
+            out: dict[str, Any] = {"error": None, "ops": [], "foreign_launches": [], "launches": 0}
             try:
-                how = f"killed by {signal.Signals(-r.returncode).name}"
-            except ValueError:
-                how = f"killed by signal {-r.returncode}"
-        else:
-            how = f"exit status {r.returncode}"
-        tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
-        return GateVerdict(
-            gate,
-            FAIL,
-            f"rule crash: the candidate crashed the checking process ({how}); last line: {tail[0][:300]}",
-            rule="crash",
-            candidate=str(candidate),
-        )
+                maybe_inject(job.get("point", ""))
+                with AtenWatch() as aten, LaunchWatch() as launches:
+                    module.launch(*args)
+                    _sync(device)
+                out.update(ops=sorted(aten.seen), foreign_launches=launches.foreign, launches=len(launches.launches))
+            except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from a candidate too
+                out["error"] = _error(e)
+            out["args"] = [None if shared_in_place(a) else a for a in args]
+            reply["calls"].append(out)
+            if out["error"] is not None:
+                break
+    return reply
+
+
+def _wrappers(job: dict[str, Any], names: list[str]) -> tuple[dict[str, Any], Any, dict[str, dict[str, str]]]:
+    """The baseline and/or stitched wrapper modules of a problem, configs pinned as at capture."""
+    from ..core import outputcode
+    from ..core.jsonio import read_json
+    from ..core.paths import ProblemPaths
+    from ..isolate.harness import load_wrapper
+    from .model import pin_configs
+
+    paths = ProblemPaths.of(job["problem_dir"])
+    launches = read_json(paths.capture_record)["graphs"][0]["standalone"]["launches"]
+    oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
+    mods, pins = {}, {}
+    for name in names:
+        path = paths.output_code if name == "baseline" else Path(job["stitched"])
+        mods[name] = load_wrapper(paths, 0, path, job["device"])
+        pins[name] = pin_configs(mods[name], oc, launches)
+    return mods, oc, pins
+
+
+def run_model(job: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    from ..core import gpulock
+    from ..core.instrument import Observer, instrumented
+    from .faults import maybe_inject
+    from .watch import AtenWatch, LaunchWatch
+
+    device = job["device"]
+    mods, oc, pins = _wrappers(job, ["stitched", "baseline"])
+    mod = mods["stitched"]
+    # what launching Inductor's own kernels dispatches is the launcher's (the Triton
+    # interpreter's copies in CPU mode), not a candidate's work: watched on one baseline call
+    launcher_ops: set[str] = set()
+
+    class Launcher(Observer):
+        def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+            with AtenWatch() as aten:
+                result = inner.run(*args, **kwargs)
+            launcher_ops.update(aten.seen)
+            return result
+
+    if job["calls"]:
+        with torch.no_grad(), instrumented(mods["baseline"], oc, Launcher()):
+            mods["baseline"].call(list(_clone(job["calls"][0]["args"])))
+    by_candidate: dict[str, int] = {}
+    by_inductor: dict[str, int] = {}
+    ops: dict[str, list[str]] = {}
+    foreign: dict[str, list[str]] = {}
+
+    class Count(Observer):
+        def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+            if getattr(inner, "kernelopt_candidate", None):
+                by_candidate[name] = by_candidate.get(name, 0) + 1
+                with AtenWatch() as aten, LaunchWatch() as launches:
+                    result = inner.run(*args, **kwargs)
+                ops[name] = sorted(set(ops.get(name, [])) | aten.seen)
+                foreign[name] = sorted(set(foreign.get(name, [])) | set(launches.foreign))
+                return result
+            by_inductor[name] = by_inductor.get(name, 0) + 1
+            return inner.run(*args, **kwargs)
+
+    reply: dict[str, Any] = {"calls": [], "pins": pins}
+    with torch.no_grad(), gpulock.shared(device, "gate3 stitched model"), instrumented(mod, oc, Count()):
+        for call in job["calls"]:
+            entry: dict[str, Any] = {"error": None}
+            try:
+                maybe_inject(job.get("point", ""))
+                outs = mod.call(list(call["args"]))
+                _sync(device)
+                outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+                entry["outputs"] = [outs[i].detach().cpu() if device == "cuda" else outs[i] for i in job["out_idx"]]
+            except BaseException as e:  # noqa: BLE001
+                entry["error"] = _error(e)
+            reply["calls"].append(entry)
+            if entry["error"] is not None:
+                break
+    reply.update(
+        candidate_launches=by_candidate,
+        inductor_launches=by_inductor,
+        candidate_ops=ops,
+        foreign_launches=foreign,
+        launcher_ops=sorted(launcher_ops),
+    )
+    return reply
+
+
+def run_speed(job: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    from ..core import gpulock, measure
+    from .faults import maybe_inject
+
+    device = job["device"]
+    mods, _, pins = _wrappers(job, ["baseline", "stitched"])
+    args = job["args"]
+    with torch.no_grad(), gpulock.shared(device, "gate4 warm-up"):
+        fa = measure.graphed(lambda: mods["baseline"].call(list(args)), device)
+        fb = measure.graphed(lambda: mods["stitched"].call(list(args)), device)
+    maybe_inject(job.get("point", ""))
+    with torch.no_grad(), gpulock.exclusive(device, "gate4"):
+        cmps = [
+            measure.compare(fa, fb, device, measure.Protocol(**job["protocol"])) for _ in range(job.get("trials", 1))
+        ]
+    return {"comparison": cmps[0].to_dict(), "trials": [c.to_dict() for c in cmps], "pins": pins}
+
+
+def run_timing(job: dict[str, Any]) -> dict[str, Any]:
+    from ..core import gpulock, measure
+    from ..core.loader import load_candidate
+    from .faults import maybe_inject
+
+    maybe_inject(job.get("point", ""))
+    device = job["device"]
+    args = job["args"]
+    base = load_candidate(job["inductor"])
+    mods = [load_candidate(c) for c in job["candidates"]]
+    protocol = measure.Protocol(**job["protocol"])
+    with gpulock.shared(device, f"{job.get('what', 'timing')}: warm-up"):  # JIT compiles share the GPU
+        for m in [base, *mods]:
+            measure.warm(lambda m=m: m.launch(*args), device)
+    out = []
+    with gpulock.exclusive(device, job.get("what", "timing")):
+        for mod in mods:
+            cmp = measure.compare(lambda: base.launch(*args), lambda m=mod: m.launch(*args), device, protocol)
+            out.append(cmp.to_dict())
+    return {"comparisons": out}
+
+
+def run_time(job: dict[str, Any]) -> dict[str, Any]:
+    import time
+
+    from ..core import gpulock, measure
+    from ..core.loader import load_candidate
+
+    device = job["device"]
+    args = job["args"]
+    mod = load_candidate(job["candidate"])
+    with gpulock.shared(device, f"{job.get('what', 'time')}: warm-up"):
+        measure.warm(lambda: mod.launch(*args), device)
+    with gpulock.exclusive(device, job.get("what", "time")):
+        t0 = time.perf_counter()
+        t = measure.time_one(lambda: mod.launch(*args), device, measure.Protocol(**job["protocol"]))
+        t["locked_s"] = time.perf_counter() - t0
+    return {"time": t}
+
+
+JOBS = {"unit": run_unit, "model": run_model, "speed": run_speed, "timing": run_timing, "time": run_time}
 
 
 def main() -> None:
-    gate, unit_dir, cand, out, cfg_json = sys.argv[1:6]
-    cfg = json.loads(cfg_json)
-    from ..core import runtime
-    from ..core.paths import ProblemPaths
-    from ..isolate.harness import ProblemRuntime, UnitHarness
-    from .isolated import gate2
-    from .static import gate1
+    request, reply_path, scratch = sys.argv[1:4]
+    cache = sys.argv[4] if len(sys.argv) > 4 else None
+    import torch
+    import triton  # noqa: F401 - imported before the sandbox: the candidate's imports find it loaded
+    import triton.language  # noqa: F401
 
-    paths, unit = ProblemPaths.of_unit(unit_dir)
-    device = runtime.prepare(cfg["device"], paths.cache)
-    gc = cfg["gates"]
-    # the GPU is shared from the first CUDA work on (imports above do not hold it)
-    with gpulock.shared(device, f"gate{gate} {unit}"):
-        h = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
-        if gate == "1":
-            v = gate1(Path(cand), h.contract, h, gc["seeds"][0])
-        else:
-            v = gate2(Path(cand), h, gc["seeds"], gc["rtol"], gc["atol"])
-    Path(out).write_text(json.dumps({**v.to_dict(), "lock_held_s": gpulock.HELD}, default=str))
+    from ..core import gpulock, runtime
+    from . import exchange, sandbox
+
+    job = exchange.unpack(torch.load(request, weights_only=False))
+    device = runtime.prepare(job["device"], Path(cache) if cache else None)
+    job["device"] = device
+    import torch._inductor.runtime.triton_helpers  # noqa: F401 - what Inductor-style candidates import
+
+    writable = [Path(cache)] if cache else []
+    cpu_limit = int(job.get("cpu_seconds") or 0) or None
+    policy = sandbox.Policy(
+        scratch=Path(scratch),
+        writable=writable,
+        cpu_seconds=cpu_limit,
+        address_space_bytes=(
+            int(job["address_space_bytes"]) if device == "cpu" and job.get("address_space_bytes") else None
+        ),
+    )
+    record = sandbox.enter(policy)
+    reply = JOBS[job["kind"]](job)
+    reply["sandbox"] = {"denied": record.denied, "network_namespace": record.network_namespace, "limits": record.limits}
+    reply["lock_held_s"] = dict(gpulock.HELD)
+    tmp = Path(reply_path).with_suffix(".partial")
+    torch.save(reply, tmp)
+    tmp.replace(reply_path)
 
 
 if __name__ == "__main__":

@@ -1,92 +1,447 @@
-"""Gate 2: isolated correctness.  The candidate on the unit's real inputs of each seed against
-the eager reference, ``allclose(rtol, atol)``; write-only outputs poisoned (NaN) first; inputs
-the contract marks read-only must come back unchanged.  Where the reference is graph-level and
-Inductor's own kernel misses it too, the bounded fallback of ``UnitHarness.check`` applies.
+"""Gates 1 and 2 of one candidate, judged here from one sandboxed child run.
+
+Gate 1: the static rules (``rules.py``), then the candidate imported and run once (call 0) on
+the real inputs of a fresh seed, watched: no exception, no torch compute beyond what launching
+Inductor's own kernel dispatches, device work only from the candidate's own Triton kernels,
+nothing the sandbox denied.
+
+Gate 2, on the same child's further calls (``gates.calls`` of them at least, in random order,
+Inductor's kernel launched before each):
+
+* inputs: the unit's real arguments for fresh seeds (``gates.fresh_seeds``, drawn per run and
+  recorded), plus the model's floating inputs scaled x10, x0.01 and made non-negative
+  (``gates.distributions``) where Inductor's own kernel still matches the reference there;
+* outputs poisoned before each call, with NaN on some calls and a random finite pattern on
+  others, so that reading an output buffer never helps; an element left as it was poisoned is
+  reported as unwritten, never as a small error;
+* every call compared in this process, which the candidate never runs in: ``allclose(rtol,
+  atol)`` against the eager reference (NaN only where the reference has NaN), read-only inputs
+  unchanged, the same ATen and launch watches as gate 1, and a guard against systematic
+  precision loss: the mean relative error (over elements with |reference| > 1e-6) at most
+  ``rel_error_ratio`` x Inductor's own kernel's on the same inputs, or ``rel_error_floor``;
+* a graph-level reference that Inductor's own kernel misses too gets the bounded fallback of
+  ``UnitHarness.compare_outputs``.
+
+A fault (out of memory, a child that also dies or hangs on Inductor's own kernel) is not a
+verdict about the candidate: it raises ``InfrastructureFault`` for the stage to retry.
 """
 
 from __future__ import annotations
 
 import math
+import random
+import secrets
 from pathlib import Path
 from typing import Any
 
-from ..isolate.harness import load_module
-from .verdict import FAIL, PASS, GateVerdict
+from ..core.paths import ProblemPaths
+from ..isolate.harness import UnitHarness, poison
+from . import sandbox
+from .faults import InfrastructureFault, is_infrastructure
+from .verdict import FAIL, PASS, SKIPPED, GateVerdict
+from .watch import ATEN_ALLOWED
+
+REL_THRESHOLD = 1e-6
+# gate 2's rules, most serious first: when calls fail for different reasons the verdict names the first
+GATE2_RULES = [
+    "sandbox",
+    "runtime-error",
+    "torch-compute",
+    "device-work",
+    "wrote-input",
+    "unwritten-output",
+    "mismatch",
+    "precision",
+]  # |reference| above which an element counts for the relative-error guard
 
 
-def gate2(candidate: Path, harness: Any, seeds: list[int], rtol: float, atol: float) -> GateVerdict:
+def fresh_seeds(n: int) -> list[int]:
+    """Seeds no candidate can know in advance: drawn per run, recorded in the verdict."""
+    return [secrets.randbelow(2**31 - 1) for _ in range(n)]
+
+
+def _rel_error(got: Any, ref: Any) -> float | None:
+    """Mean |got - ref| / |ref| over the elements with |ref| > REL_THRESHOLD (finite ones)."""
     import torch
 
-    mod = load_module(Path(candidate), "kernelopt_candidate")
-    tol = {"rtol": rtol, "atol": atol}
-    try:
-        res = harness.check(mod, seeds, rtol, atol)
-    except Exception as e:  # noqa: BLE001
-        return GateVerdict(
-            2,
-            FAIL,
-            f"rule runtime-error: {type(e).__name__}: {str(e)[:500]}",
-            rule="runtime-error",
-            tolerances=tol,
-            seeds=seeds,
-            candidate=str(candidate),
+    g, r = got.detach().double().reshape(-1), ref.detach().to(got.device).double().reshape(-1)
+    if g.numel() != r.numel():
+        return math.inf
+    keep = torch.isfinite(r) & (r.abs() > REL_THRESHOLD)
+    if not bool(keep.any()):
+        return None
+    err = (g[keep] - r[keep]).abs() / r[keep].abs()
+    err = torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))
+    return float(err.mean())
+
+
+class UnitCheck:
+    """The plan of one gates-1-2 check: fresh inputs, their references, the calls to make."""
+
+    def __init__(self, harness: UnitHarness, cfg: dict[str, Any], rng: random.Random | None = None):
+        gc = cfg["gates"]
+        self.h, self.cfg, self.gc = harness, cfg, gc
+        self.rng = rng or random.Random(secrets.randbits(64))
+        self.seeds = fresh_seeds(1 + int(gc["fresh_seeds"]))
+        self.notes: list[str] = []
+        self.sets: list[dict[str, Any]] = []  # input sets: seed, distribution, before, after, expected
+        self._add(self.seeds[0], "normal")  # gate 1's run
+        for s in self.seeds[1:]:
+            self._add(s, "normal")
+        for dist in gc["distributions"]:
+            self._add(self.seeds[1], dist)
+        usable = [i for i, st in enumerate(self.sets) if i > 0 and st["usable"]]
+        if not usable:
+            raise InfrastructureFault(
+                "unit-not-checkable: Inductor's own kernel misses the eager reference on every fresh input"
+            )
+        order = list(usable)
+        while len(order) < int(gc["calls"]):
+            order.append(self.rng.choice(usable))
+        self.rng.shuffle(order)
+        self.calls = [0, *order]  # call 0 is gate 1's
+        # poison per call, NaN or a random finite pattern at random, both at least once
+        self.poison = ["nan"] + [self.rng.choice(["nan", "random"]) for _ in order]
+        if "random" not in self.poison[1:]:
+            self.poison[1] = "random"
+        if "nan" not in self.poison[1:]:
+            self.poison[-1] = "nan"
+
+    def _add(self, seed: int, distribution: str) -> None:
+        before, after = self.h.inputs(seed, distribution)
+        expected = self.h.expected(before, seed, distribution)
+        usable, why = True, ""
+        if getattr(self.h.reference, "LEVEL", "kernel") != "graph":
+            base = self.h.compare_outputs(self.h.written(after), expected, after, self.gc["rtol"], self.gc["atol"])
+            if not all(c["ok"] for c in base):
+                usable = False
+                why = f"seed {seed}, {distribution}: Inductor's own kernel misses the reference there; not used"
+                self.notes.append(why)
+        self.sets.append(
+            {
+                "seed": seed,
+                "distribution": distribution,
+                "before": before,
+                "after": after,
+                "expected": expected,
+                "usable": usable,
+            }
         )
-    # inputs the contract marks read-only must come back unchanged
-    for seed in seeds[:1]:
-        before, _ = harness.inputs(seed)
-        copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
-        mod.launch(*[a for a in before])  # on the real buffers: writes are visible
-        if harness.rt.device == "cuda":
-            torch.cuda.synchronize()
-        for spec, a, c in zip(harness.contract["args"], before, copies):
-            if (
-                spec.get("access") == "read"
-                and isinstance(a, torch.Tensor)
-                and not torch.equal(a.nan_to_num(0.25), c.nan_to_num(0.25))
-            ):
-                return GateVerdict(
-                    2,
-                    FAIL,
-                    f"rule wrote-input: launch() modified read-only argument {spec['name']}",
-                    rule="wrote-input",
-                    tolerances=tol,
-                    seeds=seeds,
-                    candidate=str(candidate),
-                )
-    worst = max((o["max_abs"] for s in res["seeds"] for o in s["outputs"]), default=0.0)
-    if not res["ok"]:
-        bad = next(s for s in res["seeds"] if not s["ok"])
-        o = next(o for o in bad["outputs"] if not o["ok"])
-        unwritten = math.isinf(o["max_abs"]) or o["max_abs"] != o["max_abs"]
-        rule = "mismatch"
+
+    def call_args(self, k: int) -> list[Any]:
+        """Fresh copies of the arguments of call ``k``, write-only outputs poisoned."""
+        import torch
+
+        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.sets[self.calls[k]]["before"]]
+        for i, (spec, a) in enumerate(zip(self.h.contract["args"], args)):
+            if spec.get("access") == "write" and isinstance(a, torch.Tensor):
+                poison(a, self.poison[k], seed=self.seeds[0] + 7919 * k + i)
+        return args
+
+    def job(self, candidate: Path) -> tuple[dict[str, Any], list[list[Any]]]:
+        calls = [self.call_args(k) for k in range(len(self.calls))]
+        job = {
+            "kind": "unit",
+            "device": self.h.rt.device,
+            "candidate": str(candidate),
+            "inductor": str(self.h.paths.inductor_kernel(self.h.unit)),
+            "calls": [{"args": a, "interleave": k > 0} for k, a in enumerate(calls)],
+            "point": "gate12",
+        }
+        return job, calls
+
+    def budget_s(self) -> float:
+        kernel_ms = self.h.contract.get("time_ms") or _unit_time_ms(self.h)
+        # every call also launches Inductor's kernel once, and its launcher ops are recorded once
+        return sandbox.budget_s(self.gc["timeout_s"], self.gc["timeout_factor"], kernel_ms, 2 * len(self.calls) + 1)
+
+
+def _unit_time_ms(h: UnitHarness) -> float | None:
+    from ..core.jsonio import read_json
+
+    disp = read_json(h.paths.dispatch)
+    return next((u.get("time_ms") for u in disp.get("units", []) if u["id"] == h.unit), None)
+
+
+def _error_verdict(gate: int, err: dict[str, str], candidate: Path, **kw: Any) -> GateVerdict:
+    if is_infrastructure(err["type"], err["message"]):
+        raise InfrastructureFault(f"{err['type']}: {err['message'][:300]}")
+    if err["type"] == "SandboxViolation":
         return GateVerdict(
-            2,
+            gate, FAIL, f"rule sandbox: {err['message'][:500]}", rule="sandbox", candidate=str(candidate), **kw
+        )
+    what = "importing the candidate failed" if kw.pop("importing", False) else "launch() raised"
+    rule = "import-error" if what.startswith("import") else "runtime-error"
+    return GateVerdict(
+        gate,
+        FAIL,
+        f"rule {rule}: {what}: {err['type']}: {err['message'][:500]}",
+        rule=rule,
+        numbers={"traceback": err["traceback"][-1500:]},
+        candidate=str(candidate),
+        **kw,
+    )
+
+
+def _watch_findings(reply: dict[str, Any], call: dict[str, Any]) -> tuple[str, str] | None:
+    """(rule, why) when a call did device or torch work that is not the candidate's Triton kernels."""
+    compute = sorted(op for op in set(call["ops"]) - set(reply["launcher_ops"]) if op.split(".")[0] not in ATEN_ALLOWED)
+    if compute:
+        return "torch-compute", f"launch() ran torch ops {compute[:5]}; the unit's work must be done by Triton kernels"
+    if call["foreign_launches"]:
+        return (
+            "device-work",
+            f"launch() launched Triton kernels that are not the candidate's own: {call['foreign_launches'][:5]}",
+        )
+    if call["launches"] == 0:
+        return "device-work", "launch() launched no Triton kernel"
+    return None
+
+
+def check_unit(
+    paths: ProblemPaths, unit: str, candidate: Path, cfg: dict[str, Any], harness: UnitHarness
+) -> tuple[GateVerdict, GateVerdict]:
+    """The run of gates 1 and 2 of ``candidate`` (which passed the static rules): (gate 1's
+    verdict, gate 2's).  InfrastructureFault when the machine, not the candidate, failed."""
+    import torch
+
+    gc = cfg["gates"]
+    tol = {
+        "rtol": gc["rtol"],
+        "atol": gc["atol"],
+        "rel_error_ratio": gc["rel_error_ratio"],
+        "rel_error_floor": gc["rel_error_floor"],
+    }
+    skipped = GateVerdict(2, SKIPPED, "gate 1 did not pass")
+    plan = UnitCheck(harness, cfg)
+    job, sent = plan.job(candidate)
+    budget = plan.budget_s()
+    outcome = sandbox.run(job, budget, cache=paths.cache)
+    seeds1 = [plan.seeds[0]]
+    if outcome.status != "ok":
+        _blame_or_fault(paths, harness, outcome, budget)
+        call = _last_call(outcome.log_tail)
+        gate = 1 if call in (None, 0) else 2
+        rule = "timeout" if outcome.status == "timeout" else "crash"
+        why = (
+            f"rule timeout: the candidate ran past its budget of {budget:.0f} s ({outcome.detail})"
+            if rule == "timeout"
+            else f"rule crash: the candidate crashed its sandboxed process ({outcome.detail})"
+        )
+        v = GateVerdict(gate, FAIL, why, rule=rule, candidate=str(candidate), seeds=seeds1 if gate == 1 else plan.seeds)
+        if gate == 1:
+            return v, skipped
+        return GateVerdict(
+            1,
+            PASS,
+            "static checks passed; ran once without error (gate 2's run then failed)",
+            seeds=seeds1,
+            candidate=str(candidate),
+        ), v
+    reply = outcome.reply
+    sandbox_numbers = reply.get("sandbox", {})
+    if reply["import_error"]:
+        return _error_verdict(1, reply["import_error"], candidate, importing=True), skipped
+    first = reply["calls"][0]
+    if first["error"]:
+        return _error_verdict(1, first["error"], candidate, seeds=seeds1), skipped
+    if sandbox_numbers.get("denied"):
+        denied = sandbox_numbers["denied"]
+        return GateVerdict(
+            1,
             FAIL,
-            f"rule {rule}: seed {bad['seed']}: output {o['name']} differs from the eager reference: "
-            f"{o['mismatched']}/{o['numel']} elements outside rtol={rtol}, atol={atol} "
-            f"(max abs {o['max_abs']:.3g}){' ; ' + o['note'] if o.get('note') else ''}",
+            f"rule sandbox: {denied[0]}",
+            rule="sandbox",
+            numbers={"denied": denied},
+            seeds=seeds1,
+            candidate=str(candidate),
+        ), skipped
+    finding = _watch_findings(reply, first)
+    if finding:
+        rule, why = finding
+        return GateVerdict(
+            1,
+            FAIL,
+            f"rule {rule}: {why}",
             rule=rule,
-            numbers={"max_abs": worst, "per_seed": res["seeds"], "unwritten_suspected": unwritten},
-            tolerances=tol,
-            seeds=seeds,
+            numbers={"aten_ops": first["ops"]},
+            seeds=seeds1,
             candidate=str(candidate),
+        ), skipped
+    v1 = GateVerdict(
+        1,
+        PASS,
+        "static checks passed; imports and runs once in the sandbox without error, torch compute or foreign kernels",
+        numbers={"aten_ops": first["ops"], "sandbox": sandbox_numbers},
+        seeds=seeds1,
+        candidate=str(candidate),
+    )
+
+    # gate 2: every further call judged here
+    per_call = []
+    # every call is judged; the most serious finding over all calls is the verdict (so the rule
+    # does not depend on the random order of the calls)
+    findings: dict[str, GateVerdict] = {}
+
+    def found(rule: str, why: str) -> None:
+        if rule not in findings:
+            findings[rule] = GateVerdict(
+                2, FAIL, f"rule {rule}: {why}", rule=rule, seeds=plan.seeds, candidate=str(candidate)
+            )
+
+    for k in range(1, len(plan.calls)):
+        st = plan.sets[plan.calls[k]]
+        where = f"call {k} (seed {st['seed']}, {st['distribution']} inputs, {plan.poison[k]} poison)"
+        if k >= len(reply["calls"]):
+            break
+        call = reply["calls"][k]
+        if call["error"]:
+            v = _error_verdict(2, call["error"], candidate, seeds=plan.seeds)
+            v.reason = f"{where}: {v.reason}"
+            findings.setdefault(v.rule or "runtime-error", v)
+            break
+        finding = _watch_findings(reply, call)
+        if finding:
+            found(finding[0], f"{where}: {finding[1]}")
+        args = [a if b is None else b for a, b in zip(sent[k], call["args"])]
+        for spec, was, now in zip(harness.contract["args"], plan.call_args(k), args):
+            changed = isinstance(now, torch.Tensor) and not torch.equal(now.nan_to_num(0.25), was.nan_to_num(0.25))
+            if spec.get("access") == "read" and changed:
+                found("wrote-input", f"{where}: launch() modified read-only argument {spec['name']}")
+        got = harness.written(args)
+        comps = harness.compare_outputs(got, st["expected"], st["after"], gc["rtol"], gc["atol"])
+        poisoned = plan.call_args(k)
+        for c, name in zip(comps, harness.reference.OUTPUTS):
+            if name not in got:
+                continue
+            c["unwritten"] = _unwritten(got[name], poisoned, harness, name, st["expected"][name], plan.poison[k])
+            mine = _rel_error(got[name], st["expected"][name])
+            base = _rel_error(harness.written(st["after"])[name], st["expected"][name])
+            limit = max(gc["rel_error_ratio"] * (base or 0.0), gc["rel_error_floor"])
+            c.update(mean_rel_error=mine, inductor_mean_rel_error=base, rel_error_limit=limit)
+            c["precision_ok"] = mine is None or mine <= limit
+        per_call.append(
+            {
+                "call": k,
+                "seed": st["seed"],
+                "distribution": st["distribution"],
+                "poison": plan.poison[k],
+                "outputs": comps,
+            }
         )
-    fb = res["graph_level_fallback"]
+        for c in comps:
+            if c.get("unwritten"):
+                found(
+                    "unwritten-output",
+                    f"{where}: output {c['name']}: {c['unwritten']} of {c['numel']} elements "
+                    "left as poisoned (never written)",
+                )
+            elif not c["ok"]:
+                note = f"; {c['note']}" if c.get("note") else ""
+                found(
+                    "mismatch",
+                    f"{where}: output {c['name']} differs from the eager reference: {c['mismatched']}/{c['numel']} "
+                    f"elements outside rtol={gc['rtol']}, atol={gc['atol']} (max abs {c['max_abs']:.3g}; "
+                    f"{c.get('nonfinite', 0)} non-finite){note}",
+                )
+            elif not c.get("precision_ok", True):
+                found(
+                    "precision",
+                    f"{where}: output {c['name']}: mean relative error {c['mean_rel_error']:.3g} > "
+                    f"{c['rel_error_limit']:.3g} ({gc['rel_error_ratio']:g} x Inductor's own "
+                    f"{c['inductor_mean_rel_error'] or 0:.3g}, at least {gc['rel_error_floor']:g}): "
+                    "systematic precision loss",
+                )
+    if sandbox_numbers.get("denied"):
+        found("sandbox", sandbox_numbers["denied"][0])
+    verdict = next((findings[r] for r in GATE2_RULES if r in findings), None)
+    if verdict is None and findings:
+        verdict = next(iter(findings.values()))
+    numbers = {
+        "calls": len(plan.calls) - 1,
+        "per_call": per_call,
+        "inputs": [{"seed": s["seed"], "distribution": s["distribution"], "used": s["usable"]} for s in plan.sets[1:]],
+        "notes": plan.notes,
+        "max_abs": max((o["max_abs"] for c in per_call for o in c["outputs"]), default=0.0),
+        "graph_level_fallback": sorted({o["name"] for c in per_call for o in c["outputs"] if o.get("fallback")}),
+        "sandbox": sandbox_numbers,
+    }
+    if verdict is None and len(per_call) < len(plan.calls) - 1:
+        raise InfrastructureFault(f"the sandboxed child answered {len(per_call)} of {len(plan.calls) - 1} calls")
+    if verdict is not None:
+        verdict.numbers = {**numbers, **verdict.numbers}
+        verdict.tolerances = tol
+        return v1, verdict
+    fb = numbers["graph_level_fallback"]
     how = (
-        (
-            f"; outputs {fb} by the graph-level fallback: the reference recomputes upstream library ops, "
-            "Inductor's own kernel misses it too, "
-            "and the candidate's error is at most 2x Inductor's and it matches Inductor's output"
-        )
+        f"; outputs {fb} by the graph-level fallback (error <= 2x Inductor's, and matches Inductor's output)"
         if fb
         else ""
     )
-    return GateVerdict(
+    dists = sorted({s["distribution"] for s in plan.sets[1:] if s["usable"]})
+    return v1, GateVerdict(
         2,
         PASS,
-        f"matches the eager reference on seeds {seeds} (max abs error {worst:.3g}){how}",
-        numbers={"max_abs": worst, "per_seed": res["seeds"], "graph_level_fallback": fb},
+        f"matches the eager reference on {len(plan.calls) - 1} calls in random order "
+        f"(fresh seeds {plan.seeds[1:]}, inputs {', '.join(dists)}; NaN and random poison; "
+        f"max abs error {numbers['max_abs']:.3g}){how}",
+        numbers=numbers,
         tolerances=tol,
-        seeds=seeds,
+        seeds=plan.seeds,
         candidate=str(candidate),
     )
+
+
+def _unwritten(out: Any, poisoned_args: list[Any], h: UnitHarness, name: str, ref: Any, pattern: str) -> int:
+    """Elements of a write-only output still holding their poison where the reference differs."""
+    import torch
+
+    spec = next(s for s in h.contract["args"] if s["name"] == name)
+    if spec.get("access") != "write":
+        return 0
+    was = poisoned_args[[s["name"] for s in h.contract["args"]].index(name)]
+    r = ref.reshape(out.shape) if ref.numel() == out.numel() else None
+    if pattern == "nan":
+        left = out.isnan() if out.is_floating_point() else torch.zeros_like(out, dtype=torch.bool)
+        if r is not None and out.is_floating_point():
+            left &= ~r.to(out.device).isnan()
+    else:
+        left = out == was.to(out.device)
+        if r is not None:
+            left &= out != r.to(out.device).to(out.dtype)
+    return int(left.sum())
+
+
+def _last_call(log: str) -> int | None:
+    import re
+
+    calls = re.findall(r"\[kernelopt-call (\d+)\]", log)
+    return int(calls[-1]) if calls else None
+
+
+def _blame_or_fault(paths: ProblemPaths, h: UnitHarness, outcome: sandbox.Outcome, budget: float) -> None:
+    """A child that timed out or died: the candidate's fault only if Inductor's own kernel,
+    run the same way on the same kind of inputs, gets through.  Otherwise InfrastructureFault."""
+    import torch
+
+    before, _ = h.inputs(h.rt.seed)
+    args = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
+    job = {
+        "kind": "unit",
+        "device": h.rt.device,
+        "candidate": str(h.paths.inductor_kernel(h.unit)),
+        "inductor": None,
+        "calls": [{"args": args}],
+        "point": "control",
+    }
+    control = sandbox.run(job, budget, cache=paths.cache)
+    if (
+        control.status != "ok"
+        or control.reply is None
+        or control.reply["import_error"]
+        or control.reply["calls"][0]["error"]
+    ):
+        raise InfrastructureFault(
+            f"the sandboxed child {outcome.status} ({outcome.detail}), and so did Inductor's own kernel "
+            f"run the same way ({control.status}{': ' + control.detail if control.detail else ''})"
+        )

@@ -1,27 +1,39 @@
 """Gate 3: the stitched model against eager.
 
-The baseline wrapper and the stitched one are loaded fresh in this process with every Inductor
-kernel pinned to the config it ran with at capture (``Models``).  On each seed the stitched
-model's outputs must match eager's in structure, count, shape and dtype (else rule
-``output-structure``) and in value at ``model_rtol``/``model_atol``; an output that misses only
-by accumulation order may pass by the FP64 fallback (err(candidate vs fp64) <= ``fp64_ratio`` x
-err(baseline vs fp64)).  Beside the values, the proof written at stitch time must hold, every
-replaced kernel must have run as its candidate, and a fused producer must not have run.
+The stitched model runs only in a sandboxed child (``child.py``, job ``model``), which hands back
+its outputs, how often each kernel ran as a candidate or as Inductor's, and what each candidate
+launch dispatched.  Here, in the judging process, eager runs, the baseline wrapper (Inductor's
+own code, configs pinned to capture's) runs, and everything is compared:
+
+* inputs: fresh seeds (``gates.fresh_seeds``, at least 3 distinct, recorded) and the model's
+  floating inputs in the second distribution (``gates.distributions``), several calls of the
+  stitched model in one process, in random order;
+* the outputs must equal eager's in structure, count, shape and dtype (rule ``output-structure``;
+  dicts and dataclass records included), then in value at ``model_rtol``/``model_atol``, else by
+  the FP64 fallback: err(candidate vs fp64) <= ``fp64_ratio`` x err(baseline vs fp64);
+* the proof written at stitch time must hold, every replaced kernel must have run as its
+  candidate, a fused producer must not have run (``stitch-proof``), and a candidate's launch may
+  dispatch no torch compute and launch only its own Triton kernels.
 """
 
 from __future__ import annotations
 
 import copy
+import random
+import secrets
 import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..core import gpulock, outputcode, outputs, problems, runtime
-from ..core.instrument import Observer, instrumented
+from ..core import gpulock, outputcode, outputs, runtime
 from ..core.paths import ProblemPaths
 from ..isolate.harness import ProblemRuntime
+from . import sandbox
+from .faults import InfrastructureFault, is_infrastructure
+from .isolated import fresh_seeds
 from .verdict import FAIL, PASS, GateVerdict
+from .watch import ATEN_ALLOWED
 
 
 class NotStitchable(RuntimeError):
@@ -63,10 +75,12 @@ def pin_configs(mod: ModuleType, oc: outputcode.OutputCode, launches: list[dict[
     return status
 
 
-class Models:
-    """Baseline and stitched wrapper modules for one problem, loaded fresh, configs pinned."""
+class Problem:
+    """The captured problem in the judging process: eager model, baseline wrapper (configs
+    pinned), call arguments, the output map; no candidate code is loaded here."""
 
-    def __init__(self, paths: ProblemPaths, cfg: dict[str, Any], stitched: Path):
+    def __init__(self, paths: ProblemPaths, cfg: dict[str, Any]):
+        self.paths = paths
         self.device = runtime.prepare(cfg["device"], paths.cache)
         self.rt = ProblemRuntime(paths, self.device, cfg["seed"])
         grec = self.rt.record["graphs"][0]
@@ -74,14 +88,9 @@ class Models:
         if not self.rt.record.get("stitchable") or any(i is None for i in self.out_idx):
             why = grec["standalone"].get("reason", "not stitchable")
             raise NotStitchable(f"the captured wrapper cannot stand in for the model: {why} (capture.json)")
-        launches = grec["standalone"]["launches"]
         self.oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
         self.base = self.rt.load_wrapper(0, paths.output_code)
-        self.stitched = self.rt.load_wrapper(0, stitched)
-        self.pins = {
-            "baseline": pin_configs(self.base, self.oc, launches),
-            "stitched": pin_configs(self.stitched, self.oc, launches),
-        }
+        self.pins = pin_configs(self.base, self.oc, grec["standalone"]["launches"])
         # the compiled model's output structure as capture saw it (older captures: eager's)
         self.structure = self.rt.record.get("output_structure")
 
@@ -94,18 +103,10 @@ class Models:
     def leaves(self, tensors: list[Any], eager: Any) -> list[outputs.Leaf]:
         return outputs.leaves_from(self.structure or outputs.structure(eager), tensors)
 
+    def model_ms(self) -> float | None:
+        from ..core.jsonio import read_json
 
-class LaunchCounter(Observer):
-    """Counts each kernel's launches, by whether a candidate or Inductor's own kernel ran."""
-
-    def __init__(self) -> None:
-        self.by_candidate: dict[str, int] = {}
-        self.by_inductor: dict[str, int] = {}
-
-    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
-        sink = self.by_candidate if getattr(inner, "kernelopt_candidate", None) else self.by_inductor
-        sink[name] = sink.get(name, 0) + 1
-        return inner.run(*args, **kwargs)
+        return (read_json(self.paths.baseline).get("compiled") or {}).get("median_ms")
 
 
 def _leaf_error(got: list[outputs.Leaf], ref: list[outputs.Leaf]) -> float:
@@ -120,30 +121,73 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     gc = cfg["gates"]
     tol = {"model_rtol": gc["model_rtol"], "model_atol": gc["model_atol"], "fp64_ratio": gc["fp64_ratio"]}
     try:
-        m = Models(paths, cfg, stitched)
+        m = Problem(paths, cfg)
     except NotStitchable as e:
         return GateVerdict(3, FAIL, f"rule not-stitchable: {e}", rule="not-stitchable")
-    except Exception as e:  # noqa: BLE001
-        why = f"rule stitch-load: the stitched module does not load: {type(e).__name__}: {e}"
-        return GateVerdict(3, FAIL, why, rule="stitch-load", numbers={"traceback": traceback.format_exc()[-2000:]})
+    seeds = fresh_seeds(max(3, int(gc["fresh_seeds"])))
+    rng = random.Random(secrets.randbits(64))
+    sets = [(s, "normal") for s in seeds] + [(seeds[0], d) for d in gc["distributions"]]
+    order = list(range(len(sets)))
+    rng.shuffle(order)
+    inputs = [m.rt.model_inputs(*sets[i]) for i in order]
+    args = [m.rt.call_args(0, *sets[i]) for i in order]
+    job = {
+        "kind": "model",
+        "device": m.device,
+        "problem_dir": str(paths.root),
+        "stitched": str(stitched),
+        "calls": [{"args": a} for a in args],
+        "out_idx": m.out_idx,
+        "point": "gate3",
+    }
+    budget = sandbox.budget_s(gc["timeout_s"], gc["timeout_factor"], m.model_ms(), len(args))
+    outcome = sandbox.run(job, budget, cache=paths.cache)
+    if outcome.status != "ok":
+        _control(paths, m, outcome, budget)
+        rule = "timeout" if outcome.status == "timeout" else "crash"
+        return GateVerdict(
+            3,
+            FAIL,
+            f"rule {rule}: the stitched model {outcome.status} in its sandbox ({outcome.detail})",
+            rule=rule,
+            seeds=seeds,
+        )
+    reply = outcome.reply
     replaced = set(plan["stitch"]["replaced"])
     dropped = set(plan["stitch"].get("dropped", []))
     per_seed = []
     structure_fault = None
     model64 = None
-    counter = LaunchCounter()
     with torch.no_grad(), gpulock.shared(m.device, f"gate3 {paths.problem}"):
-        for seed in gc["seeds"]:
-            inputs = problems.make_inputs(m.rt.problem, m.device, seed)
-            args = m.rt.call_args(0, seed)
-            eager_out = m.rt.model(*inputs)
+        for k, i in enumerate(order):
+            seed, dist = sets[i]
+            call = (
+                reply["calls"][k]
+                if k < len(reply["calls"])
+                else {"error": {"type": "missing", "message": "no reply", "traceback": ""}}
+            )
+            if call["error"]:
+                err = call["error"]
+                if is_infrastructure(err["type"], err["message"]):
+                    raise InfrastructureFault(f"gate 3: {err['type']}: {err['message'][:300]}")
+                rule = "sandbox" if err["type"] == "SandboxViolation" else "runtime-error"
+                return GateVerdict(
+                    3,
+                    FAIL,
+                    f"rule {rule}: seed {seed} ({dist} inputs): the stitched model raised "
+                    f"{err['type']}: {err['message'][:400]}",
+                    rule=rule,
+                    numbers={"traceback": err["traceback"][-1500:]},
+                    seeds=seeds,
+                )
+            eager_out = m.rt.model(*inputs[k])
             eager = outputs.flatten(eager_out)
-            base = m.leaves(m.outputs(m.base, args), eager_out)
-            with instrumented(m.stitched, m.oc, counter):
-                cand = m.leaves(m.outputs(m.stitched, args), eager_out)
+            base = m.leaves(m.outputs(m.base, args[k]), eager_out)
+            cand = m.leaves([t.to(m.device) for t in call["outputs"]], eager_out)
             direct = outputs.check_leaves(cand, eager, gc["model_rtol"], gc["model_atol"])
             row: dict[str, Any] = {
                 "seed": seed,
+                "distribution": dist,
                 "outputs_compared": len(direct.leaves),
                 "vs_eager_max_abs": direct.max_abs,
                 "baseline_vs_eager_max_abs": _leaf_error(base, eager),
@@ -155,7 +199,9 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
             elif not direct.ok:
                 if model64 is None:
                     model64 = copy.deepcopy(m.rt.model).double()
-                inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
+                inputs64 = [
+                    t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs[k]
+                ]
                 ref64 = outputs.flatten(model64(*inputs64))
                 err_c, err_b = _leaf_error(cand, ref64), _leaf_error(base, ref64)
                 row.update(
@@ -166,41 +212,86 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
             row["pass"] = direct.ok or row.get("fp64_pass", False)
             per_seed.append(row)
     proof = plan["stitch"]["proof"]
-    ran = {k: counter.by_candidate.get(k, 0) for k in replaced}
+    by_candidate, by_inductor = reply["candidate_launches"], reply["inductor_launches"]
+    ran = {k: by_candidate.get(k, 0) for k in replaced}
     numbers = {
         "per_seed": per_seed,
+        "calls": len(args),
         "proof": {
             **proof,
             "candidate_launches": ran,
-            "inductor_launches": counter.by_inductor,
+            "inductor_launches": by_inductor,
             "sha256": {k: v["sha256"] for k, v in plan["stitch"]["replaced"].items()},
         },
-        "config_pins": m.pins,
+        "config_pins": {"baseline": m.pins, "stitched": reply["pins"].get("stitched")},
+        "candidate_ops": reply["candidate_ops"],
+        "sandbox": reply.get("sandbox", {}),
     }
-    seeds = gc["seeds"]
 
     def fail(rule: str, why: str) -> GateVerdict:
         return GateVerdict(3, FAIL, f"rule {rule}: {why}", rule=rule, numbers=numbers, tolerances=tol, seeds=seeds)
 
     if not proof["identical_except_replaced"]:
         return fail("stitch-proof", "the stitched module differs from the baseline beyond the replaced kernels")
-    if any(n == 0 for n in ran.values()) or any(k in counter.by_inductor for k in replaced):
+    if any(n == 0 for n in ran.values()) or any(k in by_inductor for k in replaced):
         return fail("stitch-proof", f"a replaced kernel did not run as its candidate ({ran})")
-    if any(k in counter.by_inductor or k in counter.by_candidate for k in dropped):
+    if any(k in by_inductor or k in by_candidate for k in dropped):
         return fail("stitch-proof", f"a fused producer still ran ({sorted(dropped)})")
+    if reply.get("sandbox", {}).get("denied"):
+        return fail("sandbox", reply["sandbox"]["denied"][0])
+    launcher = set(reply.get("launcher_ops", []))
+    for kernel, ops in reply["candidate_ops"].items():
+        compute = sorted(op for op in set(ops) - launcher if op.split(".")[0] not in ATEN_ALLOWED)
+        if compute:
+            return fail(
+                "torch-compute", f"the candidate for {kernel} ran torch ops {compute[:5]} in the stitched model"
+            )
+    for kernel, foreign in reply["foreign_launches"].items():
+        if foreign:
+            return fail(
+                "device-work", f"the candidate for {kernel} launched Triton kernels that are not its own: {foreign[:5]}"
+            )
     if structure_fault:
         seed, why = structure_fault
         return fail(outputs.STRUCTURE_RULE, f"seed {seed}: the stitched model's outputs differ from eager's: {why}")
     if all(r["pass"] for r in per_seed):
         how = "directly at 1e-4" if all(r["direct_pass"] for r in per_seed) else "by the FP64 fallback"
         fused = f"; fused producers {sorted(dropped)} did not run" if dropped else ""
-        why = f"stitched model matches eager on seeds {seeds} ({how}); replaced kernels ran as candidates {ran}{fused}"
+        dists = sorted({r["distribution"] for r in per_seed})
+        why = (
+            f"stitched model matches eager on {len(args)} calls (fresh seeds {seeds}; "
+            f"inputs {', '.join(dists)}; {how}); replaced kernels ran as candidates {ran}{fused}"
+        )
         return GateVerdict(3, PASS, why, numbers=numbers, tolerances=tol, seeds=seeds)
     bad = next(r for r in per_seed if not r["pass"])
     nan = float("nan")
     return fail(
         "e2e-correctness",
-        f"seed {bad['seed']}: stitched vs eager max abs {bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, "
-        f"and FP64 error {bad.get('fp64_candidate_err', nan):.3g} > {gc['fp64_ratio']} x "
-        f"baseline's {bad.get('fp64_baseline_err', nan):.3g}",
+        f"seed {bad['seed']} ({bad['distribution']} inputs): stitched vs eager max abs "
+        f"{bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, and FP64 error "
+        f"{bad.get('fp64_candidate_err', nan):.3g} > {gc['fp64_ratio']} x baseline's "
+        f"{bad.get('fp64_baseline_err', nan):.3g}",
     )
+
+
+def _control(paths: ProblemPaths, m: Problem, outcome: sandbox.Outcome, budget: float) -> None:
+    """The stitched model's child hung or died: blame the candidates only if the baseline
+    wrapper, run the same way, gets through (else InfrastructureFault)."""
+    job = {
+        "kind": "model",
+        "device": m.device,
+        "problem_dir": str(paths.root),
+        "stitched": str(paths.output_code),
+        "calls": [{"args": m.rt.call_args(0, m.rt.seed)}],
+        "out_idx": m.out_idx,
+        "point": "control",
+    }
+    control = sandbox.run(job, budget, cache=paths.cache)
+    if control.status != "ok" or control.reply is None or any(c["error"] for c in control.reply["calls"]):
+        raise InfrastructureFault(
+            f"gate 3's child {outcome.status} ({outcome.detail}), "
+            f"and so did the baseline wrapper run the same way ({control.status})"
+        )
+
+
+__all__ = ["NotStitchable", "Problem", "gate3", "pin_configs", "traceback", "ModuleType"]

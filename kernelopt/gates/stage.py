@@ -1,9 +1,12 @@
 """The rules of the four gates: each reads its candidate slot or stitch attempt, runs its gate,
 and writes ``gate<N>.json`` (``GateVerdict`` plus where it applies).
 
-  gate1, gate2   one candidate slot of a unit (``cands/c<k>``, ``synth/a<k>``,
-                 ``iter<i>/cand<j>[/r<r>]``); the candidate runs in a child process
+  gate12         one candidate slot of a unit (``cands/c<k>``, ``synth/a<k>``,
+                 ``iter<i>/cand<j>[/r<r>]``): gates 1 and 2 from one sandboxed run
   gate3, gate4   one stitch attempt (``stitch/``, ``stitch/retries/r<k>/``)
+
+A fault that is not the candidate's (``faults.py``) is retried once with the GPU held alone; if
+it persists the verdict is ``error`` with rule ``infrastructure``.
 """
 
 from __future__ import annotations
@@ -11,38 +14,88 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core import runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
-from .child import run_in_child
-from .model import gate3
+from .faults import INFRASTRUCTURE, NOT_CHECKABLE, retry_alone
+from .rules import static_problems
 from .speed import DECISION, gate4
-from .static import gate1, static_problems
-from .verdict import PASS, SKIPPED, GateVerdict
+from .verdict import ERROR, FAIL, PASS, SKIPPED, GateVerdict
+from .verdict import NOT_CHECKABLE as NOT_CHECKABLE_VERDICT
 
 
-def run_gate1(paths: ProblemPaths, unit: str, slot: str, cfg: dict[str, Any]) -> dict[str, Any]:
-    """Gate 1 for the candidate in slot ``slot`` of ``unit`` (``cands/c<k>``, ``iter<i>/cand<j>``, ...)."""
+def not_checkable(paths: ProblemPaths, unit: str) -> str | None:
+    """Why a unit's candidates cannot be judged (no trustworthy reference or contract), or None."""
+    if not paths.isolate_check(unit).exists() or not paths.contract(unit).exists():
+        return "the unit was not isolated (no contract or check)"
+    check = read_json(paths.isolate_check(unit))
+    if check.get("status") != "pass":
+        return f"the unit's reference is not usable ({check.get('status')}: {str(check.get('reason', ''))[:300]})"
+    if not paths.reference(unit).exists():
+        return "the unit has no eager reference (reference.py)"
+    return None
+
+
+def judge_candidate(
+    paths: ProblemPaths, unit: str, candidate: Path, cfg: dict[str, Any]
+) -> tuple[GateVerdict, GateVerdict]:
+    """Gates 1 and 2 of one candidate file (the rule ``gate12`` and ``kernelopt check``)."""
+    why = not_checkable(paths, unit)
+    if why:
+        v = GateVerdict(
+            1,
+            NOT_CHECKABLE_VERDICT,
+            f"{NOT_CHECKABLE}: {why}; candidates of this unit are not judged",
+            rule=NOT_CHECKABLE,
+        )
+        return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, v.reason, rule=NOT_CHECKABLE)
+    contract = read_json(paths.contract(unit))
+    probs = static_problems(Path(candidate).read_text(), contract)
+    if probs:  # nothing runs: no process, no torch
+        rule, msg, line = probs[0]
+        more = f"; {len(probs) - 1} more finding(s)" if len(probs) > 1 else ""
+        findings = [{"rule": r, "message": m, "line": ln} for r, m, ln in probs]
+        v1 = GateVerdict(
+            1,
+            FAIL,
+            f"rule {rule}: {msg}" + (f" (line {line})" if line else "") + more,
+            rule=rule,
+            numbers={"findings": findings},
+            candidate=str(candidate),
+        )
+        return v1, GateVerdict(2, SKIPPED, "gate 1 did not pass")
+    from ..isolate.harness import ProblemRuntime, UnitHarness
+    from .isolated import check_unit
+
+    device = runtime.prepare(cfg["device"], paths.cache)
+
+    def check() -> tuple[GateVerdict, GateVerdict]:
+        harness = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
+        return check_unit(paths, unit, Path(candidate), cfg, harness)
+
+    def on_fault(cause: str) -> tuple[GateVerdict, GateVerdict]:
+        if cause.startswith(NOT_CHECKABLE):
+            v = GateVerdict(1, NOT_CHECKABLE_VERDICT, cause, rule=NOT_CHECKABLE)
+            return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, cause, rule=NOT_CHECKABLE)
+        v = GateVerdict(1, ERROR, f"{INFRASTRUCTURE}: {cause}", rule=INFRASTRUCTURE, candidate=str(candidate))
+        return v, GateVerdict(2, ERROR, v.reason, rule=INFRASTRUCTURE, candidate=str(candidate))
+
+    return retry_alone(device, f"gates 1-2 {paths.problem}/{unit}", check, on_fault)
+
+
+def run_gate12(paths: ProblemPaths, unit: str, slot: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Gates 1 and 2 for the candidate in slot ``slot`` of ``unit`` (``cands/c<k>``, ``iter<i>/cand<j>``, ...)."""
     d = paths.slot_dir(unit, slot)
     info = read_json(d / "slot.json")
     if info["empty"]:
-        v = GateVerdict(1, SKIPPED, "empty slot: no candidate")
+        v1, v2 = (
+            GateVerdict(1, SKIPPED, "empty slot: no candidate"),
+            GateVerdict(2, SKIPPED, "empty slot: no candidate"),
+        )
     else:
-        contract = read_json(paths.contract(unit))
-        if static_problems((d / "candidate.py").read_text(), contract):
-            v = gate1(d / "candidate.py", contract, None, cfg["gates"]["seeds"][0])  # static rejection, nothing runs
-        else:
-            v = run_in_child(1, paths.unit(unit), d / "candidate.py", cfg)  # the child shares the GPU lock
-    return _write(paths, unit, slot, 1, v)
-
-
-def run_gate2(paths: ProblemPaths, unit: str, slot: str, cfg: dict[str, Any]) -> dict[str, Any]:
-    d = paths.slot_dir(unit, slot)
-    g1 = read_json(d / "gate1.json")
-    if g1["verdict"] != PASS:
-        v = GateVerdict(2, SKIPPED, f"gate 1 did not pass ({g1['verdict']})")
-    else:
-        v = run_in_child(2, paths.unit(unit), d / "candidate.py", cfg)  # the child shares the GPU lock
-    return _write(paths, unit, slot, 2, v)
+        v1, v2 = judge_candidate(paths, unit, d / "candidate.py", cfg)
+    _write(paths, unit, slot, 1, v1)
+    return _write(paths, unit, slot, 2, v2)
 
 
 def _write(paths: ProblemPaths, unit: str, slot: str, gate: int, v: GateVerdict) -> dict[str, Any]:
@@ -53,23 +106,37 @@ def _write(paths: ProblemPaths, unit: str, slot: str, gate: int, v: GateVerdict)
 
 
 def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory: Path | None = None) -> dict[str, Any]:
+    from .model import gate3
+
     d = directory or paths.attempt_dir(attempt)
     plan = read_json(d / "plan.json")
     if plan["status"] != "stitched":
         v = GateVerdict(3, SKIPPED, plan.get("reason", "nothing stitched"))
     else:
-        v = gate3(paths, plan, d / "output_code.py", cfg)
+        device = runtime.prepare(cfg["device"], paths.cache)
+        v = retry_alone(
+            device,
+            f"gate 3 {paths.problem}",
+            lambda: gate3(paths, plan, d / "output_code.py", cfg),
+            lambda cause: GateVerdict(3, ERROR, f"{INFRASTRUCTURE}: {cause}", rule=INFRASTRUCTURE),
+        )
     return _write_attempt(paths, d, attempt, 3, v)
 
 
 def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory: Path | None = None) -> dict[str, Any]:
     d = directory or paths.attempt_dir(attempt)
     g3 = read_json(d / "gate3.json")
+    tol = {"perf_margin": cfg["gates"]["perf_margin"], "decision": DECISION}
     if g3["verdict"] != PASS:
-        tol = {"perf_margin": cfg["gates"]["perf_margin"], "decision": DECISION}
         v = GateVerdict(4, SKIPPED, f"gate 3 did not pass ({g3['verdict']})", tolerances=tol)
     else:
-        v = gate4(paths, d / "output_code.py", cfg)
+        device = runtime.prepare(cfg["device"], paths.cache)
+        v = retry_alone(
+            device,
+            f"gate 4 {paths.problem}",
+            lambda: gate4(paths, d / "output_code.py", cfg),
+            lambda cause: GateVerdict(4, ERROR, f"{INFRASTRUCTURE}: {cause}", rule=INFRASTRUCTURE, tolerances=tol),
+        )
     return _write_attempt(paths, d, attempt, 4, v)
 
 

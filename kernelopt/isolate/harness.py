@@ -41,6 +41,37 @@ def load_module(path: Path, prefix: str = "kernelopt_unit") -> ModuleType:
     return mod
 
 
+def load_wrapper(paths: ProblemPaths, graph: int, path: Path, device: str) -> ModuleType:
+    """A fresh import of a wrapper module of graph ``graph`` (the captured one, or a stitched
+    copy of it) with the graph's lifted constants attached; no model is built."""
+    import torch
+
+    const_path = paths.graph_constants(graph)
+    constants = {k: v.to(device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
+    return outputcode.load(path, constants)
+
+
+# the second input distribution of gates 2-3: the model's floating inputs transformed
+DISTRIBUTIONS = ("normal", "x10", "x0.01", "abs")
+
+
+def transform_inputs(inputs: list[Any], distribution: str) -> list[Any]:
+    """``get_inputs()``'s floating tensors scaled x10 or x0.01, or made non-negative."""
+    import torch
+
+    if distribution == "normal":
+        return inputs
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"unknown input distribution {distribution!r} (known: {', '.join(DISTRIBUTIONS)})")
+
+    def one(t: Any) -> Any:
+        if not (isinstance(t, torch.Tensor) and t.is_floating_point()):
+            return t
+        return {"x10": lambda: t * 10.0, "x0.01": lambda: t * 0.01, "abs": lambda: t.abs()}[distribution]()
+
+    return [one(t) for t in inputs]
+
+
 class ProblemRuntime:
     """The captured problem, rebuilt in this process: model, wrapper module, call args."""
 
@@ -70,22 +101,25 @@ class ProblemRuntime:
     def load_wrapper(self, graph: int, path: Path) -> ModuleType:
         """A fresh import of a wrapper module (the captured one, or a stitched copy of it)
         with the graph's lifted constants attached."""
-        import torch
+        return load_wrapper(self.paths, graph, path, self.device)
 
-        const_path = self.paths.graph_constants(graph)
-        constants = {k: v.to(self.device) for k, v in torch.load(const_path).items()} if const_path.exists() else None
-        return outputcode.load(path, constants)
+    def model_inputs(self, seed: int, distribution: str = "normal") -> list[Any]:
+        """``get_inputs()`` drawn under ``seed``, in the given distribution."""
+        return transform_inputs(problems.make_inputs(self.problem, self.device, seed), distribution)
 
-    def call_args(self, graph: int, seed: int) -> list[Any]:
+    def call_args(self, graph: int, seed: int, distribution: str = "normal") -> list[Any]:
         grec = self.record["graphs"][graph]
         if grec.get("call_args") is None:
             raise RuntimeError(f"graph {graph} has no recorded call arguments")
-        inputs = problems.make_inputs(self.problem, self.device, seed)
+        inputs = self.model_inputs(seed, distribution)
         saved = {k.split(".", 1)[1]: v for k, v in self.saved.items() if k.startswith(f"g{graph}.")}
         return build_call_args(grec["call_args"], self.model, inputs, saved, self.device)
 
-    def kernel_io(self, graph: int, kernel: str, seed: int, index: int = 0) -> tuple[list[Any], list[Any]]:
-        """Arguments of launch ``index`` of ``kernel`` for model inputs drawn under ``seed``: (before, after)."""
+    def kernel_io(
+        self, graph: int, kernel: str, seed: int, index: int = 0, distribution: str = "normal"
+    ) -> tuple[list[Any], list[Any]]:
+        """Arguments of launch ``index`` of ``kernel`` for model inputs drawn under ``seed`` (in
+        ``distribution``): (before, after)."""
         import torch
 
         if len(self.record["graphs"]) > 1 and graph > 0:
@@ -95,12 +129,14 @@ class ProblemRuntime:
         mod, oc = self.wrapper(graph)
         obs = IOCapture(kernel, index)
         with torch.no_grad(), instrumented(mod, oc, obs):
-            mod.call(self.call_args(graph, seed))
+            mod.call(self.call_args(graph, seed, distribution))
         if obs.before is None:
             raise RuntimeError(f"kernel {kernel} was not launched by the wrapper")
         return obs.before, obs.after  # type: ignore[return-value]
 
-    def fused_io(self, contract: dict[str, Any], seed: int) -> tuple[list[Any], list[Any]]:
+    def fused_io(
+        self, contract: dict[str, Any], seed: int, distribution: str = "normal"
+    ) -> tuple[list[Any], list[Any]]:
         """Arguments of a fused unit (fusion.py) for ``seed``: the consumer's, with the shared
         buffer as it was *before* the producer ran (in the stitched model the producer does not
         run), then the producer's other inputs."""
@@ -115,7 +151,7 @@ class ProblemRuntime:
                 return (obs[name] if name in obs else _RUN).on_kernel(name, inner, lineno, args, kwargs)
 
         with torch.no_grad(), instrumented(mod, oc, Both()):
-            mod.call(self.call_args(contract["graph"], seed))
+            mod.call(self.call_args(contract["graph"], seed, distribution))
         p, c = obs[f["producer"]], obs[f["consumer"]]
         if p.before is None or c.before is None or c.after is None:
             raise RuntimeError(f"the fused pair {f['producer']} + {f['consumer']} was not launched by the wrapper")
@@ -131,10 +167,21 @@ class ProblemRuntime:
         return before, after
 
 
-def poison(t: Any) -> None:
-    """Fill an output with values no correct kernel leaves behind."""
+def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
+    """Fill an output with values no correct kernel leaves behind: NaN, or (``pattern="random"``)
+    a random finite pattern, so that a kernel that reads its output buffer gains nothing."""
     import torch
 
+    if pattern == "random":
+        g = torch.Generator(device="cpu").manual_seed(seed)
+        if t.is_floating_point():
+            t.copy_((torch.rand(t.shape, generator=g, dtype=torch.float64) * 2e3 - 1e3).to(t.dtype))
+        elif t.dtype == torch.bool:
+            t.copy_(torch.rand(t.shape, generator=g) < 0.5)
+        else:
+            info = torch.iinfo(t.dtype)
+            t.copy_(torch.randint(max(info.min, -(2**31)), min(info.max, 2**31 - 1), t.shape, generator=g).to(t.dtype))
+        return
     if t.is_floating_point():
         t.fill_(float("nan"))
     elif t.dtype == torch.bool:
@@ -155,12 +202,14 @@ class UnitHarness:
             self._reference = load_module(self.paths.reference(self.unit), "kernelopt_reference")
         return self._reference
 
-    def inputs(self, seed: int) -> tuple[list[Any], list[Any]]:
+    def inputs(self, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
+        """The unit's arguments for model inputs drawn under ``seed`` in ``distribution``, before
+        and after Inductor's own kernel ran on them in the captured wrapper."""
         if self.contract.get("fused"):
-            return self.rt.fused_io(self.contract, seed)
-        return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed)
+            return self.rt.fused_io(self.contract, seed, distribution)
+        return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed, distribution=distribution)
 
-    def expected(self, args: list[Any], seed: int) -> dict[str, Any]:
+    def expected(self, args: list[Any], seed: int, distribution: str = "normal") -> dict[str, Any]:
         """Reference outputs: from the kernel's inputs, or (graph-level references) from the
         graph inputs of the same seed."""
         names = [a["name"] for a in self.contract["args"]]
@@ -168,7 +217,8 @@ class UnitHarness:
         if getattr(self.reference, "LEVEL", "kernel") == "graph":
             # graph inputs, plus the kernel's own arguments for composed references (fusion.py)
             graph = self.contract["graph"]
-            named.update(zip(self.rt.record["graphs"][graph]["graph_inputs"], self.rt.call_args(graph, seed)))
+            graph_inputs = self.rt.record["graphs"][graph]["graph_inputs"]
+            named.update(zip(graph_inputs, self.rt.call_args(graph, seed, distribution)))
         return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
 
     def run_candidate(self, module: ModuleType, args: list[Any], watch: Any = None) -> dict[str, Any]:
@@ -218,6 +268,31 @@ class UnitHarness:
             },
         }
 
+    def written(self, args: list[Any]) -> dict[str, Any]:
+        """The arguments the contract says a launch writes, by name."""
+        return {s["name"]: a for s, a in zip(self.contract["args"], args) if s.get("access") in ("write", "readwrite")}
+
+    def compare_outputs(
+        self, got: dict[str, Any], expected: dict[str, Any], after: list[Any], rtol: float, atol: float
+    ) -> list[dict[str, Any]]:
+        """Each reference output: the candidate's value against the reference (allclose), against
+        Inductor's own output on the same inputs (``after``: information), and for graph-level
+        references the bounded fallback."""
+        names = [a["name"] for a in self.contract["args"]]
+        wrapper_after = dict(zip(names, after))
+        comps = []
+        for name in self.reference.OUTPUTS:
+            if name not in got:
+                why = "the contract says this argument is not written"
+                comps.append(Comparison(name, False, math.inf, math.inf, 0, 0, why).to_dict())
+                continue
+            c = compare(name, got[name], expected[name], rtol, atol, reshape=True).to_dict()
+            c["vs_wrapper_max_abs"] = compare(name, got[name], wrapper_after[name], 0.0, 0.0, reshape=True).max_abs
+            if not c["ok"] and getattr(self.reference, "LEVEL", "kernel") == "graph":
+                c.update(self.graph_level_fallback(got[name], wrapper_after[name], expected[name], rtol, atol))
+            comps.append(c)
+        return comps
+
     def check(self, module: ModuleType, seeds: list[int], rtol: float, atol: float) -> dict[str, Any]:
         """Candidate vs eager reference on each seed; also vs the wrapper's own launch (info)."""
         per_seed = []
@@ -226,23 +301,7 @@ class UnitHarness:
             before, after = self.inputs(seed)
             expected = self.expected(before, seed)
             got = self.run_candidate(module, before)
-            names = [a["name"] for a in self.contract["args"]]
-            wrapper_after = dict(zip(names, after))
-            comps = []
-            for name in self.reference.OUTPUTS:
-                if name not in got:
-                    comps.append(
-                        Comparison(
-                            name, False, math.inf, math.inf, 0, 0, "the contract says this argument is not written"
-                        ).to_dict()
-                    )
-                    continue
-                c = compare(name, got[name], expected[name], rtol, atol, reshape=True).to_dict()
-                w = compare(name, got[name], wrapper_after[name], 0.0, 0.0, reshape=True)
-                c["vs_wrapper_max_abs"] = w.max_abs
-                if not c["ok"] and getattr(self.reference, "LEVEL", "kernel") == "graph":
-                    c.update(self.graph_level_fallback(got[name], wrapper_after[name], expected[name], rtol, atol))
-                comps.append(c)
+            comps = self.compare_outputs(got, expected, after, rtol, atol)
             seed_ok = all(c["ok"] for c in comps)
             ok &= seed_ok
             per_seed.append({"seed": seed, "ok": seed_ok, "outputs": comps})

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths, benchmarks_dir
-from ..gates.verdict import FAIL, PASS, SKIPPED_BY_MODE
+from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..select.stage import no_candidate_reason, valid_alternatives
 
 
@@ -43,9 +43,19 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
             error=base["error"],
             speedup_vs_compiled=None,
         )
+    elif disp["verdict"] == "error":  # capture failed, or its profile lost a kernel's events
+        res.update(
+            status="error", category="error", reason=disp.get("reason", "classify: error"), speedup_vs_compiled=None
+        )
     elif disp["verdict"] in ("library-dominated", "no-triton"):
         res.update(category="fallback", reason=disp["verdict"])
     else:
+        faults = infrastructure_faults(paths, units)
+        not_checkable = units_not_checkable(paths, units)
+        if faults:
+            res["infrastructure_faults"] = faults
+        if not_checkable:
+            res["units_not_checkable"] = not_checkable
         chosen = None
         attempts = []
         for a in range(int(cfg["gates"]["retries"]) + 1):
@@ -96,6 +106,18 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                         f"and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept"
                     ),
                 )
+        elif faults:  # a fault is never a verdict: whatever the gates could not decide is reported as such
+            first = faults[0]
+            res.update(
+                status="error",
+                category="error",
+                reason=f"infrastructure: {first['cause'][:300]} ({first['where']})",
+                speedup_vs_compiled=None,
+            )
+        elif not_checkable and len(not_checkable) == len(units):
+            res.update(
+                category="unit-not-checkable", reason=f"unit-not-checkable: {next(iter(not_checkable.values()))}"
+            )
         elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
             alts = valid_alternatives(paths, units)
             if alts:
@@ -126,6 +148,37 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     write_json(paths.result, res)
     print(f"[result] {paths.problem}: {res.get('category')} ({res.get('reason')})")
     return res
+
+
+def infrastructure_faults(paths: ProblemPaths, units: list[str]) -> list[dict[str, str]]:
+    """Every place a fault, not a verdict, was recorded for this problem's candidates."""
+    out: list[dict[str, str]] = []
+    for unit in units:
+        udir = paths.unit(unit)
+        for f in sorted(udir.rglob("gate[12].json")):
+            v = read_json(f)
+            if v.get("verdict") == ERROR:
+                out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
+        for f in [paths.best(unit), *sorted(udir.glob("iter*/beam.json"))]:
+            if f.exists() and read_json(f).get("infrastructure"):
+                out.append(
+                    {"where": f.relative_to(paths.root).as_posix(), "cause": str(read_json(f)["infrastructure"])}
+                )
+    for f in sorted(paths.root.glob("stitch/**/gate[34].json")):
+        v = read_json(f)
+        if v.get("verdict") == ERROR:
+            out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
+    return out
+
+
+def units_not_checkable(paths: ProblemPaths, units: list[str]) -> dict[str, str]:
+    """Units whose candidates were not judged (no trustworthy reference), with the reason."""
+    out = {}
+    for unit in units:
+        g = paths.candidate_dir(unit, 0) / "gate2.json"
+        if g.exists() and read_json(g).get("verdict") == NOT_CHECKABLE:
+            out[unit] = str(read_json(g).get("reason", ""))
+    return out
 
 
 def gpu_seconds(paths: ProblemPaths) -> float | None:

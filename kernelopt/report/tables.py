@@ -116,7 +116,14 @@ RESULT_COLUMNS = [
     "gpu_seconds",
     "meaningful",
 ]
-CATEGORIES = ["optimized", "matched (optimized)", "matched (synthesis failed)", "fallback", "error"]
+CATEGORIES = [
+    "optimized",
+    "matched (optimized)",
+    "matched (synthesis failed)",
+    "fallback",
+    "unit-not-checkable",
+    "error",
+]
 
 
 def _geomean(values: list[float]) -> float | None:
@@ -134,7 +141,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "problem": problem,
         "verdict": r.get("verdict"),
         "category": r.get("category", "error"),
-        "fallback_reason": r.get("reason") if r.get("category") in ("fallback", "error") else "",
+        "fallback_reason": r.get("reason") if r.get("category") in ("fallback", "error", "unit-not-checkable") else "",
         "baseline_ms": r.get("baseline_ms") or r.get("baseline_compiled_ms"),
         "final_ms": r.get("final_ms") or r.get("baseline_ms") or r.get("baseline_compiled_ms"),
         "speedup_vs_compiled": r.get("speedup_vs_compiled"),
@@ -158,9 +165,13 @@ def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0 for r in rows if r["category"] != "error"
     ]
     optimized = [r["speedup_vs_compiled"] for r in rows if r["category"] == "optimized"]
+    infrastructure = sum(
+        1 for r in rows if r["category"] == "error" and str(r["fallback_reason"]).startswith("infrastructure")
+    )
     return {
         "problems": len(rows),
         "categories": counts,
+        "errors_by_cause": {"infrastructure": infrastructure, "problem": counts.get("error", 0) - infrastructure},
         "fallback_reasons": reasons,
         "deployed_geomean": _geomean(deployed),
         "optimized_rate": len(optimized) / len(rows) if rows else None,

@@ -10,6 +10,9 @@ runs, so NCU's process starts fast.  Without it the inputs are rebuilt from the 
 The process holds the GPU lock alone only around the profiled launches (NCU replays each
 one there); its start-up and one unprofiled warm-up launch (the JIT compile) share the GPU.
 ``--lock-report`` writes the seconds it held the lock, for the job's own count.
+
+The candidate runs sandboxed here as in every gate (``gates/sandbox.py``), loaded by the one
+loader.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ def main() -> None:
     ap.add_argument("--lock-report")
     a = ap.parse_args()
     from ..core import gpulock, measure, runtime
+    from ..core.loader import load_candidate
     from ..core.paths import ProblemPaths
-    from ..isolate.harness import ProblemRuntime, UnitHarness, load_module
+    from ..gates import sandbox
+    from ..isolate.harness import ProblemRuntime, UnitHarness
 
     cfg = json.loads(a.config)
     paths, unit = ProblemPaths.of_unit(a.unit_dir)
@@ -41,8 +46,13 @@ def main() -> None:
         before = [x.to(device) if isinstance(x, torch.Tensor) else x for x in torch.load(a.inputs)]
     else:
         h = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
-        before, _ = h.inputs(cfg["gates"]["seeds"][0])
-    mod = load_module(Path(a.candidate), "kernelopt_profiled")
+        before, _ = h.inputs(cfg["seed"])
+    import tempfile
+
+    import triton.language  # noqa: F401 - loaded before the sandbox, as in the gates' child
+
+    sandbox.enter(sandbox.Policy(scratch=Path(tempfile.mkdtemp(prefix="kernelopt-ncu-")), writable=[paths.cache]))
+    mod = load_candidate(a.candidate)
     with gpulock.shared(device, "ncu harness warm-up"):  # outside the NVTX range: not profiled
         measure.warm(lambda: mod.launch(*before), device)
     with gpulock.exclusive(device, "ncu harness"):

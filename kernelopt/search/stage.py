@@ -20,17 +20,17 @@ import sys
 import time
 from typing import Any
 
-from ..core import gpulock, measure
+from ..core import gpulock
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
-from ..gates.verdict import PASS
-from ..isolate.harness import load_module
+from ..gates.faults import retry_alone
+from ..gates.verdict import NOT_CHECKABLE, PASS
 from . import agents, profiler
 from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .synth.fused import synthesize_fused
 from .synth.generate import generate
 from .synth.ops import CannotSynthesize
-from .timing import time_against_inductor, unit_harness
+from .timing import time_against_inductor, time_candidate
 from .transform import signature
 
 
@@ -84,11 +84,12 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
                         "signature": sig,
                     }
                 )
-    beam = {
-        "iteration": 0,
-        "members": members,
-        "stopped": None if members else "no candidate passed gates 1-2 to seed the beam",
-    }
+    c0_verdict = read_json(c0 / "gate2.json")
+    if c0_verdict["verdict"] == NOT_CHECKABLE:
+        members, why = [], c0_verdict["reason"]  # nothing is judged, so nothing is searched
+    else:
+        why = "no candidate passed gates 1-2 to seed the beam"
+    beam = {"iteration": 0, "members": members, "stopped": None if members else why}
     write_json(d / "beam.json", beam)
     write_json(
         d / "memory.json",
@@ -124,20 +125,24 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
                 return out
     import torch
 
-    h = unit_harness(paths, unit, cfg)
+    t, h = time_candidate(paths, unit, cfg, cand, f"profile {unit}/iter{i}/m{j}")
     device = h.rt.device
-    mod = load_module(cand, "kernelopt_profiled")
-    before, _ = h.inputs(cfg["gates"]["seeds"][0])
-    bufs = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
-
-    # costs are counted from the moment the GPU lock is held (waiting for it is not a cost of
-    # profiling); the JIT compile of the first launch shares the GPU
-    with gpulock.shared(device, f"profile warm-up {unit}/iter{i}/m{j}"):
-        measure.warm(lambda: mod.launch(*bufs), device)
-    with gpulock.exclusive(device, f"profile {unit}/iter{i}/m{j}"):
-        t0 = time.perf_counter()
-        t = measure.time_one(lambda: mod.launch(*bufs), device, measure.for_device(cfg["measure"], device))
-    cost = {"timing_s": round(time.perf_counter() - t0, 3), "ncu_s": None}
+    if t is None:
+        out = {
+            "empty": False,
+            "member": member["id"],
+            "source": "none",
+            "metrics": {},
+            "text": f"member {member['id']}: could not be timed",
+            "note": "the candidate could not be timed in its sandbox",
+            "cost": {"timing_s": None, "ncu_s": None},
+        }
+        write_json(d / "summary.json", out)
+        (d / "summary.txt").write_text(out["text"] + "\n")
+        return out
+    before, _ = h.inputs(cfg["seed"])
+    # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
+    cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
     sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
     metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
     source = "roofline"
@@ -153,7 +158,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
             str(paths.unit(unit)),
             str(cand),
             "--config",
-            json.dumps(cfg),
+            json.dumps({"device": cfg["device"], "seed": cfg["seed"]}),
             "--inputs",
             str(saved),
             "--lock-report",
@@ -353,10 +358,33 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     untimed = [
         m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)
     ]  # e.g. synthesised seeds
+    fault: dict[str, str] = {}
     if passing or untimed:
         files = [d / a / "candidate.py" for a, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
-        cmps = time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}")
+
+        def on_fault(cause: str) -> list[Any]:
+            fault["cause"] = cause
+            return [None] * len(files)
+
+        cmps = retry_alone(
+            device,
+            f"select {paths.problem}/{unit}/iter{i}",
+            lambda: time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}"),
+            on_fault,
+        )
         for (a, slot, name), cmp in zip(passing, cmps):
+            if cmp is None:  # it passed gates 1-2 but hung or crashed when timed: not a beam member
+                write_json(d / a / "timing.json", {"error": "could not be timed in its sandbox"})
+                outcomes.append(
+                    {
+                        "id": f"iter{i}/{a}",
+                        "direction": name,
+                        "signature": slot["signature"],
+                        "verdict": "not timed",
+                        "reason": "hung or crashed when timed",
+                    }
+                )
+                continue
             write_json(d / a / "timing.json", cmp.to_dict())
             ratio = cmp.ratio if cmp.meaningful else None
             new_members.append(
@@ -380,7 +408,8 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
                 }
             )
         for m, cmp in zip(untimed, cmps[len(passing) :]):
-            m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
+            if cmp is not None:
+                m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
     pool = prev_beam["members"] + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
     # at most one member per configuration
@@ -399,6 +428,9 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     backend = agents.backend(cfg["agent"]["backend"])
     memory, text = backend.summarize(i, outcomes, memory)
     beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}
+    infrastructure = fault.get("cause") or prev_beam.get("infrastructure")
+    if infrastructure:  # a fault kept candidates from being timed: the result says so, never "matched"
+        beam["infrastructure"] = infrastructure
     write_json(d / "beam.json", beam)
     write_json(d / "memory.json", memory.to_dict())
     (d / "summary.md").write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..core.jsonio import read_json, sha256, write_json
 from ..core.paths import ProblemPaths
-from ..gates.verdict import PASS
+from ..gates.faults import retry_alone
+from ..gates.verdict import NOT_CHECKABLE, PASS
 from ..search.profiler import jit_kernel_names
 from ..search.timing import time_against_inductor
 
@@ -73,10 +74,13 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     final beam) by isolated time against Inductor's kernel.  ``ranked`` lists candidate files
     relative to the unit directory, best first; Inductor's own kernel is in it too."""
     entries: dict[str, dict[str, Any]] = {}
+    result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
     for k in range(slot_count(cfg)):
         g2 = read_json(paths.candidate_dir(unit, k) / "gate2.json")
         if g2["verdict"] == PASS:
             entries[f"cands/c{k}/candidate.py"] = {"origin": "inductor" if k == 0 else "user"}
+        elif g2["verdict"] == NOT_CHECKABLE and k == 0:
+            result["not_checkable"] = g2["reason"]
     iters = int(cfg["search"]["iterations"])
     if iters > 0:
         beam = read_json(paths.iter_dir(unit, iters) / "beam.json")
@@ -90,15 +94,28 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
                     "ci": m.get("ci"),
                 },
             )
-    result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
     if not entries:
         write_json(paths.best(unit), result)
         return result
     device = read_json(paths.capture_record)["device"]
     to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
     if to_time and INDUCTOR in entries:
-        cmps = time_against_inductor(paths, unit, cfg, [paths.unit(unit) / p for p in to_time], f"select {unit}")
+
+        def timed() -> list[Any]:
+            return time_against_inductor(paths, unit, cfg, [paths.unit(unit) / p for p in to_time], f"select {unit}")
+
+        def fault(cause: str) -> list[Any]:
+            result["infrastructure"] = cause
+            return [None] * len(to_time)
+
+        cmps = retry_alone(device, f"select {paths.problem}/{unit}", timed, fault)
         for p, cmp in zip(to_time, cmps):
+            if cmp is None:  # hung or crashed when timed (or a fault): not ranked, and said so
+                result.setdefault("not_timed", {})[p] = (
+                    result.get("infrastructure") or "hung or crashed when timed in its sandbox"
+                )
+                entries.pop(p)
+                continue
             entries[p].update(
                 ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict()
             )

@@ -12,31 +12,39 @@ own ``benchmark_compiled_module`` harness).  Modules are loaded fresh each time
 from __future__ import annotations
 
 import ast
+import inspect
 import shutil
 from pathlib import Path
 from typing import Any
 
-from ..core import outputcode
+from ..core import loader, outputcode
 from ..core.jsonio import sha256
 from .fusion import edit_call_sites
 from .proof import diff_proof
 
-HELPER = '''
+
+def helper() -> str:
+    """The loader the stitched module carries: ``core.loader.load_candidate`` itself, copied from
+    its source (so the deployed model loads candidates exactly as the gates did), and the object
+    that stands where Inductor's kernel stood."""
+    body = inspect.getsource(loader.load_candidate).replace(
+        "def load_candidate(", "def _kernelopt_candidate_loader(", 1
+    )
+    return f'''
 
 # --- kernelopt: loader for replaced kernels (the rest of this file is Inductor's, unchanged) ---
+{body}
+
 def _kernelopt_candidate(name, relpath):
-    import importlib.util as _ilu
     import os as _os
 
     path = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), relpath)
-    spec = _ilu.spec_from_file_location("kernelopt_candidate_" + name, path)
-    mod = _ilu.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _kernelopt_candidate_loader(path)
 
     class KerneloptCandidate:
         """Stands where Inductor's kernel object stood: the wrapper calls .run(*args, stream=...)."""
 
-        kernelopt_candidate = path
+        kernelopt_candidate = name
 
         def run(self, *args, stream=None, **kwargs):
             return mod.launch(*args)
@@ -77,7 +85,7 @@ def write_stitched(
     out: list[str] = []
     for i, line in enumerate(lines, start=1):
         if first_def is not None and i == first_def and replacements:
-            out.append(HELPER)
+            out.append(helper())
         hit = next((k for k, (a, b) in spans.items() if a <= i <= b), None)
         if hit is None:
             out.append(line)

@@ -1,0 +1,70 @@
+"""How tensors cross between the judging parent and the sandboxed child.
+
+CPU tensors travel by value in the request and reply files (CPU mode's tensors are tiny).  CUDA
+tensors travel as CUDA IPC handles (``torch.multiprocessing``'s reduction): the child writes
+into the parent's own buffers and nothing is copied, which is what GiB-sized KernelBench inputs
+need.  Set ``KERNELOPT_EXCHANGE=copy`` to move CUDA tensors by value instead (through host
+memory), e.g. where IPC is not available.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+IPC_TAG = "__kernelopt_cuda_ipc__"
+
+
+def _ipc() -> bool:
+    return os.environ.get("KERNELOPT_EXCHANGE", "ipc") != "copy"
+
+
+def pack(obj: Any) -> tuple[Any, list[Any]]:
+    """``obj`` with every CUDA tensor replaced by an IPC handle (or a host copy); the list keeps
+    the shared tensors alive until the child is done."""
+    import torch
+
+    keep: list[Any] = []
+
+    def walk(o: Any) -> Any:
+        if isinstance(o, torch.Tensor):
+            if o.is_cuda and _ipc():
+                from torch.multiprocessing.reductions import reduce_tensor
+
+                keep.append(o)
+                rebuild, args = reduce_tensor(o)
+                return {IPC_TAG: True, "rebuild": rebuild.__name__, "args": args}
+            if o.is_cuda:
+                return {IPC_TAG: False, "tensor": o.detach().cpu(), "device": str(o.device)}
+            return o
+        if isinstance(o, dict):
+            return {k: walk(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return type(o)(walk(v) for v in o)
+        return o
+
+    return walk(obj), keep
+
+
+def unpack(obj: Any) -> Any:
+    """The child's view of a packed job: IPC handles opened, copies moved to the GPU."""
+
+    def walk(o: Any) -> Any:
+        if isinstance(o, dict) and IPC_TAG in o:
+            if o[IPC_TAG]:
+                from torch.multiprocessing import reductions
+
+                return getattr(reductions, o["rebuild"])(*o["args"])
+            return o["tensor"].to(o["device"])
+        if isinstance(o, dict):
+            return {k: walk(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return type(o)(walk(v) for v in o)
+        return o
+
+    return walk(obj)
+
+
+def shared_in_place(t: Any) -> bool:
+    """Whether the child's writes into ``t`` reach the parent's tensor without a reply."""
+    return bool(getattr(t, "is_cuda", False)) and _ipc()

@@ -1,0 +1,85 @@
+"""Faults are never verdicts.  A verdict is about the candidate; an out-of-memory error, a child
+that also dies (or hangs) on Inductor's own kernel, a missing artifact, a lost profile is the
+machine's or the pipeline's, not the candidate's.  Such a job retries (alone on the GPU: the lock
+held exclusively), and if it still fails it is recorded with verdict ``error`` and rule
+``infrastructure`` (reason ``infrastructure: <cause>``), which the result reports apart; a unit
+whose reference or contract cannot be built is ``unit-not-checkable`` and its candidates are not
+judged.
+
+``KERNELOPT_FAULT`` injects faults for tests: a comma-separated list of ``<point>`` names
+(``oom:gate1``, ``oom:gate2``, ``oom:gate3``, ``oom:select``, ...); the sandboxed child raises a
+CUDA-out-of-memory-like error at that point, as a real one would surface.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..core import gpulock
+
+INFRASTRUCTURE = "infrastructure"
+NOT_CHECKABLE = "unit-not-checkable"
+OOM_WORDS = ("out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation", "OutOfMemoryError")
+
+
+class InfrastructureFault(RuntimeError):
+    """The machine or the pipeline failed, not the candidate."""
+
+
+class InjectedOutOfMemory(RuntimeError):
+    """What ``KERNELOPT_FAULT=oom:<point>`` raises (its text reads like torch's CUDA OOM)."""
+
+
+def injected(point: str) -> bool:
+    return f"oom:{point}" in {p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",") if p.strip()}
+
+
+def maybe_inject(point: str) -> None:
+    if injected(point):
+        raise InjectedOutOfMemory(f"CUDA out of memory (injected by KERNELOPT_FAULT=oom:{point})")
+
+
+def is_infrastructure(error_type: str, message: str) -> bool:
+    """Whether an exception a child reported is the machine's fault (out of memory), not the candidate's."""
+    text = f"{error_type}: {message}"
+    return error_type in ("OutOfMemoryError", "InjectedOutOfMemory") or any(w in text for w in OOM_WORDS)
+
+
+ATTEMPTS = 2  # the first shares the GPU, the retry holds it alone
+
+
+@contextlib.contextmanager
+def _alone_on_gpu(device: str, attempt: int, what: str) -> Iterator[None]:
+    """The retry after an infrastructure fault: the GPU held exclusively for the whole check
+    (the sandboxed children it starts know it is held, through the environment)."""
+    if attempt == 0 or device != "cuda":
+        yield
+        return
+    with gpulock.exclusive(device, f"{what} (retry alone after a fault)"):
+        os.environ[gpulock.HELD_BY_PARENT] = "1"
+        try:
+            yield
+        finally:
+            os.environ.pop(gpulock.HELD_BY_PARENT, None)
+
+
+def retry_alone(device: str, what: str, check: Callable[[], Any], on_fault: Callable[[str], Any]) -> Any:
+    """``check()``; after an InfrastructureFault once more with the GPU held alone; if the fault
+    persists, ``on_fault(cause)`` (which records it as such, never as a verdict)."""
+    for attempt in range(ATTEMPTS):
+        try:
+            with _alone_on_gpu(device, attempt, what):
+                return check()
+        except InfrastructureFault as e:
+            print(f"[{what}] infrastructure fault (attempt {attempt + 1} of {ATTEMPTS}): {e}", flush=True)
+            if attempt == ATTEMPTS - 1:
+                return on_fault(str(e))
+    raise AssertionError("unreachable")
+
+
+def looks_like_oom(log: str) -> bool:
+    """Whether a child's output says it ran out of memory."""
+    return any(w in log for w in OOM_WORDS)

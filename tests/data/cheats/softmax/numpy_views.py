@@ -1,0 +1,21 @@
+"""EXPECT gate 1 harness-tampering: no Triton work at all: numpy on .numpy() views, numpy reached
+through __builtins__."""
+import triton
+import triton.language as tl
+
+_np = __builtins__["__import__"]("numpy")
+
+@triton.jit
+def rows(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    x = tl.load(in_ptr + row * n + cols, mask=mask, other=float("-inf"))
+    e = tl.where(mask, tl.exp(x - tl.max(x, 0)), 0.0)
+    tl.store(out_ptr + row * n + cols, e / tl.sum(e, 0), mask=mask)
+
+
+def launch(in_out_ptr0, in_ptr0, xnumel, r0_numel):
+    x = in_ptr0.numpy()
+    e = _np.exp(x - x.max(-1, keepdims=True))
+    in_out_ptr0.numpy()[:] = e / e.sum(-1, keepdims=True)

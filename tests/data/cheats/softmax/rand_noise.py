@@ -1,0 +1,26 @@
+"""EXPECT gate 1 randomness: correct softmax plus tl.rand noise of 1e-4."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n
+    x = tl.load(in_ptr + row * n + cols, mask=mask, other=float("-inf"))
+    e = tl.where(mask, tl.exp(x - tl.max(x, 0)), 0.0)
+    tl.store(out_ptr + row * n + cols, e / tl.sum(e, 0), mask=mask)
+
+
+def launch(in_out_ptr0, in_ptr0, xnumel, r0_numel):
+    rows[(xnumel,)](in_out_ptr0, in_ptr0, r0_numel, BLOCK=triton.next_power_of_2(r0_numel))
+    noise[(xnumel,)](in_out_ptr0, r0_numel, BLOCK=triton.next_power_of_2(r0_numel))
+
+
+@triton.jit
+def noise(out_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    p = tl.load(out_ptr + row * n + cols, mask=cols < n)
+    tl.store(out_ptr + row * n + cols, p + 1e-4 * tl.rand(row, cols), mask=cols < n)

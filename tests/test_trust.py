@@ -1,0 +1,258 @@
+"""The gates against a hostile candidate (CPU mode, the demo softmax unit of ``demo_run``).
+
+``tests/data/cheats/softmax/`` is a corpus of cheating and wrong candidates, one per way the
+landed gates were fooled (overfitted seeds, telling the gates from production, state across
+calls, tampering with the checker, no Triton at all, precision and poison tricks, escaping the
+sandbox, hanging); each file's docstring starts with what must catch it (``EXPECT gate N rule``,
+or ``EXPECT pass`` for the honest controls).  Then the sandbox itself, beneath the static
+rules; the timeout in gates 1-2, 3 and in select; the one loader; and faults that must never
+become a verdict about the candidate.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+CHEATS = ROOT / "tests/data/cheats/softmax"
+SANDBOX = ROOT / "tests/data/cheats/sandbox"
+UNIT = "level1_1_Softmax/units/triton_per_fused__softmax_0"
+# hangs are killed after 30 s plus 10x the kernel's time per call, not the default 60 s + 1000x
+FAST = ["--set", "gates.timeout_s=30", "--set", "gates.timeout_factor=10"]
+
+
+def expectation(path: Path) -> tuple[int | None, str]:
+    m = re.match(r'"""EXPECT (?:gate (\d) ([\w-]+)|(pass))', path.read_text())
+    assert m, f"{path.name}: its docstring must start with EXPECT gate N rule / EXPECT pass"
+    return (None, "pass") if m.group(3) else (int(m.group(1)), m.group(2))
+
+
+def check(unit_dir: Path, candidate: Path, *extra: str, env: dict | None = None) -> tuple[int, list[dict]]:
+    r = subprocess.run(
+        [sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(candidate), "--json", *FAST, *extra],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=900,
+        env={**os.environ, **(env or {})},
+    )
+    assert r.stdout.strip(), r.stderr[-3000:]
+    return r.returncode, json.loads(r.stdout)["verdicts"]
+
+
+def test_the_corpus_covers_every_way_the_gates_were_fooled():
+    files = sorted(CHEATS.glob("*.py"))
+    rules = [expectation(f) for f in files]
+    cheats = [r for r in rules if r[1] != "pass"]
+    assert len(cheats) >= 20 and len(rules) - len(cheats) >= 2
+    # the bullets of the issue: each has a cheat that is caught
+    for rule in (
+        "mismatch",
+        "precision",
+        "unwritten-output",
+        "state-across-calls",
+        "harness-tampering",
+        "torch-compute",
+        "network",
+        "file-access",
+        "threads",
+        "timeout",
+        "randomness",
+    ):
+        assert any(r[1] == rule for r in cheats), rule
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.name for p in CHEATS.glob("*.py")))
+def test_each_cheat_is_rejected_by_the_intended_gate_and_rule(demo_run, name):
+    gate, rule = expectation(CHEATS / name)
+    code, (v1, v2) = check(demo_run / UNIT, CHEATS / name)
+    if rule == "pass":
+        assert code == 0 and (v1["verdict"], v2["verdict"]) == ("pass", "pass"), (v1["reason"], v2["reason"])
+        assert len(v2["numbers"]["per_call"]) >= 5 and len(set(v2["seeds"])) >= 3
+        assert {c["poison"] for c in v2["numbers"]["per_call"]} == {"nan", "random"}
+        assert {0, 1, 2} - set(v2["seeds"]) == {0, 1, 2} or len(v2["seeds"]) > 3  # fresh seeds, not the fixed 0, 1, 2
+        return
+    assert code == 1
+    v = v1 if gate == 1 else v2
+    assert v["verdict"] == "fail" and v["rule"] == rule, (v["verdict"], v["rule"], v["reason"])
+    if gate == 2:
+        assert v1["verdict"] == "pass", v1["reason"]  # the cheat got through gate 1: gate 2 is what caught it
+    else:
+        assert v2["verdict"] == "skipped"
+
+
+@pytest.mark.slow
+def test_fresh_seeds_are_drawn_per_run_and_recorded(demo_run):
+    _, (_, a) = check(demo_run / UNIT, CHEATS / "honest_rows.py")
+    _, (_, b) = check(demo_run / UNIT, CHEATS / "honest_rows.py")
+    assert a["seeds"] != b["seeds"]
+    inputs = {(i["seed"], i["distribution"]) for i in a["numbers"]["inputs"]}
+    assert {d for _, d in inputs} >= {"normal", "x10", "x0.01", "abs"}
+
+
+# --------------------------------------------------------------------------- beneath the static rules
+def _run_unsandboxed_rules(demo_run, candidate: Path) -> tuple:
+    """Gates 1-2 of ``candidate`` without the static rules: what the sandbox alone does."""
+    from kernelopt.core import runtime
+    from kernelopt.core.config import validate
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.gates.isolated import check_unit
+    from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
+
+    paths, unit = ProblemPaths.of_unit(demo_run / UNIT)
+    cfg = validate({"device": "cpu", "gates": {"timeout_s": 30, "timeout_factor": 10}})
+    device = runtime.prepare("cpu", paths.cache)
+    return check_unit(paths, unit, candidate, cfg, UnitHarness(paths, unit, ProblemRuntime(paths, device, 0)))
+
+
+SANDBOX_CASES = {
+    "socket_connect.py": "socket",
+    "write_outside.py": "writing /tmp/kernelopt-escaped",
+    "read_passwd.py": "reading /etc/passwd",
+    "fork.py": "os.fork",
+    "thread.py": "_thread.start_new_thread",
+    "subprocess_run.py": "subprocess.Popen",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SANDBOX_CASES))
+def test_the_sandbox_blocks_what_the_static_rules_would(demo_run, name):
+    escaped = Path("/tmp/kernelopt-escaped")
+    escaped.unlink(missing_ok=True)
+    v1, v2 = _run_unsandboxed_rules(demo_run, SANDBOX / name)
+    assert v1.verdict == "fail" and v1.rule == "sandbox", v1.reason
+    assert SANDBOX_CASES[name] in v1.reason, v1.reason
+    assert not escaped.exists()
+    assert v2.verdict == "skipped"
+
+
+@pytest.mark.slow
+def test_state_across_calls_is_caught_at_run_time_too(demo_run):
+    """The call counter the static rules reject, run anyway: correct for its first 4 calls,
+    nothing from the 5th; gate 2's calls in one process catch it."""
+    v1, v2 = _run_unsandboxed_rules(demo_run, CHEATS / "iterator_counter.py")
+    assert v1.verdict == "pass", v1.reason
+    assert v2.verdict == "fail" and v2.rule == "device-work" and "no Triton kernel" in v2.reason, v2.reason
+
+
+# --------------------------------------------------------------------------- timeouts in every gate
+@pytest.mark.slow
+def test_a_hanging_candidate_is_killed_in_gate3(demo_run, tmp_path):
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kernelopt.cli",
+            "stitch-check",
+            str(demo_run / "level1_1_Softmax"),
+            f"triton_per_fused__softmax_0={CHEATS / 'busy_loop.py'}",
+            "--json",
+            "--out",
+            str(tmp_path / "st"),
+            *FAST,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=900,
+    )
+    g3, g4 = json.loads(r.stdout)["verdicts"]
+    assert g3["verdict"] == "fail" and g3["rule"] == "timeout", g3["reason"]
+    assert g4["verdict"] == "skipped" and r.returncode == 1
+
+
+@pytest.mark.slow
+def test_a_hanging_candidate_is_not_timed_in_select(demo_run):
+    from kernelopt.core import runtime
+    from kernelopt.core.config import validate
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.search.timing import time_against_inductor
+
+    paths, unit = ProblemPaths.of_unit(demo_run / UNIT)
+    runtime.prepare("cpu", paths.cache)
+    cfg = validate({"device": "cpu", "gates": {"timeout_s": 30, "timeout_factor": 10}})
+    out = time_against_inductor(paths, unit, cfg, [CHEATS / "honest_rows.py", CHEATS / "busy_loop.py"], "select test")
+    assert out[0] is not None and out[1] is None
+
+
+# --------------------------------------------------------------------------- one loader
+def test_the_candidate_cannot_tell_a_gate_from_the_deployed_model(tmp_path):
+    """The candidate module has the same name, file and globals whether a gate or the stitched
+    model loads it, from wherever the file is read."""
+    from kernelopt.core.loader import load_candidate
+    from kernelopt.stitch.splice import helper
+
+    a = tmp_path / "units/u/iter1/cand0/candidate.py"
+    b = tmp_path / "stitch/candidates/triton_k.py"
+    for f in (a, b):
+        f.parent.mkdir(parents=True)
+        f.write_text("X = 1\n\ndef launch(*args):\n    return (__name__, __file__, sorted(globals()))\n")
+    scope: dict = {"__file__": str(tmp_path / "stitch/output_code.py")}
+    exec(helper(), scope)  # the loader the stitched output_code.py carries
+    deployed = scope["_kernelopt_candidate"]("triton_k", "candidates/triton_k.py")
+    gate = load_candidate(a)
+    assert gate.launch() == deployed.run(stream=None)
+    assert gate.launch()[0] == "kernelopt_candidate" and gate.launch()[1].startswith("kernelopt-candidate/")
+
+
+# --------------------------------------------------------------------------- faults are not verdicts
+@pytest.mark.slow
+def test_an_out_of_memory_error_is_infrastructure_not_the_candidates_runtime_error(demo_run):
+    code, (v1, v2) = check(demo_run / UNIT, CHEATS / "honest_rows.py", env={"KERNELOPT_FAULT": "oom:gate12"})
+    assert code == 1
+    for v in (v1, v2):
+        assert v["verdict"] == "error" and v["rule"] == "infrastructure", v["reason"]
+        assert "out of memory" in v["reason"]
+
+
+def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_path):
+    from kernelopt.core.config import validate
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.report.stage import finalize
+
+    paths = ProblemPaths(tmp_path, "level1_1_X")
+    write_json(paths.baseline, {"device": "cpu", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
+    write_json(paths.dispatch, {"verdict": "optimizable", "units": [{"id": "u"}]})
+    write_json(
+        paths.attempt_dir(0) / "plan.json", {"status": "no-candidates", "reason": "no candidate beyond Inductor's"}
+    )
+    write_json(paths.attempt_dir(0) / "gate3.json", {"verdict": "skipped", "reason": "nothing stitched"})
+    write_json(paths.attempt_dir(0) / "gate4.json", {"verdict": "skipped", "reason": "nothing stitched"})
+    write_json(paths.best("u"), {"candidates": {}, "ranked": []})
+    write_json(
+        paths.synth_dir("u", 0) / "gate2.json",
+        {"verdict": "error", "rule": "infrastructure", "reason": "infrastructure: CUDA out of memory"},
+    )
+    cfg = validate({})
+    res = finalize(paths, ["u"], cfg)
+    assert res["category"] == "error" and res["reason"].startswith("infrastructure: ") and "synth/a0" in res["reason"]
+    # without the fault the same files say: nothing but Inductor's kernel passed
+    (paths.synth_dir("u", 0) / "gate2.json").unlink()
+    assert finalize(paths, ["u"], cfg)["category"] == "matched (synthesis failed)"
+    # a unit with no usable reference is not-checkable, never "synthesis failed"
+    write_json(
+        paths.candidate_dir("u", 0) / "gate2.json",
+        {"verdict": "not-checkable", "rule": "unit-not-checkable", "reason": "unit-not-checkable: no eager reference"},
+    )
+    assert finalize(paths, ["u"], cfg)["category"] == "unit-not-checkable"
+
+
+@pytest.mark.slow
+def test_a_unit_without_a_reference_is_not_checkable(demo_run, tmp_path):
+    import shutil
+
+    unit = tmp_path / "level1_1_Softmax/units/triton_per_fused__softmax_0"
+    shutil.copytree(
+        demo_run / "level1_1_Softmax", tmp_path / "level1_1_Softmax", ignore=shutil.ignore_patterns("cache")
+    )
+    (unit / "reference.py").unlink()
+    code, (v1, v2) = check(unit, CHEATS / "honest_rows.py")
+    assert code == 1 and v1["verdict"] == v2["verdict"] == "not-checkable" and v1["rule"] == "unit-not-checkable"
