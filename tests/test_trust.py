@@ -88,6 +88,19 @@ def test_each_cheat_is_rejected_by_the_intended_gate_and_rule(demo_run, name):
 
 
 @pytest.mark.slow
+def test_a_library_the_candidate_may_import_compiles_inside_the_sandbox(demo_run, tmp_path):
+    """Found on the H200: with no .pyc cached, importing an allowed Inductor helper compiles its
+    source, an event the sandbox once blamed on the candidate ("compile denied") for every
+    Inductor kernel.  A fresh pycache prefix makes that compile happen here."""
+    code, (v1, v2) = check(
+        demo_run / UNIT,
+        ROOT / "tests/data/cheats/honest/imports_helpers.py",
+        env={"PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")},
+    )
+    assert code == 0 and (v1["verdict"], v2["verdict"]) == ("pass", "pass"), (v1["reason"], v2["reason"])
+
+
+@pytest.mark.slow
 def test_fresh_seeds_are_drawn_per_run_and_recorded(demo_run):
     _, (_, a) = check(demo_run / UNIT, CHEATS / "honest_rows.py")
     _, (_, b) = check(demo_run / UNIT, CHEATS / "honest_rows.py")

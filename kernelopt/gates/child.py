@@ -252,7 +252,10 @@ def main() -> None:
     job = exchange.unpack(torch.load(request, weights_only=False))
     device = runtime.prepare(job["device"], Path(cache) if cache else None)
     job["device"] = device
-    import torch._inductor.runtime.triton_helpers  # noqa: F401 - what Inductor-style candidates import
+    # what Inductor-style candidates import, loaded before the sandbox
+    import torch._inductor.runtime.hints  # noqa: F401
+    import torch._inductor.runtime.triton_helpers  # noqa: F401
+    import torch._inductor.runtime.triton_heuristics  # noqa: F401
 
     writable = [Path(cache)] if cache else []
     cpu_limit = int(job.get("cpu_seconds") or 0) or None

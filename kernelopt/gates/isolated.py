@@ -435,13 +435,14 @@ def _blame_or_fault(paths: ProblemPaths, h: UnitHarness, outcome: sandbox.Outcom
         "point": "control",
     }
     control = sandbox.run(job, budget, cache=paths.cache)
-    if (
-        control.status != "ok"
-        or control.reply is None
-        or control.reply["import_error"]
-        or control.reply["calls"][0]["error"]
-    ):
+    failed = control.detail if control.status != "ok" else None
+    if control.reply is not None:
+        err = control.reply["import_error"] or (control.reply["calls"] or [{}])[0].get("error")
+        failed = failed or (f"{err['type']}: {err['message'][:200]}" if err else None)
+    elif control.status == "ok":
+        failed = "no reply"
+    if failed:
         raise InfrastructureFault(
             f"the sandboxed child {outcome.status} ({outcome.detail}), and so did Inductor's own kernel "
-            f"run the same way ({control.status}{': ' + control.detail if control.detail else ''})"
+            f"run the same way ({control.status}: {failed})"
         )

@@ -148,12 +148,22 @@ def _is_stdlib(name: str) -> bool:
 
 def _innermost_outside_stdlib(frame: Any) -> str | None:
     """co_filename of the innermost frame that is not the standard library (nor the hook)."""
+    return _asker(frame)[0]
+
+
+def _asker(frame: Any) -> tuple[str | None, bool]:
+    """(co_filename of the innermost frame outside the standard library, whether the import
+    machinery lies between it and the event: then the event is part of loading a module whose
+    import was itself vetted, e.g. compiling an allowed library's source)."""
+    importing = False
     while frame is not None:
         name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            importing = True
         if not _is_stdlib(name):
-            return name
+            return name, importing
         frame = frame.f_back
-    return None
+    return None, importing
 
 
 def _candidate_on_stack(frame: Any) -> bool:
@@ -199,9 +209,11 @@ def _hook_factory(policy: Policy):  # noqa: ANN202 - returns the audit hook
                 return
             if event.startswith(NETWORK):
                 _deny(event, "no network for candidate code")
-            asker = _innermost_outside_stdlib(frame)
+            asker, importing = _asker(frame)
             if asker is None or not is_candidate_code(asker):
                 return  # a library the candidate called (e.g. Triton's compiler starting ptxas)
+            if importing and event != "import":
+                return  # loading a module the candidate may import (its import event was vetted)
             if event == "open":
                 path, mode, flags = (list(args) + [None, None, None])[:3]
                 if not isinstance(path, (str, bytes, os.PathLike)):
