@@ -5,7 +5,7 @@
   seed_beam   iter0/beam.json        Inductor's kernel (and synthesised ones) as the first beam
   profile     iter<i>/profile/m<j>/  NCU (GPU, when it works) or timing + roofline, summarised
   expand      iter<i>/plan.json ...  analyst -> planner -> executor: cand<j>/candidate.py slots
-  (gate1, gate2 on iter<i>/cand<j>: the Gates issue's rules)
+  (gate12 on iter<i>/cand<j>: gates 1-2, rules/gates.smk)
   retry       iter<i>/cand<j>/r<k>/  directed retry of a candidate that failed gate 1 or 2
   select_iter iter<i>/beam.json      time the new candidates, keep the best distinct ones,
                                      summarizer's memory.json + summary.md; early stop
