@@ -8,6 +8,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def tool(name: str) -> str:
+    """The console script ``name`` of this interpreter's environment (found even when the
+    environment is not activated), else the one on PATH; a failed test when neither exists."""
+    import shutil
+
+    here = Path(sys.executable).parent / name
+    exe = str(here) if here.exists() else shutil.which(name)
+    if exe is None:
+        pytest.fail(f"{name} is not installed (pip install -e .[test])")
+    return exe
+
+
 def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.CompletedProcess:
     """Run the real snakemake CLI of this environment in a subprocess."""
     env = dict(os.environ)

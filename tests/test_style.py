@@ -1,16 +1,12 @@
 """The code style CI enforces: ruff's lint and formatter (configured in pyproject.toml)."""
 
-import shutil
 import subprocess
 
-import pytest
+from conftest import tool
 
 
 def _ruff(*args: str, root) -> subprocess.CompletedProcess:
-    exe = shutil.which("ruff")
-    if exe is None:
-        pytest.fail("ruff is not installed (pip install -e .[test])")
-    return subprocess.run([exe, *args], cwd=root, capture_output=True, text=True)
+    return subprocess.run([tool("ruff"), *args], cwd=root, capture_output=True, text=True)
 
 
 def test_ruff_lint_is_clean(root):

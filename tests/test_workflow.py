@@ -15,13 +15,11 @@ def test_lint_is_clean(root):
 
 
 def test_snakefmt_check(root):
-    import shutil
     import subprocess
 
-    exe = shutil.which("snakefmt")
-    if exe is None:
-        pytest.fail("snakefmt is not installed (pip install -e .[test])")
-    r = subprocess.run([exe, "--check", "Snakefile", "rules/"], cwd=root, capture_output=True, text=True)
+    from conftest import tool
+
+    r = subprocess.run([tool("snakefmt"), "--check", "Snakefile", "rules/"], cwd=root, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
