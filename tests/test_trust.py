@@ -269,3 +269,35 @@ def test_a_unit_without_a_reference_is_not_checkable(demo_run, tmp_path):
     (unit / "reference.py").unlink()
     code, (v1, v2) = check(unit, CHEATS / "honest_rows.py")
     assert code == 1 and v1["verdict"] == v2["verdict"] == "not-checkable" and v1["rule"] == "unit-not-checkable"
+
+
+@pytest.mark.slow
+def test_inductors_own_kernels_pass_the_hardened_gates_on_unseen_problems(tmp_path):
+    """Problems written after the gates (tests/data/problems_unseen/: an integer input, an
+    integer output next to a float one, a bool mask and two outputs): with Inductor's kernels
+    stitched back, every unit's kernel passes gates 1-2 (fresh seeds, all calls) and every
+    stitched model gate 3; nothing ends as an error or as unit-not-checkable."""
+    from conftest import demo_run_config, snakemake
+
+    config = [c for c in demo_run_config(tmp_path) if not c.startswith(("problems=", "candidates="))]
+    r = snakemake("--cores", "2", "--config", "problems=tests/data/problems_unseen", *config, timeout=2400)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    problems = sorted(p for p in tmp_path.iterdir() if (p / "result.json").exists())
+    assert len(problems) == 3, problems
+    units = 0
+    for p in problems:
+        result = json.loads((p / "result.json").read_text())
+        assert result["category"] not in ("error", "unit-not-checkable"), (p.name, result)
+        for unit in sorted((p / "units").iterdir()):
+            c0 = unit / "cands/c0"
+            if not (c0 / "gate2.json").exists():
+                continue
+            units += 1
+            for g in ("gate1", "gate2"):
+                v = json.loads((c0 / f"{g}.json").read_text())
+                assert v["verdict"] == "pass", (unit.name, g, v["reason"])
+            calls = json.loads((c0 / "gate2.json").read_text())["numbers"]["per_call"]
+            assert len(calls) >= 6 and {c["poison"] for c in calls} == {"nan", "random"}
+        g3 = json.loads((p / "stitch/gate3.json").read_text())
+        assert g3["verdict"] == "pass", (p.name, g3["reason"])
+    assert units >= 3

@@ -12,8 +12,9 @@ Inductor's kernel launched before each):
   recorded), plus the model's floating inputs scaled x10, x0.01 and made non-negative
   (``gates.distributions``) where Inductor's own kernel still matches the reference there;
 * outputs poisoned before each call, with NaN on some calls and a random finite pattern on
-  others, so that reading an output buffer never helps; an element left as it was poisoned is
-  reported as unwritten, never as a small error;
+  others, so that reading an output buffer never helps; an element left as the random pattern
+  poisoned it is reported as unwritten, a NaN under the NaN poison (unwritten, or written so)
+  as a mismatch, never as a small error;
 * every call compared in this process, which the candidate never runs in: ``allclose(rtol,
   atol)`` against the eager reference (NaN only where the reference has NaN), read-only inputs
   unchanged, the same ATen and launch watches as gate 1, and a guard against systematic
@@ -314,7 +315,9 @@ def check_unit(
         for c, name in zip(comps, harness.reference.OUTPUTS):
             if name not in got:
                 continue
-            c["unwritten"] = _unwritten(got[name], poisoned, harness, name, st["expected"][name], plan.poison[k])
+            left = _unwritten(got[name], poisoned, harness, name, st["expected"][name], plan.poison[k])
+            # under the NaN poison a NaN may be unwritten or written as NaN; the random pattern tells
+            c["nan_where_finite" if plan.poison[k] == "nan" else "unwritten"] = left
             mine = _rel_error(got[name], st["expected"][name])
             base = _rel_error(harness.written(st["after"])[name], st["expected"][name])
             limit = max(gc["rel_error_ratio"] * (base or 0.0), gc["rel_error_floor"])
@@ -335,6 +338,12 @@ def check_unit(
                     "unwritten-output",
                     f"{where}: output {c['name']}: {c['unwritten']} of {c['numel']} elements "
                     "left as poisoned (never written)",
+                )
+            elif c.get("nan_where_finite"):
+                found(
+                    "mismatch",
+                    f"{where}: output {c['name']}: {c['nan_where_finite']} of {c['numel']} elements NaN where "
+                    "the reference is finite (written as NaN, or left unwritten under the NaN poison)",
                 )
             elif not c["ok"]:
                 note = f"; {c['note']}" if c.get("note") else ""
@@ -393,7 +402,8 @@ def check_unit(
 
 
 def _unwritten(out: Any, poisoned_args: list[Any], h: UnitHarness, name: str, ref: Any, pattern: str) -> int:
-    """Elements of a write-only output still holding their poison where the reference differs."""
+    """Elements of a write-only output still holding their poison where the reference differs
+    (for the NaN poison: NaN where the reference is not, whether written so or left)."""
     import torch
 
     spec = next(s for s in h.contract["args"] if s["name"] == name)
