@@ -10,10 +10,14 @@ from kernelopt.core import config as ko_config
 from kernelopt.core import problems as ko_problems
 from kernelopt.core.errors import KerneloptError
 from kernelopt.core.paths import attempt_of, attempt_stage
+from kernelopt.search import agents as ko_agents
 
 try:
     CONFIG = ko_config.validate(dict(config))
     PROBLEMS = ko_problems.discover(CONFIG["problems"], base=Path.cwd())
+    # agent.backend resolved once (auto -> anthropic or heuristic, said in one line); an LLM
+    # backend without its key or its transcripts stops here, in one sentence
+    CONFIG["agent"]["backend"] = ko_agents.prepare(CONFIG["agent"], CONFIG["workdir"])
 except KerneloptError as e:
     raise WorkflowError(f"kernelopt: {e}")
 
@@ -81,6 +85,15 @@ def unit_gate2s(wildcards):
         f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/cands/c{k}/gate2.json"
         for k in SLOTS
     ]
+
+
+def synthesis_chain(wildcards):
+    """With an LLM backend, synthesis attempt k is shown why attempts 0..k-1 failed: it
+    reads their verdicts.  The heuristic's attempts are independent variants."""
+    if CONFIG["agent"]["backend"] == "heuristic":
+        return []
+    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/synth"
+    return [f"{d}/a{k}/gate2.json" for k in range(int(wildcards.k))]
 
 
 def synthesized(wildcards):

@@ -1,6 +1,7 @@
 rule synthesize:
     """Synthesis attempt k: an independent implementation from the unit's eager reference."""
     input:
+        synthesis_chain,
         contract=f"{WORKDIR}/{{problem}}/units/{{unit}}/contract.json",
     output:
         f"{WORKDIR}/{{problem}}/units/{{unit}}/synth/a{{k}}/slot.json",

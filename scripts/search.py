@@ -8,7 +8,7 @@ smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
 w, cfg = smk.wildcards, smk.params.cfg
 paths = ProblemPaths(smk.params.workdir, w.problem)
 steps = {
-    "synthesize": lambda: search.synthesize(paths, w.unit, int(w.k)),
+    "synthesize": lambda: search.synthesize(paths, w.unit, int(w.k), cfg),
     "seed_beam": lambda: search.seed_beam(paths, w.unit, cfg),
     "profile": lambda: search.profile_member(paths, w.unit, int(w.i), int(w.j), cfg),
     "expand": lambda: search.expand(paths, w.unit, int(w.i), cfg),

@@ -26,6 +26,16 @@ from .errors import ConfigError
 
 SCHEMA_FILE = Path(__file__).with_name("config_schema.yaml")
 
+# The agent settings a reply depends on.  The others (budgets, prices, concurrency, timeouts,
+# retries, replay_from) only govern how calls are made: the workflow writes them to
+# <workdir>/llm/settings.json at start (agents.llm.settings), so changing one never re-runs a job.
+AGENT_REPLY = ("agent.backend", "agent.model", "agent.max_tokens", "agent.temperature")
+_OPERATIONAL = {
+    f"agent.{k}"
+    for k in ("timeout_s", "max_retries", "max_concurrency", "max_usd_per_problem", "max_usd_total")
+    + ("max_calls_per_unit", "replay_from", "prices")
+}
+
 # rule -> the settings it reads (a top-level key, or "section.key").  Snakemake compares these
 # values with the ones a job's outputs were made with; nothing else invalidates a job.
 RULE_SETTINGS: dict[str, tuple[str, ...]] = {
@@ -46,7 +56,7 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
         "gates.timeout_s",
         "gates.timeout_factor",
     ),
-    "synthesize": (),
+    "synthesize": AGENT_REPLY,
     "seed_beam": ("search.seed_with_inductor", "search.beam_width", "search.synthesis_attempts"),
     "profile": (
         "device",
@@ -57,10 +67,10 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
         "search.ncu",
         "search.ncu_sections",
         "search.peak_bandwidth_gbs",
-        "agent",
+        "agent.backend",
     ),
-    "expand": ("search.beam_width", "agent"),
-    "retry": ("search.beam_width", "agent"),
+    "expand": ("search.beam_width", *AGENT_REPLY),
+    "retry": ("search.beam_width", *AGENT_REPLY),
     "select_iter": (
         "device",
         "seed",
@@ -69,7 +79,7 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
         "measure",
         "search.beam_width",
         "search.retries",
-        "agent",
+        *AGENT_REPLY,
     ),
     "select": (
         "device",
@@ -252,7 +262,8 @@ def invalidation_table() -> str:
         if key in ("problems", "workdir"):
             continue
         rules = invalidated_by(key)
-        rows.append(f"| `{key}` | {', '.join(f'`{r}`' for r in rules) or 'none (read by no rule)'} |")
+        none = "none (read at run time from `<workdir>/llm/settings.json`)" if key in _OPERATIONAL else "none"
+        rows.append(f"| `{key}` | {', '.join(f'`{r}`' for r in rules) or none} |")
     return "\n".join(rows)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths, benchmarks_dir
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
+from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
 
 
@@ -145,6 +146,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
     res["gpu_seconds"] = gpu_seconds(paths)
+    res["llm"] = llm_account(paths.root)  # every transcript under the problem (none for the heuristic)
     write_json(paths.result, res)
     print(f"[result] {paths.problem}: {res.get('category')} ({res.get('reason')})")
     return res

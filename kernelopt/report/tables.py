@@ -100,6 +100,7 @@ def console_summary(summary: dict[str, Any], csv_path: Path) -> str:
     return "\n".join(lines)
 
 
+LLM_COLUMNS = ["llm_calls", "input_tokens", "output_tokens", "cache_read_tokens", "usd"]
 RESULT_COLUMNS = [
     "level",
     "problem",
@@ -115,6 +116,7 @@ RESULT_COLUMNS = [
     "units_replaced",
     "gpu_seconds",
     "meaningful",
+    *LLM_COLUMNS,
 ]
 CATEGORIES = [
     "optimized",
@@ -151,6 +153,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "units_replaced": r.get("units_replaced", 0),
         "gpu_seconds": r.get("gpu_seconds"),
         "meaningful": r.get("meaningful"),
+        **{k: (r.get("llm") or {}).get(k, 0) for k in LLM_COLUMNS},
     }
 
 
@@ -176,6 +179,7 @@ def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "deployed_geomean": _geomean(deployed),
         "optimized_rate": len(optimized) / len(rows) if rows else None,
         "conditional_geomean_over_optimized": _geomean(optimized),
+        "llm": {k: round(sum(r[k] or 0 for r in rows), 6) for k in LLM_COLUMNS},
     }
 
 
@@ -210,9 +214,17 @@ def results_console(summary: dict[str, Any]) -> str:
         + (f"; deployed geomean {g:.3f}x" if g else "")
         + ("" if summary["meaningful"] else " (CPU mode: no timing is meaningful)")
     ]
+    llm = o.get("llm") or {}
+    if llm.get("llm_calls"):
+        lines.append(
+            f"[report] LLM: {llm['llm_calls']} calls, {llm['input_tokens']} input + {llm['output_tokens']} output "
+            f"tokens ({llm['cache_read_tokens']} read from the prompt cache), ${llm['usd']:.4f}"
+        )
     for r in summary["rows"]:
         sp = r["speedup_vs_compiled"]
+        cost = f"  [{r['llm_calls']} calls, ${r['usd']:.4f}]" if r.get("llm_calls") else ""
         lines.append(
             f"  {r['problem']:<45} {r['category']:<28} {f'{sp:.3f}x' if sp else '-':>8}  {r['fallback_reason'] or ''}"
+            + cost
         )
     return "\n".join(lines)

@@ -27,6 +27,7 @@ from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from . import agents, profiler
 from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
+from .agents.llm.client import INFRASTRUCTURE, BudgetExhausted
 from .synth.fused import synthesize_fused
 from .synth.generate import generate
 from .synth.ops import CannotSynthesize
@@ -34,30 +35,68 @@ from .timing import time_against_inductor, time_candidate
 from .transform import signature
 
 
-def synthesize(paths: ProblemPaths, unit: str, attempt: int) -> dict[str, Any]:
+def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
     """Rule synthesize: writes synth/a<k>/candidate.py and slot.json (empty with the reason
-    when the unit cannot be synthesised)."""
+    when the unit cannot be synthesised).  With an LLM backend the attempts are a chain:
+    attempt k is shown why attempts 0..k-1 failed, and is not made once one passed gates 1-2."""
     d = paths.synth_dir(unit, attempt)
     d.mkdir(parents=True, exist_ok=True)
     info: dict[str, Any] = {"slot": attempt, "empty": True}
     contract = read_json(paths.contract(unit))
     ref = paths.reference(unit)
+    backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     try:
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
-        src = (
-            synthesize_fused(paths, contract, attempt)
-            if contract.get("fused")
-            else generate(contract, ref.read_text(), attempt)
-        )
-        (d / "candidate.py").write_text(src)
-        info = {"slot": attempt, "empty": False, "origin": "synthesis:heuristic", "signature": signature(src)}
+        if backend.name == "heuristic":
+            src = (
+                synthesize_fused(paths, contract, attempt)
+                if contract.get("fused")
+                else generate(contract, ref.read_text(), attempt)
+            )
+        else:
+            earlier = _earlier_attempts(paths, unit, attempt)
+            if isinstance(earlier, str):
+                info["reason"] = earlier
+                src = None
+            else:
+                inductor = paths.unit(unit) / "inductor.py"
+                src = backend.synthesize(
+                    contract, ref.read_text(), inductor.read_text() if inductor.exists() else "", earlier
+                )
+        if src is not None:
+            (d / "candidate.py").write_text(src)
+            info = {"slot": attempt, "empty": False, "origin": f"synthesis:{backend.name}", "signature": signature(src)}
     except CannotSynthesize as e:
-        (d / "candidate.py").unlink(missing_ok=True)
         info["reason"] = f"cannot synthesize: {e}"
+    if info["empty"]:
+        (d / "candidate.py").unlink(missing_ok=True)
     write_json(d / "slot.json", info)
     print(f"[synthesize] {paths.problem}/{unit}/a{attempt}: " + ("written" if not info["empty"] else info["reason"]))
     return info
+
+
+def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict[str, Any]] | str:
+    """Why each earlier synthesis attempt failed (with its code), or the reason this attempt is
+    not needed (an earlier one passed gates 1-2)."""
+    earlier = []
+    for k in range(attempt):
+        a = paths.synth_dir(unit, k)
+        slot = read_json(a / "slot.json")
+        g1 = read_json(a / "gate1.json") if (a / "gate1.json").exists() else {}
+        g2 = read_json(a / "gate2.json") if (a / "gate2.json").exists() else {}
+        if g2.get("verdict") == PASS:
+            return f"no attempt needed: a{k} passed gates 1-2"
+        if slot.get("empty"):
+            why = slot.get("reason", "no candidate")
+        else:
+            bad = g1 if g1.get("verdict") not in (PASS, None) else g2
+            why = (
+                f"gate {bad.get('gate')} {bad.get('verdict')} ({bad.get('rule')}): {str(bad.get('reason', ''))[:1500]}"
+            )
+        src = a / "candidate.py"
+        earlier.append({"why": why, "source": src.read_text() if src.exists() else ""})
+    return earlier
 
 
 def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +220,9 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
             ncu_note = ""
         else:
             ncu_note = f"ncu failed, fell back to the roofline estimate: {res.get('stderr', '')[-300:]}"
-    summary = agents.backend(cfg["agent"]["backend"]).summarize_profile(member["id"], metrics, source)
+    summary = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d).summarize_profile(
+        member["id"], metrics, source
+    )
     if ncu_note:
         summary.note = (summary.note + "; " if summary.note else "") + ncu_note
     out = {"empty": False, **summary.to_dict(), "cost": cost}
@@ -198,20 +239,24 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     memory = Memory.from_dict(read_json(prev / "memory.json"))
     contract = read_json(paths.contract(unit))
     width = int(cfg["search"]["beam_width"])
-    backend = agents.backend(cfg["agent"]["backend"])
+    backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     analyses: dict[str, Analysis] = {}
     members = []
     if not beam.get("stopped"):
-        for j, m in enumerate(beam["members"]):
-            prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
-            if prof.get("empty"):
-                continue
-            summary = ProfileSummary(
-                prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", "")
-            )
-            analyses[m["id"]] = backend.analyze(summary, contract, memory)
-            members.append({**m, "source": (paths.unit(unit) / m["path"]).read_text()})
-        plan = backend.plan(i, members, analyses, contract, memory, width)
+        try:
+            for j, m in enumerate(beam["members"]):
+                prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
+                if prof.get("empty"):
+                    continue
+                summary = ProfileSummary(
+                    prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", "")
+                )
+                src = (paths.unit(unit) / m["path"]).read_text()
+                analyses[m["id"]] = backend.analyze(summary, contract, memory, kernel=src)
+                members.append({**m, "source": src})
+            plan = backend.plan(i, members, analyses, contract, memory, width)
+        except BudgetExhausted as e:  # the unit's search stops here, and says why
+            plan = Plan(i, [], stop=f"stopped in iteration {i}: {e}")
     else:
         # say once where and why the search stopped (later iterations carry the same text)
         why = beam["stopped"]
@@ -228,7 +273,7 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
         if j < len(plan.directions):
             direction = plan.directions[j]
             try:
-                src = backend.execute(direction, by_id[direction.member]["source"], contract)
+                src = backend.at(cd).execute(direction, by_id[direction.member]["source"], contract)
                 (cd / "candidate.py").write_text(src)
                 info = {
                     "slot": j,
@@ -237,6 +282,8 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
                     "direction": direction.to_dict(),
                     "signature": signature(src),
                 }
+            except INFRASTRUCTURE:
+                raise  # the API failed: a fault of this job, never an empty slot
             except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                 info["error"] = f"executor: {type(e).__name__}: {e}"
         if info["empty"]:
@@ -272,7 +319,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         info["reason"] = "no retry needed: the previous attempt passed gates 1-2"
     else:
         failure = g1 if g1.get("verdict") not in (PASS, None) else g2
-        backend = agents.backend(cfg["agent"]["backend"])
+        backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, out)
         contract = read_json(paths.contract(unit))
         failed = Direction(**prev_slot["direction"])
         member = Direction(**first["direction"]).member
@@ -297,7 +344,15 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                 info["reason"] = f"no fix: {note}"
             else:
                 try:
-                    src = backend.execute(direction, source, contract)
+                    ref = paths.reference(unit)
+                    src = backend.apply_fix(
+                        direction,
+                        (prev / "candidate.py").read_text(),
+                        source,
+                        failure,
+                        contract,
+                        ref.read_text() if ref.exists() else "",
+                    )
                     (out / "candidate.py").write_text(src)
                     info = {
                         **info,
@@ -312,6 +367,8 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                             "reason": str(failure.get("reason", ""))[:300],
                         },
                     }
+                except INFRASTRUCTURE:
+                    raise
                 except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                     info["reason"] = f"executor: {type(e).__name__}: {e}"
     if info["empty"]:
@@ -425,7 +482,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     stopped = plan.get("stop")
     if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
         stopped = "converged: no new candidate entered the beam"
-    backend = agents.backend(cfg["agent"]["backend"])
+    backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     memory, text = backend.summarize(i, outcomes, memory)
     beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}
     infrastructure = fault.get("cause") or prev_beam.get("infrastructure")

@@ -45,7 +45,7 @@ class Direction:
     """Planner -> executor: one transformation of one beam member, with a prediction."""
 
     member: str
-    kind: str  # "launch" | "eviction"
+    kind: str  # "launch" | "eviction" (heuristic, AST transforms) | "llm" | "llm-fix" (LLM executor / fixer)
     args: dict[str, Any]
     name: str
     rationale: str
@@ -97,7 +97,13 @@ class Backend(Protocol):
 
     def summarize_profile(self, member: str, metrics: dict[str, Any], source: str) -> ProfileSummary: ...
 
-    def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory) -> Analysis: ...
+    def at(self, where: Any) -> Backend:
+        """The same backend with its calls recorded under ``where`` (LLM backends)."""
+        ...
+
+    def analyze(
+        self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = ""
+    ) -> Analysis: ...
 
     def plan(
         self,
@@ -124,6 +130,14 @@ class Backend(Protocol):
         """Directed retry: a new direction for the same beam member, chosen from why the
         failed candidate failed (``failure``: its gate verdict).  ``taken``: signatures already
         planned or tried.  Returns (direction or None, the reasoning)."""
+        ...
+
+    def apply_fix(
+        self, direction: Direction, failed_source: str, member_source: str, failure: dict[str, Any],
+        contract: dict[str, Any], reference: str,
+    ) -> str:  # fmt: skip
+        """The retry's candidate: ``direction`` (from ``fix``) applied to the member, or the
+        failed candidate corrected."""
         ...
 
     def summarize(self, iteration: int, outcomes: list[dict[str, Any]], memory: Memory) -> tuple[Memory, str]: ...

@@ -33,6 +33,9 @@ COMPUTE_SOL = 60.0
 class HeuristicBackend:
     name = "heuristic"
 
+    def at(self, where: Any) -> HeuristicBackend:
+        return self  # writes nothing of its own
+
     # -- profiler --------------------------------------------------------------------------
     def summarize_profile(self, member: str, metrics: dict[str, Any], source: str) -> ProfileSummary:
         keys = [
@@ -65,7 +68,7 @@ class HeuristicBackend:
         return ProfileSummary(member, source, metrics, "\n".join(lines), note)
 
     # -- strategy analyst ----------------------------------------------------------------------
-    def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory) -> Analysis:
+    def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
         m = summary.metrics
         mem = m.get("memory_sol_pct")
         comp = m.get("compute_sol_pct")
@@ -333,6 +336,13 @@ class HeuristicBackend:
             f"heuristic executor: {direction.name} on {direction.member} "
             f"({json.dumps(direction.args, sort_keys=True)})\n{direction.rationale}",
         )
+
+    def apply_fix(
+        self, direction: Direction, failed_source: str, member_source: str, failure: dict[str, Any],
+        contract: dict[str, Any], reference: str,
+    ) -> str:  # fmt: skip
+        """A retry's direction applied to the beam member (the failed candidate is not needed)."""
+        return self.execute(direction, member_source, contract)
 
     # -- directed retries -------------------------------------------------------------------
     @staticmethod

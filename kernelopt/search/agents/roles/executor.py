@@ -1,0 +1,24 @@
+"""Executor: a beam member's kernel and one direction -> a whole candidate module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Direction
+from ..llm import protocol
+from ..llm.client import Caller
+from .common import ask, code, contract_text, user
+
+
+def run(caller: Caller, direction: Direction, member_source: str, contract: dict[str, Any]) -> str:
+    static = "\n\n".join([contract_text(contract), code(f"Beam member {direction.member}", member_source)])
+    args = direction.args
+    dynamic = "\n".join(
+        [
+            f"## Direction: {direction.name}",
+            f"Rationale: {direction.rationale}",
+            f"Prediction: {direction.prediction}",
+            f"Instructions: {args.get('instructions', '')}",
+        ]
+    )
+    return ask(caller, "executor", user(static, dynamic), lambda r: protocol.kernel(r.text, r.stop_reason))

@@ -1,0 +1,28 @@
+"""Synthesizer: an independent kernel for a unit from its contract, eager reference and
+Inductor's kernel; attempts 2-4 are shown why the earlier attempts failed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..llm import protocol
+from ..llm.client import Caller
+from .common import ask, code, contract_text, user
+
+
+def run(caller: Caller, contract: dict[str, Any], reference: str, inductor: str, earlier: list[dict[str, Any]]) -> str:
+    static = "\n\n".join(
+        [
+            contract_text(contract),
+            code("The eager reference (ATen ops of Inductor's post-grad graph)", reference),
+            code("Inductor's kernel for this unit (a correct reference implementation)", inductor),
+        ]
+    )
+    parts = [f"Write synthesis attempt {len(earlier) + 1} for this unit."]
+    for k, e in enumerate(earlier):
+        parts.append(f"### Attempt {k + 1} failed: {e['why']}")
+        if e.get("source"):
+            parts.append(code(f"Attempt {k + 1}", e["source"], limit=8000))
+    return ask(
+        caller, "synthesizer", user(static, "\n\n".join(parts)), lambda r: protocol.kernel(r.text, r.stop_reason)
+    )

@@ -1,0 +1,99 @@
+"""The whole pipeline on CPU with agent.backend=anthropic against the fake Messages API (the
+real SDK, ANTHROPIC_BASE_URL), on two demo problems: every role's call on disk, wrong kernels
+rejected by the gates, the fixer's correction passing, cache reads, the accounting, the key
+nowhere on disk; then agent.backend=replay with no network and no key reproduces every
+candidate byte for byte."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+
+import pytest
+from conftest import ROOT, snakemake
+from fake_messages_api import FakeMessagesAPI, KernelSmith
+
+KEY = "sk-ant-fake-pipeline-5f3a9c-never-on-disk"
+PROBLEMS = "problems=[problems/demo/level1/1_Softmax.py,problems/demo/level1/3_GELU_Mul_Add.py]"
+ROLES = {"synthesizer", "analyst", "planner", "executor", "fixer", "summarizer"}
+
+
+def run(wd, agent, env):
+    old = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        return snakemake(
+            "--cores", "2", "--configfile", "quickstart.yaml",
+            "--config", f"workdir={wd}", "device=cpu", PROBLEMS, f"agent={agent}",
+            timeout=1500,
+        )  # fmt: skip
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
+def transcripts(wd):
+    return {p.relative_to(wd).as_posix(): json.loads(p.read_text()) for p in sorted(wd.glob("*/units/**/llm/*.json"))}
+
+
+def test_anthropic_without_a_key_stops_the_run_with_one_sentence(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    r = run(tmp_path / "wd", "{backend: anthropic}", env)
+    assert r.returncode != 0
+    assert "agent.backend=anthropic needs the API key in the environment variable ANTHROPIC_API_KEY" in r.stderr
+
+
+@pytest.mark.slow
+def test_the_pipeline_with_claude_roles_against_the_fake_then_replay(tmp_path):
+    wd, replay = tmp_path / "run", tmp_path / "replay"
+    with FakeMessagesAPI(KernelSmith(wrong_first=True)) as fake:
+        # the run's first calls meet a rate limit and an overload: the SDK retries them
+        fake.faults = [
+            {"kind": "status", "code": 429, "headers": {"retry-after": "1"}},
+            {"kind": "status", "code": 529},
+        ]
+        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
+        r = run(wd, "{backend: anthropic}", env)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+        assert "[report] LLM: " in r.stdout + r.stderr
+    ts = transcripts(wd)
+    assert {t["role"] for t in ts.values()} == ROLES
+    assert sum(len(t["attempts"]) - 1 for t in ts.values()) == 2  # the two faults, retried
+    for problem in ("level1_1_Softmax", "level1_3_GELU_Mul_Add"):
+        (unit,) = (wd / problem / "units").iterdir()
+        v = lambda rel, u=unit: json.loads((u / rel / "gate2.json").read_text())  # noqa: E731
+        # the first synthesis attempt was wrong (+1.0 on every store): rejected by gate 2;
+        # the second was shown why and passed
+        assert v("synth/a0")["verdict"] == "fail" and v("synth/a0")["rule"] == "mismatch"
+        assert v("synth/a1")["verdict"] == "pass"
+        a1 = ts[f"{problem}/units/{unit.name}/synth/a1/llm/synthesizer-0.json"]
+        assert "Attempt 1 failed: gate 2 fail (mismatch)" in a1["request"]["messages"][0]["content"][1]["text"]
+        assert a1["usage"]["cache_read_input_tokens"] > 0  # the unit's static prompt part, cached
+        # the executor's odd direction was wrong too: gate 2 rejected it, the fixer's retry passed
+        assert v("iter1/cand1")["verdict"] == "fail" and v("iter1/cand1/r1")["verdict"] == "pass"
+        assert v("iter1/cand0")["verdict"] == "pass"
+        slot = json.loads((unit / "iter1/cand1/r1/slot.json").read_text())
+        assert slot["origin"] == "retry:anthropic" and slot["fixes"]["rule"] == "mismatch"
+    rows = list(csv.DictReader(open(wd / "report/results.csv")))
+    assert all(int(r["llm_calls"]) >= 8 and float(r["usd"]) > 0 for r in rows)
+    summary = json.loads((wd / "report/summary.json").read_text())
+    assert summary["overall"]["llm"]["llm_calls"] == sum(int(r["llm_calls"]) for r in rows) == len(ts)
+    assert summary["overall"]["llm"]["usd"] == pytest.approx(sum(float(r["usd"]) for r in rows), abs=1e-5)
+    # the key was sent, and is on no file of the run, nor in Snakemake's logs
+    for root in (wd, ROOT / ".snakemake/log"):
+        for p in root.rglob("*"):
+            if p.is_file() and p.stat().st_size < 50_000_000:
+                assert KEY.encode() not in p.read_bytes(), p
+
+    # replay: no server, no key; every candidate file byte-identical
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    r = run(replay, f"{{backend: replay, replay_from: {wd}}}", env)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+    made = sorted(p.relative_to(wd) for p in wd.glob("*/units/**/candidate.py"))
+    assert len(made) >= 10
+    assert made == sorted(p.relative_to(replay) for p in replay.glob("*/units/**/candidate.py"))
+    for rel in made:
+        assert (wd / rel).read_bytes() == (replay / rel).read_bytes(), rel
+    assert all(t["cached"] and t["paid_usd"] == 0 for t in transcripts(replay).values())
