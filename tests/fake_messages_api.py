@@ -261,13 +261,10 @@ class KernelSmith:
             ]
             return "```json\n" + json.dumps({"directions": dirs}) + "\n```\n"
         if role == "executor":
-            own = self._own(text)
-            if own:
-                return f"```python\n{own}```\n"
-            src = _section(text, "Beam member") or ""
             k = re.search(r"variant (\d+)", text)
             k = int(k.group(1)) if k else 0
-            out = _warps(src, k)
+            own = self._own(text)
+            out = own if own else _warps(_section(text, "Beam member") or "", k)
             if self.wrong_first and k % 2 == 1:
                 out = _with_bug(out)
             return f"Applied.\n```python\n{out}```\n"

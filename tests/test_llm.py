@@ -8,6 +8,7 @@ import json
 import threading
 
 import pytest
+from conftest import ROOT
 from fake_messages_api import FakeMessagesAPI, KernelSmith
 
 from kernelopt.core.errors import ConfigError
@@ -224,3 +225,23 @@ def test_anthropic_without_a_key_stops_at_config_time(tmp_path, monkeypatch):
     assert KEY not in (tmp_path / "llm/settings.json").read_text()
     with pytest.raises(ConfigError, match="no LLM transcripts"):
         agents.prepare({"backend": "replay"}, tmp_path)
+
+
+FREE_FORM = (ROOT / "bench/llm_kernels/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py").read_text()
+
+
+def test_a_free_form_kernel_has_a_signature_and_the_planner_fallback_skips_it(tmp_path, fake):
+    from kernelopt.search.agents.base import Analysis
+    from kernelopt.search.transform import is_inductor_form, signature
+
+    assert not is_inductor_form(FREE_FORM)
+    assert is_inductor_form(INDUCTOR.replace("NUM_WARPS = 4", "CONFIG = {}\nNUM_WARPS = 4"))
+    sig = signature(FREE_FORM)
+    assert sig.startswith("free-form launch") and sig != signature(FREE_FORM.replace("32 if", "16 if"))
+    assert signature(FREE_FORM + "\n# a comment\n") == sig and signature("def (").startswith("does not parse")
+    fake.faults = [{"kind": "text", "text": "no plan"}] * 2
+    be = llm(tmp_path)
+    beam = [{"id": "synth/a0", "source": FREE_FORM, "ratio": 1.0}]
+    plan = be.plan(1, beam, {"synth/a0": Analysis("synth/a0", "memory-bound", ["x"])}, CONTRACT, Memory(), 2)
+    assert plan.directions == [] and plan.stop.startswith("planner reply unusable")
+    assert "0 inductor-form member(s)" in plan.diversity[0]

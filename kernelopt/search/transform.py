@@ -225,12 +225,30 @@ def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | Non
     raise TransformError(f"unknown direction kind {kind!r}")
 
 
+def is_inductor_form(source: str) -> bool:
+    """Whether the AST transforms apply: a module-level CONFIG / NUM_WARPS / NUM_STAGES."""
+    try:
+        launch_params(source)
+    except (TransformError, SyntaxError, ValueError):
+        return False
+    return True
+
+
 def signature(source: str) -> str:
     """Launch parameters + eviction policies + a hash of the kernel code: what makes two
-    candidates differ (two kernels with the same launch are different candidates)."""
-    p = launch_params(source)
-    tree = ast.parse(source)
-    kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
+    candidates differ (two kernels with the same launch are different candidates).  A
+    free-form candidate (no module-level CONFIG, e.g. written by an LLM) is told apart by a
+    hash of its whole module, launch code included; one that does not parse by its text."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return f"does not parse; text={hashlib.sha256(source.encode()).hexdigest()[:8]}"
+    try:
+        launch = describe(launch_params(source))
+        kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
+    except TransformError:
+        launch = "free-form launch"
+        kernels = [ast.unparse(tree)]  # comments and formatting do not count
     body = hashlib.sha256("\n".join(kernels).encode()).hexdigest()[:8]
     ev = sorted(
         {
@@ -241,4 +259,4 @@ def signature(source: str) -> str:
             if k.arg == "eviction_policy" and isinstance(k.value, ast.Constant)
         }
     )
-    return f"{describe(p)}; eviction={','.join(ev) or 'default'}; kernel={body}"
+    return f"{launch}; eviction={','.join(ev) or 'default'}; kernel={body}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import transform
 from ..synth.ops import CannotSynthesize
 from .base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .heuristic import HeuristicBackend
@@ -72,10 +73,13 @@ class LLMBackend:
         try:
             proposed = planner.run(self.caller, iteration, beam, analyses, contract, memory, width)
         except RoleFailed as e:
-            p = self.fallback.plan(iteration, beam, analyses, contract, memory, width)
-            p.diversity.insert(
-                0, f"planner reply unusable ({'; '.join(e.reasons)}): the heuristic planner's directions"
-            )
+            why = f"planner reply unusable ({'; '.join(e.reasons)})"
+            # the heuristic planner transforms inductor.py-form members only (not free-form LLM kernels)
+            form = [m for m in beam if transform.is_inductor_form(m["source"])]
+            p = self.fallback.plan(iteration, form, analyses, contract, memory, width)
+            p.diversity.insert(0, f"{why}: the heuristic planner's directions on {len(form)} inductor-form member(s)")
+            if not p.directions:
+                p.stop = f"{why}; {p.stop}"
             return p
         directions, diversity, seen = [], [], set()
         for d in proposed:
