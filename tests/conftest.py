@@ -7,6 +7,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# hermetic: agent.backend=auto must mean the heuristic backend here, never a paid API call made
+# because the developer's shell has a key (the LLM tests set their own fake key and server)
+for _var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+    os.environ.pop(_var, None)
+
 
 def tool(name: str) -> str:
     """The console script ``name`` of this interpreter's environment (found even when the
