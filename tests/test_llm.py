@@ -211,20 +211,56 @@ def test_reply_protocol():
     assert "def b" in protocol.kernel(src)
     with pytest.raises(protocol.Unparseable, match="max_tokens"):
         protocol.kernel("```python\n@triton.jit\ndef a(): pass\n", "max_tokens")
+    with pytest.raises(protocol.Unparseable, match="max_tokens"):  # a complete block before the cut
+        protocol.kernel(src + "```python\n@triton.jit\ndef c(", "max_tokens")
     with pytest.raises(protocol.Unparseable, match="schema"):
         protocol.json_block('```json\n{"a": 1}\n```', {"type": "object", "required": ["b"]})
 
 
 def test_anthropic_without_a_key_stops_at_config_time(tmp_path, monkeypatch):
+    from kernelopt.core.config import validate
+
+    agent = validate({})["agent"]
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
-        agents.prepare({"backend": "anthropic"}, tmp_path)
-    assert agents.prepare({"backend": "auto"}, tmp_path) == "heuristic"
+        agents.prepare({**agent, "backend": "anthropic"}, tmp_path)
+    assert agents.prepare(agent, tmp_path) == "heuristic"
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    assert agents.prepare({"backend": "auto"}, tmp_path) == "anthropic"
+    assert agents.prepare(agent, tmp_path) == "anthropic"
     assert KEY not in (tmp_path / "llm/settings.json").read_text()
+    with pytest.raises(ConfigError, match="no row in agent.prices"):
+        agents.prepare({**agent, "model": "claude-unpriced-9"}, tmp_path)
+    with pytest.raises(ConfigError, match="needs agent.replay_from"):
+        agents.prepare({**agent, "backend": "replay"}, tmp_path)
+    with pytest.raises(ConfigError, match="own workdir"):
+        agents.prepare({**agent, "backend": "replay", "replay_from": str(tmp_path)}, tmp_path)
     with pytest.raises(ConfigError, match="no LLM transcripts"):
-        agents.prepare({"backend": "replay"}, tmp_path)
+        agents.prepare({**agent, "backend": "replay", "replay_from": str(tmp_path / "none")}, tmp_path / "new")
+
+
+def test_a_budget_hit_is_on_disk_and_replay_stops_at_the_same_place(tmp_path, fake):
+    run, again = tmp_path / "run", tmp_path / "again"
+    first = llm(run, max_calls_per_unit=1).synthesize(CONTRACT, REFERENCE, INDUCTOR, [])
+    a1 = run / "p/units/u/synth/a1"
+    with pytest.raises(CannotSynthesize, match="max_calls_per_unit"):
+        llm(run, max_calls_per_unit=1).at(a1).synthesize(CONTRACT, REFERENCE, INDUCTOR, [{"why": "x"}])
+    assert "max_calls_per_unit" in json.loads((a1 / "llm/synthesizer-0.json").read_text())["budget"]
+    write_settings(again, {"replay_from": str(run)})
+    be = agents.backend({"backend": "replay"}, again, "p", "u", again / "p/units/u/synth/a0")
+    assert be.synthesize(CONTRACT, REFERENCE, INDUCTOR, []) == first
+    with pytest.raises(CannotSynthesize, match="max_calls_per_unit"):
+        be.at(again / "p/units/u/synth/a1").synthesize(CONTRACT, REFERENCE, INDUCTOR, [{"why": "x"}])
+    assert len(fake.requests) == 1
+
+
+def test_candidate_processes_get_no_credentials(monkeypatch):
+    from kernelopt.core.runtime import child_env
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("OTHER_SERVICE_API_KEY", "x")
+    env = child_env(TMPDIR="/tmp/x")
+    assert "ANTHROPIC_API_KEY" not in env and "OTHER_SERVICE_API_KEY" not in env and env["TMPDIR"] == "/tmp/x"
+    assert KEY not in json.dumps(env) and env.get("PATH") == __import__("os").environ.get("PATH")
 
 
 FREE_FORM = (ROOT / "bench/llm_kernels/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py").read_text()
@@ -239,6 +275,7 @@ def test_a_free_form_kernel_has_a_signature_and_the_planner_fallback_skips_it(tm
     sig = signature(FREE_FORM)
     assert sig.startswith("free-form launch") and sig != signature(FREE_FORM.replace("32 if", "16 if"))
     assert signature(FREE_FORM + "\n# a comment\n") == sig and signature("def (").startswith("does not parse")
+    assert signature(INDUCTOR + "CONFIG = {'XBLOCK': BLOCK}\n").startswith("free-form launch")  # not a literal
     fake.faults = [{"kind": "text", "text": "no plan"}] * 2
     be = llm(tmp_path)
     beam = [{"id": "synth/a0", "source": FREE_FORM, "ratio": 1.0}]

@@ -28,7 +28,8 @@ SCHEMA_FILE = Path(__file__).with_name("config_schema.yaml")
 
 # The agent settings a reply depends on.  The others (budgets, prices, concurrency, timeouts,
 # retries, replay_from) only govern how calls are made: the workflow writes them to
-# <workdir>/llm/settings.json at start (agents.llm.settings), so changing one never re-runs a job.
+# <workdir>/llm/settings.json at start (search.agents.prepare), so changing one never re-runs a job;
+# with the heuristic backend only agent.backend is handed out (the others change no output).
 AGENT_REPLY = ("agent.backend", "agent.model", "agent.max_tokens", "agent.temperature")
 _OPERATIONAL = {
     f"agent.{k}"
@@ -230,6 +231,8 @@ def settings_for(cfg: dict[str, Any], rule: str) -> dict[str, Any]:
             out.setdefault(head, {})[tail] = copy.deepcopy(cfg[head][tail])
         else:
             out[head] = copy.deepcopy(cfg[head])
+    if out.get("agent", {}).get("backend") == "heuristic":
+        out["agent"] = {"backend": "heuristic"}  # the model's settings change none of its outputs
     return out
 
 

@@ -111,3 +111,18 @@ def sync(device: str) -> None:
         import torch
 
         torch.cuda.synchronize()
+
+
+SECRET_PREFIXES = ("ANTHROPIC_",)
+SECRET_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY")
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a process that runs candidate code (sandboxed gates, the NCU
+    harness): this one's, less every credential (the Anthropic key above all, which a
+    candidate could otherwise print into a log or a verdict that the fixer's prompt quotes)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_PREFIXES) and not k.endswith(SECRET_SUFFIXES)}
+    env.update(extra)
+    return env

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.loader import is_candidate_code
+from ..core.runtime import child_env
 
 # modules a candidate may import (the rest of torch is its work done by torch, not by Triton)
 CANDIDATE_IMPORTS = ("triton", "torch", "math", "typing", "__future__", "numbers", "collections.abc")
@@ -355,7 +356,7 @@ def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, kee
         request, reply = scratch / "request.pt", scratch / f"reply-{secrets.token_hex(8)}.pt"
         packed, keepalive = exchange.pack(job)
         torch.save(packed, request)
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch))
+        env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch))  # no credentials
         cmd = [sys.executable, "-m", "kernelopt.gates.child", str(request), str(reply), str(scratch)]
         if cache is not None:
             cmd.append(str(cache))

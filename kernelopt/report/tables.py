@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.paths import ProblemPaths
+from ..search.agents.llm.client import account as llm_account
 
 STAGE_COLUMNS = [
     "problem",
@@ -153,7 +154,8 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "units_replaced": r.get("units_replaced", 0),
         "gpu_seconds": r.get("gpu_seconds"),
         "meaningful": r.get("meaningful"),
-        **{k: (r.get("llm") or {}).get(k, 0) for k in LLM_COLUMNS},
+        # a problem that ended in an error may have no result.json: count its transcripts then
+        **{k: (r.get("llm") or llm_account(ProblemPaths(workdir, problem).root)).get(k, 0) for k in LLM_COLUMNS},
     }
 
 

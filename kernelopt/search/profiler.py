@@ -116,7 +116,10 @@ def run_ncu(
     ]
     for s in sections:
         cmd += ["--section", s]
-    r = subprocess.run(cmd + harness_cmd, capture_output=True, text=True, timeout=timeout)
+    from ..core.runtime import child_env
+
+    # the harness runs the candidate: no credentials in its environment
+    r = subprocess.run(cmd + harness_cmd, capture_output=True, text=True, timeout=timeout, env=child_env())
     if r.returncode != 0 or not out_rep.exists():
         return {"ok": False, "stderr": (r.stderr or r.stdout)[-2000:], "command": cmd + harness_cmd}
     raw = subprocess.run(

@@ -28,6 +28,7 @@ from ..gates.verdict import NOT_CHECKABLE, PASS
 from . import agents, profiler
 from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .agents.llm.client import INFRASTRUCTURE, BudgetExhausted
+from .agents.llm.client import clear as clear_transcripts
 from .synth.fused import synthesize_fused
 from .synth.generate import generate
 from .synth.ops import CannotSynthesize
@@ -44,6 +45,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     info: dict[str, Any] = {"slot": attempt, "empty": True}
     contract = read_json(paths.contract(unit))
     ref = paths.reference(unit)
+    clear_transcripts(d, ["synthesizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     try:
         if not ref.exists():
@@ -239,6 +241,9 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     memory = Memory.from_dict(read_json(prev / "memory.json"))
     contract = read_json(paths.contract(unit))
     width = int(cfg["search"]["beam_width"])
+    clear_transcripts(d, ["analyst", "planner"])
+    for j in range(width):
+        clear_transcripts(d / f"cand{j}", ["executor"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     analyses: dict[str, Analysis] = {}
     members = []
@@ -284,11 +289,16 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
                 }
             except INFRASTRUCTURE:
                 raise  # the API failed: a fault of this job, never an empty slot
+            except BudgetExhausted as e:  # the unit's search stops after this iteration, and says why
+                info["error"] = f"executor: {e}"
+                plan.stop = plan.stop or f"stopped in iteration {i}: {e}"
             except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                 info["error"] = f"executor: {type(e).__name__}: {e}"
         if info["empty"]:
             (cd / "candidate.py").unlink(missing_ok=True)
         write_json(cd / "slot.json", info)
+    if plan.stop:
+        write_json(d / "plan.json", plan.to_dict())
     print(
         f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)"
         + (f"; stop: {plan.stop}" if plan.stop else "")
@@ -310,6 +320,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     prev = base if r == 1 else base / f"r{r - 1}"
     out = base / f"r{r}"
     out.mkdir(parents=True, exist_ok=True)
+    clear_transcripts(out, ["fixer"])
     info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
     prev_slot, first = read_json(prev / "slot.json"), read_json(base / "slot.json")
     g1, g2 = read_json(prev / "gate1.json") if (prev / "gate1.json").exists() else {}, read_json(prev / "gate2.json")
@@ -482,6 +493,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     stopped = plan.get("stop")
     if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
         stopped = "converged: no new candidate entered the beam"
+    clear_transcripts(d, ["summarizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     memory, text = backend.summarize(i, outcomes, memory)
     beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}

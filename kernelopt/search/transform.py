@@ -246,7 +246,7 @@ def signature(source: str) -> str:
     try:
         launch = describe(launch_params(source))
         kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
-    except TransformError:
+    except (TransformError, ValueError, TypeError):  # no CONFIG, or one that is not a literal
         launch = "free-form launch"
         kernels = [ast.unparse(tree)]  # comments and formatting do not count
     body = hashlib.sha256("\n".join(kernels).encode()).hexdigest()[:8]

@@ -69,8 +69,20 @@ def prepare(agent: dict[str, Any], workdir: str | Path) -> str:
             f"agent.backend=anthropic needs the API key in the environment variable {KEY_ENV} "
             "(it is read from there only); set it, or choose agent.backend=heuristic"
         )
+    if name == "anthropic" and agent.get("model") not in (agent.get("prices") or {}):
+        raise ConfigError(
+            f"agent.model {agent.get('model')!r} has no row in agent.prices, so its cost and the USD budgets "
+            "could not be counted; add its prices (USD per million input, output, cache_write, cache_read tokens)"
+        )
     if name == "replay":
-        src = Path(agent.get("replay_from") or workdir)
+        if not agent.get("replay_from"):
+            raise ConfigError("agent.backend=replay needs agent.replay_from: the finished run's directory")
+        src = Path(agent["replay_from"])
+        if src.resolve() == Path(workdir).resolve():
+            raise ConfigError(
+                "agent.replay_from is this run's own workdir: replay into another directory "
+                "(--config workdir=...), so the finished run's transcripts stay as they were"
+            )
         if not replay_index(src):
             raise ConfigError(
                 f"agent.backend=replay found no LLM transcripts under {src} (agent.replay_from names the finished run)"

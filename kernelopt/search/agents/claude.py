@@ -150,6 +150,8 @@ class LLMBackend:
     def summarize(self, iteration: int, outcomes: list[dict[str, Any]], memory: Memory) -> tuple[Memory, str]:
         old_notes = list(memory.notes)
         memory, text = self.fallback.summarize(iteration, outcomes, Memory(dict(memory.tried), list(old_notes)))
+        if not outcomes:  # nothing happened (e.g. the search had stopped): nothing to pay for
+            return memory, text
         try:
             memory.notes = summarizer.run(self.caller, iteration, outcomes, Memory(memory.tried, old_notes))
         except RoleFailed as e:

@@ -18,7 +18,7 @@ Run-directory state lives in ``<workdir>/llm/``:
   workflow at start), so that changing a budget or a price never re-runs a job.
 
 ``replay`` answers every call from the transcript of the call at the same place in a finished
-run (``replay_from``, by default the run directory itself) and never opens a connection.
+run (``replay_from``, another run directory) and never opens a connection.
 """
 
 from __future__ import annotations
@@ -143,10 +143,27 @@ def semaphore(workdir: Path, n: int, poll_s: float = 0.2) -> Iterator[int]:
 
 
 def ledger(workdir: Path) -> list[dict[str, Any]]:
+    """Every paid call of the run directory (a torn or foreign line is skipped)."""
     path = state_dir(workdir) / "ledger.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("usd"), (int, float)):
+            rows.append(row)
+    return rows
+
+
+def clear(where: Path, roles: list[str]) -> None:
+    """A job's own transcripts from an earlier run of it (a re-run, or a switch of backend),
+    removed when the job starts, so that accounting and replay see only what made the outputs."""
+    for role in roles:
+        for t in (Path(where) / "llm").glob(f"{role}-*.json"):
+            t.unlink(missing_ok=True)
 
 
 def replay_index(run_dir: Path) -> dict[str, Path]:
@@ -161,7 +178,7 @@ def replay_index(run_dir: Path) -> dict[str, Path]:
             rec = read_json(t)
         except (OSError, ValueError):
             continue
-        if rec.get("place") and rec.get("response"):
+        if rec.get("place") and (rec.get("response") or rec.get("budget")):
             index[rec["place"]] = t
     return index
 
@@ -197,7 +214,8 @@ class Caller:
 
     # -- budgets ----------------------------------------------------------------------------
     def check_budget(self) -> None:
-        rows = ledger(self.workdir)
+        with _locked(state_dir(self.workdir) / "ledger.lock"):
+            rows = ledger(self.workdir)
         total = sum(r["usd"] for r in rows)
         mine = sum(r["usd"] for r in rows if r["problem"] == self.problem)
         calls = sum(1 for r in rows if r["problem"] == self.problem and r["unit"] == self.unit)
@@ -241,13 +259,16 @@ class Caller:
         cache = state_dir(self.workdir) / "cache" / f"{h}.json"
         if self.backend == "replay":
             if self._index is None:
-                self._index = replay_index(Path(self.s.get("replay_from") or self.workdir))
+                self._index = replay_index(Path(self.s["replay_from"]))
             src = self._index.get(place)
             if src is None:
                 rec["error"] = "replay: the finished run made no call at this place"
                 write_json(path, rec)
                 raise ReplayMissing(f"{rec['error']} ({place})")
             old = read_json(src)
+            if old.get("budget"):  # the finished run's budget ran out here: so does the replay
+                write_json(path, {**rec, "budget": old["budget"]})
+                raise BudgetExhausted(old["budget"])
             rec["request_matches"] = old.get("request_hash") == h  # False where measured inputs differ
             rec.update(
                 response=old["response"], usage=old["usage"], usd=old["usd"], paid_usd=0.0, latency_s=0.0,
@@ -260,13 +281,12 @@ class Caller:
                 attempts=[], cached=True,
             )  # fmt: skip
         else:
-            self.check_budget()
             rec.update(self._send(req, path, rec))
-            write_json(cache, {k: rec[k] for k in ("response", "usage", "usd")})
-            with _locked(state_dir(self.workdir) / "ledger.lock"):
+            with _locked(state_dir(self.workdir) / "ledger.lock"):  # paid: in the ledger first
                 with open(state_dir(self.workdir) / "ledger.jsonl", "a") as f:
                     row = {"problem": self.problem, "unit": self.unit, "place": place, "usd": rec["usd"]}
                     f.write(json.dumps(row) + "\n")
+            write_json(cache, {k: rec[k] for k in ("response", "usage", "usd")})
         write_json(path, rec)
         return Reply(
             text=rec["response"]["text"],
@@ -302,6 +322,14 @@ class Caller:
         t0 = time.perf_counter()
         try:
             with semaphore(self.workdir, int(self.s["max_concurrency"])):
+                # the budgets are checked holding a slot: at most max_concurrency calls in flight
+                # can overshoot them
+                try:
+                    self.check_budget()
+                except BudgetExhausted as e:
+                    write_json(path, {**rec, "budget": str(e)})  # replay stops at the same place
+                    raise
+                t0 = time.perf_counter()  # latency counts from the slot, not the wait for it
                 body = {k: v for k, v in req.items() if k != "temperature"}
                 extra = {"temperature": req["temperature"]} if "temperature" in req else None
                 msg = client.messages.create(**body, extra_body=extra)

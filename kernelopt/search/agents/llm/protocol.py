@@ -1,7 +1,9 @@
 """The reply protocol: plain text.  A kernel is the last fenced ```python block that contains
 ``@triton.jit``; an analysis, a plan or a memory is the last fenced ```json block, validated
 against the role's schema.  Anything else raises ``Unparseable`` with the reason, which the
-caller records as a failed attempt (the reply stays in its transcript)."""
+caller records as a failed attempt (the reply stays in its transcript).  A reply cut by
+``max_tokens`` is always a failed attempt: a complete block before the cut may only quote the
+prompt."""
 
 from __future__ import annotations
 
@@ -22,20 +24,25 @@ def blocks(text: str, lang: str) -> list[str]:
     return [body for tag, body in FENCE.findall(text) if tag.lower() in ({lang, "py"} if lang == "python" else {lang})]
 
 
+def _not_cut(stop_reason: str | None) -> None:
+    if stop_reason == "max_tokens":  # an earlier complete block may only quote the input
+        raise Unparseable("the reply was cut by max_tokens")
+
+
 def kernel(text: str, stop_reason: str | None = None) -> str:
+    _not_cut(stop_reason)
     found = [b for b in blocks(text, "python") if "@triton.jit" in b]
     if not found:
-        cut = " (the reply was cut by max_tokens)" if stop_reason == "max_tokens" else ""
-        raise Unparseable(f"no fenced ```python block containing @triton.jit in the reply{cut}")
-    src = found[-1]  # a block cut by max_tokens has no closing fence, so it is never found
+        raise Unparseable("no fenced ```python block containing @triton.jit in the reply")
+    src = found[-1]
     return src if src.endswith("\n") else src + "\n"
 
 
 def json_block(text: str, schema: dict[str, Any], stop_reason: str | None = None) -> dict[str, Any]:
+    _not_cut(stop_reason)
     found = blocks(text, "json")
     if not found:
-        cut = " (the reply was cut by max_tokens)" if stop_reason == "max_tokens" else ""
-        raise Unparseable(f"no fenced ```json block in the reply{cut}")
+        raise Unparseable("no fenced ```json block in the reply")
     try:
         data = json.loads(found[-1])
     except json.JSONDecodeError as e:
