@@ -22,6 +22,10 @@ except KerneloptError as e:
     raise WorkflowError(f"kernelopt: {e}")
 
 WORKDIR = CONFIG["workdir"].rstrip("/")
+# The problem set as a file the reports read: rewritten only when the set changes, so adding or
+# removing problems re-runs the reports by file time alone (a fresh checkout has no .snakemake
+# metadata to notice a changed params list).
+PROBLEM_SET = ko_problems.write_problem_set(WORKDIR, PROBLEMS)
 
 
 def settings(rule):

@@ -20,6 +20,7 @@ rule stages_report:
     """Table of stages 1-3 over all problems: compile s, times, kinds, shares, checks."""
     input:
         all_isolated,
+        problem_set=PROBLEM_SET,
     output:
         json=f"{WORKDIR}/report/stages.json",
         csv=f"{WORKDIR}/report/stages.csv",
@@ -38,6 +39,7 @@ rule report:
     """results.csv (one row per problem) and summary.json (per level and overall)."""
     input:
         all_results,
+        problem_set=PROBLEM_SET,
     output:
         csv=f"{WORKDIR}/report/results.csv",
         summary=f"{WORKDIR}/report/summary.json",

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import snakemake
+from conftest import ROOT, snakemake
 
 
 def test_lint_is_clean(root):
@@ -188,3 +188,42 @@ def test_a_changed_gate_setting_reruns_no_capture_classify_or_isolate(root, demo
     # the gate-4 verdict of the attempt before it)
     assert not {"capture", "classify", "isolate", "gate12", "candidates", "select"} & set(jobs), jobs
     assert jobs.get("gate3", 0) <= jobs["gate4"] - jobs.get("result", 0), jobs  # never an attempt's first gate 3
+
+
+def _fresh_checkout(dest):
+    """The tracked files of this working tree, copied: a checkout with no .snakemake metadata."""
+    import shutil
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True).stdout
+    for rel in filter(None, files.split("\0")):
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+    return dest
+
+
+@pytest.mark.slow
+def test_the_problem_set_is_the_current_config_even_from_a_fresh_checkout(tmp_path):
+    """A run directory reused from a new checkout (no .snakemake metadata, as on a cluster or a
+    re-clone): adding a problem schedules exactly its jobs, removing one leaves it out of the
+    report.  Before problem_set.json the second run printed "Nothing to be done"."""
+    wd = tmp_path / "wd"
+    args = ("--cores", "2", "--config", f"workdir={wd}", "device=cpu", "search={iterations: 0}")
+    relu, rowsum = "problems/demo/level1/8_ReLU.py", "problems/demo/level1/4_RowSum.py"
+
+    def run(checkout, problems):
+        r = snakemake(*args, f"problems=[{','.join(problems)}]", cwd=_fresh_checkout(tmp_path / checkout))
+        assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+        listed = [row["problem"] for row in csv.DictReader(open(wd / "report/results.csv"))]
+        return r.stdout + r.stderr, listed
+
+    _, listed = run("a", [relu])
+    assert listed == ["level1_8_ReLU"]
+    out, listed = run("b", [relu, rowsum])
+    assert "Nothing to be done" not in out and listed == ["level1_4_RowSum", "level1_8_ReLU"]
+    ran = {line.split("problem=")[1].split(",")[0] for line in out.splitlines() if "wildcards: problem=" in line}
+    assert ran == {"level1_4_RowSum"}  # only the new problem's jobs (then the reports)
+    out, listed = run("c", [rowsum])
+    assert listed == ["level1_4_RowSum"]
+    assert json.loads((wd / "problem_set.json").read_text())["problems"] == ["level1_4_RowSum"]

@@ -43,6 +43,22 @@ def _looks_like_problem(path: Path) -> bool:
     return bool(_HAS_MODEL.search(text) or _HAS_INPUTS.search(text))
 
 
+def write_problem_set(workdir: str | Path, problems: dict[str, Path]) -> str:
+    """``<workdir>/problem_set.json``: the ids of the run's current problems, rewritten only
+    when they change (its time then says the set changed; paths are left out, so a fresh
+    checkout elsewhere does not count as a change).  Returns its path."""
+    import json
+
+    path = Path(workdir) / "problem_set.json"
+    text = json.dumps({"problems": sorted(problems)}, indent=1) + "\n"
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return str(path)
+
+
 def discover(problems: str | list[str], base: Path | None = None) -> dict[str, Path]:
     """Map problem id -> file for a directory (recursive) or an explicit list of files.
 
