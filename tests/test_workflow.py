@@ -227,3 +227,20 @@ def test_the_problem_set_is_the_current_config_even_from_a_fresh_checkout(tmp_pa
     out, listed = run("c", [rowsum])
     assert listed == ["level1_4_RowSum"]
     assert json.loads((wd / "problem_set.json").read_text())["problems"] == ["level1_4_RowSum"]
+
+
+@pytest.mark.slow
+def test_the_default_relative_workdir_works_through_the_sandbox(tmp_path):
+    """README command 1 runs with the default ``workdir`` (a relative path) from the checkout:
+    the sandboxed child works in its scratch directory, and once read every candidate from a
+    relative path that did not exist there, so every unit ended as an infrastructure error."""
+    checkout = _fresh_checkout(tmp_path / "checkout")
+    r = snakemake(
+        "--cores", "2", "--config", "device=cpu", "search={iterations: 0}",
+        "problems=[problems/demo/level1/8_ReLU.py]", cwd=checkout,
+    )  # fmt: skip
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    (row,) = csv.DictReader(open(checkout / "workdir/report/results.csv"))
+    assert row["category"] != "error", row["fallback_reason"]
+    (c0,) = (checkout / "workdir/level1_8_ReLU/units").glob("*/cands/c0")
+    assert json.loads((c0 / "gate2.json").read_text())["verdict"] == "pass"

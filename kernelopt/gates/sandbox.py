@@ -343,6 +343,22 @@ def scratch_dir(base: str | Path | None = None) -> Path:
     return Path(tempfile.mkdtemp(prefix="kernelopt-sandbox-", dir=base))
 
 
+PATH_KEYS = ("inductor", "candidate", "candidates", "problem_dir", "stitched")
+
+
+def _absolute(job: dict[str, Any]) -> dict[str, Any]:
+    """The job with its file paths made absolute: the child works in its scratch directory, so a
+    path relative to the run's directory (the default ``workdir``) would not be found there."""
+    out = dict(job)
+    for k in PATH_KEYS:
+        v = out.get(k)
+        if isinstance(v, (str, Path)) and str(v):
+            out[k] = os.path.abspath(v)
+        elif isinstance(v, (list, tuple)):
+            out[k] = [os.path.abspath(x) if isinstance(x, (str, Path)) and str(x) else x for x in v]
+    return out
+
+
 def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, keep: bool = False) -> Outcome:
     """Run ``job`` (a dict of plain data and tensors; see ``child.py``) in a sandboxed child."""
     import shutil
@@ -354,12 +370,12 @@ def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, kee
     scratch = scratch_dir()
     try:
         request, reply = scratch / "request.pt", scratch / f"reply-{secrets.token_hex(8)}.pt"
-        packed, keepalive = exchange.pack(job)
+        packed, keepalive = exchange.pack(_absolute(job))
         torch.save(packed, request)
         env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch))  # no credentials
         cmd = [sys.executable, "-m", "kernelopt.gates.child", str(request), str(reply), str(scratch)]
         if cache is not None:
-            cmd.append(str(cache))
+            cmd.append(os.path.abspath(cache))
         t0 = time.perf_counter()
         with open(scratch / "child.log", "w") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)

@@ -112,7 +112,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
             res.update(
                 status="error",
                 category="error",
-                reason=f"infrastructure: {first['cause'][:300]} ({first['where']})",
+                reason=f"infrastructure: {first['cause'].removeprefix('infrastructure: ')[:300]} ({first['where']})",
                 speedup_vs_compiled=None,
             )
         elif not_checkable and len(not_checkable) == len(units):
