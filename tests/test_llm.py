@@ -263,7 +263,9 @@ def test_candidate_processes_get_no_credentials(monkeypatch):
     assert KEY not in json.dumps(env) and env.get("PATH") == __import__("os").environ.get("PATH")
 
 
-FREE_FORM = (ROOT / "bench/llm_kernels/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py").read_text()
+FREE_FORM = (
+    ROOT / "bench/candidates/level1_1_Softmax/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py"
+).read_text()
 
 
 def test_a_free_form_kernel_has_a_signature_and_the_planner_fallback_skips_it(tmp_path, fake):
