@@ -78,6 +78,11 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     return info
 
 
+def failing_verdict(g1: dict[str, Any], g2: dict[str, Any]) -> dict[str, Any]:
+    """The verdict a slot failed on: gate 1's when it did not pass (gate 2 then never ran), else gate 2's."""
+    return g1 if g1.get("verdict") not in (PASS, None) else g2
+
+
 def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict[str, Any]] | str:
     """Why each earlier synthesis attempt failed (with its code), or the reason this attempt is
     not needed (an earlier one passed gates 1-2)."""
@@ -92,7 +97,7 @@ def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict
         if slot.get("empty"):
             why = slot.get("reason", "no candidate")
         else:
-            bad = g1 if g1.get("verdict") not in (PASS, None) else g2
+            bad = failing_verdict(g1, g2)
             why = (
                 f"gate {bad.get('gate')} {bad.get('verdict')} ({bad.get('rule')}): {str(bad.get('reason', ''))[:1500]}"
             )
@@ -329,7 +334,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     elif g2.get("verdict") == PASS:
         info["reason"] = "no retry needed: the previous attempt passed gates 1-2"
     else:
-        failure = g1 if g1.get("verdict") not in (PASS, None) else g2
+        failure = failing_verdict(g1, g2)
         backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, out)
         contract = read_json(paths.contract(unit))
         failed = Direction(**prev_slot["direction"])
@@ -410,7 +415,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
             g1, g2 = read_json(cd / "gate1.json"), read_json(cd / "gate2.json")
             name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
             if g2["verdict"] != PASS:
-                bad = g1 if g1["verdict"] != PASS else g2
+                bad = failing_verdict(g1, g2)
                 outcomes.append(
                     {
                         "id": f"iter{i}/{a}",
