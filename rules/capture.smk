@@ -11,10 +11,13 @@ rule capture:
         f"{WORKDIR}/logs/capture/{{problem}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/capture/{{problem}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("capture"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("capture"),
         workdir=run_dir,

@@ -7,6 +7,7 @@ sys.path.insert(
 )  # the kernelopt package lives next to the Snakefile
 
 from kernelopt.core import config as ko_config
+from kernelopt.core import gpumem as ko_gpumem
 from kernelopt.core import problems as ko_problems
 from kernelopt.core.errors import KerneloptError
 from kernelopt.core.paths import attempt_of, attempt_stage
@@ -26,6 +27,36 @@ WORKDIR = CONFIG["workdir"].rstrip("/")
 # removing problems re-runs the reports by file time alone (a fresh checkout has no .snakemake
 # metadata to notice a changed params list).
 PROBLEM_SET = ko_problems.write_problem_set(WORKDIR, PROBLEMS)
+
+
+# GPU memory is a scheduled resource (kernelopt/core/gpumem.py): every GPU job declares
+# gpu_mb (its need, from the problem's capture record; before capture, from the problem's
+# shapes) and claims it at run time on the GPU with the most room; a failed GPU job is retried
+# (gpu.retries) with gpu_alone=1: on a GPU of its own.
+ON_GPU = ko_gpumem.on_gpu(CONFIG["device"])
+GPU_RETRIES = int(CONFIG["gpu"]["retries"])
+
+
+def gpu_mb(name):
+    """The gpu_mb resource of a job of rule ``name``."""
+
+    def need(wildcards, attempt):
+        if not ON_GPU:
+            return 0
+        unit = getattr(wildcards, "unit", None)
+        return ko_gpumem.rule_need_mb(
+            name,
+            f"{WORKDIR}/{wildcards.problem}/capture/capture.json",
+            PROBLEMS[wildcards.problem],
+            CONFIG["gpu"],
+            f"{WORKDIR}/{wildcards.problem}/units/{unit}/contract.json" if unit else None,
+        )
+
+    return need
+
+
+def gpu_alone(wildcards, attempt):
+    return int(attempt > 1)
 
 
 def settings(rule):

@@ -10,10 +10,13 @@ rule gate12:
         f"{WORKDIR}/logs/gate12/{{problem}}/{{unit}}/{{cand}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/gate12/{{problem}}/{{unit}}/{{cand}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("gate12"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("gate12"),
         workdir=run_dir,
@@ -32,10 +35,13 @@ rule gate3:
         f"{WORKDIR}/logs/gate3/{{problem}}/{{stage}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/gate3/{{problem}}/{{stage}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("gate3"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("gate3"),
         workdir=run_dir,
@@ -53,10 +59,13 @@ rule gate4:
         f"{WORKDIR}/logs/gate4/{{problem}}/{{stage}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/gate4/{{problem}}/{{stage}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("gate4"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("gate4"),
         workdir=run_dir,

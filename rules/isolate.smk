@@ -11,10 +11,13 @@ rule isolate:
         f"{WORKDIR}/logs/isolate/{{problem}}/{{unit}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/isolate/{{problem}}/{{unit}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("isolate"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("isolate"),
         workdir=run_dir,

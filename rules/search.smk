@@ -46,10 +46,13 @@ rule profile:
         f"{WORKDIR}/logs/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("profile"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("profile"),
         workdir=run_dir,
@@ -110,10 +113,13 @@ rule select_iter:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_select.log",
     benchmark:
         f"{WORKDIR}/benchmarks/select_iter/{{problem}}/{{unit}}/iter{{i}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("select_iter"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("select_iter"),
         workdir=run_dir,

@@ -28,10 +28,13 @@ rule select:
         f"{WORKDIR}/logs/select/{{problem}}/{{unit}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/select/{{problem}}/{{unit}}.tsv"
+    retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
     resources:
         gpu=1,
+        gpu_mb=gpu_mb("select"),
+        gpu_alone=gpu_alone,
     params:
         cfg=settings("select"),
         workdir=run_dir,

@@ -6,4 +6,4 @@ from kernelopt.isolate import stage as isolate
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
 paths = ProblemPaths(smk.params.workdir, smk.wildcards.problem)
-run_stage("isolate", smk.log[0], lambda: isolate.run(paths, smk.wildcards.unit, smk.params.cfg))
+run_stage("isolate", smk.log[0], lambda: isolate.run(paths, smk.wildcards.unit, smk.params.cfg), job=smk)

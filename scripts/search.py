@@ -15,4 +15,4 @@ steps = {
     "retry": lambda: search.retry(paths, w.unit, int(w.i), int(w.j), int(w.r), cfg),
     "select_iter": lambda: search.select_iter(paths, w.unit, int(w.i), cfg),
 }
-run_stage(smk.rule, smk.log[0], steps[smk.rule])
+run_stage(smk.rule, smk.log[0], steps[smk.rule], job=smk)

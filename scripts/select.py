@@ -6,4 +6,4 @@ from kernelopt.select import stage as select
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
 paths = ProblemPaths(smk.params.workdir, smk.wildcards.problem)
-run_stage("select", smk.log[0], lambda: select.select(paths, smk.wildcards.unit, smk.params.cfg))
+run_stage("select", smk.log[0], lambda: select.select(paths, smk.wildcards.unit, smk.params.cfg), job=smk)

@@ -18,8 +18,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ..core import gpulock, measure, outputcode, outputs, problems, runtime
-from ..core.errors import ProblemError
+from ..core import gpulock, gpumem, measure, outputcode, outputs, problems, runtime
+from ..core.errors import JobFault, ProblemError, looks_like_oom
 from ..core.instrument import LaunchRecorder, instrumented
 from ..core.jsonio import write_json
 from ..core.paths import ProblemPaths
@@ -97,6 +97,22 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
     return fxref.build(cap.gm, inputs, outputs), notes
 
 
+def _peak_mb(device: str, reserved: bool = False) -> float | None:
+    """Peak GPU memory of this process so far (allocated, or reserved from the device)."""
+    import torch
+
+    if device != "cuda":
+        return None
+    b = torch.cuda.max_memory_reserved() if reserved else torch.cuda.max_memory_allocated()
+    return round(b / 2**20, 1)
+
+
+def _mb(tensors: Any) -> float:
+    import torch
+
+    return round(sum(t.numel() * t.element_size() for t in tensors if isinstance(t, torch.Tensor)) / 2**20, 1)
+
+
 # --------------------------------------------------------------------------- main
 def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[str, Any]:
     """Capture one problem.  Raises ProblemError for faults in the problem itself."""
@@ -125,6 +141,7 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
                 f"eager forward crashed: {type(e).__name__}: {e}\n{''.join(traceback.format_exception(e)[-3:])}",
             ) from e
         runtime.sync(device)
+        memory = {"eager_peak_mb": _peak_mb(device)}
         with gpulock.exclusive(device, f"eager timing {paths.problem}"):
             eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(ccfg["timing"], device))
 
@@ -148,6 +165,7 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
                     f"torch.compile(mode={ccfg['mode']!r}) failed: {type(e).__name__}: {str(e)[:2000]}",
                 ) from e
             compile_s = time.perf_counter() - t0
+            memory["compile_peak_mb"] = _peak_mb(device)
         print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
         compiled_vs_eager = outputs.max_abs_error(compiled_out, outputs.tensors(eager_out))
         with gpulock.exclusive(device, f"compiled timing {paths.problem}"):
@@ -241,8 +259,16 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         profile["compiled"] = profile_compiled(lambda: compiled(*inputs), all_kernels, device, ccfg["profile_reps"])
     write_json(paths.profile, profile)
 
+    memory.update(
+        inputs_mb=_mb(inputs),
+        params_mb=_mb(list(model.parameters()) + list(model.buffers())),
+        job_peak_mb=_peak_mb(device, reserved=True),
+    )
     capture_rec = {
         "problem": paths.problem,
+        # GPU memory (MiB) this capture used: the later jobs of the problem declare their need
+        # from job_peak_mb (core/gpumem.py); None on the CPU
+        "memory": memory,
         "path": str(problem_path),
         "device": device,
         "seed": seed,
@@ -336,9 +362,15 @@ def _standalone_check(
                 if not lost:
                     break
                 print(f"[capture] profile attempt {attempt + 1}: no time for Triton launch sites {lost}", flush=True)
+            if lost and not gpumem.CLAIM.get("alone") and gpumem.devices():
+                # once more in a job of its own, alone on a GPU (Snakemake's retry); after that
+                # the loss is recorded and classify reports it as an infrastructure error
+                raise JobFault(f"the profiler lost the events of Triton launch sites {lost} in 3 runs")
             prof["lost_sites"] = lost
             result["profile"] = prof
         return result
+    except JobFault:
+        raise
     except Exception as e:  # noqa: BLE001 - recorded; classify/isolate report it
         return {"ok": False, "reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
 
@@ -350,17 +382,35 @@ def run_or_record_failure(problem_path: Path, paths: ProblemPaths, cfg: dict[str
     try:
         return run(problem_path, paths, cfg)
     except ProblemError as e:
-        message = str(e)
-        print(f"[capture] {paths.problem}: FAILED at {e.stage}: {message}", flush=True)
-        failure = {
-            "problem": paths.problem,
-            "path": str(problem_path),
-            "failed": True,
-            "stage": e.stage,
-            "error": message,
-        }
-        paths.capture.mkdir(parents=True, exist_ok=True)
-        for p in (paths.capture_record, paths.profile, paths.baseline):
-            write_json(p, failure)
-        paths.output_code.write_text(f"# capture failed: {message.splitlines()[0]}\n")
-        return failure
+        return _record_failure(problem_path, paths, e.stage, str(e), e)
+    except JobFault:
+        raise
+    except Exception as e:  # noqa: BLE001 - an out-of-memory error anywhere in capture is handled; the rest raises
+        if not looks_like_oom(f"{type(e).__name__}: {e}"):
+            raise
+        return _record_failure(problem_path, paths, "capture", f"{type(e).__name__}: {e}", e)
+
+
+def _record_failure(
+    problem_path: Path, paths: ProblemPaths, stage: str, message: str, cause: BaseException
+) -> dict[str, Any]:
+    if looks_like_oom(message):  # the machine's fault, not the problem's: never recorded as its verdict
+        if gpumem.CLAIM and not gpumem.CLAIM.get("alone"):
+            raise JobFault(
+                f"{paths.problem}: out of GPU memory at {stage} (retried on a GPU of its own): "
+                f"{message.splitlines()[0][:300]}"
+            ) from cause
+        message = f"infrastructure: out of GPU memory even on a GPU of its own, at {stage}: {message}"
+    print(f"[capture] {paths.problem}: FAILED at {stage}: {message}", flush=True)
+    failure = {
+        "problem": paths.problem,
+        "path": str(problem_path),
+        "failed": True,
+        "stage": stage,
+        "error": message,
+    }
+    paths.capture.mkdir(parents=True, exist_ok=True)
+    for p in (paths.capture_record, paths.profile, paths.baseline):
+        write_json(p, failure)
+    paths.output_code.write_text(f"# capture failed: {message.splitlines()[0]}\n")
+    return failure

@@ -36,6 +36,8 @@ _OPERATIONAL = {
     for k in ("timeout_s", "max_retries", "max_concurrency", "max_usd_per_problem", "max_usd_total")
     + ("max_calls_per_unit", "replay_from", "prices")
 }
+# the gpu.* settings shape how jobs are scheduled (their resources, retries), never an output
+_SCHEDULING = {"gpu.retries", "gpu.need_factor", "gpu.default_mb"}
 
 # rule -> the settings it reads (a top-level key, or "section.key").  Snakemake compares these
 # values with the ones a job's outputs were made with; nothing else invalidates a job.
@@ -266,6 +268,8 @@ def invalidation_table() -> str:
             continue
         rules = invalidated_by(key)
         none = "none (read at run time from `<workdir>/llm/settings.json`)" if key in _OPERATIONAL else "none"
+        if key in _SCHEDULING:
+            none = "none (a job's GPU memory resource and retries only)"
         rows.append(f"| `{key}` | {', '.join(f'`{r}`' for r in rules) or none} |")
     return "\n".join(rows)
 

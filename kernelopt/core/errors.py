@@ -18,3 +18,17 @@ class ProblemError(KerneloptError):
         self.path = str(path)
         self.stage = stage
         super().__init__(f"{path}: {stage}: {message}")
+
+
+class JobFault(KerneloptError):
+    """The machine failed the job, not the problem or a candidate (out of GPU memory, a profile
+    that lost events): the job fails, and Snakemake retries it (``gpu.retries``) on a GPU of its
+    own."""
+
+
+# how an out-of-memory error reads, from torch, the CUDA driver or a child's log
+OOM_WORDS = ("out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation", "OutOfMemoryError")
+
+
+def looks_like_oom(text: str) -> bool:
+    return any(w in text for w in OOM_WORDS)

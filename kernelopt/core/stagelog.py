@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import KerneloptError
+from .errors import JobFault, KerneloptError
 
 
 @contextlib.contextmanager
@@ -45,24 +45,56 @@ def redirected(log: str | Path | None):
 
 def _report_gpu_time(log: str | Path | None) -> None:
     """``<log>.gpu.json``: seconds the job held the GPU lock (exclusive: measurements; shared:
-    correctness runs and compiles), when it touched the GPU at all."""
-    from . import gpulock
+    correctness runs and compiles), and the memory it claimed and used (``core/gpumem.py``),
+    when it touched the GPU at all."""
+    from . import gpulock, gpumem
 
-    if log and any(gpulock.HELD.values()):
+    memory = gpumem.record()
+    if log and (any(gpulock.HELD.values()) or memory):
         import json
 
         held = {k: round(v, 3) for k, v in gpulock.HELD.items()}
-        Path(f"{log}.gpu.json").write_text(json.dumps(held) + "\n")
+        Path(f"{log}.gpu.json").write_text(json.dumps({**held, "memory": memory}) + "\n")
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
+        if memory:
+            print(f"[gpu-mem] {json.dumps(memory)}", flush=True)
 
 
-def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any]) -> Any:
-    """Call ``fn`` with output in ``log``; exit 1 with one clear line on a known error."""
+def _gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:
+    """The job's claim of GPU memory (``core/gpumem.py``), from its ``gpu_mb`` and ``gpu_alone``
+    resources; nothing for a job without them (CPU mode, a rule that does not use the GPU)."""
+    from . import gpumem
+
+    resources = getattr(job, "resources", None) or {}
+    need, alone = int(resources.get("gpu_mb", 0) or 0), bool(int(resources.get("gpu_alone", 0) or 0))
+    if need <= 0 and not alone:
+        return contextlib.nullcontext()
+    what = " ".join([name] + [str(v) for v in list(getattr(job, "wildcards", None) or [])])
+    if alone:
+        print(f"[gpu-mem] {what}: a retry after a failed attempt, on a GPU of its own", flush=True)
+    return gpumem.claim(need, alone=alone, what=what)
+
+
+def _maybe_fail(name: str) -> None:
+    """``KERNELOPT_FAULT=jobfault:<rule>`` (tests): a job of that rule fails as a machine fault
+    would, except when it runs as a retry on a GPU of its own."""
+    from . import gpumem
+
+    points = {p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",")}
+    if f"jobfault:{name}" in points and not gpumem.CLAIM.get("alone"):
+        raise JobFault(f"injected by KERNELOPT_FAULT=jobfault:{name}")
+
+
+def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any = None) -> Any:
+    """Call ``fn`` with output in ``log``; exit 1 with one clear line on a known error.
+    ``job`` (Snakemake's ``snakemake`` object) brings the GPU memory the job claims first."""
     try:
         with redirected(log):
             try:
                 try:
-                    return fn()
+                    with _gpu_claim(name, job):
+                        _maybe_fail(name)
+                        return fn()
                 finally:
                     _report_gpu_time(log)
             except KerneloptError as e:
@@ -73,12 +105,25 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any]) -> Any:
                 raise
     except KerneloptError as e:
         first = str(e).splitlines()[0]
-        print(f"kernelopt {name}: {first} (full log: {log})", file=sys.stderr, flush=True)
+        print(f"kernelopt {name}: {first} (full log: {_keep_failed_log(log)})", file=sys.stderr, flush=True)
         sys.exit(1)
     except Exception as e:  # noqa: BLE001
         print(
-            f"kernelopt {name}: internal error {type(e).__name__}: {e} (traceback in {log})",
+            f"kernelopt {name}: internal error {type(e).__name__}: {e} (traceback in {_keep_failed_log(log)})",
             file=sys.stderr,
             flush=True,
         )
         sys.exit(1)
+
+
+def _keep_failed_log(log: str | Path | None) -> str | None:
+    """A failed job's log, copied to ``<log>.failed-<time>``: Snakemake deletes the log of a
+    failed job before it retries it, and what went wrong must survive the retry."""
+    if not log or not Path(log).exists():
+        return str(log) if log else None
+    import shutil
+    import time
+
+    kept = f"{log}.failed-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    shutil.copyfile(log, kept)
+    return kept

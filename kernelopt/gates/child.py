@@ -246,7 +246,7 @@ def main() -> None:
     import triton  # noqa: F401 - imported before the sandbox: the candidate's imports find it loaded
     import triton.language  # noqa: F401
 
-    from ..core import gpulock, runtime
+    from ..core import gpulock, gpumem, runtime
     from . import exchange, sandbox
 
     job = exchange.unpack(torch.load(request, weights_only=False))
@@ -271,6 +271,7 @@ def main() -> None:
     reply = JOBS[job["kind"]](job)
     reply["sandbox"] = {"denied": record.denied, "network_namespace": record.network_namespace, "limits": record.limits}
     reply["lock_held_s"] = dict(gpulock.HELD)
+    reply["gpu_peak_mb"] = gpumem.own_peak_mb()
     tmp = Path(reply_path).with_suffix(".partial")
     torch.save(reply, tmp)
     tmp.replace(reply_path)

@@ -18,11 +18,12 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..core import gpulock
+from ..core import gpulock, gpumem
+from ..core.errors import OOM_WORDS, JobFault
+from ..core.errors import looks_like_oom as looks_like_oom
 
 INFRASTRUCTURE = "infrastructure"
 NOT_CHECKABLE = "unit-not-checkable"
-OOM_WORDS = ("out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation", "OutOfMemoryError")
 
 
 class InfrastructureFault(RuntimeError):
@@ -67,19 +68,34 @@ def _alone_on_gpu(device: str, attempt: int, what: str) -> Iterator[None]:
 
 
 def retry_alone(device: str, what: str, check: Callable[[], Any], on_fault: Callable[[str], Any]) -> Any:
-    """``check()``; after an InfrastructureFault once more with the GPU held alone; if the fault
-    persists, ``on_fault(cause)`` (which records it as such, never as a verdict)."""
+    """``check()``; after an InfrastructureFault (or an out-of-memory error of the judging process
+    itself) once more with the GPU lock held alone.  If the fault persists in a job that shares
+    its GPU's memory, the job fails (``JobFault``) and Snakemake retries it on a GPU of its own
+    (``core/gpumem.py``); there, or without a GPU ledger, ``on_fault(cause)`` records it as an
+    infrastructure fault, never as a verdict."""
     for attempt in range(ATTEMPTS):
         try:
             with _alone_on_gpu(device, attempt, what):
                 return check()
-        except InfrastructureFault as e:
-            print(f"[{what}] infrastructure fault (attempt {attempt + 1} of {ATTEMPTS}): {e}", flush=True)
+        except Exception as e:  # noqa: BLE001 - only faults are caught; anything else is re-raised
+            if not isinstance(e, InfrastructureFault) and not is_infrastructure(type(e).__name__, str(e)):
+                raise
+            cause = str(e) if isinstance(e, InfrastructureFault) else f"{type(e).__name__}: {str(e)[:300]}"
+            print(f"[{what}] infrastructure fault (attempt {attempt + 1} of {ATTEMPTS}): {cause}", flush=True)
             if attempt == ATTEMPTS - 1:
-                return on_fault(str(e))
+                if gpumem.CLAIM and not gpumem.CLAIM.get("alone"):
+                    raise JobFault(f"{what}: {cause} (the job is retried on a GPU of its own)") from e
+                return on_fault(cause)
+            _release_cached_memory(device)
     raise AssertionError("unreachable")
 
 
-def looks_like_oom(log: str) -> bool:
-    """Whether a child's output says it ran out of memory."""
-    return any(w in log for w in OOM_WORDS)
+def _release_cached_memory(device: str) -> None:
+    """What a failed attempt left in the caching allocator goes back to the device."""
+    if device == "cuda":
+        import gc
+
+        import torch
+
+        gc.collect()
+        torch.cuda.empty_cache()

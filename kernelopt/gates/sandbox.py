@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core import gpumem
 from ..core.loader import is_candidate_code
 from ..core.runtime import child_env
 
@@ -396,7 +397,10 @@ def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, kee
             print(tail, end="" if tail.endswith("\n") else "\n", flush=True)
         if status == "ok":
             if proc.returncode == 0 and reply.exists():
-                return Outcome(torch.load(reply, weights_only=True), "ok", "", seconds, tail)
+                answer = torch.load(reply, weights_only=True)
+                if isinstance(answer, dict):
+                    gpumem.note_child_peak(answer.get("gpu_peak_mb"))
+                return Outcome(answer, "ok", "", seconds, tail)
             if proc.returncode < 0:
                 try:
                     how = f"killed by {signal.Signals(-proc.returncode).name}"

@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--inputs")
     ap.add_argument("--lock-report")
     a = ap.parse_args()
-    from ..core import gpulock, measure, runtime
+    from ..core import gpulock, gpumem, measure, runtime
     from ..core.loader import load_candidate
     from ..core.paths import ProblemPaths
     from ..gates import sandbox
@@ -64,7 +64,7 @@ def main() -> None:
             torch.cuda.synchronize()
             torch.cuda.nvtx.range_pop()
     if a.lock_report:
-        Path(a.lock_report).write_text(json.dumps(gpulock.HELD))
+        Path(a.lock_report).write_text(json.dumps({**gpulock.HELD, "peak_mb": gpumem.own_peak_mb()}))
 
 
 if __name__ == "__main__":

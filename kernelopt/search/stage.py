@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from ..core import gpulock
+from ..core import gpulock, gpumem
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
 from ..gates.faults import retry_alone
@@ -217,6 +217,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         )
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)
         locked = read_json(held) if held.exists() else {}
+        gpumem.note_child_peak(locked.pop("peak_mb", None))
         cost["ncu_locked_s"] = round(float(locked.get("exclusive", 0.0)), 3)
         gpulock.add_held(locked)
         saved.unlink(missing_ok=True)

@@ -1,0 +1,356 @@
+"""GPU memory as a scheduled resource: what a job needs, which GPU it runs on, and a ledger that
+lets no more jobs onto a GPU than its memory holds.
+
+Every GPU rule declares two Snakemake resources (``rules/common.smk: gpu_resources``):
+
+* ``gpu_mb``: the job's need in MiB, derived from what capture measured for the problem
+  (``capture.json: memory``, the peak of the capture job itself, which ran the eager model,
+  the compiled model and the comparisons) times a per-rule factor, plus a CUDA context per
+  process; before capture has run, capture's own need is an estimate from the problem's
+  shapes (``estimate_mb``: the model built and run on the ``meta`` device, nothing allocated).
+* ``gpu_alone``: 1 on a retry (Snakemake's ``attempt`` > 1): the job takes a whole GPU.
+
+At run time the job claims its need (``claim``) before its first CUDA work: the ledger (a JSON
+file per machine next to the GPU lock, under an ``flock``) holds one entry per running job
+(pid, GPU, MiB); a job waits until one GPU's claimed total plus its need fits in that GPU's
+memory minus a reserve, takes the GPU with the most room left, and sets
+``CUDA_VISIBLE_DEVICES`` to it, so everything it starts (sandboxed children, the NCU harness)
+runs on that GPU and takes that GPU's lock.  A job whose need exceeds a whole GPU waits for an
+empty one.  Entries of dead processes are dropped, so a killed job never leaks memory.
+
+This works with any ``--resources gpu=N`` (N bounds how many jobs start; the ledger bounds
+which of them run at once) and with ``--resources gpu_mb=M`` (Snakemake then also bounds the
+sum).  What each job really used is in ``<log>.gpu.json`` (``peak_mb``: the job's own
+allocator peak plus the largest peak of a child; ``declared_mb``).
+
+The GPUs and their memory come from ``nvidia-smi`` (restricted to ``CUDA_VISIBLE_DEVICES`` when
+it is set, as SLURM does); ``KERNELOPT_GPUS="0:81920,1:81920"`` replaces that (tests, or a
+machine without ``nvidia-smi``).  ``KERNELOPT_GPU_RESERVE_MB`` (default 4096 plus 5 % of the
+GPU) is left free on every GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
+# workspace, Triton's launcher): measured 500-900 MiB on the H200
+CONTEXT_MB = 1024
+# processes a job of each rule runs on the GPU at once (the job, and its sandboxed child or
+# the NCU harness)
+PROCESSES = {"capture": 1, "isolate": 1}
+# Needs, calibrated on the H200 with problems/large (bench/README.md, "GPU memory"):
+# whole-problem rules, as a multiple of the capture job's measured peak (isolate peaked at
+# 1.0-1.5x capture; gate 3 runs the eager model, the stitched one and, on a mismatch, an FP64
+# copy; gate 4 the baseline and the stitched model side by side) ...
+FACTORS = {"capture": 1.0, "isolate": 1.5, "gate3": 3.0, "gate4": 1.5}
+DEFAULT_FACTOR = 1.5
+# ... and per-unit rules, as a multiple of the unit's own tensors (its contract's arguments):
+# gates 1-2 hold every call's arguments, the reference outputs and Inductor's for each input
+# set, poison copies and comparison temporaries at once (measured 26-34x on units that fit);
+# profile and select hold one or two candidates' arguments and an L2 flush buffer (not
+# measured yet: a conservative guess)
+UNIT_FACTORS = {"gate12": 36.0, "profile": 12.0, "select": 12.0, "select_iter": 12.0}
+# ... plus this share of the capture's peak: the judging process rebuilds the problem (its
+# inputs, parameters, the compiled wrapper's buffers) to draw the unit's inputs (a small unit
+# of a convolution problem peaked at 3 GiB)
+UNIT_PROBLEM_SHARE = 0.15
+
+
+def need_mb(
+    rule: str,
+    capture_memory: dict[str, Any] | None,
+    estimate: float | None,
+    factor: float = 1.0,
+    unit_mb: float | None = None,
+) -> int:
+    """MiB a job of ``rule`` declares: from the unit's tensors (per-unit rules, once the unit is
+    isolated), else from capture's measured peak, else from the shape estimate (before capture),
+    else 0 (unknown: the caller's default)."""
+    procs = PROCESSES.get(rule, 2)
+    base = None
+    if unit_mb is not None and rule in UNIT_FACTORS:
+        base = float(unit_mb) * UNIT_FACTORS[rule]
+        if capture_memory and capture_memory.get("job_peak_mb"):
+            base += UNIT_PROBLEM_SHARE * float(capture_memory["job_peak_mb"])
+    elif capture_memory and capture_memory.get("job_peak_mb"):
+        base = float(capture_memory["job_peak_mb"]) * FACTORS.get(rule, DEFAULT_FACTOR)
+    elif estimate:
+        base = float(estimate) * (FACTORS.get(rule, DEFAULT_FACTOR) if rule != "capture" else 1.0)
+    if base is None:
+        return 0
+    return int(math.ceil(base * factor + procs * CONTEXT_MB))
+
+
+def unit_mb(contract: dict[str, Any]) -> float:
+    """MiB of a unit's tensor arguments (inputs and outputs), from its contract."""
+    sizes = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2, "bool": 1}
+    total = 0
+    for a in contract.get("args", []):
+        if a.get("kind") == "tensor":
+            total += math.prod(int(d) for d in a.get("shape", [])) * sizes.get(str(a.get("dtype")), 4)
+    return total / 2**20
+
+
+_CAPTURE_MEMORY: dict[tuple[str, float], dict[str, Any] | None] = {}
+_UNITS: dict[tuple[str, float], float | None] = {}
+_ESTIMATES: dict[str, float | None] = {}
+
+
+def _cached_json(cache: dict, f: Path, pick: Any) -> Any:
+    key = (str(f), f.stat().st_mtime)
+    if key not in cache:
+        try:
+            cache[key] = pick(json.loads(f.read_text()))
+        except (OSError, ValueError, TypeError):
+            cache[key] = None
+    return cache[key]
+
+
+def rule_need_mb(
+    rule: str,
+    capture_json: str | Path,
+    problem_path: str | Path,
+    gpu_cfg: dict[str, Any],
+    contract_json: str | Path | None = None,
+) -> int:
+    """The ``gpu_mb`` resource of a job (``rules/common.smk``): from the unit's contract (per-unit
+    rules), else from the problem's capture record (every rule after capture), else from the
+    shape estimate, else ``gpu.default_mb``.  Files and estimates are read once per process."""
+    mem = units = None
+    f = Path(capture_json)
+    if rule != "capture" and f.exists():
+        mem = _cached_json(_CAPTURE_MEMORY, f, lambda d: d.get("memory"))
+    if contract_json is not None and Path(contract_json).exists():
+        units = _cached_json(_UNITS, Path(contract_json), unit_mb)
+    estimate = None
+    if units is None and not (mem and mem.get("job_peak_mb")):
+        if str(problem_path) not in _ESTIMATES:
+            _ESTIMATES[str(problem_path)] = estimate_mb(problem_path)
+        estimate = _ESTIMATES[str(problem_path)]
+    need = need_mb(rule, mem, estimate, float(gpu_cfg["need_factor"]), unit_mb=units)
+    return need or int(gpu_cfg["default_mb"])
+
+
+def estimate_mb(problem_path: str | Path) -> float | None:
+    """A capture job's need from the problem's shapes alone: the model built and run on the
+    ``meta`` device (no memory, no kernels), counting inputs, parameters and outputs.  None if
+    the problem does not run on ``meta`` (data-dependent code): the job then claims the
+    default."""
+    try:
+        import torch
+
+        from . import problems
+
+        mod = problems.load(problem_path).module
+        with torch.device("meta"):
+            model = mod.Model(*mod.get_init_inputs())
+            inputs = mod.get_inputs()
+            with torch.no_grad():
+                out = model(*inputs)
+
+        def size(ts: list[Any]) -> int:
+            return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
+
+        held = size(_flat(inputs)) + size(list(model.parameters()) + list(model.buffers()))
+        # calibrated on the H200 (problems/large): capture peaked at ~3.3x its inputs and
+        # parameters plus ~16x its outputs (eager, compiled, standalone and profiled copies)
+        return (3.5 * held + 17 * size(_flat(out))) / 2**20 + 2048
+    except Exception as e:  # noqa: BLE001 - any failure of the estimate is "unknown", never a verdict
+        print(f"[gpu-mem] no shape estimate for {problem_path}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        return None
+
+
+def _flat(o: Any) -> list[Any]:
+    if isinstance(o, (list, tuple)):
+        return [x for v in o for x in _flat(v)]
+    if isinstance(o, dict):
+        return [x for v in o.values() for x in _flat(v)]
+    return [o]
+
+
+def devices() -> dict[str, int]:
+    """Visible GPUs (physical index or UUID as CUDA_VISIBLE_DEVICES names them) -> total MiB."""
+    fake = os.environ.get("KERNELOPT_GPUS")
+    if fake:
+        return {g.split(":")[0].strip(): int(g.split(":")[1]) for g in fake.split(",") if g.strip()}
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=index,uuid,memory.total", "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    rows = [[c.strip() for c in line.split(",")] for line in out.splitlines() if line.count(",") == 2]
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:
+        return {idx: int(float(mb)) for idx, _, mb in rows}
+    wanted = [v.strip() for v in visible.split(",") if v.strip()]
+    by_key = {k: int(float(mb)) for idx, uuid, mb in rows for k in (idx, uuid)}
+    return {w: by_key[w] for w in wanted if w in by_key}
+
+
+def on_gpu(device: str) -> bool:
+    """Whether a run with this ``device`` setting runs its GPU jobs on GPUs (``auto``: if any)."""
+    return device == "cuda" or (device == "auto" and bool(devices()))
+
+
+def capacity_mb(total_mb: int) -> int:
+    reserve = int(os.environ.get("KERNELOPT_GPU_RESERVE_MB", "4096"))
+    return max(int(total_mb * 0.95) - reserve, 1)
+
+
+def _ledger() -> tuple[Path, Path]:
+    base = Path(os.environ.get("KERNELOPT_LOCK_DIR", "/tmp"))
+    base.mkdir(parents=True, exist_ok=True)
+    return base / "kernelopt-gpumem.json", base / "kernelopt-gpumem.lock"
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (so that a reused pid is not taken for the job that held it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _alive(entry: dict[str, Any]) -> bool:
+    return _started(int(entry["pid"])) == entry.get("started")
+
+
+# what this job claimed (for <log>.gpu.json)
+CLAIM: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def claim(need: int, alone: bool = False, what: str = "", poll_s: float = 0.5) -> Iterator[str | None]:
+    """Wait until a GPU has ``need`` MiB unclaimed (all of it when ``alone``), claim it, point
+    ``CUDA_VISIBLE_DEVICES`` at it and yield its name; the claim ends with the block (or with
+    the process).  Claims are granted in the order they were asked for, so a retry waiting for a
+    whole GPU is not starved by small jobs that keep fitting next to the ones running.  Yields
+    None, claiming nothing, where there is no GPU to share."""
+    gpus = devices()
+    if not gpus:
+        yield None
+        return
+    path, lock = _ledger()
+    me = {"pid": os.getpid(), "started": _started(os.getpid()), "what": what, "alone": bool(alone)}
+    t0, said = time.perf_counter(), 0.0
+    arrived = time.time()
+    gpu, mb = None, 0
+    try:
+        while gpu is None:
+            with _locked(lock):
+                entries = [e for e in _read(path) if _alive(e) and e["pid"] != me["pid"]]
+                held = [e for e in entries if e.get("state", "held") == "held"]
+                ahead = [e for e in entries if e.get("state") == "waiting" and e["since"] < arrived]
+                if not ahead:
+                    gpu, mb = _pick(gpus, held, need, alone)
+                if gpu is not None:
+                    entries.append({**me, "state": "held", "gpu": gpu, "mb": mb, "since": arrived})
+                else:
+                    entries.append({**me, "state": "waiting", "need": need, "since": arrived})
+                _write(path, entries)
+            if gpu is None:
+                waited = time.perf_counter() - t0
+                if waited - said >= 30:
+                    said = waited
+                    alone_s = " (a whole GPU)" if alone else ""
+                    print(f"[gpu-mem] {what}: waiting {waited:.0f} s for {need} MiB{alone_s}", flush=True)
+                time.sleep(poll_s)
+        waited = time.perf_counter() - t0
+        if waited > 1.0:
+            print(f"[gpu-mem] {what}: waited {waited:.1f} s for {mb} MiB on GPU {gpu}", flush=True)
+        CLAIM.update(gpu=gpu, declared_mb=need, claimed_mb=mb, alone=bool(alone), waited_s=round(waited, 3))
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+        yield gpu
+    finally:
+        with _locked(lock):
+            _write(path, [e for e in _read(path) if e["pid"] != me["pid"] and _alive(e)])
+
+
+@contextlib.contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    with open(lock, "a+") as lf:
+        fcntl.flock(lf.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lf.fileno(), fcntl.LOCK_UN)
+
+
+def _pick(gpus: dict[str, int], entries: list[dict[str, Any]], need: int, alone: bool) -> tuple[str | None, int]:
+    """The GPU with the most unclaimed memory that fits ``need`` (an empty one for ``alone``, or
+    for a need larger than any GPU), and the MiB to claim there."""
+    best, room_best = None, -1
+    for gpu, total in gpus.items():
+        cap = capacity_mb(total)
+        mine = [e for e in entries if e["gpu"] == gpu]
+        if any(e.get("alone") for e in mine):
+            continue
+        room = cap - sum(int(e["mb"]) for e in mine)
+        fits = not mine if (alone or need >= cap) else need <= room
+        if fits and room > room_best:
+            best, room_best = gpu, room
+    if best is None:
+        return None, 0
+    cap = capacity_mb(gpus[best])
+    return best, (cap if alone else min(need, cap))
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    try:
+        return list(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return []
+
+
+def _write(path: Path, entries: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(entries))
+    os.replace(tmp, path)
+
+
+# peaks of GPU memory (MiB) this job and its children reached, by who
+PEAKS: dict[str, float] = {"job": 0.0, "children": 0.0}
+
+
+def note_child_peak(mb: Any) -> None:
+    """A child process's peak (its reply says it): the job's record keeps the largest."""
+    with contextlib.suppress(TypeError, ValueError):
+        PEAKS["children"] = max(PEAKS["children"], float(mb))
+
+
+def own_peak_mb() -> float | None:
+    """This process's allocator peak (reserved memory, what the device gave it), if it used CUDA."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return None
+    return torch.cuda.max_memory_reserved() / 2**20
+
+
+def record() -> dict[str, Any]:
+    """What ``<log>.gpu.json`` says about memory: claimed, and used (job + largest child)."""
+    own = own_peak_mb()
+    if own is not None:
+        PEAKS["job"] = max(PEAKS["job"], own)
+    out = dict(CLAIM)
+    if own is not None or PEAKS["children"]:
+        out["peak_mb"] = round(PEAKS["job"] + PEAKS["children"], 1)
+        out["job_peak_mb"] = round(PEAKS["job"], 1)
+        out["child_peak_mb"] = round(PEAKS["children"], 1)
+    return out

@@ -1,0 +1,326 @@
+"""GPU memory as a scheduled resource (kernelopt/core/gpumem.py), on CPU: the ledger with
+fake GPUs (KERNELOPT_GPUS), the needs derived from capture's record and from the problem's
+shapes, the claim a job makes through run_stage, and Snakemake's retry of a failed GPU job on
+a GPU of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import ROOT, snakemake
+
+from kernelopt.core import gpumem
+from kernelopt.core.stagelog import run_stage
+
+HOLDER = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from kernelopt.core import gpumem
+    need, alone, hold, out = int(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3]), sys.argv[4]
+    with gpumem.claim(need, alone=alone, what=out, poll_s=0.05) as gpu:
+        t0 = time.time()
+        time.sleep(hold)
+        rec = {"gpu": gpu, "visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": t0, "end": time.time()}
+    open(out, "w").write(json.dumps(rec))
+    """
+)
+
+
+@pytest.fixture
+def fake_gpus(tmp_path, monkeypatch):
+    """Two processes of a test see the same ledger (a lock dir of the test's own)."""
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path / "locks"))
+    monkeypatch.setenv("KERNELOPT_GPU_RESERVE_MB", "0")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+    def use(spec: str) -> None:
+        monkeypatch.setenv("KERNELOPT_GPUS", spec)
+
+    return use
+
+
+def _holders(tmp_path: Path, jobs: list[tuple[int, bool, float]], stagger: float = 0.3) -> list[dict]:
+    procs, outs = [], []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for i, (need, alone, hold) in enumerate(jobs):
+        out = tmp_path / f"holder{i}.json"
+        outs.append(out)
+        argv = [sys.executable, "-c", HOLDER, str(need), "1" if alone else "0", str(hold), str(out)]
+        procs.append(subprocess.Popen(argv, env=env))
+        time.sleep(stagger)  # in this order
+    for p in procs:
+        assert p.wait(timeout=60) == 0
+    return [json.loads(o.read_text()) for o in outs]
+
+
+def test_jobs_whose_needs_do_not_fit_together_run_one_after_the_other(tmp_path, fake_gpus):
+    fake_gpus("0:10000")  # capacity 9,500 MiB (5 % kept free)
+    a, b = _holders(tmp_path, [(6000, False, 1.5), (6000, False, 0.2)])
+    assert b["start"] >= a["end"] - 0.05, "the second claim started while the first held its memory"
+    assert a["visible"] == b["visible"] == "0"
+
+
+def test_jobs_that_fit_share_a_gpu(tmp_path, fake_gpus):
+    fake_gpus("0:10000")
+    a, b = _holders(tmp_path, [(4000, False, 1.5), (4000, False, 0.2)])
+    assert b["start"] < a["end"], "two claims that fit together were serialised"
+
+
+def test_two_gpus_each_job_runs_on_the_gpu_it_claimed(tmp_path, fake_gpus):
+    fake_gpus("0:10000,1:10000")
+    a, b = _holders(tmp_path, [(6000, False, 1.5), (6000, False, 0.2)])
+    assert b["start"] < a["end"], "the second GPU was left idle"
+    assert {a["gpu"], b["gpu"]} == {"0", "1"}
+    assert a["visible"] == a["gpu"] and b["visible"] == b["gpu"], "CUDA_VISIBLE_DEVICES is not the claimed GPU"
+
+
+def test_a_job_alone_waits_for_an_empty_gpu_and_keeps_it(tmp_path, fake_gpus):
+    fake_gpus("0:10000")
+    small, alone, later = _holders(tmp_path, [(1000, False, 1.2), (10, True, 1.2), (10, False, 0.1)])
+    assert alone["start"] >= small["end"] - 0.05, "the retry alone started next to another job"
+    assert later["start"] >= alone["end"] - 0.05, "a job started next to a retry that runs alone"
+
+
+def test_a_need_larger_than_the_gpu_runs_alone_instead_of_never(tmp_path, fake_gpus):
+    fake_gpus("0:10000")
+    (big,) = _holders(tmp_path, [(50000, False, 0.1)])
+    assert big["gpu"] == "0"
+
+
+def test_claims_of_dead_processes_hold_nothing(tmp_path, fake_gpus):
+    fake_gpus("0:10000")
+    ledger, _ = gpumem._ledger()
+    ledger.write_text(json.dumps([{"pid": 2**22 + 7, "started": "1", "gpu": "0", "mb": 9000, "alone": False}]))
+    t0 = time.perf_counter()
+    with gpumem.claim(6000, poll_s=0.05) as gpu:
+        assert gpu == "0"
+        assert [e["pid"] for e in json.loads(ledger.read_text())] == [os.getpid()]
+    assert time.perf_counter() - t0 < 5
+    assert json.loads(ledger.read_text()) == [], "the claim outlived its block"
+
+
+def test_no_gpu_no_claim(monkeypatch):
+    monkeypatch.setenv("KERNELOPT_GPUS", "")
+    monkeypatch.setattr(gpumem, "devices", lambda: {})
+    with gpumem.claim(1000) as gpu:
+        assert gpu is None
+
+
+def test_needs_come_from_the_capture_record_and_the_units_tensors():
+    mem = {"job_peak_mb": 10000.0}
+    assert gpumem.need_mb("capture", mem, None) == 10000 + 1 * gpumem.CONTEXT_MB
+    assert gpumem.need_mb("gate3", mem, None) == 30000 + 2 * gpumem.CONTEXT_MB  # eager + stitched + FP64
+    assert gpumem.need_mb("isolate", mem, None) == 15000 + 1 * gpumem.CONTEXT_MB
+    assert gpumem.need_mb("gate12", mem, None) == 15000 + 2 * gpumem.CONTEXT_MB  # the unit not yet isolated
+    # once isolated, a unit's gates 1-2 need a multiple of the unit's own tensors
+    contract = {
+        "args": [
+            {"kind": "tensor", "shape": [1024, 1024], "dtype": "float32"},
+            {"kind": "tensor", "shape": [1024, 1024], "dtype": "float32"},
+            {"kind": "scalar", "value": 1048576},
+        ]
+    }
+    assert gpumem.unit_mb(contract) == 8.0
+    # ... plus a share of the problem's (the judging process rebuilds the problem)
+    assert gpumem.need_mb("gate12", mem, None, unit_mb=8.0) == 8 * 36 + 1500 + 2 * gpumem.CONTEXT_MB
+    assert gpumem.need_mb("gate12", mem, None, factor=2.0, unit_mb=8.0) == (8 * 36 + 1500) * 2 + 2 * gpumem.CONTEXT_MB
+    assert gpumem.need_mb("gate12", None, None, unit_mb=8.0) == 8 * 36 + 2 * gpumem.CONTEXT_MB
+    assert gpumem.need_mb("gate4", mem, None, unit_mb=8.0) == 15000 + 2 * gpumem.CONTEXT_MB  # not a unit rule
+    # before capture: the shape estimate; with neither: unknown (the caller's default)
+    assert gpumem.need_mb("capture", None, 5000.0) == 5000 + gpumem.CONTEXT_MB
+    assert gpumem.need_mb("capture", None, None) == 0
+
+
+def _problem(tmp_path: Path, body: str, name: str = "p.py") -> Path:
+    p = tmp_path / name
+    p.write_text("import torch\nimport torch.nn as nn\n\n" + textwrap.dedent(body))
+    return p
+
+
+def test_a_capture_need_is_estimated_from_shapes_without_allocating(tmp_path):
+    # KernelBench's softmax size: 4096 x 393216 fp32 = 6 GiB in, 6 GiB out; on meta, instantly
+    p = _problem(
+        tmp_path,
+        """
+        class Model(nn.Module):
+            def forward(self, x):
+                return torch.softmax(x, dim=1)
+
+        def get_inputs():
+            return [torch.randn(4096, 393216)]
+
+        def get_init_inputs():
+            return []
+        """,
+    )
+    t0 = time.perf_counter()
+    est = gpumem.estimate_mb(p)
+    assert time.perf_counter() - t0 < 20
+    gib = 1024
+    # calibrated on the H200: the capture of a 6 GiB elementwise problem peaked at 116 GiB
+    assert 100 * gib <= est <= 125 * gib, est
+    # a convolution's weights count too
+    q = _problem(
+        tmp_path,
+        """
+        class Model(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.conv = nn.Conv2d(c, c, 3, padding=1)
+            def forward(self, x):
+                return torch.relu(self.conv(x))
+
+        def get_inputs():
+            return [torch.randn(64, 256, 128, 128)]
+
+        def get_init_inputs():
+            return [256]
+        """,
+        "q.py",
+    )
+    est_q = gpumem.estimate_mb(q)
+    assert est_q > 16 * 1024  # 1 GiB in, 1 GiB out: 3.5 GiB + 16 GiB
+
+
+def test_a_problem_that_cannot_run_on_meta_gets_the_default(tmp_path):
+    p = _problem(
+        tmp_path,
+        """
+        class Model(nn.Module):
+            def forward(self, x):
+                return x * float(x.sum().item())
+
+        def get_inputs():
+            return [torch.randn(8, 8)]
+
+        def get_init_inputs():
+            return []
+        """,
+    )
+    assert gpumem.estimate_mb(p) is None
+    cfg = {"need_factor": 1.0, "default_mb": 12345}
+    assert gpumem.rule_need_mb("capture", tmp_path / "none.json", p, cfg) == 12345
+    rec = tmp_path / "capture.json"
+    rec.write_text(json.dumps({"memory": {"job_peak_mb": 1000.0}}))
+    assert gpumem.rule_need_mb("gate4", rec, p, cfg) == 1500 + 2 * gpumem.CONTEXT_MB
+    unit = tmp_path / "contract.json"
+    unit.write_text(json.dumps({"args": [{"kind": "tensor", "shape": [256, 1024], "dtype": "float32"}]}))
+    assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == 36 + 150 + 2 * gpumem.CONTEXT_MB
+
+
+def test_run_stage_claims_the_jobs_need_and_records_what_it_used(tmp_path, fake_gpus):
+    fake_gpus("0:10000,1:20000")
+    seen = {}
+
+    def body():
+        seen["visible"] = os.environ.get("CUDA_VISIBLE_DEVICES")
+        seen["ledger"] = json.loads(gpumem._ledger()[0].read_text())
+
+    job = SimpleNamespace(resources={"gpu": 1, "gpu_mb": 3000, "gpu_alone": 0}, wildcards=["p", "u"])
+    log = tmp_path / "job.log"
+    try:
+        run_stage("gate12", log, body, job=job)
+        rec = json.loads(Path(f"{log}.gpu.json").read_text())["memory"]
+    finally:
+        os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+        gpumem.CLAIM.clear()
+    assert seen["visible"] == "1", "not the GPU with the most room"
+    assert [(e["gpu"], e["mb"]) for e in seen["ledger"]] == [("1", 3000)]
+    assert rec["gpu"] == "1" and rec["declared_mb"] == 3000 and rec["alone"] is False
+
+
+def test_a_failed_gpu_job_is_retried_on_a_gpu_of_its_own(tmp_path):
+    """The capture job fails as a machine fault would (KERNELOPT_FAULT=jobfault:capture); Snakemake
+    retries it (gpu.retries) with gpu_alone=1, and the retry claims a whole (fake) GPU and passes."""
+    wd = tmp_path / "wd"
+    env_before = dict(os.environ)
+    os.environ.update(
+        KERNELOPT_FAULT="jobfault:capture",
+        KERNELOPT_GPUS="0:4000",
+        KERNELOPT_LOCK_DIR=str(tmp_path / "locks"),
+    )
+    try:
+        r = snakemake(
+            "--cores",
+            "2",
+            f"{wd}/level1_8_ReLU/capture/capture.json",
+            "--config",
+            "problems=[problems/demo/level1/8_ReLU.py]",
+            "device=cpu",
+            f"workdir={wd}",
+            timeout=900,
+        )
+    finally:
+        os.environ.clear()
+        os.environ.update(env_before)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-4000:]
+    # the failed attempt's log survives the retry (Snakemake deletes the log of a failed job)
+    (failed,) = (wd / "logs/capture").glob("level1_8_ReLU.log.failed-*")
+    assert "injected by KERNELOPT_FAULT=jobfault:capture" in failed.read_text()
+    assert "injected by KERNELOPT_FAULT=jobfault:capture" in out
+    log = (wd / "logs/capture/level1_8_ReLU.log").read_text()
+    assert "a retry after a failed attempt, on a GPU of its own" in log
+    rec = json.loads((wd / "logs/capture/level1_8_ReLU.log.gpu.json").read_text())["memory"]
+    assert rec["alone"] is True and rec["gpu"] == "0"
+    assert json.loads((wd / "level1_8_ReLU/capture/capture.json").read_text())["problem"] == "level1_8_ReLU"
+
+
+def test_capture_out_of_memory_is_a_job_fault_then_an_infrastructure_error(tmp_path, monkeypatch):
+    """An out-of-memory error in capture is never the problem's verdict: in a job that shares its
+    GPU it fails the job (Snakemake retries it alone); alone, it is recorded as `infrastructure:`."""
+    from kernelopt.capture import stage as capture
+    from kernelopt.core.errors import JobFault
+    from kernelopt.core.paths import ProblemPaths
+
+    paths = ProblemPaths(tmp_path, "level1_1_Big")
+
+    def oom(*a, **k):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 12.00 GiB")
+
+    monkeypatch.setattr(capture, "run", oom)
+    monkeypatch.setattr(gpumem, "CLAIM", {"gpu": "0", "alone": False})
+    with pytest.raises(JobFault, match="retried on a GPU of its own"):
+        capture.run_or_record_failure(tmp_path / "p.py", paths, {})
+    assert not paths.capture_record.exists()
+    monkeypatch.setattr(gpumem, "CLAIM", {"gpu": "0", "alone": True})
+    rec = capture.run_or_record_failure(tmp_path / "p.py", paths, {})
+    assert rec["failed"] and rec["error"].startswith("infrastructure: out of GPU memory even on a GPU of its own")
+    assert json.loads(paths.capture_record.read_text())["error"] == rec["error"]
+
+    def bug(*a, **k):
+        raise ValueError("a bug of ours, not a fault")
+
+    monkeypatch.setattr(capture, "run", bug)
+    with pytest.raises(ValueError):
+        capture.run_or_record_failure(tmp_path / "p.py", paths, {})
+
+
+def test_a_gate_fault_that_persists_fails_a_shared_job_and_is_recorded_alone(monkeypatch):
+    from kernelopt.core.errors import JobFault
+    from kernelopt.gates.faults import retry_alone
+
+    def check():
+        raise RuntimeError("CUDA out of memory. Tried to allocate 1.00 GiB")  # in the judging process
+
+    recorded = []
+    monkeypatch.setattr(gpumem, "CLAIM", {"gpu": "0", "alone": False})
+    with pytest.raises(JobFault):
+        retry_alone("cpu", "gates 1-2 p/u", check, recorded.append)
+    monkeypatch.setattr(gpumem, "CLAIM", {"gpu": "0", "alone": True})
+    retry_alone("cpu", "gates 1-2 p/u", check, recorded.append)
+    assert recorded and "out of memory" in recorded[0]
+
+    def bug():
+        raise KeyError("not a fault")
+
+    with pytest.raises(KeyError):
+        retry_alone("cpu", "gates 1-2 p/u", bug, recorded.append)
