@@ -20,3 +20,26 @@ def test_gpu_seconds_count_every_job_of_the_problem(tmp_path):
     tsv("gate12/level1_1_AB/unit0/cands/c0.tsv", 100.0)
     assert gpu_seconds(ProblemPaths(tmp_path, "level1_1_A")) == 15.5
     assert gpu_seconds(ProblemPaths(tmp_path, "level1_2_none")) is None
+
+
+def test_the_job_account_counts_jobs_gpu_memory_and_disk(tmp_path):
+    import json
+
+    from kernelopt.report.stage import job_account
+
+    def log(rel: str, memory: dict | None = None) -> None:
+        f = tmp_path / "logs" / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("ran\n")
+        if memory is not None:
+            (f.parent / f"{f.name}.gpu.json").write_text(json.dumps({"exclusive": 1.0, "memory": memory}))
+
+    log("capture/level1_1_A.log", {"declared_mb": 9000, "peak_mb": 7000.5})
+    log("gate12/level1_1_A/u0/cands/c0.log", {"declared_mb": 12000, "peak_mb": 8100.0})
+    log("classify/level1_1_A.log")
+    log("capture/level1_1_AB.log", {"declared_mb": 1, "peak_mb": 99999.0})  # another problem
+    paths = ProblemPaths(tmp_path, "level1_1_A")
+    paths.root.mkdir(parents=True)
+    (paths.root / "big.bin").write_bytes(b"x" * 3 * 2**20)
+    acc = job_account(paths)
+    assert acc == {"jobs": 3, "gpu_peak_mb": 8100.0, "gpu_declared_max_mb": 12000, "disk_mb": 3.0}

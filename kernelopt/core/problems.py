@@ -59,8 +59,14 @@ def write_problem_set(workdir: str | Path, problems: dict[str, Path]) -> str:
     return str(path)
 
 
+def _files_of(p: Path) -> list[Path]:
+    if p.is_file():
+        return [p]
+    return sorted(f for f in p.rglob("*.py") if f.name != "__init__.py" and _looks_like_problem(f))
+
+
 def discover(problems: str | list[str], base: Path | None = None) -> dict[str, Path]:
-    """Map problem id -> file for a directory (recursive) or an explicit list of files.
+    """Map problem id -> file for a directory (recursive), or a list of files and directories.
 
     A directory keeps the files that define ``class Model`` or ``get_inputs`` (a file with
     only one of them is kept, and reported as broken later); a file named explicitly is
@@ -71,22 +77,19 @@ def discover(problems: str | list[str], base: Path | None = None) -> dict[str, P
     if isinstance(problems, str):
         root = Path(problems)
         root = root if root.is_absolute() else base / root
-        if root.is_file():
-            found = [root]
-        elif root.is_dir():
-            found = sorted(p for p in root.rglob("*.py") if p.name != "__init__.py" and _looks_like_problem(p))
-        else:
+        if not (root.is_file() or root.is_dir()):
             raise ConfigError(
                 f"config key 'problems': {root} is neither a directory nor a file; "
                 "point it at a KernelBench-style directory"
             )
+        found = _files_of(root)
     else:
         for item in problems:
             p = Path(item)
             p = p if p.is_absolute() else base / p
-            if not p.is_file():
+            if not (p.is_file() or p.is_dir()):
                 raise ConfigError(f"config key 'problems': {p} does not exist; fix the path in the problems list")
-            found.append(p)
+            found.extend(_files_of(p))
     ids: dict[str, Path] = {}
     for p in found:
         pid = problem_id(p)
@@ -151,15 +154,30 @@ def _to_device(obj: Any, device: Any) -> Any:
     return obj
 
 
-def build_model(problem: Problem, device: str, seed: int) -> Any:
-    """The model from ``get_init_inputs()`` on a fixed seed, on ``device``, in eval mode."""
+def _on_device(device: str, seed: int, make: Any) -> Any:
+    """``make()`` under ``seed`` with ``device`` as the default device: a GPU problem's GiB-sized
+    inputs and parameters are drawn on the GPU itself, never staged in host memory (16 jobs each
+    holding a 6 GiB host copy exhaust the machine) and never written to disk: any job
+    regenerates them from the seed.  Code that cannot run that way (it calls ``.numpy()``, say)
+    is drawn on the CPU as before; either way the same path is taken on every call."""
     import torch
 
+    torch.manual_seed(seed)
+    if device == "cpu":
+        return make()
     try:
+        with torch.device(device):
+            return make()
+    except Exception:  # noqa: BLE001 - the problem's code needs the CPU: draw it there
         torch.manual_seed(seed)
-        init = problem.module.get_init_inputs()
-        model = problem.module.Model(*init)
-        return model.to(device).eval()
+        return make()
+
+
+def build_model(problem: Problem, device: str, seed: int) -> Any:
+    """The model from ``get_init_inputs()`` on a fixed seed, built on ``device``, in eval mode."""
+    try:
+        mod = problem.module
+        return _on_device(device, seed, lambda: mod.Model(*mod.get_init_inputs())).to(device).eval()
     except Exception as e:  # noqa: BLE001
         raise ProblemError(
             str(problem.path), "build", f"Model(*get_init_inputs()) failed: {type(e).__name__}: {e}\n{_tail(e)}"
@@ -167,12 +185,9 @@ def build_model(problem: Problem, device: str, seed: int) -> Any:
 
 
 def make_inputs(problem: Problem, device: str, seed: int) -> list[Any]:
-    """``get_inputs()`` under ``seed``, moved to ``device``."""
-    import torch
-
+    """``get_inputs()`` under ``seed``, drawn on ``device`` (or moved there)."""
     try:
-        torch.manual_seed(seed)
-        inputs = problem.module.get_inputs()
+        inputs = _on_device(device, seed, problem.module.get_inputs)
     except Exception as e:  # noqa: BLE001
         raise ProblemError(
             str(problem.path), "inputs", f"get_inputs() failed: {type(e).__name__}: {e}\n{_tail(e)}"

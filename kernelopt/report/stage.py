@@ -9,10 +9,11 @@ report          ``report/results.csv``, ``summary.json``: one row per problem, p
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, write_json
-from ..core.paths import ProblemPaths, benchmarks_dir
+from ..core.paths import ProblemPaths, benchmarks_dir, logs_dir
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
@@ -146,6 +147,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
     res["gpu_seconds"] = gpu_seconds(paths)
+    res.update(job_account(paths))
     res["llm"] = llm_account(paths.root)  # every transcript under the problem (none for the heuristic)
     write_json(paths.result, res)
     print(f"[result] {paths.problem}: {res.get('category')} ({res.get('reason')})")
@@ -183,21 +185,47 @@ def units_not_checkable(paths: ProblemPaths, units: list[str]) -> dict[str, str]
     return out
 
 
+def _job_files(root: Path, problem: str, suffix: str) -> list[Path]:
+    """``<root>/<rule>/<problem><suffix>`` and ``<root>/<rule>/<problem>/**/*<suffix>`` (per unit)."""
+    if not root.exists():
+        return []
+    return [
+        f
+        for rule in sorted(root.iterdir())
+        if rule.is_dir()
+        for f in ([rule / f"{problem}{suffix}"] + sorted((rule / problem).rglob(f"*{suffix}")))
+        if f.is_file()
+    ]
+
+
+def job_account(paths: ProblemPaths) -> dict[str, Any]:
+    """What the problem cost the machine: its jobs (one log each), the largest GPU memory one of
+    them used (``<log>.gpu.json``, core/gpumem.py; capture's own record on a machine without
+    it), the memory they declared, and the disk its run directory takes."""
+    logs = _job_files(logs_dir(paths.workdir), paths.problem, ".log")
+    peaks, declared = [], []
+    for f in _job_files(logs_dir(paths.workdir), paths.problem, ".log.gpu.json"):
+        mem = (read_json(f) or {}).get("memory") or {}
+        if mem.get("peak_mb") is not None:
+            peaks.append(float(mem["peak_mb"]))
+        if mem.get("declared_mb"):
+            declared.append(int(mem["declared_mb"]))
+    capture_mem = (read_json(paths.capture_record) if paths.capture_record.exists() else {}).get("memory") or {}
+    if capture_mem.get("job_peak_mb"):
+        peaks.append(float(capture_mem["job_peak_mb"]))
+    disk = sum(f.stat().st_size for f in paths.root.rglob("*") if f.is_file()) if paths.root.exists() else 0
+    return {
+        "jobs": len(logs),
+        "gpu_peak_mb": round(max(peaks), 1) if peaks else None,
+        "gpu_declared_max_mb": max(declared) if declared else None,
+        "disk_mb": round(disk / 2**20, 2),
+    }
+
+
 def gpu_seconds(paths: ProblemPaths) -> float | None:
     """Wall seconds of this problem's GPU rules, from Snakemake's benchmark files:
     ``benchmarks/<rule>/<problem>.tsv`` and ``benchmarks/<rule>/<problem>/...tsv`` (per unit)."""
-    bench = benchmarks_dir(paths.workdir)
-    files = (
-        [
-            f
-            for rule in sorted(bench.iterdir())
-            if rule.is_dir()
-            for f in ([rule / f"{paths.problem}.tsv"] + sorted((rule / paths.problem).rglob("*.tsv")))
-            if f.is_file()
-        ]
-        if bench.exists()
-        else []
-    )
+    files = _job_files(benchmarks_dir(paths.workdir), paths.problem, ".tsv")
     total = 0.0
     found = False
     for f in files:

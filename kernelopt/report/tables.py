@@ -116,6 +116,9 @@ RESULT_COLUMNS = [
     "units",
     "units_replaced",
     "gpu_seconds",
+    "jobs",
+    "gpu_peak_mb",
+    "disk_mb",
     "meaningful",
     *LLM_COLUMNS,
 ]
@@ -153,6 +156,9 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "units": r.get("units"),
         "units_replaced": r.get("units_replaced", 0),
         "gpu_seconds": r.get("gpu_seconds"),
+        "jobs": r.get("jobs"),
+        "gpu_peak_mb": r.get("gpu_peak_mb"),
+        "disk_mb": r.get("disk_mb"),
         "meaningful": r.get("meaningful"),
         # a problem that ended in an error may have no result.json: count its transcripts then
         **{k: (r.get("llm") or llm_account(ProblemPaths(workdir, problem).root)).get(k, 0) for k in LLM_COLUMNS},
