@@ -1,0 +1,100 @@
+"""Collect a run of problems/large (bench/large_gpu.sh): per problem its jobs, GPU memory (peak
+used, largest declared), disk, wall seconds of its GPU jobs, category; per job the memory it
+declared and used; failures and out-of-memory errors in every log (failed attempts included).
+
+    python bench/collect_large.py WORKDIR SNAKEMAKE_LOG OUT.json [OUT_jobs.csv]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sys
+from pathlib import Path
+
+OOM = re.compile(r"out of memory|CUDA_ERROR_OUT_OF_MEMORY|OutOfMemoryError")
+
+
+def main() -> None:
+    wd, smk_log, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    jobs_csv = Path(sys.argv[4]) if len(sys.argv) > 4 else None
+    logs = wd / "logs"
+    jobs = []
+    for f in sorted(logs.rglob("*.log.gpu.json")):
+        rel = f.relative_to(logs).as_posix()
+        rule, rest = rel.split("/", 1)
+        rec = json.loads(f.read_text())
+        mem = rec.get("memory") or {}
+        jobs.append(
+            {
+                "rule": rule,
+                "job": rest.removesuffix(".log.gpu.json"),
+                "problem": rest.split("/")[0].removesuffix(".log.gpu.json"),
+                "gpu": mem.get("gpu"),
+                "declared_mb": mem.get("declared_mb"),
+                "claimed_mb": mem.get("claimed_mb"),
+                "peak_mb": mem.get("peak_mb"),
+                "job_peak_mb": mem.get("job_peak_mb"),
+                "child_peak_mb": mem.get("child_peak_mb"),
+                "alone": mem.get("alone"),
+                "waited_mem_s": mem.get("waited_s"),
+                "lock_exclusive_s": rec.get("exclusive"),
+                "lock_shared_s": rec.get("shared"),
+            }
+        )
+    failed_logs = sorted(p.relative_to(logs).as_posix() for p in logs.rglob("*.log.failed-*"))
+    oom_logs = sorted(
+        p.relative_to(logs).as_posix()
+        for p in logs.rglob("*")
+        if p.is_file() and ".gpu.json" not in p.name and OOM.search(p.read_text(errors="replace"))
+    )
+    over = [j for j in jobs if j["peak_mb"] and j["declared_mb"] and j["peak_mb"] > j["declared_mb"]]
+    problems = {}
+    for r in sorted(wd.glob("*/result.json")):
+        res = json.loads(r.read_text())
+        problems[r.parent.name] = {
+            k: res.get(k)
+            for k in (
+                "category",
+                "reason",
+                "speedup_vs_compiled",
+                "jobs",
+                "gpu_peak_mb",
+                "gpu_declared_max_mb",
+                "disk_mb",
+                "gpu_seconds",
+                "infrastructure_faults",
+            )
+        }
+        cap = r.parent / "capture/capture.json"
+        if cap.exists():
+            problems[r.parent.name]["capture_memory"] = json.loads(cap.read_text()).get("memory")
+    text = smk_log.read_text(errors="replace") if smk_log.exists() else ""
+    summary = {
+        "problems": problems,
+        "problems_in_report": len(problems),
+        "gpu_jobs": len(jobs),
+        "jobs_over_their_declared_memory": [(j["rule"], j["job"], j["declared_mb"], j["peak_mb"]) for j in over],
+        "failed_attempts": failed_logs,
+        "logs_with_out_of_memory": oom_logs,
+        "snakemake_errors": len(re.findall(r"^Error in rule", text, re.M)),
+        "snakemake_done": re.findall(r"^\d+ of \d+ steps \(\d+%\) done", text, re.M)[-1:],
+        "gpus_used": sorted({j["gpu"] for j in jobs if j["gpu"] is not None}),
+    }
+    out.write_text(json.dumps(summary, indent=1) + "\n")
+    if jobs_csv:
+        with open(jobs_csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(jobs[0]) if jobs else ["rule"])
+            w.writeheader()
+            w.writerows(jobs)
+    print(json.dumps({k: v for k, v in summary.items() if k != "problems"}, indent=1))
+    for p, v in problems.items():
+        print(
+            f"{p:40s} {str(v['category']):28s} jobs {v['jobs']!s:>4} peak {v['gpu_peak_mb']!s:>9} MiB "
+            f"declared<= {v['gpu_declared_max_mb']!s:>7} disk {v['disk_mb']!s:>8} MiB gpu_s {v['gpu_seconds']}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# problems/large/ (KernelBench sizes, 6-8 GiB inputs) on the GPU machine with the README's
+# command (--cores 16 --resources gpu=8), the search on at 1 iteration (issue 7, "Real scale").
+#   bash bench/large_gpu.sh              (carry .whl; a warm machine's run directory is continued)
+# Environment: PROBS (default problems/large), SEARCH, PIPELINE_TIMEOUT, EXTRA=1 (then: add
+# problems/large_extra to the same workdir and show, by a dry run, that only it is scheduled),
+# RESUME=<tar of the run dir> (large_workdir.tar.gz of an earlier call).
+# Results in $OUT: large_h200.json + large_jobs.csv (bench/collect_large.py), large_results.csv,
+# large_summary.json, large_snakemake.log, large_dryrun_extra.log, large_workdir.tar.gz.
+set -uo pipefail
+. bench/device_env.sh && device_setup /tmp/kernelopt-large
+device_resume
+PROBS=${PROBS:-problems/large}
+SEARCH=${SEARCH:-"{iterations: 1, beam_width: 2, synthesis_attempts: 1, retries: 0, ncu: \"off\"}"}
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
+free -g | head -2
+t0=$(date +%s)
+timeout -k 10 ${PIPELINE_TIMEOUT:-500} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
+  --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' \
+  >> $OUTDIR/large_snakemake.log 2>&1
+rc=$?
+echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
+grep -E "^\[report\]|steps \([0-9]+%\) done" $OUTDIR/large_snakemake.log | tail -4
+if [ "${EXTRA:-0}" = 1 ]; then
+  python3 -m snakemake -n --cores 16 --resources gpu=8 --config problems="${PROBS_EXTRA:-[problems/large, problems/large_extra]}" device=cuda \
+    workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' > $OUTDIR/large_dryrun_extra.log 2>&1
+  grep -A40 "^Job stats" $OUTDIR/large_dryrun_extra.log | head -40
+  echo "problems named in planned jobs:"; grep -oE "wildcards: problem=[A-Za-z0-9_]+" $OUTDIR/large_dryrun_extra.log | sort | uniq -c
+fi
+python3 bench/collect_large.py $WD $OUTDIR/large_snakemake.log $OUTDIR/large_h200.json $OUTDIR/large_jobs.csv
+cp $WD/report/summary.json $OUTDIR/large_summary.json 2>/dev/null; cp $WD/report/results.csv $OUTDIR/large_results.csv 2>/dev/null
+du -sh $WD; tar czf $OUTDIR/large_workdir.tar.gz -C $WD --exclude='*/capture/cache' --exclude='*.pt' . 2>/dev/null
+ls -la $OUTDIR
