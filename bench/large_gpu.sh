@@ -4,7 +4,8 @@
 #   bash bench/large_gpu.sh              (carry .whl; a warm machine's run directory is continued)
 # Environment: PROBS (default problems/large), SEARCH, PIPELINE_TIMEOUT, EXTRA=1 (then: add
 # problems/large_extra to the same workdir and show, by a dry run, that only it is scheduled),
-# RESUME=<tar of the run dir> (large_workdir.tar.gz of an earlier call).
+# RESUME=<tar of the run dir> (large_workdir.tar.gz of an earlier call), TARGET=<a file under
+# the run directory> (only what it needs, e.g. one unit's gate2.json).
 # Results in $OUT: large_h200.json + large_jobs.csv (bench/collect_large.py), large_results.csv,
 # large_summary.json, large_snakemake.log, large_dryrun_extra.log, large_workdir.tar.gz.
 set -uo pipefail
@@ -17,7 +18,7 @@ free -g | head -2
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-500} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' \
-  >> $OUTDIR/large_snakemake.log 2>&1
+  ${TARGET:+$WD/$TARGET} >> $OUTDIR/large_snakemake.log 2>&1
 rc=$?
 echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
 grep -E "^\[report\]|steps \([0-9]+%\) done" $OUTDIR/large_snakemake.log | tail -4

@@ -324,3 +324,56 @@ def test_a_gate_fault_that_persists_fails_a_shared_job_and_is_recorded_alone(mon
 
     with pytest.raises(KeyError):
         retry_alone("cpu", "gates 1-2 p/u", bug, recorded.append)
+
+
+def _stream_candidate(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "cand.py"
+    p.write_text(textwrap.dedent(body))
+    return p
+
+
+def test_gate_calls_are_streamed_one_at_a_time_to_one_child(tmp_path):
+    """Gates 1-2 hand the sandboxed child one call at a time (sandbox.Stream): call k+1 is
+    written only after call k's result was judged, all in one child process, so that only one
+    call's tensors exist at a time (what lets units of GiB-sized tensors fit on a GPU)."""
+    import torch
+
+    from kernelopt.gates import sandbox
+
+    cand = _stream_candidate(
+        tmp_path,
+        """
+        SEEN = [0]  # calls this process ran: one process for all calls counts 1, 2, 3, ...
+        def launch(x, out):
+            SEEN[0] += 1
+            out.copy_(x * 2)
+            out[0] = float(SEEN[0])
+            if x[1].item() == 3.0:
+                raise ValueError("call 3 fails")
+        """,
+    )
+    events = []
+
+    class Calls(sandbox.Stream):
+        calls = 5
+
+        def send(self, k):
+            events.append(("send", k))
+            return {"args": [torch.full((4,), float(k)), torch.zeros(4)], "interleave": False}
+
+        def receive(self, k, result, sent):
+            events.append(("receive", k))
+            out = result["args"][1]
+            counts.append(int(out[0]))
+            assert result["error"] is not None or torch.equal(out[1:], torch.full((3,), 2.0 * k))
+            return True
+
+    counts: list[int] = []
+    job = {"kind": "unit", "device": "cpu", "candidate": str(cand), "calls": [], "point": "gate12"}
+    outcome = sandbox.run(job, 120, stream=Calls())
+    assert outcome.status == "ok", outcome.detail + outcome.log_tail
+    assert events == [(e, k) for k in range(4) for e in ("send", "receive")], events  # stopped at the error
+    assert counts == [1, 2, 3, 4], "the calls did not all run in one process"
+    calls = outcome.reply["calls"]
+    assert [c["error"] is None for c in calls] == [True, True, True, False]
+    assert "call 3 fails" in calls[3]["error"]["message"]

@@ -44,6 +44,44 @@ def _clone(args: list[Any]) -> list[Any]:
     return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
 
 
+def _streamed_calls(job: dict[str, Any]) -> Any:
+    """The calls of a unit job, one at a time: from the job itself, or (``job["stream"]``: gates
+    1-2 of big units) each from ``call-<k>.pt`` in the scratch directory as the parent writes it
+    after judging call k-1, so that only one call's tensors exist at a time.  A ``stop`` file
+    ends the calls early."""
+    import time
+
+    import torch
+
+    from .exchange import unpack
+
+    if not job.get("stream"):
+        yield from enumerate(job["calls"])
+        return
+    scratch = Path(job["stream"]["dir"])
+    for k in range(int(job["stream"]["calls"])):
+        path = scratch / f"call-{k}.pt"
+        while not path.exists():
+            if (scratch / "stop").exists():
+                return
+            time.sleep(0.002)
+        call = unpack(torch.load(path, weights_only=False))
+        path.unlink()
+        yield k, call
+        del call
+
+
+def _stream_result(job: dict[str, Any], k: int, out: dict[str, Any], launcher_ops: list[str]) -> None:
+    """Call k's result, for the parent to judge before it sends call k+1."""
+    if job.get("stream"):
+        import torch
+
+        scratch = Path(job["stream"]["dir"])
+        tmp = scratch / f"result-{k}.partial"
+        torch.save({**out, "launcher_ops": launcher_ops}, tmp)
+        tmp.replace(scratch / f"result-{k}.pt")
+
+
 def run_unit(job: dict[str, Any]) -> dict[str, Any]:
     from ..core import gpulock
     from ..core.loader import load_candidate
@@ -62,14 +100,14 @@ def run_unit(job: dict[str, Any]) -> dict[str, Any]:
         reply["import_error"] = _error(e)
         return reply
     with gpulock.shared(device, f"{job.get('point', 'gate')} candidate runs"):
-        if inductor is not None and job["calls"]:
-            # what launching Inductor's own kernel dispatches is the launcher's, not the unit's work
-            with AtenWatch() as w:
-                inductor.launch(*_clone(job["calls"][0]["args"]))
-                _sync(device)
-            reply["launcher_ops"] = sorted(w.seen)
-        for k, call in enumerate(job["calls"]):
+        for k, call in _streamed_calls(job):
             args = call["args"]
+            if k == 0 and inductor is not None:
+                # what launching Inductor's own kernel dispatches is the launcher's, not the unit's work
+                with AtenWatch() as w:
+                    inductor.launch(*_clone(args))
+                    _sync(device)
+                reply["launcher_ops"] = sorted(w.seen)
             print(f"[kernelopt-call {k}]", flush=True)  # where a hang or a crash happened, for the parent
             if inductor is not None and call.get("interleave"):
                 inductor.launch(*_clone(args))
@@ -84,7 +122,9 @@ def run_unit(job: dict[str, Any]) -> dict[str, Any]:
             except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from a candidate too
                 out["error"] = _error(e)
             out["args"] = [None if shared_in_place(a) else a for a in args]
-            reply["calls"].append(out)
+            _stream_result(job, k, out, reply["launcher_ops"])
+            reply["calls"].append({k: v for k, v in out.items() if k != "args"} if job.get("stream") else out)
+            del args, call
             if out["error"] is not None:
                 break
     return reply
@@ -256,6 +296,7 @@ def main() -> None:
     import torch._inductor.runtime.hints  # noqa: F401
     import torch._inductor.runtime.triton_helpers  # noqa: F401
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
+    import torch.multiprocessing.reductions  # noqa: F401 - streamed calls' CUDA IPC handles
 
     writable = [Path(cache)] if cache else []
     cpu_limit = int(job.get("cpu_seconds") or 0) or None

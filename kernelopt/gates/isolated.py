@@ -85,7 +85,10 @@ class UnitCheck:
         self.rng = rng or random.Random(secrets.randbits(64))
         self.seeds = fresh_seeds(1 + int(gc["fresh_seeds"]))
         self.notes: list[str] = []
-        self.sets: list[dict[str, Any]] = []  # input sets: seed, distribution, before, after, expected
+        # input sets: seed, distribution, usable; their tensors (before, after, expected) are
+        # drawn again when a call needs them (deterministic from the seed), one set at a time
+        self.sets: list[dict[str, Any]] = []
+        self._cached: tuple[int, dict[str, Any]] | None = None
         self._add(self.seeds[0], "normal")  # gate 1's run
         for s in self.seeds[1:]:
             self._add(s, "normal")
@@ -108,9 +111,22 @@ class UnitCheck:
         if "nan" not in self.poison[1:]:
             self.poison[-1] = "nan"
 
-    def _add(self, seed: int, distribution: str) -> None:
+    def _draw(self, seed: int, distribution: str) -> dict[str, Any]:
+        self._cached = None  # the previous set's tensors go before the next ones are drawn
         before, after = self.h.inputs(seed, distribution)
-        expected = self.h.expected(before, seed, distribution)
+        return {"before": before, "after": after, "expected": self.h.expected(before, seed, distribution)}
+
+    def tensors(self, i: int) -> dict[str, Any]:
+        """Set ``i``'s tensors: the unit's arguments before and after Inductor's kernel ran, and
+        the reference outputs (only the last set drawn is kept)."""
+        if self._cached is None or self._cached[0] != i:
+            drawn = self._draw(self.sets[i]["seed"], self.sets[i]["distribution"])
+            self._cached = (i, drawn)
+        return self._cached[1]
+
+    def _add(self, seed: int, distribution: str) -> None:
+        drawn = self._draw(seed, distribution)
+        after, expected = drawn["after"], drawn["expected"]
         usable, why = True, ""
         if getattr(self.h.reference, "LEVEL", "kernel") != "graph":
             base = self.h.compare_outputs(self.h.written(after), expected, after, self.gc["rtol"], self.gc["atol"])
@@ -118,43 +134,88 @@ class UnitCheck:
                 usable = False
                 why = f"seed {seed}, {distribution}: Inductor's own kernel misses the reference there; not used"
                 self.notes.append(why)
-        self.sets.append(
-            {
-                "seed": seed,
-                "distribution": distribution,
-                "before": before,
-                "after": after,
-                "expected": expected,
-                "usable": usable,
-            }
-        )
+        self.sets.append({"seed": seed, "distribution": distribution, "usable": usable})
+        self._cached = (len(self.sets) - 1, drawn)
 
     def call_args(self, k: int) -> list[Any]:
         """Fresh copies of the arguments of call ``k``, write-only outputs poisoned."""
         import torch
 
-        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.sets[self.calls[k]]["before"]]
+        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.tensors(self.calls[k])["before"]]
         for i, (spec, a) in enumerate(zip(self.h.contract["args"], args)):
             if spec.get("access") == "write" and isinstance(a, torch.Tensor):
                 poison(a, self.poison[k], seed=self.seeds[0] + 7919 * k + i)
         return args
 
-    def job(self, candidate: Path) -> tuple[dict[str, Any], list[list[Any]]]:
-        calls = [self.call_args(k) for k in range(len(self.calls))]
-        job = {
+    def job(self, candidate: Path) -> dict[str, Any]:
+        """The child's job; its calls are streamed (``CallStream``)."""
+        return {
             "kind": "unit",
             "device": self.h.rt.device,
             "candidate": str(candidate),
             "inductor": str(self.h.paths.inductor_kernel(self.h.unit)),
-            "calls": [{"args": a, "interleave": k > 0} for k, a in enumerate(calls)],
+            "calls": [],
             "point": "gate12",
         }
-        return job, calls
 
     def budget_s(self) -> float:
         kernel_ms = self.h.contract.get("time_ms") or _unit_time_ms(self.h)
         # every call also launches Inductor's kernel once, and its launcher ops are recorded once
         return sandbox.budget_s(self.gc["timeout_s"], self.gc["timeout_factor"], kernel_ms, 2 * len(self.calls) + 1)
+
+
+class CallStream(sandbox.Stream):
+    """Gates 1-2's calls handed to the child one at a time, each judged as its result comes
+    back (its tensors compared here, then dropped), so that a unit of GiB-sized tensors holds
+    one call's arguments, one input set and the comparison's temporaries at a time, not those of
+    every call at once.  The child is one process for all calls, as before."""
+
+    def __init__(self, plan: UnitCheck, tol: dict[str, Any]):
+        self.plan, self.tol = plan, tol
+        self.calls = len(plan.calls)
+        self.judged: dict[int, dict[str, Any]] = {}  # call -> comparisons and read-only args it changed
+
+    def send(self, k: int) -> dict[str, Any]:
+        return {"args": self.plan.call_args(k), "interleave": k > 0}
+
+    def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
+        if result.get("error") is not None or k == 0:
+            return result.get("error") is None
+        self.judged[k] = _judge_call(
+            self.plan, k, [a if b is None else b for a, b in zip(sent["args"], result["args"])], self.tol
+        )
+        return True
+
+
+def _judge_call(plan: UnitCheck, k: int, args: list[Any], tol: dict[str, Any]) -> dict[str, Any]:
+    """Call k's outputs against the reference (and Inductor's, for the precision rule), the
+    poison left in write-only outputs, and the read-only arguments it changed."""
+    import torch
+
+    h = plan.h
+    st = plan.tensors(plan.calls[k])
+    poisoned = plan.call_args(k)
+    wrote = [
+        spec["name"]
+        for spec, was, now in zip(h.contract["args"], poisoned, args)
+        if spec.get("access") == "read"
+        and isinstance(now, torch.Tensor)
+        and not torch.equal(now.nan_to_num(0.25), was.nan_to_num(0.25))
+    ]
+    got = h.written(args)
+    comps = h.compare_outputs(got, st["expected"], st["after"], tol["rtol"], tol["atol"])
+    for c, name in zip(comps, h.reference.OUTPUTS):
+        if name not in got:
+            continue
+        left = _unwritten(got[name], poisoned, h, name, st["expected"][name], plan.poison[k])
+        # under the NaN poison a NaN may be unwritten or written as NaN; the random pattern tells
+        c["nan_where_finite" if plan.poison[k] == "nan" else "unwritten"] = left
+        mine = _rel_error(got[name], st["expected"][name])
+        base = _rel_error(h.written(st["after"])[name], st["expected"][name])
+        limit = max(tol["rel_error_ratio"] * (base or 0.0), tol["rel_error_floor"])
+        c.update(mean_rel_error=mine, inductor_mean_rel_error=base, rel_error_limit=limit)
+        c["precision_ok"] = mine is None or mine <= limit
+    return {"comps": comps, "wrote_input": wrote}
 
 
 def _unit_time_ms(h: UnitHarness) -> float | None:
@@ -204,7 +265,6 @@ def check_unit(
 ) -> tuple[GateVerdict, GateVerdict]:
     """The run of gates 1 and 2 of ``candidate`` (which passed the static rules): (gate 1's
     verdict, gate 2's).  InfrastructureFault when the machine, not the candidate, failed."""
-    import torch
 
     gc = cfg["gates"]
     tol = {
@@ -215,9 +275,9 @@ def check_unit(
     }
     skipped = GateVerdict(2, SKIPPED, "gate 1 did not pass")
     plan = UnitCheck(harness, cfg)
-    job, sent = plan.job(candidate)
+    stream = CallStream(plan, tol)
     budget = plan.budget_s()
-    outcome = sandbox.run(job, budget, cache=paths.cache)
+    outcome = sandbox.run(plan.job(candidate), budget, cache=paths.cache, stream=stream)
     seeds1 = [plan.seeds[0]]
     if outcome.status != "ok":
         _blame_or_fault(paths, harness, outcome, budget)
@@ -304,25 +364,11 @@ def check_unit(
         finding = _watch_findings(reply, call)
         if finding:
             found(finding[0], f"{where}: {finding[1]}")
-        args = [a if b is None else b for a, b in zip(sent[k], call["args"])]
-        for spec, was, now in zip(harness.contract["args"], plan.call_args(k), args):
-            changed = isinstance(now, torch.Tensor) and not torch.equal(now.nan_to_num(0.25), was.nan_to_num(0.25))
-            if spec.get("access") == "read" and changed:
-                found("wrote-input", f"{where}: launch() modified read-only argument {spec['name']}")
-        got = harness.written(args)
-        comps = harness.compare_outputs(got, st["expected"], st["after"], gc["rtol"], gc["atol"])
-        poisoned = plan.call_args(k)
-        for c, name in zip(comps, harness.reference.OUTPUTS):
-            if name not in got:
-                continue
-            left = _unwritten(got[name], poisoned, harness, name, st["expected"][name], plan.poison[k])
-            # under the NaN poison a NaN may be unwritten or written as NaN; the random pattern tells
-            c["nan_where_finite" if plan.poison[k] == "nan" else "unwritten"] = left
-            mine = _rel_error(got[name], st["expected"][name])
-            base = _rel_error(harness.written(st["after"])[name], st["expected"][name])
-            limit = max(gc["rel_error_ratio"] * (base or 0.0), gc["rel_error_floor"])
-            c.update(mean_rel_error=mine, inductor_mean_rel_error=base, rel_error_limit=limit)
-            c["precision_ok"] = mine is None or mine <= limit
+        if k not in stream.judged:  # its result never came back (the child died after it): a fault
+            break
+        for name in stream.judged[k]["wrote_input"]:
+            found("wrote-input", f"{where}: launch() modified read-only argument {name}")
+        comps = stream.judged[k]["comps"]
         per_call.append(
             {
                 "call": k,

@@ -360,8 +360,62 @@ def _absolute(job: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, keep: bool = False) -> Outcome:
-    """Run ``job`` (a dict of plain data and tensors; see ``child.py``) in a sandboxed child."""
+class Stream:
+    """The calls of a ``unit`` job handed to the child one at a time (``run(..., stream=...)``):
+    ``send(k)`` gives call k (``{"args": [...], "interleave": bool}``), ``receive(k, result)``
+    judges the child's result of it (the arguments as the candidate left them) and says
+    whether to go on.  Only one call's tensors exist at a time, in the parent and the child."""
+
+    calls: int = 0
+
+    def send(self, k: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+
+def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, deadline: float) -> str:
+    """Hand the child its calls one at a time; "ok", or "timeout" when the deadline passed (the
+    child is then killed by the caller).  A child that exits early (an import error, a
+    candidate's exception, a crash) ends the feeding; its exit status tells the rest."""
+    import torch
+
+    from . import exchange
+
+    for k in range(stream.calls):
+        call = stream.send(k)
+        packed, keepalive = exchange.pack(call)
+        tmp = scratch / f"call-{k}.partial"
+        torch.save(packed, tmp)
+        tmp.replace(scratch / f"call-{k}.pt")
+        result = scratch / f"result-{k}.pt"
+        while not result.exists():
+            if proc.poll() is not None:
+                return "ok"
+            if time.perf_counter() > deadline:
+                return "timeout"
+            time.sleep(0.002)
+        answer = torch.load(result, weights_only=True)
+        result.unlink()
+        go_on = stream.receive(k, answer, call)
+        del keepalive, packed, call
+        if answer.get("error") is not None or not go_on:
+            break
+    (scratch / "stop").touch()
+    return "ok"
+
+
+def run(
+    job: dict[str, Any],
+    timeout_s: float,
+    *,
+    cache: Path | None = None,
+    keep: bool = False,
+    stream: Stream | None = None,
+) -> Outcome:
+    """Run ``job`` (a dict of plain data and tensors; see ``child.py``) in a sandboxed child;
+    with ``stream``, a ``unit`` job's calls are handed over one at a time (``Stream``)."""
     import shutil
 
     import torch
@@ -371,6 +425,8 @@ def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, kee
     scratch = scratch_dir()
     try:
         request, reply = scratch / "request.pt", scratch / f"reply-{secrets.token_hex(8)}.pt"
+        if stream is not None:
+            job = {**job, "calls": [], "stream": {"dir": str(scratch), "calls": stream.calls}}
         packed, keepalive = exchange.pack(_absolute(job))
         torch.save(packed, request)
         env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch))  # no credentials
@@ -381,13 +437,21 @@ def run(job: dict[str, Any], timeout_s: float, *, cache: Path | None = None, kee
         with open(scratch / "child.log", "w") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
             try:
-                proc.wait(timeout=timeout_s)
+                fed = "ok" if stream is None else _feed(proc, scratch, stream, t0 + timeout_s)
+                if fed == "timeout":
+                    raise subprocess.TimeoutExpired(cmd, timeout_s)
+                proc.wait(timeout=max(t0 + timeout_s - time.perf_counter(), 0.001))
                 status, detail = "ok", ""
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 status, detail = "timeout", f"killed after {timeout_s:.0f} s"
+            except BaseException:  # the parent failed while judging a streamed call: no orphan child
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                raise
         seconds = time.perf_counter() - t0
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # whatever the candidate left behind in its group
