@@ -17,8 +17,8 @@ nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
 free -g | head -2
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-500} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
-  --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' \
-  ${TARGET:+$WD/$TARGET} >> $OUTDIR/large_snakemake.log 2>&1
+  ${TARGET:+$WD/$TARGET} --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' \
+  >> $OUTDIR/large_snakemake.log 2>&1
 rc=$?
 echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
 grep -E "^\[report\]|steps \([0-9]+%\) done" $OUTDIR/large_snakemake.log | tail -4

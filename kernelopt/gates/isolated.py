@@ -65,15 +65,20 @@ def _rel_error(got: Any, ref: Any) -> float | None:
     """Mean |got - ref| / |ref| over the elements with |ref| > REL_THRESHOLD (finite ones)."""
     import torch
 
-    g, r = got.detach().double().reshape(-1), ref.detach().to(got.device).double().reshape(-1)
-    if g.numel() != r.numel():
+    from ..core.outputs import CHUNK
+
+    g_all, r_all = got.detach().reshape(-1), ref.detach().reshape(-1)
+    if g_all.numel() != r_all.numel():
         return math.inf
-    keep = torch.isfinite(r) & (r.abs() > REL_THRESHOLD)
-    if not bool(keep.any()):
-        return None
-    err = (g[keep] - r[keep]).abs() / r[keep].abs()
-    err = torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))
-    return float(err.mean())
+    total, count = 0.0, 0
+    for i in range(0, g_all.numel(), CHUNK):  # in float64, a chunk at a time (GiB-sized outputs)
+        g, r = g_all[i : i + CHUNK].double(), r_all[i : i + CHUNK].to(got.device).double()
+        keep = torch.isfinite(r) & (r.abs() > REL_THRESHOLD)
+        err = (g[keep] - r[keep]).abs() / r[keep].abs()
+        err = torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))
+        total += float(err.sum())
+        count += int(keep.sum())
+    return total / count if count else None
 
 
 class UnitCheck:
