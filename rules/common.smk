@@ -49,7 +49,11 @@ def gpu_mb(name):
             f"{WORKDIR}/{wildcards.problem}/capture/capture.json",
             PROBLEMS[wildcards.problem],
             CONFIG["gpu"],
-            f"{WORKDIR}/{wildcards.problem}/units/{unit}/contract.json" if unit else None,
+            (
+                f"{WORKDIR}/{wildcards.problem}/units/{unit}/contract.json"
+                if unit
+                else None
+            ),
         )
 
     return need
