@@ -99,18 +99,8 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
 
 def _peak_mb(device: str, reserved: bool = False) -> float | None:
     """Peak GPU memory of this process so far (allocated, or reserved from the device)."""
-    import torch
-
-    if device != "cuda":
-        return None
-    b = torch.cuda.max_memory_reserved() if reserved else torch.cuda.max_memory_allocated()
-    return round(b / 2**20, 1)
-
-
-def _mb(tensors: Any) -> float:
-    import torch
-
-    return round(sum(t.numel() * t.element_size() for t in tensors if isinstance(t, torch.Tensor)) / 2**20, 1)
+    peak = gpumem.peak_mb(reserved) if device == "cuda" else None
+    return None if peak is None else round(peak, 1)
 
 
 # --------------------------------------------------------------------------- main
@@ -260,8 +250,8 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
     write_json(paths.profile, profile)
 
     memory.update(
-        inputs_mb=_mb(inputs),
-        params_mb=_mb(list(model.parameters()) + list(model.buffers())),
+        inputs_mb=round(gpumem.tensor_mb(inputs), 1),
+        params_mb=round(gpumem.tensor_mb(list(model.parameters()) + list(model.buffers())), 1),
         job_peak_mb=_peak_mb(device, reserved=True),
     )
     capture_rec = {
@@ -362,7 +352,7 @@ def _standalone_check(
                 if not lost:
                     break
                 print(f"[capture] profile attempt {attempt + 1}: no time for Triton launch sites {lost}", flush=True)
-            if lost and not gpumem.CLAIM.get("alone") and gpumem.devices():
+            if lost and gpumem.retry_alone_ahead():
                 # once more in a job of its own, alone on a GPU (Snakemake's retry); after that
                 # the loss is recorded and classify reports it as an infrastructure error
                 raise JobFault(f"the profiler lost the events of Triton launch sites {lost} in 3 runs")
@@ -395,7 +385,7 @@ def _record_failure(
     problem_path: Path, paths: ProblemPaths, stage: str, message: str, cause: BaseException
 ) -> dict[str, Any]:
     if looks_like_oom(message):  # the machine's fault, not the problem's: never recorded as its verdict
-        if gpumem.CLAIM and not gpumem.CLAIM.get("alone"):
+        if gpumem.retry_alone_ahead():
             raise JobFault(
                 f"{paths.problem}: out of GPU memory at {stage} (retried on a GPU of its own): "
                 f"{message.splitlines()[0][:300]}"

@@ -149,33 +149,28 @@ def estimate_mb(problem_path: str | Path) -> float | None:
     try:
         import torch
 
-        from . import problems
+        from . import outputs, problems
 
+        # not problems.build_model/make_inputs: they fall back to drawing on the CPU, and a
+        # problem that cannot run on meta must cost the scheduler nothing
         mod = problems.load(problem_path).module
         with torch.device("meta"):
             model = mod.Model(*mod.get_init_inputs())
             inputs = mod.get_inputs()
             with torch.no_grad():
                 out = model(*inputs)
-
-        def size(ts: list[Any]) -> int:
-            return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
-
-        held = size(_flat(inputs)) + size(list(model.parameters()) + list(model.buffers()))
+        held = tensor_mb(outputs.tensors(inputs)) + tensor_mb(list(model.parameters()) + list(model.buffers()))
         # calibrated on the H200 (problems/large): capture peaked at ~3.3x its inputs and
         # parameters plus ~16x its outputs (eager, compiled, standalone and profiled copies)
-        return (3.5 * held + 17 * size(_flat(out))) / 2**20 + 2048
+        return 3.5 * held + 17 * tensor_mb(outputs.tensors(out)) + 2048
     except Exception as e:  # noqa: BLE001 - any failure of the estimate is "unknown", never a verdict
         print(f"[gpu-mem] no shape estimate for {problem_path}: {type(e).__name__}: {str(e)[:200]}", flush=True)
         return None
 
 
-def _flat(o: Any) -> list[Any]:
-    if isinstance(o, (list, tuple)):
-        return [x for v in o for x in _flat(v)]
-    if isinstance(o, dict):
-        return [x for v in o.values() for x in _flat(v)]
-    return [o]
+def tensor_mb(tensors: list[Any]) -> float:
+    """MiB of the tensors in a list (other items count nothing)."""
+    return sum(t.numel() * t.element_size() for t in tensors if hasattr(t, "element_size")) / 2**20
 
 
 def devices() -> dict[str, int]:
@@ -333,19 +328,26 @@ def note_child_peak(mb: Any) -> None:
         PEAKS["children"] = max(PEAKS["children"], float(mb))
 
 
-def own_peak_mb() -> float | None:
-    """This process's allocator peak (reserved memory, what the device gave it), if it used CUDA."""
+def peak_mb(reserved: bool = True) -> float | None:
+    """This process's allocator peak (reserved: what the device gave it; else allocated by
+    tensors), if it used CUDA."""
     import sys
 
     torch = sys.modules.get("torch")
     if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
         return None
-    return torch.cuda.max_memory_reserved() / 2**20
+    return (torch.cuda.max_memory_reserved() if reserved else torch.cuda.max_memory_allocated()) / 2**20
+
+
+def retry_alone_ahead() -> bool:
+    """Whether this job shares its GPU's memory, so a fault should fail it for Snakemake's retry
+    on a GPU of its own (``gpu_alone``) rather than be recorded now."""
+    return bool(CLAIM) and not CLAIM.get("alone")
 
 
 def record() -> dict[str, Any]:
     """What ``<log>.gpu.json`` says about memory: claimed, and used (job + largest child)."""
-    own = own_peak_mb()
+    own = peak_mb()
     if own is not None:
         PEAKS["job"] = max(PEAKS["job"], own)
     out = dict(CLAIM)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +103,14 @@ class Comparison:
 CHUNK = 1 << 26
 
 
+def float64_chunks(out: Any, ref: Any) -> Iterator[tuple[Any, Any]]:
+    """``out`` and ``ref`` (same number of elements) flattened, as float64 pairs of at most
+    CHUNK elements on ``out``'s device: the temporaries of a 6 GiB output stay ~3 GiB."""
+    o_all, r_all = out.detach().reshape(-1), ref.detach().reshape(-1)
+    for i in range(0, o_all.numel(), CHUNK):
+        yield o_all[i : i + CHUNK].double(), r_all[i : i + CHUNK].to(out.device).double()
+
+
 def compare(name: str, out: Any, ref: Any, rtol: float, atol: float, *, reshape: bool = False) -> Comparison:
     """``allclose(out, ref, rtol, atol, equal_nan=True)`` element by element, with the numbers.
 
@@ -124,13 +132,9 @@ def compare(name: str, out: Any, ref: Any, rtol: float, atol: float, *, reshape:
             )
         ref = ref.reshape(out.shape)
         note = "reference reshaped to the argument's shape"
-    # in float64, CHUNK elements at a time: the temporaries of a 6 GiB output stay ~3 GiB
-    o_all, r_all = out.detach().reshape(-1), ref.detach().reshape(-1)
     max_abs = max_rel = 0.0
     bad = nonfinite_n = 0
-    for i in range(0, o_all.numel(), CHUNK):
-        o = o_all[i : i + CHUNK].double()
-        r = r_all[i : i + CHUNK].to(out.device).double()
+    for o, r in float64_chunks(out, ref):
         close = torch.isclose(o, r, rtol=rtol, atol=atol, equal_nan=True)
         same = (o == r) | (o.isnan() & r.isnan())  # equal infinities and NaN where NaN: no error
         diff = torch.where(same, torch.zeros_like(o), (o - r).abs())
@@ -142,7 +146,7 @@ def compare(name: str, out: Any, ref: Any, rtol: float, atol: float, *, reshape:
         bad += int((~close).sum())
         nonfinite_n += int(nonfinite.sum())
         del o, r, close, same, diff, nonfinite, rel
-    return Comparison(name, bad == 0, max_abs, max_rel, bad, o_all.numel(), note, nonfinite_n)
+    return Comparison(name, bad == 0, max_abs, max_rel, bad, out.numel(), note, nonfinite_n)
 
 
 def max_abs_error(got: Any, ref: Any) -> float:

@@ -312,7 +312,7 @@ def main() -> None:
     reply = JOBS[job["kind"]](job)
     reply["sandbox"] = {"denied": record.denied, "network_namespace": record.network_namespace, "limits": record.limits}
     reply["lock_held_s"] = dict(gpulock.HELD)
-    reply["gpu_peak_mb"] = gpumem.own_peak_mb()
+    reply["gpu_peak_mb"] = gpumem.peak_mb()
     tmp = Path(reply_path).with_suffix(".partial")
     torch.save(reply, tmp)
     tmp.replace(reply_path)

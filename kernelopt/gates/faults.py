@@ -83,7 +83,7 @@ def retry_alone(device: str, what: str, check: Callable[[], Any], on_fault: Call
             cause = str(e) if isinstance(e, InfrastructureFault) else f"{type(e).__name__}: {str(e)[:300]}"
             print(f"[{what}] infrastructure fault (attempt {attempt + 1} of {ATTEMPTS}): {cause}", flush=True)
             if attempt == ATTEMPTS - 1:
-                if gpumem.CLAIM and not gpumem.CLAIM.get("alone"):
+                if gpumem.retry_alone_ahead():
                     raise JobFault(f"{what}: {cause} (the job is retried on a GPU of its own)") from e
                 return on_fault(cause)
             _release_cached_memory(device)

@@ -65,14 +65,12 @@ def _rel_error(got: Any, ref: Any) -> float | None:
     """Mean |got - ref| / |ref| over the elements with |ref| > REL_THRESHOLD (finite ones)."""
     import torch
 
-    from ..core.outputs import CHUNK
+    from ..core.outputs import float64_chunks
 
-    g_all, r_all = got.detach().reshape(-1), ref.detach().reshape(-1)
-    if g_all.numel() != r_all.numel():
+    if got.numel() != ref.numel():
         return math.inf
     total, count = 0.0, 0
-    for i in range(0, g_all.numel(), CHUNK):  # in float64, a chunk at a time (GiB-sized outputs)
-        g, r = g_all[i : i + CHUNK].double(), r_all[i : i + CHUNK].to(got.device).double()
+    for g, r in float64_chunks(got, ref):
         keep = torch.isfinite(r) & (r.abs() > REL_THRESHOLD)
         err = (g[keep] - r[keep]).abs() / r[keep].abs()
         err = torch.where(torch.isfinite(err), err, torch.full_like(err, math.inf))

@@ -64,7 +64,7 @@ def main() -> None:
             torch.cuda.synchronize()
             torch.cuda.nvtx.range_pop()
     if a.lock_report:
-        Path(a.lock_report).write_text(json.dumps({**gpulock.HELD, "peak_mb": gpumem.own_peak_mb()}))
+        Path(a.lock_report).write_text(json.dumps({**gpulock.HELD, "peak_mb": gpumem.peak_mb()}))
 
 
 if __name__ == "__main__":
