@@ -2,7 +2,11 @@
 used, largest declared), disk, wall seconds of its GPU jobs, category; per job the memory it
 declared and used; failures and out-of-memory errors in every log (failed attempts included).
 
-    python bench/collect_large.py WORKDIR SNAKEMAKE_LOG OUT.json [OUT_jobs.csv]
+    python bench/collect_large.py WORKDIR SNAKEMAKE_LOG OUT.json [OUT_jobs.csv [GPU_UTIL.csv]]
+
+GPU_UTIL.csv: ``nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used -lms 1000``
+(bench/large_gpu.sh); from it the fraction of seconds each GPU was busy (utilisation > 0).
+Per problem also the wall time from its first GPU job's process start to its last one's end.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ OOM = re.compile(r"out of memory|CUDA_ERROR_OUT_OF_MEMORY|OutOfMemoryError")
 def main() -> None:
     wd, smk_log, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     jobs_csv = Path(sys.argv[4]) if len(sys.argv) > 4 else None
+    util_csv = Path(sys.argv[5]) if len(sys.argv) > 5 else None
     logs = wd / "logs"
     jobs = []
     for f in sorted(logs.rglob("*.log.gpu.json")):
@@ -41,6 +46,8 @@ def main() -> None:
                 "waited_mem_s": mem.get("waited_s"),
                 "lock_exclusive_s": rec.get("exclusive"),
                 "lock_shared_s": rec.get("shared"),
+                "process_started": rec.get("process_started"),
+                "ended": rec.get("ended"),
             }
         )
     failed_logs = sorted(p.relative_to(logs).as_posix() for p in logs.rglob("*.log.failed-*"))
@@ -70,6 +77,20 @@ def main() -> None:
         cap = r.parent / "capture/capture.json"
         if cap.exists():
             problems[r.parent.name]["capture_memory"] = json.loads(cap.read_text()).get("memory")
+    for name, v in problems.items():
+        mine = [j for j in jobs if j["problem"] == name and j["process_started"] and j["ended"]]
+        if mine:
+            v["wall_s"] = round(max(j["ended"] for j in mine) - min(j["process_started"] for j in mine), 1)
+            v["gpu_job_s"] = round(sum(j["ended"] - j["process_started"] for j in mine), 1)
+    spans = [(j["process_started"], j["ended"]) for j in jobs if j["process_started"] and j["ended"]]
+    timing = {}
+    if spans:
+        t0, t1 = min(a for a, _ in spans), max(b for _, b in spans)
+        timing = {
+            "first_gpu_job_start_to_last_end_s": round(t1 - t0, 1),
+            "gpu_jobs_per_minute": round(len(spans) / ((t1 - t0) / 60), 2) if t1 > t0 else None,
+            "gpu_job_seconds": round(sum(b - a for a, b in spans), 1),
+        }
     text = smk_log.read_text(errors="replace") if smk_log.exists() else ""
     summary = {
         "problems": problems,
@@ -81,6 +102,8 @@ def main() -> None:
         "snakemake_errors": len(re.findall(r"^Error in rule", text, re.M)),
         "snakemake_done": re.findall(r"^\d+ of \d+ steps \(\d+%\) done", text, re.M)[-1:],
         "gpus_used": sorted({j["gpu"] for j in jobs if j["gpu"] is not None}),
+        "timing": timing,
+        "gpu_busy": gpu_busy(util_csv) if util_csv and util_csv.exists() else None,
     }
     out.write_text(json.dumps(summary, indent=1) + "\n")
     if jobs_csv:
@@ -94,6 +117,26 @@ def main() -> None:
             f"{p:40s} {str(v['category']):28s} jobs {v['jobs']!s:>4} peak {v['gpu_peak_mb']!s:>9} MiB "
             f"declared<= {v['gpu_declared_max_mb']!s:>7} disk {v['disk_mb']!s:>8} MiB gpu_s {v['gpu_seconds']}"
         )
+
+
+def gpu_busy(path: Path) -> dict[str, dict[str, float]]:
+    """Per GPU: seconds sampled, fraction of them with utilisation > 0, mean utilisation, and
+    the most memory used (MiB)."""
+    per: dict[str, list[tuple[float, float]]] = {}
+    for row in csv.reader(path.read_text(errors="replace").splitlines()):
+        try:
+            per.setdefault(row[1].strip(), []).append((float(row[2]), float(row[3])))
+        except (IndexError, ValueError):
+            continue
+    return {
+        gpu: {
+            "samples": len(v),
+            "busy_fraction": round(sum(u > 0 for u, _ in v) / len(v), 3),
+            "mean_utilization_pct": round(sum(u for u, _ in v) / len(v), 1),
+            "max_memory_used_mb": max(m for _, m in v),
+        }
+        for gpu, v in sorted(per.items())
+    }
 
 
 if __name__ == "__main__":

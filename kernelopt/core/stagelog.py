@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -54,10 +55,22 @@ def _report_gpu_time(log: str | Path | None) -> None:
         import json
 
         held = {k: round(v, 3) for k, v in gpulock.HELD.items()}
-        Path(f"{log}.gpu.json").write_text(json.dumps({**held, "memory": memory}) + "\n")
+        span = {"process_started": _process_started(), "ended": round(time.time(), 3)}
+        Path(f"{log}.gpu.json").write_text(json.dumps({**held, "memory": memory, **span}) + "\n")
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
         if memory:
             print(f"[gpu-mem] {json.dumps(memory)}", flush=True)
+
+
+def _process_started() -> float | None:
+    """This process's start (epoch seconds, from /proc): a job's wall time includes starting
+    Python and importing torch, which the bench's job-overhead numbers need."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        btime = next(int(line.split()[1]) for line in open("/proc/stat") if line.startswith("btime"))
+        return round(btime + ticks / os.sysconf("SC_CLK_TCK"), 3)
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:

@@ -35,6 +35,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from ..core.outputs import same_values
 from ..core.paths import ProblemPaths
 from ..isolate.harness import UnitHarness, poison
 from . import sandbox
@@ -140,11 +141,18 @@ class UnitCheck:
         self.sets.append({"seed": seed, "distribution": distribution, "usable": usable})
         self._cached = (len(self.sets) - 1, drawn)
 
-    def call_args(self, k: int) -> list[Any]:
-        """Fresh copies of the arguments of call ``k``, write-only outputs poisoned."""
+    def call_args(self, k: int, copies: bool = True) -> list[Any]:
+        """Fresh copies of the arguments of call ``k``, write-only outputs poisoned.
+        ``copies=False`` (judging): only the written arguments are copied, the read-only ones are
+        the input set's own tensors (one unit's worth less memory)."""
         import torch
 
-        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.tensors(self.calls[k])["before"]]
+        specs = self.h.contract["args"]
+        before = self.tensors(self.calls[k])["before"]
+        read_only = [i < len(specs) and specs[i].get("access") == "read" for i in range(len(before))]
+        args = [
+            a.clone() if isinstance(a, torch.Tensor) and (copies or not ro) else a for a, ro in zip(before, read_only)
+        ]
         for i, (spec, a) in enumerate(zip(self.h.contract["args"], args)):
             if spec.get("access") == "write" and isinstance(a, torch.Tensor):
                 poison(a, self.poison[k], seed=self.seeds[0] + 7919 * k + i)
@@ -197,13 +205,11 @@ def _judge_call(plan: UnitCheck, k: int, args: list[Any], tol: dict[str, Any]) -
 
     h = plan.h
     st = plan.tensors(plan.calls[k])
-    poisoned = plan.call_args(k)
+    poisoned = plan.call_args(k, copies=False)
     wrote = [
         spec["name"]
         for spec, was, now in zip(h.contract["args"], poisoned, args)
-        if spec.get("access") == "read"
-        and isinstance(now, torch.Tensor)
-        and not torch.equal(now.nan_to_num(0.25), was.nan_to_num(0.25))
+        if spec.get("access") == "read" and isinstance(now, torch.Tensor) and not same_values(now, was)
     ]
     got = h.written(args)
     comps = h.compare_outputs(got, st["expected"], st["after"], tol["rtol"], tol["atol"])
