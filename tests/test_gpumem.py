@@ -378,3 +378,46 @@ def test_gate_calls_are_streamed_one_at_a_time_to_one_child(tmp_path):
     calls = outcome.reply["calls"]
     assert [c["error"] is None for c in calls] == [True, True, True, False]
     assert "call 3 fails" in calls[3]["error"]["message"]
+
+
+def test_the_judges_own_time_is_not_charged_to_a_streamed_candidate(tmp_path):
+    """Gates 1-2 of a GiB-sized unit spend minutes drawing inputs and judging between calls
+    while the child waits (on the H200, Inductor's own kernels then 'timed out' in gate 2): the
+    child's budget runs only while it has a call; a candidate that hangs in a call is still
+    killed at its budget."""
+    import time
+
+    import torch
+
+    from kernelopt.gates import sandbox
+
+    cand = _stream_candidate(
+        tmp_path,
+        """
+        def launch(x, out):
+            out.copy_(x)
+            while x[0].item() == 9.0:  # call 2 hangs
+                pass
+        """,
+    )
+
+    class SlowJudge(sandbox.Stream):
+        def __init__(self, calls, hang_at=None):
+            self.calls, self.hang_at = calls, hang_at
+
+        def send(self, k):
+            v = 9.0 if k == self.hang_at else float(k)
+            return {"args": [torch.full((4,), v), torch.zeros(4)], "interleave": False}
+
+        def receive(self, k, result, sent):
+            time.sleep(9)  # the judge's own work, longer than the child's budget in all
+            return True
+
+    job = {"kind": "unit", "device": "cpu", "candidate": str(cand), "calls": [], "point": "gate12"}
+    t0 = time.perf_counter()
+    outcome = sandbox.run(job, 15, stream=SlowJudge(2))
+    assert time.perf_counter() - t0 > 18  # the parent's 2 x 9 s alone passed the 15 s budget
+    assert outcome.status == "ok", outcome.detail + outcome.log_tail
+    assert outcome.seconds < 15
+    hung = sandbox.run(job, 15, stream=SlowJudge(3, hang_at=2))
+    assert hung.status == "timeout", hung.detail + hung.log_tail

@@ -289,7 +289,7 @@ def check_unit(
     outcome = sandbox.run(plan.job(candidate), budget, cache=paths.cache, stream=stream)
     seeds1 = [plan.seeds[0]]
     if outcome.status != "ok":
-        _blame_or_fault(paths, harness, outcome, budget)
+        _blame_or_fault(paths, plan, outcome, budget)
         call = _last_call(outcome.log_tail)
         gate = 1 if call in (None, 0) else 2
         rule = "timeout" if outcome.status == "timeout" else "crash"
@@ -484,25 +484,35 @@ def _last_call(log: str) -> int | None:
     return int(calls[-1]) if calls else None
 
 
-def _blame_or_fault(paths: ProblemPaths, h: UnitHarness, outcome: sandbox.Outcome, budget: float) -> None:
-    """A child that timed out or died: the candidate's fault only if Inductor's own kernel,
-    run the same way on the same kind of inputs, gets through.  Otherwise InfrastructureFault."""
-    import torch
+class _ControlStream(sandbox.Stream):
+    """The same calls as the candidate's run, streamed the same way, unjudged (the control run)."""
 
-    before, _ = h.inputs(h.rt.seed)
-    args = [a.clone() if isinstance(a, torch.Tensor) else a for a in before]
-    job = {
-        "kind": "unit",
-        "device": h.rt.device,
-        "candidate": str(h.paths.inductor_kernel(h.unit)),
-        "inductor": None,
-        "calls": [{"args": args}],
-        "point": "control",
-    }
-    control = sandbox.run(job, budget, cache=paths.cache)
+    def __init__(self, plan: UnitCheck):
+        self.plan, self.calls = plan, len(plan.calls)
+
+    def send(self, k: int) -> dict[str, Any]:
+        return {"args": self.plan.call_args(k), "interleave": k > 0}
+
+    def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
+        return result.get("error") is None
+
+
+def _blame_or_fault(paths: ProblemPaths, plan: UnitCheck, outcome: sandbox.Outcome, budget: float) -> None:
+    """A child that timed out or died: the candidate's fault only if Inductor's own kernel, run
+    the same way (the same calls on the same inputs, streamed to one child with the same
+    budget), gets through.  Otherwise InfrastructureFault."""
+    h = plan.h
+    control = sandbox.run(
+        plan.job(h.paths.inductor_kernel(h.unit)) | {"point": "control"},
+        budget,
+        cache=paths.cache,
+        stream=_ControlStream(plan),
+    )
     failed = control.detail if control.status != "ok" else None
     if control.reply is not None:
-        err = control.reply["import_error"] or (control.reply["calls"] or [{}])[0].get("error")
+        err = control.reply["import_error"] or next(
+            (c["error"] for c in control.reply["calls"] if c.get("error")), None
+        )
         failed = failed or (f"{err['type']}: {err['message'][:200]}" if err else None)
     elif control.status == "ok":
         failed = "no reply"

@@ -375,31 +375,57 @@ class Stream:
         raise NotImplementedError
 
 
-def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, deadline: float) -> str:
-    """Hand the child its calls one at a time; "ok", or "timeout" when the deadline passed (the
-    child is then killed by the caller).  A child that exits early (an import error, a
-    candidate's exception, a crash) ends the feeding; its exit status tells the rest."""
+class _Clock:
+    """The child's budget, charged only while the child has work: the parent's own time
+    (drawing a call's inputs, judging a result: minutes for a GiB-sized unit, while the child
+    waits for its next call) moves the deadline on by as much."""
+
+    def __init__(self, t0: float, budget_s: float):
+        self.deadline = t0 + budget_s
+        self.parent_s = 0.0
+
+    @contextlib.contextmanager
+    def parent(self) -> Any:
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - t
+            self.parent_s += spent
+            self.deadline += spent
+
+    def passed(self) -> bool:
+        return time.perf_counter() > self.deadline
+
+
+def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, clock: _Clock) -> str:
+    """Hand the child its calls one at a time; "ok", or "timeout" when the child's budget ran
+    out while it had a call (the child is then killed by the caller).  A child that exits early
+    (an import error, a candidate's exception, a crash) ends the feeding; its exit status tells
+    the rest."""
     import torch
 
     from . import exchange
 
     for k in range(stream.calls):
-        call = stream.send(k)
-        packed, keepalive = exchange.pack(call)
-        tmp = scratch / f"call-{k}.partial"
-        torch.save(packed, tmp)
-        tmp.replace(scratch / f"call-{k}.pt")
+        with clock.parent():
+            call = stream.send(k)
+            packed, keepalive = exchange.pack(call)
+            tmp = scratch / f"call-{k}.partial"
+            torch.save(packed, tmp)
+            tmp.replace(scratch / f"call-{k}.pt")
         result = scratch / f"result-{k}.pt"
         while not result.exists():
             if proc.poll() is not None:
                 return "ok"
-            if time.perf_counter() > deadline:
+            if clock.passed():
                 return "timeout"
             time.sleep(0.002)
-        answer = torch.load(result, weights_only=True)
-        result.unlink()
-        go_on = stream.receive(k, answer, call)
-        del keepalive, packed, call
+        with clock.parent():
+            answer = torch.load(result, weights_only=True)
+            result.unlink()
+            go_on = stream.receive(k, answer, call)
+            del keepalive, packed, call
         if answer.get("error") is not None or not go_on:
             break
     (scratch / "stop").touch()
@@ -434,13 +460,14 @@ def run(
         if cache is not None:
             cmd.append(os.path.abspath(cache))
         t0 = time.perf_counter()
+        clock = _Clock(t0, timeout_s)
         with open(scratch / "child.log", "w") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
             try:
-                fed = "ok" if stream is None else _feed(proc, scratch, stream, t0 + timeout_s)
+                fed = "ok" if stream is None else _feed(proc, scratch, stream, clock)
                 if fed == "timeout":
                     raise subprocess.TimeoutExpired(cmd, timeout_s)
-                proc.wait(timeout=max(t0 + timeout_s - time.perf_counter(), 0.001))
+                proc.wait(timeout=max(clock.deadline - time.perf_counter(), 0.001))
                 status, detail = "ok", ""
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
@@ -452,7 +479,7 @@ def run(
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 raise
-        seconds = time.perf_counter() - t0
+        seconds = time.perf_counter() - t0 - clock.parent_s  # the child's own time
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # whatever the candidate left behind in its group
         del keepalive
