@@ -8,6 +8,9 @@
       exit 0 only if both pass (gate 4 is skipped-by-mode in CPU mode: exit 1).
   kernelopt problems DIR_OR_FILE [--json]
       the problems (id -> file) a config's 'problems' value selects.
+  kernelopt html WORKDIR
+      (re)write the run's HTML report, WORKDIR/report/index.html and one page per problem,
+      from what is on disk (no Snakemake needed; docs/report.md).
 
 Settings (seeds, tolerances, margin) are config.yaml's defaults; --config FILE reads
 another file, and --set key=value overrides (e.g. --set gates.perf_margin=0.05).
@@ -132,6 +135,22 @@ def cmd_stitch_check(args: argparse.Namespace) -> int:
     return 0 if v3["verdict"] == "pass" and v4["verdict"] == "pass" else 1
 
 
+def cmd_html(args: argparse.Namespace) -> int:
+    from .report import html
+
+    workdir = Path(args.workdir)
+    problems = html.run_problems(workdir) if workdir.is_dir() else []
+    if not problems:
+        print(
+            f"kernelopt html: {workdir} is not a run directory (no problem_set.json, report/results.csv "
+            "or <problem>/result.json)",
+            file=sys.stderr,
+        )
+        return 2
+    print(html.build(workdir, problems))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kernelopt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -156,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("problems", help="list the problems a 'problems' value selects")
     p.add_argument("problems")
     p.add_argument("--json", action="store_true")
+    h = sub.add_parser("html", help="(re)write the HTML report of a run directory")
+    h.add_argument("workdir", help="the run directory (the config's workdir)")
     args = parser.parse_args(argv)
     from .core.errors import KerneloptError
 
@@ -164,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_check(args)
         if args.cmd == "stitch-check":
             return cmd_stitch_check(args)
+        if args.cmd == "html":
+            return cmd_html(args)
         if args.cmd == "problems":
             from .core.problems import discover
 

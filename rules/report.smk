@@ -22,8 +22,16 @@ rule stages_report:
         all_isolated,
         problem_set=PROBLEM_SET,
     output:
-        json=f"{WORKDIR}/report/stages.json",
-        csv=f"{WORKDIR}/report/stages.csv",
+        json=report(
+            f"{WORKDIR}/report/stages.json",
+            category="Tables",
+            caption="captions/stages.rst",
+        ),
+        csv=report(
+            f"{WORKDIR}/report/stages.csv",
+            category="Tables",
+            caption="captions/stages.rst",
+        ),
     log:
         f"{WORKDIR}/logs/report/stages.log",
     conda:
@@ -36,13 +44,31 @@ rule stages_report:
 
 
 rule report:
-    """results.csv (one row per problem) and summary.json (per level and overall)."""
+    """results.csv (one row per problem), summary.json (per level and overall) and the HTML
+    report: report/index.html, one page per problem, plots (docs/report.md)."""
     input:
         all_results,
         problem_set=PROBLEM_SET,
+        stages=f"{WORKDIR}/report/stages.json",
     output:
-        csv=f"{WORKDIR}/report/results.csv",
-        summary=f"{WORKDIR}/report/summary.json",
+        csv=report(
+            f"{WORKDIR}/report/results.csv",
+            category="Results",
+            caption="captions/results.rst",
+        ),
+        summary=report(
+            f"{WORKDIR}/report/summary.json",
+            category="Results",
+            caption="captions/summary.rst",
+        ),
+        html=report(
+            f"{WORKDIR}/report/index.html",
+            category="HTML report",
+            caption="captions/index.rst",
+        ),
+        pages=expand(
+            f"{WORKDIR}/report/problems/{{problem}}.html", problem=list(PROBLEMS)
+        ),
     log:
         f"{WORKDIR}/logs/report/results.log",
     conda:

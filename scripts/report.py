@@ -1,12 +1,21 @@
-"""Rule report: results.csv and summary.json over all problems."""
+"""Rule report: results.csv and summary.json over all problems, then the HTML report."""
 
 from pathlib import Path
 
 from kernelopt.core.stagelog import run_stage
-from kernelopt.report import tables
+from kernelopt.report import html, tables
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
 problems = list(smk.params.problems)
 out_csv, out_json = Path(smk.output.csv), Path(smk.output.summary)
-summary = run_stage("report", smk.log[0], lambda: tables.results(smk.params.workdir, problems, out_csv, out_json))
+
+
+def write():
+    summary = tables.results(smk.params.workdir, problems, out_csv, out_json)
+    index = html.build(smk.params.workdir, problems)
+    return summary, index
+
+
+summary, index = run_stage("report", smk.log[0], write)
 print(tables.results_console(summary), flush=True)
+print(f"[report] HTML: {index}", flush=True)

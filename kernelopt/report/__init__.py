@@ -1,3 +1,4 @@
 """The end of the pipeline (rules ``result``, ``stages_report``, ``report``): one
-``result.json`` per problem and the run's tables.  Entry points in ``stage``.
+``result.json`` per problem, the run's tables, and the HTML report (``html``).  Entry points in
+``stage``, ``tables`` and ``html``.
 """

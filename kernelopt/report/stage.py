@@ -3,8 +3,9 @@
 result          ``result.json`` of one problem: category and reason, speedups (vs the compiled
                 baseline and vs eager), the noise band, GPU seconds
 stages_report   ``report/stages.json``, ``stages.csv``: stages 1-3 over all problems
-report          ``report/results.csv``, ``summary.json``: one row per problem, per level and
-                overall (deployed geomean, optimized rate, conditional geomean)
+report          ``report/results.csv``, ``summary.json`` (tables.py): one row per problem, per level and
+                overall (deployed geomean, optimized rate, conditional geomean, fast_p); the
+                HTML report (html.py)
 """
 
 from __future__ import annotations

@@ -139,6 +139,30 @@ def _geomean(values: list[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
 
 
+FAST_P = (1.0, 1.5, 2.0)
+
+
+def fast_p(speedups: list[float | None], p: float) -> float | None:
+    """KernelBench's fast_p: the share of all problems that are correct (not ``None``) and
+    faster than ``p`` times the reference; a problem without a speedup (an error) counts as
+    neither correct nor fast."""
+    return sum(1 for s in speedups if s is not None and s > p) / len(speedups) if speedups else None
+
+
+def deployed_speedups(rows: list[dict[str, Any]], against: str = "compiled") -> list[float | None]:
+    """The speedup each problem ships with: an optimized problem's measured one, anything else
+    runs the baseline (1x vs the compiled baseline; the compiled time vs eager), an error none."""
+    out: list[float | None] = []
+    for r in rows:
+        if r["category"] == "error":
+            out.append(None)
+        elif against == "compiled":
+            out.append(r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0)
+        else:
+            out.append(r.get("speedup_vs_eager"))
+    return out
+
+
 def result_row(workdir: Path, problem: str) -> dict[str, Any]:
     r = _read(ProblemPaths(workdir, problem).result)
     band = r.get("noise_band")
@@ -165,17 +189,34 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
     }
 
 
-def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _noise_band_halfwidth(rows: list[dict[str, Any]]) -> float | None:
+    """Median half-width of gate 4's 95% CI of time(stitched)/time(baseline) over the problems
+    gate 4 timed (with ``gates.replace_with_inductor`` an A/A measurement): the noise band."""
+    import statistics
+
+    widths = []
+    for r in rows:
+        lo, _, hi = str(r.get("noise_band") or "").partition("-")
+        try:
+            widths.append((float(hi) - float(lo)) / 2)
+        except ValueError:
+            continue
+    return statistics.median(widths) if widths else None
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Category counts, deployed and conditional geomeans, optimized rate and fast_p of a set
+    of ``result_row`` rows (a level, or all of them)."""
     counts = {c: 0 for c in CATEGORIES}
     reasons: dict[str, int] = {}
     for r in rows:
         counts[r["category"]] = counts.get(r["category"], 0) + 1
         if r["category"] == "fallback":
             reasons[r["fallback_reason"]] = reasons.get(r["fallback_reason"], 0) + 1
-    deployed = [
-        r["speedup_vs_compiled"] if r["category"] == "optimized" else 1.0 for r in rows if r["category"] != "error"
-    ]
+    deployed = deployed_speedups(rows)
+    deployed_eager = deployed_speedups(rows, "eager")
     optimized = [r["speedup_vs_compiled"] for r in rows if r["category"] == "optimized"]
+    optimized_eager = [r.get("speedup_vs_eager") for r in rows if r["category"] == "optimized"]
     infrastructure = sum(
         1 for r in rows if r["category"] == "error" and str(r["fallback_reason"]).startswith("infrastructure")
     )
@@ -184,10 +225,33 @@ def _summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "categories": counts,
         "errors_by_cause": {"infrastructure": infrastructure, "problem": counts.get("error", 0) - infrastructure},
         "fallback_reasons": reasons,
-        "deployed_geomean": _geomean(deployed),
+        "deployed_geomean": _geomean([s for s in deployed if s is not None]),
         "optimized_rate": len(optimized) / len(rows) if rows else None,
         "conditional_geomean_over_optimized": _geomean(optimized),
+        "deployed_geomean_vs_eager": _geomean([s for s in deployed_eager if s is not None]),
+        "conditional_geomean_over_optimized_vs_eager": _geomean([s for s in optimized_eager if s]),
+        "fast_p": {
+            "vs_compiled": {f"{p:.1f}": fast_p(deployed, p) for p in FAST_P},
+            "vs_eager": {f"{p:.1f}": fast_p(deployed_eager, p) for p in FAST_P},
+        },
+        "noise_band_halfwidth_median": _noise_band_halfwidth(rows),
         "llm": {k: round(sum(r[k] or 0 for r in rows), 6) for k in LLM_COLUMNS},
+    }
+
+
+def summary_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """summary.json: ``summarize`` overall and per level, and whether times mean anything."""
+    levels = sorted({r["level"] for r in rows})
+    return {
+        "overall": summarize(rows),
+        "levels": {lv: summarize([r for r in rows if r["level"] == lv]) for lv in levels},
+        "meaningful": all(bool(r["meaningful"]) for r in rows if r["category"] != "error"),
+        "notes": (
+            "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile "
+            "max-autotune output code replayed in one CUDA graph, the same way for baseline and stitched model; "
+            "fast_p is the share of all problems that are correct and faster than p x (an error counts as "
+            "neither); the noise band is the median half-width of gate 4's 95% CI of the time ratio"
+        ),
     }
 
 
@@ -198,16 +262,7 @@ def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -
         w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS)
         w.writeheader()
         w.writerows(rows)
-    levels = sorted({r["level"] for r in rows})
-    summary = {
-        "overall": _summarize(rows),
-        "levels": {lv: _summarize([r for r in rows if r["level"] == lv]) for lv in levels},
-        "meaningful": all(bool(r["meaningful"]) for r in rows if r["category"] != "error"),
-        "notes": (
-            "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile "
-            "max-autotune output code replayed in one CUDA graph, the same way for baseline and stitched model"
-        ),
-    }
+    summary = summary_of(rows)
     out_json.write_text(json.dumps(summary, indent=2) + "\n")
     summary["rows"] = rows
     return summary

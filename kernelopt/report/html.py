@@ -1,0 +1,668 @@
+"""The HTML report (docs/report.md): ``report/index.html`` and one page per problem,
+``report/problems/<problem>.html``, with small PNG plots under ``report/plots/``.
+
+Everything is read from the run directory (``result.json``, ``dispatch.json``, each unit's
+slots, iterations and ``best.json``, the stitch attempts, the LLM transcripts); the numbers
+of the summary are ``tables.summary_of``'s, the same as ``summary.json``'s.  Links are
+relative and made only to files that exist, so the report works when the run directory is
+copied elsewhere.  ``build`` is what the ``report`` rule and ``kernelopt html`` call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..core.paths import ProblemPaths, attempt_stage, logs_dir, report_dir
+from . import tables
+
+PAGES = "problems"  # report/problems/<problem>.html
+PLOTS = "plots"  # report/plots/*.png, report/plots/<problem>/*.png
+KINDS = ["triton", "cublas", "blas", "cudnn", "aten", "other"]
+KIND_COLORS = {
+    "triton": "#4c72b0",
+    "cublas": "#dd8452",
+    "blas": "#c44e52",
+    "cudnn": "#55a868",
+    "aten": "#8172b3",
+    "other": "#937860",
+}
+BUCKETS = [">= 5x", "2-5x", "1.01-2x", "matched", "fallback", "error"]
+CPU_NOTE = (
+    "CPU mode: times mean nothing here (Triton's interpreter, timed with a wall clock); gate 4 is never "
+    "passed, so no problem is reported as optimized.  Speedups, fast_p and the plots of times show the "
+    "plumbing only."
+)
+DPI = 90
+
+
+# --- reading the run directory -----------------------------------------------------------
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _natural(path: Path | str) -> list[Any]:
+    """Sort key that orders ``c2`` before ``c10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(path))]
+
+
+def run_problems(workdir: Path) -> list[str]:
+    """The run's problems: ``problem_set.json``, else ``report/results.csv``, else every
+    directory with a ``result.json``."""
+    ps = _read(workdir / "problem_set.json").get("problems")
+    if ps:
+        return list(ps)
+    csv_path = report_dir(workdir) / "results.csv"
+    if csv_path.exists():
+        import pandas as pd
+
+        return [str(p) for p in pd.read_csv(csv_path)["problem"]]
+    return sorted(p.parent.name for p in workdir.glob("*/result.json"))
+
+
+class Linker:
+    """Relative links from one page's directory to files of the run, only to files that exist."""
+
+    def __init__(self, page_dir: Path):
+        self.page_dir = page_dir
+
+    def href(self, target: Path) -> str | None:
+        if not Path(target).is_file():
+            return None
+        rel = os.path.relpath(Path(target).resolve(), self.page_dir.resolve())
+        return quote(rel.replace(os.sep, "/"))
+
+    def link(self, target: Path, text: str | None = None) -> dict[str, Any]:
+        return {"text": text if text is not None else Path(target).name, "href": self.href(target)}
+
+    def links(self, targets: list[Path], base: Path | None = None) -> list[dict[str, Any]]:
+        """Links to the targets that exist (text: the path under ``base``, else the name)."""
+        out = []
+        for t in targets:
+            if Path(t).is_file():
+                text = Path(t).relative_to(base).as_posix() if base else Path(t).name
+                out.append(self.link(t, text))
+        return out
+
+
+def _verdict(path: Path) -> dict[str, Any]:
+    g = _read(path)
+    return {"verdict": g.get("verdict"), "reason": g.get("reason"), "rule": g.get("rule")} if g else {}
+
+
+def _transcripts(directory: Path, linker: Linker, base: Path) -> list[dict[str, Any]]:
+    """The LLM transcripts ``<directory>/**/llm/*.json`` (one per call), with their cost."""
+    out = []
+    for f in sorted(directory.glob("**/llm/*.json"), key=_natural):
+        t = _read(f)
+        u = t.get("usage") or {}
+        out.append(
+            {
+                "link": linker.link(f, f.relative_to(base).as_posix()),
+                "role": t.get("role", f.stem.rsplit("-", 1)[0]),
+                "model": (t.get("response") or {}).get("model") or "",
+                "input_tokens": u.get("input_tokens", 0),
+                "output_tokens": u.get("output_tokens", 0),
+                "cache_read_tokens": u.get("cache_read_input_tokens", 0),
+                "cache_write_tokens": u.get("cache_creation_input_tokens", 0),
+                "usd": float(t.get("usd", 0.0) or 0.0),
+                "cached": bool(t.get("cached")),
+                "answered": bool(t.get("response")),
+            }
+        )
+    return out
+
+
+def _slot_dirs(udir: Path) -> list[Path]:
+    """Every candidate slot of a unit, in pipeline order: hand-written, synthesised, then each
+    iteration's candidates with their directed retries."""
+    found = [d for pat in ("cands/c*", "synth/a*") for d in sorted(udir.glob(pat), key=_natural)]
+    iters = sorted(udir.glob("iter*/cand*"), key=_natural)
+    for d in iters:
+        found.append(d)
+        found += sorted(d.glob("r*"), key=_natural)
+    return [d for d in found if d.is_dir() and (d / "slot.json").exists()]
+
+
+def _timing(d: Path, ranked: dict[str, Any]) -> dict[str, Any]:
+    """The slot's isolated time relative to Inductor's kernel: its ``timing.json`` (the search),
+    else what ``select`` measured (``best.json``)."""
+    t = _read(d / "timing.json")
+    if not t:
+        r = ranked or {}
+        if not r:
+            return {}
+        # select writes 1.0 for a time that means nothing (CPU mode): then only its CI is shown
+        ratio = r.get("ratio") if r.get("meaningful", True) or r.get("origin") == "inductor" else None
+        return {"ratio": ratio, "ci": r.get("ci"), "meaningful": r.get("meaningful")}
+    if t.get("error"):
+        return {"error": t["error"]}
+    return {"ratio": t.get("ratio"), "ci": [t.get("ci_low"), t.get("ci_high")], "meaningful": t.get("meaningful")}
+
+
+def _measured_ratio(udir: Path, member: dict[str, Any]) -> float | None:
+    """A beam member's time relative to Inductor's kernel: its ratio where it is meaningful,
+    else what its timing measured (CPU mode: the plumbing's number)."""
+    if member.get("meaningful", True):
+        return member.get("ratio")
+    t = _read(udir / Path(member.get("path", "")).parent / "timing.json")
+    return t.get("ratio") if t.get("ratio") is not None else member.get("ratio")
+
+
+def _stitched_paths(paths: ProblemPaths, res: dict[str, Any]) -> dict[str, str]:
+    """unit -> the candidate (path under the unit) the deployed stitch attempt replaced it with."""
+    a = res.get("stitched_attempt")
+    if a is None:
+        return {}
+    plan = _read(paths.attempt_dir(int(a)) / "plan.json")
+    out = {}
+    for unit, cand in (plan.get("replacements") or {}).items():
+        marker = f"/units/{unit}/"
+        out[unit] = str(cand).split(marker, 1)[1] if marker in str(cand) else Path(str(cand)).name
+    return out
+
+
+def _profiles(udir: Path) -> list[dict[str, Any]]:
+    """Every profile summary of the unit's search (``iter<i>/profile/m<j>/summary.json``)."""
+    out = []
+    for f in sorted(udir.glob("iter*/profile/m*/summary.json"), key=_natural):
+        s = _read(f)
+        if s and not s.get("empty"):
+            out.append({"file": f, **s})
+    return out
+
+
+def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker: Linker, stitched: str | None):
+    udir = paths.unit(unit)
+    check = _read(paths.isolate_check(unit))
+    best = _read(paths.best(unit))
+    ranked = list(best.get("ranked") or [])
+    slots, empty = [], []
+    for d in _slot_dirs(udir):
+        rel = d.relative_to(udir).as_posix()
+        s = _read(d / "slot.json")
+        if s.get("empty"):
+            empty.append({"slot": rel, "reason": s.get("reason", "")})
+            continue
+        direction = s.get("direction") or {}
+        cand = f"{rel}/candidate.py"
+        slots.append(
+            {
+                "slot": rel,
+                "origin": s.get("origin", ""),
+                "direction": direction.get("name", "") if isinstance(direction, dict) else str(direction),
+                "rationale": direction.get("rationale", "") if isinstance(direction, dict) else "",
+                "gate1": _verdict(d / "gate1.json"),
+                "gate2": _verdict(d / "gate2.json"),
+                "timing": _timing(d, (best.get("candidates") or {}).get(cand, {})),
+                "rank": ranked.index(cand) + 1 if cand in ranked else None,
+                "stitched": stitched == cand,
+                "files": linker.links([d / "candidate.py", d / "slot.json", d / "gate1.json", d / "gate2.json"])
+                + linker.links([d / "timing.json"]),
+                "llm": linker.links(sorted(d.glob("llm/*.json"), key=_natural)),
+            }
+        )
+    iterations = []
+    for it in sorted((p for p in udir.glob("iter*") if p.is_dir()), key=_natural):
+        beam = _read(it / "beam.json")
+        members = [
+            {"id": m.get("id"), "ratio": _measured_ratio(udir, m), "direction": m.get("direction", "")}
+            for m in beam.get("members", [])
+        ]
+        profiles = []
+        for m in sorted(it.glob("profile/m*"), key=_natural):
+            s = _read(m / "summary.json")
+            if not s or s.get("empty"):
+                continue
+            profiles.append(
+                {
+                    "slot": m.name,
+                    "member": s.get("member"),
+                    "source": s.get("source"),
+                    "note": s.get("note", ""),
+                    "reused_from": s.get("reused_from"),
+                    "files": linker.links([m / "summary.json", m / "summary.txt", m / "report.ncu-rep"]),
+                }
+            )
+        iterations.append(
+            {
+                "name": it.name,
+                "members": members,
+                "stopped": beam.get("stopped"),
+                "infrastructure": beam.get("infrastructure"),
+                "files": linker.links(
+                    [it / n for n in ("beam.json", "plan.json", "analysis.json", "memory.json", "summary.md")]
+                ),
+                "profiles": profiles,
+                "llm": linker.links(sorted(it.glob("llm/*.json"), key=_natural)),
+            }
+        )
+    return {
+        "id": unit,
+        "kernel": disp_unit.get("kernel", ""),
+        "share": disp_unit.get("share"),
+        "time_ms": disp_unit.get("time_ms"),
+        "fused": unit.startswith("fz_"),
+        "check": {
+            "status": check.get("status") or ("pass" if check.get("ok") else None),
+            "reason": check.get("reason"),
+        },
+        "files": linker.links(
+            [
+                paths.contract(unit),
+                paths.inductor_kernel(unit),
+                paths.reference(unit),
+                paths.isolate_check(unit),
+                paths.best(unit),
+            ]
+        ),
+        "slots": slots,
+        "empty": empty,
+        "iterations": iterations,
+        "ranked": ranked,
+        "best_infrastructure": best.get("infrastructure"),
+        "stitched": stitched,
+    }
+
+
+def _attempts(paths: ProblemPaths, linker: Linker) -> list[dict[str, Any]]:
+    out = []
+    dirs = [paths.attempt_dir(0)] + sorted(paths.root.glob("stitch/retries/r*"), key=_natural)
+    for a, d in enumerate(dirs):
+        if not (d / "plan.json").exists():
+            continue
+        plan = _read(d / "plan.json")
+        repl = {}
+        for unit, cand in (plan.get("replacements") or {}).items():
+            marker = f"/units/{unit}/"
+            repl[unit] = str(cand).split(marker, 1)[1] if marker in str(cand) else Path(str(cand)).name
+        out.append(
+            {
+                "name": attempt_stage(a),
+                "status": plan.get("status"),
+                "replacements": repl,
+                "gate3": _verdict(d / "gate3.json"),
+                "gate4": _verdict(d / "gate4.json"),
+                "files": linker.links([d / n for n in ("output_code.py", "plan.json", "gate3.json", "gate4.json")])
+                + linker.links(sorted(d.glob("candidates/*.py")), d),
+            }
+        )
+    return out
+
+
+def _logs(workdir: Path, problem: str, linker: Linker) -> list[dict[str, Any]]:
+    root = logs_dir(workdir)
+    if not root.exists():
+        return []
+    found = []
+    for rule in sorted(p for p in root.iterdir() if p.is_dir()):
+        found += [rule / f"{problem}.log"] + sorted((rule / problem).rglob("*.log"), key=_natural)
+    return linker.links([f for f in found if f.is_file()], root)
+
+
+def problem_info(workdir: Path, problem: str, row: dict[str, Any], page_dir: Path) -> dict[str, Any]:
+    paths = ProblemPaths(workdir, problem)
+    linker = Linker(page_dir)
+    res, disp = _read(paths.result), _read(paths.dispatch)
+    stitched = _stitched_paths(paths, res)
+    disp_units = {u.get("id"): u for u in disp.get("units", [])}
+    unit_ids = list(disp_units) + sorted(
+        (d.name for d in (paths.root / "units").glob("*") if d.is_dir() and d.name not in disp_units), key=_natural
+    )
+    units = [unit_info(paths, u, disp_units.get(u, {}), linker, stitched.get(u)) for u in unit_ids]
+    cap = paths.capture
+    deployed_attempt = res.get("stitched_attempt")
+    return {
+        "id": problem,
+        "row": row,
+        "result": res,
+        "dispatch": disp,
+        "launches": disp.get("launches", []),
+        "kinds": sorted((disp.get("time_by_kind_ms") or {}).items(), key=lambda kv: -kv[1]),
+        "refused_pairs": (disp.get("fusion") or {}).get("refused_pairs", []),
+        "units": units,
+        "attempts": _attempts(paths, linker),
+        "deployed": (
+            linker.link(paths.attempt_dir(int(deployed_attempt)) / "output_code.py", "stitched output_code.py")
+            if deployed_attempt is not None
+            else None
+        ),
+        "stitch_code": linker.link(paths.attempt_dir(0) / "output_code.py", "stitch/output_code.py"),
+        "faults": [
+            {"where": linker.link(paths.root / f["where"], f["where"]), "cause": f.get("cause", "")}
+            for f in res.get("infrastructure_faults", [])
+        ],
+        "files": linker.links(
+            [paths.result, paths.dispatch, paths.isolated, paths.baseline, paths.capture_record, paths.profile],
+            paths.root,
+        ),
+        "capture_code": linker.links(
+            sorted(cap.glob("output_code*.py"), key=_natural)
+            + sorted(cap.glob("fx_graph_post_grad*.py"), key=_natural),
+            paths.root,
+        ),
+        "kernels": linker.links(sorted(cap.glob("kernels/*.py"), key=_natural), paths.root),
+        "logs": _logs(workdir, problem, linker),
+        "transcripts": _transcripts(paths.root, linker, paths.root),
+        "meaningful": bool(res.get("meaningful", row.get("meaningful"))),
+        "searched": any(u["iterations"] for u in units),
+    }
+
+
+# --- plots -------------------------------------------------------------------------------
+
+
+def _short(name: str, n: int = 48) -> str:
+    """A legend label: long kernel names keep their start and their distinctive end."""
+    return name if len(name) <= n else f"{name[: n // 2 - 2]}...{name[-(n // 2 - 1) :]}"
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure  # Agg through savefig: no pyplot state, no display
+
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    return fig, fig.subplots()
+
+
+def _save(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    return path
+
+
+def bucket(row: dict[str, Any]) -> str:
+    """The speedup distribution's bucket of one problem (docs/report.md)."""
+    cat = row["category"]
+    if cat == "optimized":
+        s = row.get("speedup_vs_compiled") or 1.0
+        return ">= 5x" if s >= 5 else "2-5x" if s >= 2 else "1.01-2x"
+    if cat.startswith("matched"):
+        return "matched"
+    return "error" if cat == "error" else "fallback"
+
+
+def plot_distribution(df, path: Path, meaningful: bool) -> Path:
+    import pandas as pd
+
+    counts = pd.crosstab(df["bucket"], df["level"]).reindex(BUCKETS, fill_value=0)
+    fig, ax = _figure(6.0, 2.8)
+    bottom = [0] * len(BUCKETS)
+    for level in counts.columns:
+        ax.bar(BUCKETS, counts[level], bottom=bottom, label=level)
+        bottom = [b + c for b, c in zip(bottom, counts[level])]
+    for x, total in enumerate(bottom):
+        if total:
+            ax.text(x, total, str(total), ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("problems")
+    ax.set_title("speedup vs the compiled baseline" + ("" if meaningful else " (CPU mode: not meaningful)"), fontsize=9)
+    ax.set_ylim(0, max(bottom + [1]) * 1.2)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend(fontsize=7, frameon=False)
+    ax.tick_params(labelsize=8)
+    return _save(fig, path)
+
+
+def plot_kinds_all(shares, path: Path, meaningful: bool) -> Path:
+    """Share of device time by dispatch kind, one bar per problem (``shares``: problem x kind)."""
+    n = len(shares.index)
+    fig, ax = _figure(6.0, min(0.22 * n + 0.9, 30))
+    left = [0.0] * n
+    for kind in shares.columns:
+        ax.barh(shares.index, shares[kind], left=left, color=KIND_COLORS.get(kind, "#999999"), label=kind)
+        left = [a + b for a, b in zip(left, shares[kind])]
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of device time" + ("" if meaningful else " (CPU: wall time per launch, not meaningful)"))
+    ax.tick_params(labelsize=7)
+    ax.legend(fontsize=7, ncol=len(shares.columns), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    return _save(fig, path)
+
+
+def plot_kinds(kinds: list[tuple[str, float]], path: Path, meaningful: bool) -> Path:
+    fig, ax = _figure(4.5, 0.3 * len(kinds) + 0.8)
+    names = [k for k, _ in kinds]
+    ax.barh(names, [v for _, v in kinds], color=[KIND_COLORS.get(k, "#999999") for k in names])
+    ax.invert_yaxis()
+    ax.set_xlabel("device time, ms" + ("" if meaningful else " (CPU mode: not meaningful)"), fontsize=8)
+    ax.tick_params(labelsize=8)
+    return _save(fig, path)
+
+
+def plot_search(units: list[dict[str, Any]], path: Path, meaningful: bool) -> Path | None:
+    """Best time (relative to Inductor's kernel) of each unit's beam per iteration."""
+    lines = []
+    for u in units:
+        pts = []
+        for it in u["iterations"]:
+            vals = [m["ratio"] for m in it["members"] if isinstance(m.get("ratio"), (int, float))]
+            if vals:
+                pts.append((int(it["name"][4:]), min(vals)))
+        if len(pts) >= 2:
+            lines.append((u["id"], pts))
+    if not lines:
+        return None
+    fig, ax = _figure(6.0, 2.8)
+    for name, pts in lines:
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=_short(name))
+    ax.axhline(1.0, color="#888888", lw=0.8, ls="--")
+    ax.set_xlabel("iteration", fontsize=8)
+    ax.set_ylabel("best time / Inductor's", fontsize=8)
+    ax.set_title("the search's best per iteration" + ("" if meaningful else " (CPU mode: not meaningful)"), fontsize=9)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=6, frameon=False)
+    return _save(fig, path)
+
+
+def roofline_points(paths: ProblemPaths, units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """NCU speed-of-light positions (memory %, compute %) of Inductor's kernel and the chosen
+    candidate of each unit, where an NCU profile of them exists."""
+    pts = []
+    for u in units:
+        chosen = u["stitched"] or (u["ranked"][0] if u["ranked"] else None)
+        chosen_id = None
+        if chosen:
+            chosen_id = "inductor" if chosen.startswith("cands/c0/") else chosen.rsplit("/candidate.py", 1)[0]
+        for prof in _profiles(paths.unit(u["id"])):
+            if prof.get("source") != "ncu":
+                continue
+            m = prof.get("metrics") or {}
+            mem, comp = m.get("memory_sol_pct"), m.get("compute_sol_pct")
+            if mem is None or comp is None:
+                continue
+            for role, wanted in (("inductor", "inductor"), ("chosen", chosen_id)):
+                if (
+                    wanted
+                    and prof.get("member") == wanted
+                    and not any(p["unit"] == u["id"] and p["role"] == role for p in pts)
+                ):
+                    pts.append({"unit": u["id"], "role": role, "member": wanted, "memory": mem, "compute": comp})
+    return pts
+
+
+def plot_roofline(points: list[dict[str, Any]], path: Path) -> Path:
+    fig, ax = _figure(4.2, 3.4)
+    units = sorted({p["unit"] for p in points})
+    colors = {u: f"C{i % 10}" for i, u in enumerate(units)}
+    for p in points:
+        ax.scatter(
+            p["memory"],
+            p["compute"],
+            marker="o" if p["role"] == "inductor" else "*",
+            s=40 if p["role"] == "inductor" else 90,
+            color=colors[p["unit"]],
+        )
+    for u in units:
+        a = [p for p in points if p["unit"] == u and p["role"] == "inductor"]
+        b = [p for p in points if p["unit"] == u and p["role"] == "chosen"]
+        if a and b and (a[0]["memory"], a[0]["compute"]) != (b[0]["memory"], b[0]["compute"]):
+            ax.annotate(
+                "",
+                xy=(b[0]["memory"], b[0]["compute"]),
+                xytext=(a[0]["memory"], a[0]["compute"]),
+                arrowprops={"arrowstyle": "->", "color": colors[u]},
+            )
+    if len(units) > 1:
+        from matplotlib.lines import Line2D
+
+        shown = units[:12]
+        handles = [Line2D([], [], marker="o", ls="", color=colors[u]) for u in shown]
+        labels = [_short(u) for u in shown]
+        ax.legend(handles, labels, fontsize=6, frameon=False, loc="upper left")
+    ax.set_xlim(0, 105)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("memory throughput, % of peak (NCU)", fontsize=8)
+    ax.set_ylabel("compute throughput, % of peak (NCU)", fontsize=8)
+    ax.set_title("o Inductor's kernel   * chosen kernel", fontsize=8)
+    ax.tick_params(labelsize=8)
+    return _save(fig, path)
+
+
+# --- pages -------------------------------------------------------------------------------
+
+
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.ChainableUndefined,  # result.json keys are optional: a missing one prints as "–"
+    )
+    env.filters["num"] = _num
+    env.filters["pct"] = lambda v, d=0: "–" if _missing(v) else f"{100 * v:.{d}f}%"
+    env.filters["speedup"] = lambda v: "–" if _missing(v) else f"{v:.3f}x"
+    env.filters["vclass"] = lambda v: re.sub(r"[^a-z0-9]+", "-", str(v or "none").lower())
+    return env
+
+
+def _missing(v: Any) -> bool:
+    import jinja2
+
+    return v is None or isinstance(v, jinja2.Undefined) or (isinstance(v, float) and v != v) or v == ""
+
+
+def _num(v: Any, digits: int = 4) -> str:
+    if _missing(v):
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}"
+    return str(v)
+
+
+def _rel(target: Path, page_dir: Path) -> str:
+    return quote(os.path.relpath(target, page_dir).replace(os.sep, "/"))
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
+    """Write ``report/index.html``, ``report/problems/<problem>.html`` and the plots; returns
+    the index's path.  Earlier pages and plots are removed first (they are this function's)."""
+    import pandas as pd
+
+    workdir = Path(workdir)
+    problems = list(problems) if problems is not None else run_problems(workdir)
+    rep = report_dir(workdir)
+    pages, plots = rep / PAGES, rep / PLOTS
+    for d in (pages, plots):
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True, exist_ok=True)
+    rows = [tables.result_row(workdir, p) for p in problems]
+    summary = tables.summary_of(rows)
+    meaningful = bool(summary["meaningful"])
+    df = pd.DataFrame(rows, columns=tables.RESULT_COLUMNS)
+    df["bucket"] = [bucket(r) for r in rows]
+    env = _env()
+
+    infos, all_points, shares = [], [], {}
+    for row in rows:
+        p = row["problem"]
+        info = problem_info(workdir, p, row, pages)
+        pplots = plots / _safe(p)
+        figs: dict[str, str | None] = {"kinds": None, "search": None, "roofline": None}
+        if info["kinds"]:
+            shares[p] = {k: v for k, v in info["kinds"]}
+            figs["kinds"] = _rel(plot_kinds(info["kinds"], pplots / "dispatch.png", info["meaningful"]), pages)
+        sp = plot_search(info["units"], pplots / "search.png", info["meaningful"])
+        figs["search"] = _rel(sp, pages) if sp else None
+        pts = roofline_points(ProblemPaths(workdir, p), info["units"])
+        if pts:
+            figs["roofline"] = _rel(plot_roofline(pts, pplots / "roofline.png"), pages)
+            all_points += [{**pt, "unit": f"{p}/{pt['unit']}"} for pt in pts]
+        info["figs"] = figs
+        info["page"] = f"{PAGES}/{quote(_safe(p))}.html"
+        (pages / f"{_safe(p)}.html").write_text(
+            env.get_template("problem.html").render(
+                p=info, cpu_note=CPU_NOTE, index="../index.html", css=_css(), title=f"kernelopt: {p}"
+            )
+        )
+        infos.append(info)
+
+    figs = {"distribution": None, "kinds": None, "roofline": None}
+    if rows:
+        figs["distribution"] = _rel(plot_distribution(df, plots / "speedup_distribution.png", meaningful), rep)
+    if shares:
+        frame = pd.DataFrame.from_dict(shares, orient="index").fillna(0.0)
+        frame = frame[[k for k in KINDS if k in frame.columns] + [k for k in frame.columns if k not in KINDS]]
+        frame = frame.div(frame.sum(axis=1).where(lambda s: s > 0, 1.0), axis=0)
+        figs["kinds"] = _rel(plot_kinds_all(frame, plots / "dispatch_kinds.png", meaningful), rep)
+    if all_points:
+        figs["roofline"] = _rel(plot_roofline(all_points, plots / "roofline.png"), rep)
+    linker = Linker(rep)
+    levels = [{"name": "all", **summary["overall"]}] + [{"name": k, **v} for k, v in summary["levels"].items()]
+    index = rep / "index.html"
+    index.write_text(
+        env.get_template("index.html").render(
+            summary=summary,
+            levels=levels,
+            problems=infos,
+            figs=figs,
+            cpu_note=CPU_NOTE,
+            categories=tables.CATEGORIES,
+            fast_p=[f"{p:.1f}" for p in tables.FAST_P],
+            tables=linker.links([rep / n for n in ("results.csv", "summary.json", "stages.csv", "stages.json")]),
+            ledger=linker.links([workdir / "llm" / "ledger.jsonl", workdir / "llm" / "settings.json"], workdir),
+            workdir=workdir.name,
+            css=_css(),
+            title="kernelopt report",
+        )
+    )
+    return index
+
+
+def _css() -> str:
+    return (Path(__file__).parent / "templates" / "style.css").read_text()
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m kernelopt.report.html", description="write a run's HTML report")
+    ap.add_argument("workdir")
+    args = ap.parse_args(argv)
+    print(build(args.workdir))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
