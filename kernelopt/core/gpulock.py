@@ -40,10 +40,22 @@ def add_held(held: dict[str, float]) -> None:
         HELD[mode] += float(seconds)
 
 
+def lock_dir() -> Path:
+    """Where the GPU locks and the memory ledger (``gpumem``) live: ``KERNELOPT_LOCK_DIR``, else
+    ``/tmp``, and inside a SLURM job ``/tmp/kernelopt-slurm-<job id>``: SLURM gives a job its
+    GPUs alone and numbers them for the job (``CUDA_VISIBLE_DEVICES=0`` in every job of a node
+    whose devices are confined), so one lock file per index in ``/tmp`` would make jobs on
+    different GPUs of a node wait for one another.  Every process of the job (its sandboxed
+    children, the NCU harness) sees the same job id, hence the same directory."""
+    if os.environ.get("KERNELOPT_LOCK_DIR"):
+        return Path(os.environ["KERNELOPT_LOCK_DIR"])
+    job = os.environ.get("SLURM_JOB_ID", "").strip()
+    return Path("/tmp") / f"kernelopt-slurm-{job}" if job.isdigit() else Path("/tmp")
+
+
 def lock_path() -> Path:
     gpu = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
-    base = Path(os.environ.get("KERNELOPT_LOCK_DIR", "/tmp"))
-    return base / f"kernelopt-gpu-{gpu}.lock"
+    return lock_dir() / f"kernelopt-gpu-{gpu}.lock"
 
 
 @contextlib.contextmanager

@@ -212,7 +212,9 @@ def capacity_mb(total_mb: int) -> int:
 
 
 def _ledger() -> tuple[Path, Path]:
-    base = Path(os.environ.get("KERNELOPT_LOCK_DIR", "/tmp"))
+    from .gpulock import lock_dir
+
+    base = lock_dir()
     base.mkdir(parents=True, exist_ok=True)
     return base / "kernelopt-gpumem.json", base / "kernelopt-gpumem.lock"
 
