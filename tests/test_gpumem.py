@@ -89,6 +89,21 @@ def test_a_job_alone_waits_for_an_empty_gpu_and_keeps_it(tmp_path, fake_gpus):
     assert later["start"] >= alone["end"] - 0.05, "a job started next to a retry that runs alone"
 
 
+def test_a_claim_waiting_for_a_gpu_does_not_hold_up_jobs_that_fit_on_another(tmp_path, fake_gpus):
+    """Backfill: a retry waiting for a whole GPU reserves one; a small job asked later starts
+    at once on the other GPU instead of queueing behind it (on the H200 pair, small jobs waited
+    up to 192 s behind a big one), and the retry still gets its GPU alone when it empties."""
+    fake_gpus("0:10000,1:10000")
+    a, b, alone, small = _holders(
+        tmp_path, [(6000, False, 2.5), (6000, False, 4.0), (10, True, 0.5), (1000, False, 0.2)]
+    )
+    assert {a["gpu"], b["gpu"]} == {"0", "1"}
+    assert small["start"] < a["end"] - 0.5, "the small job queued behind the claim waiting for a whole GPU"
+    assert small["gpu"] != alone["gpu"]
+    assert alone["gpu"] == a["gpu"] and alone["start"] >= a["end"] - 0.05, "the retry did not get the GPU that emptied"
+    assert alone["start"] < b["end"], "the retry waited for both GPUs to empty"
+
+
 def test_a_need_larger_than_the_gpu_runs_alone_instead_of_never(tmp_path, fake_gpus):
     fake_gpus("0:10000")
     (big,) = _holders(tmp_path, [(50000, False, 0.1)])

@@ -239,9 +239,12 @@ CLAIM: dict[str, Any] = {}
 def claim(need: int, alone: bool = False, what: str = "", poll_s: float = 0.5) -> Iterator[str | None]:
     """Wait until a GPU has ``need`` MiB unclaimed (all of it when ``alone``), claim it, point
     ``CUDA_VISIBLE_DEVICES`` at it and yield its name; the claim ends with the block (or with
-    the process).  Claims are granted in the order they were asked for, so a retry waiting for a
-    whole GPU is not starved by small jobs that keep fitting next to the ones running.  Yields
-    None, claiming nothing, where there is no GPU to share."""
+    the process).  Claims are granted in the order they were asked for, with backfill: every
+    claim waiting ahead of this one reserves a GPU (``_reserved``), and this one may start now on
+    a GPU nobody ahead of it reserved.  So a retry waiting for a whole GPU is not starved by
+    small jobs that keep fitting next to the ones running, and it does not hold up the jobs
+    that fit on another GPU (on one GPU: strictly in order).  Yields None, claiming nothing,
+    where there is no GPU to share."""
     gpus = devices()
     if not gpus:
         yield None
@@ -256,9 +259,10 @@ def claim(need: int, alone: bool = False, what: str = "", poll_s: float = 0.5) -
             with _locked(lock):
                 entries = [e for e in _read(path) if _alive(e) and e["pid"] != me["pid"]]
                 held = [e for e in entries if e.get("state", "held") == "held"]
-                ahead = [e for e in entries if e.get("state") == "waiting" and e["since"] < arrived]
-                if not ahead:
-                    gpu, mb = _pick(gpus, held, need, alone)
+                ahead = [e for e in entries if e.get("state") == "waiting" and _before(e, arrived, me["pid"])]
+                free = {g: t for g, t in gpus.items() if g not in _reserved(gpus, held, ahead)}
+                if free:
+                    gpu, mb = _pick(free, held, need, alone)
                 if gpu is not None:
                     entries.append({**me, "state": "held", "gpu": gpu, "mb": mb, "since": arrived})
                 else:
@@ -280,6 +284,24 @@ def claim(need: int, alone: bool = False, what: str = "", poll_s: float = 0.5) -
     finally:
         with _locked(lock):
             _write(path, [e for e in _read(path) if e["pid"] != me["pid"] and _alive(e)])
+
+
+def _before(entry: dict[str, Any], arrived: float, pid: int) -> bool:
+    """``entry`` asked before a claim that arrived at ``arrived`` (ties: the lower pid first)."""
+    return (entry["since"], int(entry["pid"])) < (arrived, pid)
+
+
+def _reserved(gpus: dict[str, int], held: list[dict[str, Any]], ahead: list[dict[str, Any]]) -> set[str]:
+    """The GPUs the waiting claims ``ahead`` reserve, in their order: each the one with the most
+    unclaimed memory among those not reserved yet (the one that will have room first)."""
+    reserved: set[str] = set()
+    for _ in sorted(ahead, key=lambda e: (e["since"], int(e["pid"]))):
+        left = [g for g in gpus if g not in reserved]
+        if not left:
+            break
+        room = {g: capacity_mb(gpus[g]) - sum(int(e["mb"]) for e in held if e["gpu"] == g) for g in left}
+        reserved.add(max(left, key=lambda g: (room[g], -left.index(g))))
+    return reserved
 
 
 @contextlib.contextmanager
