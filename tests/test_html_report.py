@@ -216,6 +216,43 @@ def test_the_cli_rewrites_the_html_of_a_run_directory(llm_run, tmp_path):
     assert main(["html", str(tmp_path / "missing")]) == 2
 
 
+def test_file_contents_are_escaped_and_nothing_outside_the_run_is_linked(llm_run, tmp_path):
+    """What a page shows comes from files a candidate or an LLM wrote: escaped, never markup.
+    A link target outside the run directory is not linked.  A GPU run's failed capture (no
+    device recorded) is not called CPU mode, and its failed attempt's kept log is linked."""
+    wd = tmp_path / "run"
+    shutil.copytree(llm_run, wd)
+    evil = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    d = wd / "level1_3_Evil"
+    d.mkdir()
+    (d / "result.json").write_text(
+        json.dumps(
+            {
+                "problem": "level1_3_Evil",
+                "status": "error",
+                "category": "error",
+                "stage": "capture",
+                "reason": evil,
+                "error": evil,
+                "infrastructure_faults": [{"where": "../../../../../../../../etc/hostname", "cause": evil}],
+            }
+        )
+    )
+    kept = wd / "logs/capture/level1_3_Evil.log.failed-20261130T000000-1"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("torch.OutOfMemoryError: CUDA out of memory")
+    html.build(wd, sorted(r.parent.name for r in wd.glob("*/result.json")))
+    page = wd / "report/problems/level1_3_Evil.html"
+    src = page.read_text()
+    assert "<script>alert" not in src and "<img src=x" not in src
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in src
+    refs, text = _refs(page)
+    assert not any("hostname" in r for r in refs)
+    assert any(r.endswith("level1_3_Evil.log.failed-20261130T000000-1") for r in refs)
+    assert "CPU mode" not in text
+    check_links(wd)
+
+
 # --- the session's CPU demo run ------------------------------------------------------------
 
 

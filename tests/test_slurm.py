@@ -246,7 +246,11 @@ def test_pipeline_on_slurm_equals_local_run(tmp_path):
     finally:
         if local.poll() is None:  # the SLURM part failed: stop the local run and its jobs
             os.killpg(local.pid, signal.SIGTERM)
-            local.wait(timeout=60)
+            try:
+                local.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(local.pid, signal.SIGKILL)
+                local.wait()
     on_slurm, here = _rows(wd / "report" / "results.csv"), _rows(local_wd / "report" / "results.csv")
     assert set(on_slurm) == {"level1_8_ReLU", "level1_5_Matmul"}
     assert on_slurm == here

@@ -20,6 +20,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -251,9 +252,11 @@ def render(
         except (OSError, subprocess.TimeoutExpired):
             pass
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        try:  # the browser's renderer and GPU processes too (it runs in a session of its own)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
         for fd in (to_browser_w, from_browser_r):
             try:
                 os.close(fd)

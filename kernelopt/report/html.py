@@ -74,11 +74,12 @@ def run_problems(workdir: Path) -> list[str]:
 class Linker:
     """Relative links from one page's directory to files of the run, only to files that exist."""
 
-    def __init__(self, page_dir: Path):
+    def __init__(self, page_dir: Path, root: Path):
         self.page_dir = page_dir
+        self.root = Path(root).resolve()  # the run directory: nothing outside it is linked
 
     def href(self, target: Path) -> str | None:
-        if not Path(target).is_file():
+        if not Path(target).is_file() or not Path(target).resolve().is_relative_to(self.root):
             return None
         rel = os.path.relpath(Path(target).resolve(), self.page_dir.resolve())
         return quote(rel.replace(os.sep, "/"))
@@ -307,13 +308,19 @@ def _logs(workdir: Path, problem: str, linker: Linker) -> list[dict[str, Any]]:
         return []
     found = []
     for rule in sorted(p for p in root.iterdir() if p.is_dir()):
-        found += [rule / f"{problem}.log"] + sorted((rule / problem).rglob("*.log"), key=_natural)
+        found += sorted(rule.glob(f"{problem}.log*"), key=_natural)  # with kept logs of failed attempts
+        found += sorted((rule / problem).rglob("*.log*"), key=_natural)
+    found = [f for f in found if not f.name.endswith(".gpu.json")]
     return linker.links([f for f in found if f.is_file()], root)
 
 
-def problem_info(workdir: Path, problem: str, row: dict[str, Any], page_dir: Path) -> dict[str, Any]:
+def problem_info(
+    workdir: Path, problem: str, row: dict[str, Any], page_dir: Path, run_meaningful: bool = False
+) -> dict[str, Any]:
+    """One problem page's data.  ``run_meaningful``: the run timed on a GPU (a problem whose
+    capture failed records no device, and its page must not say "CPU mode")."""
     paths = ProblemPaths(workdir, problem)
-    linker = Linker(page_dir)
+    linker = Linker(page_dir, workdir)
     res, disp = _read(paths.result), _read(paths.dispatch)
     stitched = _stitched_paths(paths, res)
     disp_units = {u.get("id"): u for u in disp.get("units", [])}
@@ -333,9 +340,10 @@ def problem_info(workdir: Path, problem: str, row: dict[str, Any], page_dir: Pat
         "refused_pairs": (disp.get("fusion") or {}).get("refused_pairs", []),
         "units": units,
         "attempts": _attempts(paths, linker),
+        # deployed: only an optimized problem ships its stitched model; a matched one keeps the baseline
         "deployed": (
             linker.link(paths.attempt_dir(int(deployed_attempt)) / "output_code.py", "stitched output_code.py")
-            if deployed_attempt is not None
+            if deployed_attempt is not None and res.get("category") == "optimized"
             else None
         ),
         "stitch_code": linker.link(paths.attempt_dir(0) / "output_code.py", "stitch/output_code.py"),
@@ -355,7 +363,7 @@ def problem_info(workdir: Path, problem: str, row: dict[str, Any], page_dir: Pat
         "kernels": linker.links(sorted(cap.glob("kernels/*.py"), key=_natural), paths.root),
         "logs": _logs(workdir, problem, linker),
         "transcripts": _transcripts(paths.root, linker, paths.root),
-        "meaningful": bool(res.get("meaningful", row.get("meaningful"))),
+        "meaningful": bool(res.get("meaningful", row.get("meaningful"))) or run_meaningful,
         "searched": any(u["iterations"] for u in units),
     }
 
@@ -597,7 +605,7 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
     infos, all_points, shares = [], [], {}
     for row in rows:
         p = row["problem"]
-        info = problem_info(workdir, p, row, pages)
+        info = problem_info(workdir, p, row, pages, meaningful)
         pplots = plots / _safe(p)
         figs: dict[str, str | None] = {"kinds": None, "search": None, "roofline": None}
         if info["kinds"]:
@@ -628,7 +636,7 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
         figs["kinds"] = _rel(plot_kinds_all(frame, plots / "dispatch_kinds.png", meaningful), rep)
     if all_points:
         figs["roofline"] = _rel(plot_roofline(all_points, plots / "roofline.png"), rep)
-    linker = Linker(rep)
+    linker = Linker(rep, workdir)
     levels = [{"name": "all", **summary["overall"]}] + [{"name": k, **v} for k, v in summary["levels"].items()]
     index = rep / "index.html"
     index.write_text(
