@@ -225,15 +225,14 @@ def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, m
 
     paths = ProblemPaths(structured_run, "level1_1_DictOutputs")
     plan = json.loads((paths.attempt_dir(0) / "plan.json").read_text())
-    real_run = model.sandbox.run
+    real_receive = model.ModelCalls.receive
 
-    def widened(job, timeout_s, **kw):  # the stitched model's child hands back a broadcast-shaped mean
-        outcome = real_run(job, timeout_s, **kw)
-        for call in outcome.reply["calls"]:
-            call["outputs"][1] = call["outputs"][1].expand(-1, 32)
-        return outcome
+    def widened(self, k, result, sent):  # the stitched model's child hands back a broadcast-shaped mean
+        if result.get("outputs"):
+            result["outputs"][1] = result["outputs"][1].expand(-1, 32)
+        return real_receive(self, k, result, sent)
 
-    monkeypatch.setattr(model.sandbox, "run", widened)
+    monkeypatch.setattr(model.ModelCalls, "receive", widened)
     cfg = validate({"device": "cpu", "gates": {"fresh_seeds": 3, "distributions": []}})
     v = model.gate3(paths, plan, paths.attempt_dir(0) / "output_code.py", cfg)
     assert v.verdict == "fail" and v.rule == "output-structure", v.reason

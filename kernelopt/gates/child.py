@@ -21,6 +21,7 @@ The child never sees a reference or a tolerance; the parent judges what it hands
 
 from __future__ import annotations
 
+import itertools
 import sys
 import traceback
 from pathlib import Path
@@ -171,9 +172,11 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
             launcher_ops.update(aten.seen)
             return result
 
-    if job["calls"]:
+    calls = _streamed_calls(job)  # gate 3 streams its calls too: one call's tensors at a time
+    first = next(calls, None)
+    if first is not None:
         with torch.no_grad(), instrumented(mods["baseline"], oc, Launcher()):
-            mods["baseline"].call(list(_clone(job["calls"][0]["args"])))
+            mods["baseline"].call(list(_clone(first[1]["args"])))
     by_candidate: dict[str, int] = {}
     by_inductor: dict[str, int] = {}
     ops: dict[str, list[str]] = {}
@@ -193,17 +196,18 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
 
     reply: dict[str, Any] = {"calls": [], "pins": pins}
     with torch.no_grad(), gpulock.shared(device, "gate3 stitched model"), instrumented(mod, oc, Count()):
-        for call in job["calls"]:
+        for k, call in itertools.chain([first] if first is not None else [], calls):
             entry: dict[str, Any] = {"error": None}
             try:
                 maybe_inject(job.get("point", ""))
                 outs = mod.call(list(call["args"]))
                 _sync(device)
                 outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-                entry["outputs"] = [outs[i].detach().cpu() if device == "cuda" else outs[i] for i in job["out_idx"]]
+                entry["outputs"] = _hand_back([outs[i] for i in job["out_idx"]], call.get("out_bufs"), device)
             except BaseException as e:  # noqa: BLE001
                 entry["error"] = _error(e)
-            reply["calls"].append(entry)
+            _stream_result(job, k, entry, sorted(launcher_ops))
+            reply["calls"].append({k: v for k, v in entry.items() if k != "outputs"} if job.get("stream") else entry)
             if entry["error"] is not None:
                 break
     reply.update(
@@ -214,6 +218,25 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
         launcher_ops=sorted(launcher_ops),
     )
     return reply
+
+
+def _hand_back(outs: list[Any], bufs: list[Any] | None, device: str) -> list[Any]:
+    """The stitched model's outputs for the parent: copied into the parent's own buffers where
+    they are shared with it (CUDA IPC) and match in shape and dtype (then None here: nothing
+    travels through a file), else by value (CPU mode, or an output the parent must see as it is)."""
+    from .exchange import shared_in_place
+
+    back = []
+    for i, o in enumerate(outs):
+        buf = bufs[i] if bufs and i < len(bufs) else None
+        same = buf is not None and getattr(o, "shape", None) == buf.shape and getattr(o, "dtype", None) == buf.dtype
+        if same and shared_in_place(buf):
+            buf.copy_(o)
+            back.append(None)
+        else:
+            back.append(o.detach().cpu() if device == "cuda" and hasattr(o, "detach") else o)
+    _sync(device)
+    return back
 
 
 def run_speed(job: dict[str, Any]) -> dict[str, Any]:

@@ -116,7 +116,6 @@ def _leaf_error(got: list[outputs.Leaf], ref: list[outputs.Leaf]) -> float:
 
 def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[str, Any]) -> GateVerdict:
     """Gate 3 of a stitch attempt whose ``plan`` stitched something into ``stitched``."""
-    import torch
 
     gc = cfg["gates"]
     tol = {"model_rtol": gc["model_rtol"], "model_atol": gc["model_atol"], "fp64_ratio": gc["fp64_ratio"]}
@@ -129,21 +128,20 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     sets = [(s, "normal") for s in seeds] + [(seeds[0], d) for d in gc["distributions"]]
     order = list(range(len(sets)))
     rng.shuffle(order)
-    inputs = [m.rt.model_inputs(*sets[i]) for i in order]
-    args = [m.rt.call_args(0, *sets[i]) for i in order]
     job = {
         "kind": "model",
         "device": m.device,
         "problem_dir": str(paths.root),
         "stitched": str(stitched),
-        "calls": [{"args": a} for a in args],
+        "calls": [],
         "out_idx": m.out_idx,
         "point": "gate3",
     }
-    budget = sandbox.budget_s(gc["timeout_s"], gc["timeout_factor"], m.model_ms(), len(args))
-    outcome = sandbox.run(job, budget, cache=paths.cache)
+    budget = sandbox.budget_s(gc["timeout_s"], gc["timeout_factor"], m.model_ms(), len(order))
+    stream = ModelCalls(m, [sets[i] for i in order], gc)
+    outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream)
     if outcome.status != "ok":
-        _control(paths, m, outcome, budget)
+        _control(paths, m, [sets[i] for i in order], outcome, budget)
         rule = "timeout" if outcome.status == "timeout" else "crash"
         return GateVerdict(
             3,
@@ -155,68 +153,33 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     reply = outcome.reply
     replaced = set(plan["stitch"]["replaced"])
     dropped = set(plan["stitch"].get("dropped", []))
-    per_seed = []
-    structure_fault = None
-    model64 = None
-    with torch.no_grad(), gpulock.shared(m.device, f"gate3 {paths.problem}"):
-        for k, i in enumerate(order):
-            seed, dist = sets[i]
-            call = (
-                reply["calls"][k]
-                if k < len(reply["calls"])
-                else {"error": {"type": "missing", "message": "no reply", "traceback": ""}}
+    for k, (seed, dist) in enumerate(stream.sets):
+        call = (
+            reply["calls"][k]
+            if k < len(reply["calls"])
+            else {"error": {"type": "missing", "message": "no reply", "traceback": ""}}
+        )
+        if call["error"]:
+            err = call["error"]
+            if is_infrastructure(err["type"], err["message"]):
+                raise InfrastructureFault(f"gate 3: {err['type']}: {err['message'][:300]}")
+            rule = "sandbox" if err["type"] == "SandboxViolation" else "runtime-error"
+            return GateVerdict(
+                3,
+                FAIL,
+                f"rule {rule}: seed {seed} ({dist} inputs): the stitched model raised "
+                f"{err['type']}: {err['message'][:400]}",
+                rule=rule,
+                numbers={"traceback": err["traceback"][-1500:]},
+                seeds=seeds,
             )
-            if call["error"]:
-                err = call["error"]
-                if is_infrastructure(err["type"], err["message"]):
-                    raise InfrastructureFault(f"gate 3: {err['type']}: {err['message'][:300]}")
-                rule = "sandbox" if err["type"] == "SandboxViolation" else "runtime-error"
-                return GateVerdict(
-                    3,
-                    FAIL,
-                    f"rule {rule}: seed {seed} ({dist} inputs): the stitched model raised "
-                    f"{err['type']}: {err['message'][:400]}",
-                    rule=rule,
-                    numbers={"traceback": err["traceback"][-1500:]},
-                    seeds=seeds,
-                )
-            eager_out = m.rt.model(*inputs[k])
-            eager = outputs.flatten(eager_out)
-            base = m.leaves(m.outputs(m.base, args[k]), eager_out)
-            cand = m.leaves([t.to(m.device) for t in call["outputs"]], eager_out)
-            direct = outputs.check_leaves(cand, eager, gc["model_rtol"], gc["model_atol"])
-            row: dict[str, Any] = {
-                "seed": seed,
-                "distribution": dist,
-                "outputs_compared": len(direct.leaves),
-                "vs_eager_max_abs": direct.max_abs,
-                "baseline_vs_eager_max_abs": _leaf_error(base, eager),
-                "direct_pass": direct.ok,
-            }
-            if direct.rule == outputs.STRUCTURE_RULE:
-                row["structure"] = direct.reason
-                structure_fault = structure_fault or (seed, direct.reason)
-            elif not direct.ok:
-                if model64 is None:
-                    model64 = copy.deepcopy(m.rt.model).double()
-                inputs64 = [
-                    t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs[k]
-                ]
-                ref64 = outputs.flatten(model64(*inputs64))
-                err_c, err_b = _leaf_error(cand, ref64), _leaf_error(base, ref64)
-                row.update(
-                    fp64_candidate_err=err_c,
-                    fp64_baseline_err=err_b,
-                    fp64_pass=err_c <= gc["fp64_ratio"] * max(err_b, 1e-12),
-                )
-            row["pass"] = direct.ok or row.get("fp64_pass", False)
-            per_seed.append(row)
+    per_seed, structure_fault = stream.rows, stream.structure_fault
     proof = plan["stitch"]["proof"]
     by_candidate, by_inductor = reply["candidate_launches"], reply["inductor_launches"]
     ran = {k: by_candidate.get(k, 0) for k in replaced}
     numbers = {
         "per_seed": per_seed,
-        "calls": len(args),
+        "calls": len(stream.sets),
         "proof": {
             **proof,
             "candidate_launches": ran,
@@ -259,7 +222,7 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
         fused = f"; fused producers {sorted(dropped)} did not run" if dropped else ""
         dists = sorted({r["distribution"] for r in per_seed})
         why = (
-            f"stitched model matches eager on {len(args)} calls (fresh seeds {seeds}; "
+            f"stitched model matches eager on {len(stream.sets)} calls (fresh seeds {seeds}; "
             f"inputs {', '.join(dists)}; {how}); replaced kernels ran as candidates {ran}{fused}"
         )
         return GateVerdict(3, PASS, why, numbers=numbers, tolerances=tol, seeds=seeds)
@@ -274,19 +237,102 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     )
 
 
-def _control(paths: ProblemPaths, m: Problem, outcome: sandbox.Outcome, budget: float) -> None:
+class ModelCalls(sandbox.Stream):
+    """Gate 3's calls handed to the child one at a time, each judged as its outputs come back,
+    so that a problem of GiB-sized inputs holds one call's tensors at a time (before, every
+    call's arguments were sent at once and every output came back through a file).
+
+    Per call the parent draws the arguments the child gets, runs the baseline wrapper (Inductor's
+    code) on a fresh draw of the same arguments, and hands the child buffers shaped like the
+    baseline's outputs to copy the stitched model's outputs into (CUDA IPC: nothing is copied
+    through a file); then eager runs on a fresh draw of the inputs, and the outputs are compared
+    (the FP64 fallback when they differ).  ``judge=False``: the calls only (the control run)."""
+
+    def __init__(self, m: Problem, sets: list[tuple[int, str]], gc: dict[str, Any], judge: bool = True):
+        self.m, self.sets, self.gc, self.judge = m, sets, gc, judge
+        self.calls = len(sets)
+        self.rows: list[dict[str, Any]] = []
+        self.structure_fault: tuple[int, str] | None = None
+        self._base: list[Any] = []
+        self._model64: Any = None
+
+    def send(self, k: int) -> dict[str, Any]:
+        import torch
+
+        seed, dist = self.sets[k]
+        call: dict[str, Any] = {"args": self.m.rt.call_args(0, seed, dist)}
+        if self.judge:
+            with torch.no_grad(), gpulock.shared(self.m.device, f"gate3 {self.m.paths.problem}"):
+                # the baseline on arguments of its own: the child's could be written by a candidate
+                self._base = self.m.outputs(self.m.base, self.m.rt.call_args(0, seed, dist))
+            if self.m.device == "cuda":
+                call["out_bufs"] = [torch.empty_like(b) if isinstance(b, torch.Tensor) else None for b in self._base]
+        return call
+
+    def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
+        if result.get("error") is not None:
+            return False
+        if self.judge:
+            bufs = sent.get("out_bufs") or [None] * len(result["outputs"])
+            got = [b if o is None else o for o, b in zip(result["outputs"], bufs)]
+            self.rows.append(self._judge(k, got))
+        self._base = []
+        return True
+
+    def _judge(self, k: int, got: list[Any]) -> dict[str, Any]:
+        import torch
+
+        m, gc = self.m, self.gc
+        seed, dist = self.sets[k]
+        with torch.no_grad(), gpulock.shared(m.device, f"gate3 {m.paths.problem}"):
+            inputs = m.rt.model_inputs(seed, dist)
+            eager_out = m.rt.model(*inputs)
+            eager = outputs.flatten(eager_out)
+            base = m.leaves(self._base, eager_out)
+            cand = m.leaves([t.to(m.device) if isinstance(t, torch.Tensor) else t for t in got], eager_out)
+            direct = outputs.check_leaves(cand, eager, gc["model_rtol"], gc["model_atol"])
+            row: dict[str, Any] = {
+                "seed": seed,
+                "distribution": dist,
+                "outputs_compared": len(direct.leaves),
+                "vs_eager_max_abs": direct.max_abs,
+                "baseline_vs_eager_max_abs": _leaf_error(base, eager),
+                "direct_pass": direct.ok,
+            }
+            if direct.rule == outputs.STRUCTURE_RULE:
+                row["structure"] = direct.reason
+                self.structure_fault = self.structure_fault or (seed, direct.reason)
+            elif not direct.ok:
+                if self._model64 is None:
+                    self._model64 = copy.deepcopy(m.rt.model).double()
+                inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
+                ref64 = outputs.flatten(self._model64(*inputs64))
+                err_c, err_b = _leaf_error(cand, ref64), _leaf_error(base, ref64)
+                row.update(
+                    fp64_candidate_err=err_c,
+                    fp64_baseline_err=err_b,
+                    fp64_pass=err_c <= gc["fp64_ratio"] * max(err_b, 1e-12),
+                )
+            row["pass"] = direct.ok or row.get("fp64_pass", False)
+        return row
+
+
+def _control(
+    paths: ProblemPaths, m: Problem, sets: list[tuple[int, str]], outcome: sandbox.Outcome, budget: float
+) -> None:
     """The stitched model's child hung or died: blame the candidates only if the baseline
-    wrapper, run the same way, gets through (else InfrastructureFault)."""
+    wrapper, run the same way (the same streamed calls, the same budget), gets through (else
+    InfrastructureFault)."""
     job = {
         "kind": "model",
         "device": m.device,
         "problem_dir": str(paths.root),
         "stitched": str(paths.output_code),
-        "calls": [{"args": m.rt.call_args(0, m.rt.seed)}],
+        "calls": [],
         "out_idx": m.out_idx,
         "point": "control",
     }
-    control = sandbox.run(job, budget, cache=paths.cache)
+    control = sandbox.run(job, budget, cache=paths.cache, stream=ModelCalls(m, sets, {}, judge=False))
     if control.status != "ok" or control.reply is None or any(c["error"] for c in control.reply["calls"]):
         raise InfrastructureFault(
             f"gate 3's child {outcome.status} ({outcome.detail}), "
