@@ -103,12 +103,18 @@ class Comparison:
 CHUNK = 1 << 26
 
 
-def float64_chunks(out: Any, ref: Any) -> Iterator[tuple[Any, Any]]:
-    """``out`` and ``ref`` (same number of elements) flattened, as float64 pairs of at most
-    CHUNK elements on ``out``'s device: the temporaries of a 6 GiB output stay ~3 GiB."""
+def _chunks(out: Any, ref: Any) -> Iterator[tuple[Any, Any]]:
+    """``out`` and ``ref`` (same number of elements) flattened, in pairs of at most CHUNK
+    elements on ``out``'s device."""
     o_all, r_all = out.detach().reshape(-1), ref.detach().reshape(-1)
     for i in range(0, o_all.numel(), CHUNK):
-        yield o_all[i : i + CHUNK].double(), r_all[i : i + CHUNK].to(out.device).double()
+        yield o_all[i : i + CHUNK], r_all[i : i + CHUNK].to(out.device)
+
+
+def float64_chunks(out: Any, ref: Any) -> Iterator[tuple[Any, Any]]:
+    """``_chunks`` in float64: the temporaries of a 6 GiB output stay ~3 GiB."""
+    for o, r in _chunks(out, ref):
+        yield o.double(), r.double()
 
 
 def same_values(now: Any, was: Any) -> bool:
@@ -118,9 +124,7 @@ def same_values(now: Any, was: Any) -> bool:
 
     if tuple(now.shape) != tuple(was.shape) or now.dtype != was.dtype:
         return False
-    n_all, w_all = now.detach().reshape(-1), was.detach().reshape(-1)
-    for i in range(0, n_all.numel(), CHUNK):
-        n, w = n_all[i : i + CHUNK], w_all[i : i + CHUNK].to(now.device)
+    for n, w in _chunks(now, was):
         if n.is_floating_point() or n.is_complex():
             n, w = n.nan_to_num(0.25), w.nan_to_num(0.25)
         if not torch.equal(n, w):

@@ -153,7 +153,7 @@ class UnitCheck:
         args = [
             a.clone() if isinstance(a, torch.Tensor) and (copies or not ro) else a for a, ro in zip(before, read_only)
         ]
-        for i, (spec, a) in enumerate(zip(self.h.contract["args"], args)):
+        for i, (spec, a) in enumerate(zip(specs, args)):
             if spec.get("access") == "write" and isinstance(a, torch.Tensor):
                 poison(a, self.poison[k], seed=self.seeds[0] + 7919 * k + i)
         return args
@@ -484,14 +484,8 @@ def _last_call(log: str) -> int | None:
     return int(calls[-1]) if calls else None
 
 
-class _ControlStream(sandbox.Stream):
+class _ControlStream(CallStream):
     """The same calls as the candidate's run, streamed the same way, unjudged (the control run)."""
-
-    def __init__(self, plan: UnitCheck):
-        self.plan, self.calls = plan, len(plan.calls)
-
-    def send(self, k: int) -> dict[str, Any]:
-        return {"args": self.plan.call_args(k), "interleave": k > 0}
 
     def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
         return result.get("error") is None
@@ -506,7 +500,7 @@ def _blame_or_fault(paths: ProblemPaths, plan: UnitCheck, outcome: sandbox.Outco
         plan.job(h.paths.inductor_kernel(h.unit)) | {"point": "control"},
         budget,
         cache=paths.cache,
-        stream=_ControlStream(plan),
+        stream=_ControlStream(plan, {}),
     )
     failed = control.detail if control.status != "ok" else None
     if control.reply is not None:
