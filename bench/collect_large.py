@@ -50,6 +50,7 @@ def main() -> None:
                 "lock_shared_s": rec.get("shared"),
                 "process_started": rec.get("process_started"),
                 "ended": rec.get("ended"),
+                "phases": json.dumps(rec.get("phases") or {}, sort_keys=True),
             }
         )
     failed_logs = sorted(p.relative_to(logs).as_posix() for p in logs.rglob("*.log.failed-*"))
@@ -106,6 +107,7 @@ def main() -> None:
         "gpus_used": sorted({j["gpu"] for j in jobs if j["gpu"] is not None}),
         "timing": timing,
         "gpu_busy": gpu_busy(util_csv) if util_csv and util_csv.exists() else None,
+        "phases_by_rule": phases_by_rule(jobs),
     }
     out.write_text(json.dumps(summary, indent=1) + "\n")
     if jobs_csv:
@@ -119,6 +121,20 @@ def main() -> None:
             f"{p:40s} {str(v['category']):28s} jobs {v['jobs']!s:>4} peak {v['gpu_peak_mb']!s:>9} MiB "
             f"declared<= {v['gpu_declared_max_mb']!s:>7} disk {v['disk_mb']!s:>8} MiB gpu_s {v['gpu_seconds']}"
         )
+
+
+def phases_by_rule(jobs: list[dict]) -> dict[str, dict[str, float]]:
+    """Seconds per phase (``kernelopt/core/phases.py``), summed over each rule's jobs, with the
+    number of jobs and their wall seconds: where a GPU job's time goes."""
+    out: dict[str, dict[str, float]] = {}
+    for j in jobs:
+        r = out.setdefault(j["rule"], {"jobs": 0, "wall_s": 0.0})
+        r["jobs"] += 1
+        if j["process_started"] and j["ended"]:
+            r["wall_s"] += j["ended"] - j["process_started"]
+        for k, v in json.loads(j["phases"]).items():
+            r[k] = r.get(k, 0.0) + v
+    return {rule: {k: round(v, 1) for k, v in r.items()} for rule, r in out.items()}
 
 
 def gpu_busy(path: Path) -> dict[str, dict[str, float]]:

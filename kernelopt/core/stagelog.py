@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import phases
 from .errors import JobFault, KerneloptError
 
 
@@ -48,7 +49,7 @@ def _report_gpu_time(log: str | Path | None) -> None:
     """``<log>.gpu.json``: seconds the job held the GPU lock (exclusive: measurements; shared:
     correctness runs and compiles), and the memory it claimed and used (``core/gpumem.py``),
     when it touched the GPU at all."""
-    from . import gpulock, gpumem
+    from . import gpulock, gpumem, phases
 
     memory = gpumem.record()
     if log and (any(gpulock.HELD.values()) or memory):
@@ -56,7 +57,8 @@ def _report_gpu_time(log: str | Path | None) -> None:
 
         held = {k: round(v, 3) for k, v in gpulock.HELD.items()}
         span = {"process_started": _process_started(), "ended": round(time.time(), 3)}
-        Path(f"{log}.gpu.json").write_text(json.dumps({**held, "memory": memory, **span}) + "\n")
+        record = {**held, "memory": memory, **span, "phases": phases.record()}
+        Path(f"{log}.gpu.json").write_text(json.dumps(record) + "\n")
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
         if memory:
             print(f"[gpu-mem] {json.dumps(memory)}", flush=True)
@@ -105,9 +107,11 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
         with redirected(log):
             try:
                 try:
+                    _startup()
                     with _gpu_claim(name, job):
                         _maybe_fail(name)
-                        return fn()
+                        with phases.timed(f"{name} (the job's work)"):
+                            return fn()
                 finally:
                     _report_gpu_time(log)
             except KerneloptError as e:
@@ -127,6 +131,14 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
             flush=True,
         )
         sys.exit(1)
+
+
+def _startup() -> None:
+    """The seconds from this process's start to its work: Python, Snakemake's script preamble
+    and the imports (a phase of its own, the per-job overhead a persistent worker would save)."""
+    started = _process_started()
+    if started is not None:
+        phases.add("start-up (process start to the stage's code)", max(time.time() - started, 0.0))
 
 
 def _keep_failed_log(log: str | Path | None) -> str | None:

@@ -54,6 +54,7 @@ def _streamed_calls(job: dict[str, Any]) -> Any:
 
     import torch
 
+    from ..core.phases import timed
     from .exchange import unpack
 
     if not job.get("stream"):
@@ -66,7 +67,8 @@ def _streamed_calls(job: dict[str, Any]) -> Any:
             if (scratch / "stop").exists():
                 return
             time.sleep(0.002)
-        call = unpack(torch.load(path, weights_only=False))
+        with timed("read a call (its tensors through CUDA IPC)"):
+            call = unpack(torch.load(path, weights_only=False))
         path.unlink()
         yield k, call
         del call
@@ -86,15 +88,17 @@ def _stream_result(job: dict[str, Any], k: int, out: dict[str, Any], launcher_op
 def run_unit(job: dict[str, Any]) -> dict[str, Any]:
     from ..core import gpulock
     from ..core.loader import load_candidate
+    from ..core.phases import timed
     from .exchange import shared_in_place
     from .faults import maybe_inject
     from .watch import AtenWatch, LaunchWatch
 
     device = job["device"]
     reply: dict[str, Any] = {"import_error": None, "calls": [], "launcher_ops": []}
-    inductor = load_candidate(job["inductor"]) if job.get("inductor") else None
+    with timed("load Inductor's kernel"):
+        inductor = load_candidate(job["inductor"]) if job.get("inductor") else None
     try:
-        with AtenWatch() as at_import:
+        with AtenWatch() as at_import, timed("load the candidate"):
             module = load_candidate(job["candidate"])
         reply["import_ops"] = sorted(at_import.seen)
     except BaseException as e:  # noqa: BLE001 - the candidate's own failure, reported as such
@@ -111,8 +115,9 @@ def run_unit(job: dict[str, Any]) -> dict[str, Any]:
                 reply["launcher_ops"] = sorted(w.seen)
             print(f"[kernelopt-call {k}]", flush=True)  # where a hang or a crash happened, for the parent
             if inductor is not None and call.get("interleave"):
-                inductor.launch(*_clone(args))
-                _sync(device)
+                with timed("Inductor's kernel before a call"):
+                    inductor.launch(*_clone(args))
+                    _sync(device)
             out: dict[str, Any] = {"error": None, "ops": [], "foreign_launches": [], "launches": 0}
             try:
                 maybe_inject(job.get("point", ""))
@@ -299,6 +304,17 @@ def run_time(job: dict[str, Any]) -> dict[str, Any]:
     return {"time": t}
 
 
+def _since_start(what: str) -> None:
+    """``[time] what: s`` from this process's start (read by the parent: ``sandbox._child_phases``)."""
+    import time
+
+    from ..core.stagelog import _process_started
+
+    started = _process_started()
+    if started is not None:
+        print(f"[time] {what}: {max(time.time() - started, 0.0):.2f} s", flush=True)
+
+
 JOBS = {"unit": run_unit, "model": run_model, "speed": run_speed, "timing": run_timing, "time": run_time}
 
 
@@ -332,6 +348,7 @@ def main() -> None:
         ),
     )
     record = sandbox.enter(policy)
+    _since_start("start-up (Python, torch, the job's tensors, the sandbox)")
     reply = JOBS[job["kind"]](job)
     reply["sandbox"] = {"denied": record.denied, "network_namespace": record.network_namespace, "limits": record.limits}
     reply["lock_held_s"] = dict(gpulock.HELD)

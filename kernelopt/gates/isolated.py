@@ -37,6 +37,7 @@ from typing import Any
 
 from ..core.outputs import same_values
 from ..core.paths import ProblemPaths
+from ..core.phases import timed
 from ..isolate.harness import UnitHarness, poison
 from . import sandbox
 from .faults import InfrastructureFault, is_infrastructure
@@ -117,8 +118,11 @@ class UnitCheck:
 
     def _draw(self, seed: int, distribution: str) -> dict[str, Any]:
         self._cached = None  # the previous set's tensors go before the next ones are drawn
-        before, after = self.h.inputs(seed, distribution)
-        return {"before": before, "after": after, "expected": self.h.expected(before, seed, distribution)}
+        with timed("draw an input set (the captured wrapper up to the unit)", quiet=True):
+            before, after = self.h.inputs(seed, distribution)
+        with timed("the eager reference of an input set", quiet=True):
+            expected = self.h.expected(before, seed, distribution)
+        return {"before": before, "after": after, "expected": expected}
 
     def tensors(self, i: int) -> dict[str, Any]:
         """Set ``i``'s tensors: the unit's arguments before and after Inductor's kernel ran, and
@@ -192,9 +196,10 @@ class CallStream(sandbox.Stream):
     def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
         if result.get("error") is not None or k == 0:
             return result.get("error") is None
-        self.judged[k] = _judge_call(
-            self.plan, k, [a if b is None else b for a, b in zip(sent["args"], result["args"])], self.tol
-        )
+        with timed("judge a call's outputs", quiet=True):
+            self.judged[k] = _judge_call(
+                self.plan, k, [a if b is None else b for a, b in zip(sent["args"], result["args"])], self.tol
+            )
         return True
 
 
@@ -283,10 +288,12 @@ def check_unit(
         "rel_error_floor": gc["rel_error_floor"],
     }
     skipped = GateVerdict(2, SKIPPED, "gate 1 did not pass")
-    plan = UnitCheck(harness, cfg)
+    with timed("plan: draw and check every input set"):
+        plan = UnitCheck(harness, cfg)
     stream = CallStream(plan, tol)
     budget = plan.budget_s()
-    outcome = sandbox.run(plan.job(candidate), budget, cache=paths.cache, stream=stream)
+    with timed("the sandboxed run of the candidate (child and judging)"):
+        outcome = sandbox.run(plan.job(candidate), budget, cache=paths.cache, stream=stream)
     seeds1 = [plan.seeds[0]]
     if outcome.status != "ok":
         _blame_or_fault(paths, plan, outcome, budget)
@@ -496,12 +503,13 @@ def _blame_or_fault(paths: ProblemPaths, plan: UnitCheck, outcome: sandbox.Outco
     the same way (the same calls on the same inputs, streamed to one child with the same
     budget), gets through.  Otherwise InfrastructureFault."""
     h = plan.h
-    control = sandbox.run(
-        plan.job(h.paths.inductor_kernel(h.unit)) | {"point": "control"},
-        budget,
-        cache=paths.cache,
-        stream=_ControlStream(plan, {}),
-    )
+    with timed("the control run (Inductor's kernel, the same calls)"):
+        control = sandbox.run(
+            plan.job(h.paths.inductor_kernel(h.unit)) | {"point": "control"},
+            budget,
+            cache=paths.cache,
+            stream=_ControlStream(plan, {}),
+        )
     failed = control.detail if control.status != "ok" else None
     if control.reply is not None:
         err = control.reply["import_error"] or next(

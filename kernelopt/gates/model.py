@@ -28,6 +28,7 @@ from typing import Any
 
 from ..core import gpulock, outputcode, outputs, runtime
 from ..core.paths import ProblemPaths
+from ..core.phases import timed
 from ..isolate.harness import ProblemRuntime
 from . import sandbox
 from .faults import InfrastructureFault, is_infrastructure
@@ -120,7 +121,8 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     gc = cfg["gates"]
     tol = {"model_rtol": gc["model_rtol"], "model_atol": gc["model_atol"], "fp64_ratio": gc["fp64_ratio"]}
     try:
-        m = Problem(paths, cfg)
+        with timed("rebuild the problem (model, baseline wrapper)"):
+            m = Problem(paths, cfg)
     except NotStitchable as e:
         return GateVerdict(3, FAIL, f"rule not-stitchable: {e}", rule="not-stitchable")
     seeds = fresh_seeds(max(3, int(gc["fresh_seeds"])))
@@ -139,7 +141,8 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     }
     budget = sandbox.budget_s(gc["timeout_s"], gc["timeout_factor"], m.model_ms(), len(order))
     stream = ModelCalls(m, [sets[i] for i in order], gc)
-    outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream)
+    with timed("the sandboxed run of the stitched model (child and judging)"):
+        outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream)
     if outcome.status != "ok":
         _control(paths, m, [sets[i] for i in order], outcome, budget)
         rule = "timeout" if outcome.status == "timeout" else "crash"
@@ -332,7 +335,8 @@ def _control(
         "out_idx": m.out_idx,
         "point": "control",
     }
-    control = sandbox.run(job, budget, cache=paths.cache, stream=ModelCalls(m, sets, {}, judge=False))
+    with timed("the control run (the baseline wrapper, the same calls)"):
+        control = sandbox.run(job, budget, cache=paths.cache, stream=ModelCalls(m, sets, {}, judge=False))
     if control.status != "ok" or control.reply is None or any(c["error"] for c in control.reply["calls"]):
         raise InfrastructureFault(
             f"gate 3's child {outcome.status} ({outcome.detail}), "

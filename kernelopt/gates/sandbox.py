@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import gpumem
+from ..core import gpumem, phases
 from ..core.loader import is_candidate_code
 from ..core.runtime import child_env
 
@@ -408,12 +408,14 @@ def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, clock: _Clock) 
     from . import exchange
 
     for k in range(stream.calls):
+        t_send = time.perf_counter()
         with clock.parent():
             call = stream.send(k)
             packed, keepalive = exchange.pack(call)
             tmp = scratch / f"call-{k}.partial"
             torch.save(packed, tmp)
             tmp.replace(scratch / f"call-{k}.pt")
+        t_child = time.perf_counter()
         result = scratch / f"result-{k}.pt"
         while not result.exists():
             if proc.poll() is not None:
@@ -421,11 +423,25 @@ def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, clock: _Clock) 
             if clock.passed():
                 return "timeout"
             time.sleep(0.002)
+        t_judge = time.perf_counter()
         with clock.parent():
             answer = torch.load(result, weights_only=True)
             result.unlink()
             go_on = stream.receive(k, answer, call)
             del keepalive, packed, call
+        t_end = time.perf_counter()
+        phases.add("streamed calls: the judge sends a call", t_child - t_send, quiet=True)
+        phases.add(
+            "streamed calls: the child has the call" + (" (call 0: with its start-up)" if k == 0 else ""),
+            t_judge - t_child,
+            quiet=True,
+        )
+        phases.add("streamed calls: the judge reads and judges the result", t_end - t_judge, quiet=True)
+        print(
+            f"[time] call {k}: sent in {t_child - t_send:.2f} s, child {t_judge - t_child:.2f} s, "
+            f"judged in {t_end - t_judge:.2f} s",
+            flush=True,
+        )
         if answer.get("error") is not None or not go_on:
             break
     (scratch / "stop").touch()
@@ -483,7 +499,9 @@ def run(
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # whatever the candidate left behind in its group
         del keepalive
-        tail = (scratch / "child.log").read_text(errors="replace")[-4000:]
+        text = (scratch / "child.log").read_text(errors="replace")
+        _child_phases(text)
+        tail = text[-4000:]
         if tail:
             print(tail, end="" if tail.endswith("\n") else "\n", flush=True)
         if status == "ok":
@@ -505,6 +523,14 @@ def run(
     finally:
         if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _child_phases(log: str) -> None:
+    """The child's own ``[time]`` lines (``child.py``), added to this job's phases."""
+    import re
+
+    for what, secs in re.findall(r"^\[time\] (.+): ([0-9.]+) s$", log, flags=re.M):
+        phases.add(f"child: {what}", float(secs), quiet=True)
 
 
 def budget_s(base_s: float, factor: float, kernel_ms: float | None, calls: int) -> float:

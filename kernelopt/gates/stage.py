@@ -17,6 +17,7 @@ from typing import Any
 from ..core import runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
+from ..core.phases import timed
 from .faults import INFRASTRUCTURE, NOT_CHECKABLE, retry_alone
 from .rules import static_problems
 from .speed import DECISION, gate4
@@ -67,10 +68,12 @@ def judge_candidate(
     from ..isolate.harness import ProblemRuntime, UnitHarness
     from .isolated import check_unit
 
-    device = runtime.prepare(cfg["device"], paths.cache)
+    with timed("prepare the device"):
+        device = runtime.prepare(cfg["device"], paths.cache)
 
     def check() -> tuple[GateVerdict, GateVerdict]:
-        harness = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
+        with timed("rebuild the problem (model, saved arguments)"):
+            harness = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
         return check_unit(paths, unit, Path(candidate), cfg, harness)
 
     def on_fault(cause: str) -> tuple[GateVerdict, GateVerdict]:
