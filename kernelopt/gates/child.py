@@ -21,7 +21,6 @@ The child never sees a reference or a tolerance; the parent judges what it hands
 
 from __future__ import annotations
 
-import itertools
 import sys
 import traceback
 from pathlib import Path
@@ -70,8 +69,9 @@ def _streamed_calls(job: dict[str, Any]) -> Any:
         with timed("read a call (its tensors through CUDA IPC)"):
             call = unpack(torch.load(path, weights_only=False))
         path.unlink()
-        yield k, call
+        box = [call]
         del call
+        yield k, box.pop()  # this frame keeps no reference while the call runs and after it
 
 
 def _stream_result(job: dict[str, Any], k: int, out: dict[str, Any], launcher_ops: list[str]) -> None:
@@ -128,9 +128,11 @@ def run_unit(job: dict[str, Any]) -> dict[str, Any]:
             except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from a candidate too
                 out["error"] = _error(e)
             out["args"] = [None if shared_in_place(a) else a for a in args]
+            # the parent's shared buffers let go before it hears of the result, so that it can
+            # free them (exchange.collect) before the next call's are allocated
+            del args, call
             _stream_result(job, k, out, reply["launcher_ops"])
             reply["calls"].append({k: v for k, v in out.items() if k != "args"} if job.get("stream") else out)
-            del args, call
             if out["error"] is not None:
                 break
     return reply
@@ -182,6 +184,14 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
     if first is not None:
         with torch.no_grad(), instrumented(mods["baseline"], oc, Launcher()):
             mods["baseline"].call(list(_clone(first[1]["args"])))
+    pending = [first] if first is not None else []
+    del first
+
+    def all_calls() -> Any:  # no reference to a call is kept here once it has been handed out
+        if pending:
+            yield pending.pop()
+        yield from calls
+
     by_candidate: dict[str, int] = {}
     by_inductor: dict[str, int] = {}
     ops: dict[str, list[str]] = {}
@@ -201,8 +211,9 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
 
     reply: dict[str, Any] = {"calls": [], "pins": pins}
     with torch.no_grad(), gpulock.shared(device, "gate3 stitched model"), instrumented(mod, oc, Count()):
-        for k, call in itertools.chain([first] if first is not None else [], calls):
+        for k, call in all_calls():
             entry: dict[str, Any] = {"error": None}
+            outs: Any = None
             try:
                 maybe_inject(job.get("point", ""))
                 outs = mod.call(list(call["args"]))
@@ -211,6 +222,7 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
                 entry["outputs"] = _hand_back([outs[i] for i in job["out_idx"]], call.get("out_bufs"), device)
             except BaseException as e:  # noqa: BLE001
                 entry["error"] = _error(e)
+            del call, outs  # the parent's shared buffers let go before it hears of the result
             _stream_result(job, k, entry, sorted(launcher_ops))
             reply["calls"].append({k: v for k, v in entry.items() if k != "outputs"} if job.get("stream") else entry)
             if entry["error"] is not None:

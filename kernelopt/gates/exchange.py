@@ -46,6 +46,18 @@ def pack(obj: Any) -> tuple[Any, list[Any]]:
     return walk(obj), keep
 
 
+def collect() -> None:
+    """Free the GPU memory of tensors this process shared with a child that has let go of them.
+    A CUDA tensor sent through IPC is not freed with its last reference here: torch keeps its
+    block (the "limbo") until the child's reference count reaches zero and this is called, so
+    without it every streamed call's arguments (12 GiB for a 6 GiB elementwise unit) stayed
+    allocated until the job ended."""
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.ipc_collect()
+
+
 def unpack(obj: Any) -> Any:
     """The child's view of a packed job: IPC handles opened, copies moved to the GPU."""
 

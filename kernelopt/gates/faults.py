@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ..core import gpulock, gpumem
@@ -82,12 +83,21 @@ def retry_alone(device: str, what: str, check: Callable[[], Any], on_fault: Call
                 raise
             cause = str(e) if isinstance(e, InfrastructureFault) else f"{type(e).__name__}: {str(e)[:300]}"
             print(f"[{what}] infrastructure fault (attempt {attempt + 1} of {ATTEMPTS}): {cause}", flush=True)
+            print(_where(e), flush=True)
             if attempt == ATTEMPTS - 1:
                 if gpumem.retry_alone_ahead():
                     raise JobFault(f"{what}: {cause} (the job is retried on a GPU of its own)") from e
                 return on_fault(cause)
             _release_cached_memory(device)
     raise AssertionError("unreachable")
+
+
+def _where(e: BaseException) -> str:
+    """The last frames of a fault's traceback (in this process), for the job's log."""
+    import traceback
+
+    frames = traceback.extract_tb(e.__traceback__)[-6:]
+    return "  where: " + " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(frames))
 
 
 def _release_cached_memory(device: str) -> None:
