@@ -29,8 +29,8 @@ from typing import Any
 from ..core import gpulock, outputcode, outputs, runtime
 from ..core.paths import ProblemPaths
 from ..core.phases import timed
-from ..isolate.harness import ProblemRuntime
-from . import sandbox
+from ..isolate.harness import ProblemRuntime, poison
+from . import exchange, sandbox
 from .faults import InfrastructureFault, is_infrastructure
 from .isolated import fresh_seeds
 from .verdict import FAIL, PASS, GateVerdict
@@ -258,19 +258,32 @@ class ModelCalls(sandbox.Stream):
         self.structure_fault: tuple[int, str] | None = None
         self._base: list[Any] = []
         self._model64: Any = None
+        self.staging = exchange.Staging()
 
     def send(self, k: int) -> dict[str, Any]:
         import torch
 
         seed, dist = self.sets[k]
-        call: dict[str, Any] = {"args": self.m.rt.call_args(0, seed, dist)}
+        # the child's arguments in the stream's buffers (the same GPU memory every call, copies of
+        # the model's own parameters too: ``exchange.Staging``)
+        drawn = self.m.rt.call_args(0, seed, dist)
+        call: dict[str, Any] = {"args": [self.staging.put(("arg", i), a) for i, a in enumerate(drawn)]}
+        del drawn
         if self.judge:
             with torch.no_grad(), gpulock.shared(self.m.device, f"gate3 {self.m.paths.problem}"):
                 # the baseline on arguments of its own: the child's could be written by a candidate
                 self._base = self.m.outputs(self.m.base, self.m.rt.call_args(0, seed, dist))
             if self.m.device == "cuda":
-                call["out_bufs"] = [torch.empty_like(b) if isinstance(b, torch.Tensor) else None for b in self._base]
+                # NaN-poisoned: an output the child says it copied but did not is never last call's
+                call["out_bufs"] = [
+                    self._out_buf(i, b) if isinstance(b, torch.Tensor) else None for i, b in enumerate(self._base)
+                ]
         return call
+
+    def _out_buf(self, i: int, like: Any) -> Any:
+        buf = self.staging.empty_like(("out", i), like)
+        poison(buf)
+        return buf
 
     def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
         if result.get("error") is not None:
