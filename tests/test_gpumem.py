@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import ROOT, snakemake
 
-from kernelopt.core import gpumem
+from kernelopt.core import gpumem, runtime
 from kernelopt.core.stagelog import run_stage
 
 HOLDER = textwrap.dedent(
@@ -132,7 +132,8 @@ def test_no_gpu_no_claim(monkeypatch):
 def test_needs_come_from_the_capture_record_and_the_units_tensors():
     mem = {"job_peak_mb": 10000.0}
     assert gpumem.need_mb("capture", mem, None) == 10000 + 1 * gpumem.CONTEXT_MB
-    assert gpumem.need_mb("gate3", mem, None) == 30000 + 2 * gpumem.CONTEXT_MB  # eager + stitched + FP64
+    g3 = int(10000 * gpumem.FACTORS["gate3"])
+    assert gpumem.need_mb("gate3", mem, None) == g3 + 2 * gpumem.CONTEXT_MB  # eager + stitched + FP64
     assert gpumem.need_mb("isolate", mem, None) == 11000 + 1 * gpumem.CONTEXT_MB
     assert gpumem.need_mb("gate12", mem, None) == 15000 + 2 * gpumem.CONTEXT_MB  # the unit not yet isolated
     # once isolated, a unit's gates 1-2 need a multiple of the unit's own tensors
@@ -145,10 +146,14 @@ def test_needs_come_from_the_capture_record_and_the_units_tensors():
     }
     assert gpumem.unit_mb(contract) == 8.0
     # ... plus a share of the problem's (the judging process rebuilds the problem)
-    assert gpumem.need_mb("gate12", mem, None, unit_mb=8.0) == 8 * 12 + 1500 + 2 * gpumem.CONTEXT_MB
-    assert gpumem.need_mb("gate12", mem, None, factor=2.0, unit_mb=8.0) == (8 * 12 + 1500) * 2 + 2 * gpumem.CONTEXT_MB
-    assert gpumem.need_mb("gate12", None, None, unit_mb=8.0) == 8 * 12 + 2 * gpumem.CONTEXT_MB
-    assert gpumem.need_mb("gate4", mem, None, unit_mb=8.0) == 15000 + 2 * gpumem.CONTEXT_MB  # not a unit rule
+    f = gpumem.UNIT_FACTORS["gate12"]
+    assert gpumem.need_mb("gate12", mem, None, unit_mb=8.0) == int(8 * f + 1500) + 2 * gpumem.CONTEXT_MB
+    assert (
+        gpumem.need_mb("gate12", mem, None, factor=2.0, unit_mb=8.0) == int((8 * f + 1500) * 2) + 2 * gpumem.CONTEXT_MB
+    )
+    assert gpumem.need_mb("gate12", None, None, unit_mb=8.0) == int(8 * f) + 2 * gpumem.CONTEXT_MB
+    g4 = int(10000 * gpumem.FACTORS["gate4"])
+    assert gpumem.need_mb("gate4", mem, None, unit_mb=8.0) == g4 + 2 * gpumem.CONTEXT_MB  # not a unit rule
     # before capture: the shape estimate; with neither: unknown (the caller's default)
     assert gpumem.need_mb("capture", None, 5000.0) == 5000 + gpumem.CONTEXT_MB
     assert gpumem.need_mb("capture", None, None) == 0
@@ -232,14 +237,19 @@ def test_a_problem_that_cannot_run_on_meta_gets_the_default(tmp_path):
     assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == 12 + 150 + 2 * gpumem.CONTEXT_MB
 
 
-def test_run_stage_claims_the_jobs_need_and_records_what_it_used(tmp_path, fake_gpus):
+def test_run_stage_claims_the_jobs_need_and_records_what_it_used(tmp_path, fake_gpus, monkeypatch):
     fake_gpus("0:10000,1:20000")
     seen = {}
 
     def body():
+        seen["before"] = os.environ.get("CUDA_VISIBLE_DEVICES"), gpumem.CLAIM.get("gpu")
+        runtime.prepare("cuda", None)  # a stage's first device work: the claim is made here
         seen["visible"] = os.environ.get("CUDA_VISIBLE_DEVICES")
         seen["ledger"] = json.loads(gpumem._ledger()[0].read_text())
 
+    monkeypatch.setattr(runtime, "resolve_device", lambda device: "cuda")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)  # left by the in-process claims above
+    gpumem.CLAIM.clear()
     job = SimpleNamespace(resources={"gpu": 1, "gpu_mb": 3000, "gpu_alone": 0}, wildcards=["p", "u"])
     log = tmp_path / "job.log"
     try:
@@ -248,9 +258,33 @@ def test_run_stage_claims_the_jobs_need_and_records_what_it_used(tmp_path, fake_
     finally:
         os.environ.pop("CUDA_VISIBLE_DEVICES", None)
         gpumem.CLAIM.clear()
+    assert seen["before"] == (None, None), "claimed before the job prepared the device"
     assert seen["visible"] == "1", "not the GPU with the most room"
     assert [(e["gpu"], e["mb"]) for e in seen["ledger"]] == [("1", 3000)]
     assert rec["gpu"] == "1" and rec["declared_mb"] == 3000 and rec["alone"] is False
+    assert json.loads(gpumem._ledger()[0].read_text()) == [], "the claim outlived the job"
+
+
+def test_a_job_with_no_device_work_claims_nothing(tmp_path, fake_gpus, monkeypatch):
+    """Gate 3 of an attempt that stitched nothing, gate 4 after a failed gate 3, an empty slot:
+    the job never prepares the device, so it claims no memory and waits for nobody, even when
+    its need could not be met now (the whole GPU is claimed by another process)."""
+    fake_gpus("0:10000")
+    path, lock = gpumem._ledger()
+    other = {"pid": os.getppid(), "started": gpumem._started(os.getppid()), "what": "a big job", "alone": True}
+    with gpumem._locked(lock):
+        gpumem._write(path, [{**other, "state": "held", "gpu": "0", "mb": 10000, "since": 0.0}])
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    gpumem.CLAIM.clear()
+    job = SimpleNamespace(resources={"gpu": 1, "gpu_mb": 9000, "gpu_alone": 0}, wildcards=["p"])
+    log = tmp_path / "job.log"
+    t0 = time.perf_counter()
+    assert run_stage("gate3", log, lambda: "skipped", job=job) == "skipped"
+    assert time.perf_counter() - t0 < 5, "the job waited for GPU memory it never used"
+    assert os.environ.get("CUDA_VISIBLE_DEVICES") is None
+    rec_path = Path(f"{log}.gpu.json")
+    assert not rec_path.exists() or not json.loads(rec_path.read_text()).get("memory")
+    assert [e["what"] for e in json.loads(path.read_text())] == ["a big job"]
 
 
 def test_a_failed_gpu_job_is_retried_on_a_gpu_of_its_own(tmp_path):
@@ -436,3 +470,70 @@ def test_the_judges_own_time_is_not_charged_to_a_streamed_candidate(tmp_path):
     assert outcome.seconds < 15
     hung = sandbox.run(job, 15, stream=SlowJudge(3, hang_at=2))
     assert hung.status == "timeout", hung.detail + hung.log_tail
+
+
+def test_a_stream_hands_the_child_the_same_buffers_every_call(tmp_path):
+    """exchange.Staging: one buffer per argument position, refilled for every call (CUDA IPC kept
+    every call's fresh tensors allocated in the judge until the job ended: 115.5 GiB after six
+    calls of a 6 GiB unit on the H200); each call's values and each call's results are its own."""
+    import torch
+
+    from kernelopt.gates import exchange, sandbox
+
+    staging = exchange.Staging()
+    a = staging.put(0, torch.arange(6.0).reshape(2, 3).t())  # a transposed view: laid out as clone() would
+    assert a.stride() == torch.arange(6.0).reshape(2, 3).t().clone().stride()
+    b = staging.put(0, torch.ones(3, 2))
+    assert b is not a  # another layout: another buffer
+    c = staging.put(0, torch.full((3, 2), 7.0))
+    assert c is b and torch.equal(c, torch.full((3, 2), 7.0))
+    assert staging.put(1, 5) == 5  # not a tensor: as it is
+
+    cand = _stream_candidate(
+        tmp_path,
+        """
+        def launch(x, out):
+            out.copy_(x * 2)
+        """,
+    )
+
+    class Calls(sandbox.Stream):
+        calls = 4
+
+        def __init__(self):
+            self.staging, self.sent, self.got = exchange.Staging(), [], []
+
+        def send(self, k):
+            args = [self.staging.put(i, t) for i, t in enumerate([torch.full((4,), float(k)), torch.full((4,), -1.0)])]
+            self.sent.append([id(t) for t in args])
+            return {"args": args, "interleave": False}
+
+        def receive(self, k, result, sent):
+            self.got.append(result["args"][1].tolist())
+            return True
+
+    calls = Calls()
+    job = {"kind": "unit", "device": "cpu", "candidate": str(cand), "calls": [], "point": "gate12"}
+    outcome = sandbox.run(job, 120, stream=calls)
+    assert outcome.status == "ok", outcome.detail + outcome.log_tail
+    assert all(ids == calls.sent[0] for ids in calls.sent), "a call got new buffers"
+    assert calls.got == [[2.0 * k] * 4 for k in range(4)]
+
+
+def test_unwritten_elements_are_counted_a_chunk_at_a_time(monkeypatch):
+    """Counting with one sum() of a bool tensor takes an int64 temporary of the whole output (12
+    GiB for a 6 GiB output: the judge ran out of memory on it); counted per chunk, the same."""
+    import torch
+
+    from kernelopt.gates import isolated
+
+    monkeypatch.setattr(isolated, "CHUNK", 3)
+    h = SimpleNamespace(contract={"args": [{"name": "x", "access": "read"}, {"name": "out", "access": "write"}]})
+    ref = torch.arange(10.0)
+    out = ref.clone()
+    out[[1, 4, 8]] = float("nan")
+    assert isolated._unwritten(out, [ref, torch.full((10,), float("nan"))], h, "out", ref, "nan") == 3
+    was = torch.full((10,), 123.0)
+    out = ref.clone()
+    out[[0, 5, 6, 9]] = 123.0
+    assert isolated._unwritten(out, [ref, was], h, "out", ref, "random") == 4

@@ -10,7 +10,8 @@ Every GPU rule declares two Snakemake resources (``rules/common.smk: gpu_resourc
   shapes (``estimate_mb``: the model built and run on the ``meta`` device, nothing allocated).
 * ``gpu_alone``: 1 on a retry (Snakemake's ``attempt`` > 1): the job takes a whole GPU.
 
-At run time the job claims its need (``claim``) before its first CUDA work: the ledger (a JSON
+At run time the job claims its need (``claim``) when it first prepares the device (``defer``,
+``runtime.prepare``; a job with nothing to run on the GPU claims nothing): the ledger (a JSON
 file per machine next to the GPU lock, under an ``flock``) holds one entry per running job
 (pid, GPU, MiB); a job waits until one GPU's claimed total plus its need fits in that GPU's
 memory minus a reserve, takes the GPU with the most room left, and sets
@@ -42,27 +43,30 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from . import phases
+
 # what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
 # workspace, Triton's launcher): measured 500-900 MiB on the H200
 CONTEXT_MB = 1024
 # processes a job of each rule runs on the GPU at once (the job, and its sandboxed child or
 # the NCU harness)
 PROCESSES = {"capture": 1, "isolate": 1}
-# Needs, calibrated on the H200 with problems/large (bench/README.md, "GPU memory"):
+# Needs, calibrated on the H200 with problems/large (bench/README.md, "GPU memory" and "Run 7"):
 # whole-problem rules, as a multiple of the capture job's measured peak (isolate peaked at
-# 0.68-1.04x capture since comparisons are chunked; gate 3 runs the eager model, the stitched
-# one and, on a mismatch, an FP64 copy; gate 4 the baseline and the stitched model side by
-# side) ...
-FACTORS = {"capture": 1.0, "isolate": 1.1, "gate3": 3.0, "gate4": 1.5}
+# 0.53-0.86x capture in run 7; gate 3 runs the eager model, the baseline wrapper, the stitched
+# one in its child and, on a mismatch, an FP64 copy: ~0.6x capture by count, ~1x with the FP64
+# fallback; gate 4 the baseline and the stitched model in CUDA graphs side by side: 0.39x
+# measured once) ...
+FACTORS = {"capture": 1.0, "isolate": 1.1, "gate3": 1.5, "gate4": 1.0}
 DEFAULT_FACTOR = 1.5
 # ... and per-unit rules, as a multiple of the unit's own tensors (its contract's arguments):
 # gates 1-2 hold one input set (the arguments before and after Inductor's kernel, the
-# reference outputs), one call's arguments, the written outputs' poisoned copies and chunked
-# comparison temporaries, in the judge and in its child (measured 9.0-10.2x on the 8-12 GiB
-# units of problems/large since calls are streamed and comparisons chunked; 26-34x before);
-# profile and select hold one or two candidates' arguments and an L2 flush buffer (not
-# measured yet: a conservative guess)
-UNIT_FACTORS = {"gate12": 12.0, "profile": 12.0, "select": 12.0, "select_iter": 12.0}
+# reference outputs), the child's call buffers (``exchange.Staging``), the written outputs'
+# poisoned copies and chunked comparison temporaries, in the judge and in its child: ~5x by
+# count (the 9.0-11.2x measured in runs 4-7 were a leak, every call's arguments kept alive by
+# CUDA IPC until the job ended, fixed since); profile and select hold one or two candidates'
+# arguments and an L2 flush buffer (run 7: profile 2.9-3.6x, select 2.6x)
+UNIT_FACTORS = {"gate12": 6.0, "profile": 5.0, "select": 4.0, "select_iter": 4.0}
 # ... plus this share of the capture's peak: the judging process rebuilds the problem (its
 # inputs, parameters, the compiled wrapper's buffers) to draw the unit's inputs (a small unit
 # of a convolution problem peaked at 3 GiB)
@@ -233,6 +237,32 @@ def _alive(entry: dict[str, Any]) -> bool:
 
 # what this job claimed (for <log>.gpu.json)
 CLAIM: dict[str, Any] = {}
+# the claim a job will make at its first device work (``defer``, ``claim_pending``)
+_PENDING: list[Any] = []
+
+
+@contextlib.contextmanager
+def defer(need: int, alone: bool = False, what: str = "") -> Iterator[None]:
+    """The job's claim, made only when it first prepares the device (``runtime.prepare`` calls
+    ``claim_pending``) and released with the block.  A job that turns out to have nothing to run
+    on the GPU (gate 3 of an attempt that stitched nothing, gate 4 after gate 3 failed, an empty
+    candidate slot) claims nothing and waits for nobody: on the H200 such jobs had waited 5-60 s
+    each behind big claims for work they never did."""
+    stack = contextlib.ExitStack()
+    _PENDING[:] = [(stack, need, alone, what)]
+    try:
+        with stack:
+            yield
+    finally:
+        _PENDING.clear()
+
+
+def claim_pending() -> None:
+    """Make the deferred claim now (once), before anything initializes CUDA in this process."""
+    if _PENDING and len(_PENDING[0]) == 4:
+        stack, need, alone, what = _PENDING[0]
+        _PENDING[0] = (stack,)  # claimed (or being claimed): never twice
+        stack.enter_context(claim(need, alone=alone, what=what))
 
 
 @contextlib.contextmanager
@@ -276,6 +306,7 @@ def claim(need: int, alone: bool = False, what: str = "", poll_s: float = 0.5) -
                     print(f"[gpu-mem] {what}: waiting {waited:.0f} s for {need} MiB{alone_s}", flush=True)
                 time.sleep(poll_s)
         waited = time.perf_counter() - t0
+        phases.add("wait for GPU memory (the ledger)", waited, quiet=True)
         if waited > 1.0:
             print(f"[gpu-mem] {what}: waited {waited:.1f} s for {mb} MiB on GPU {gpu}", flush=True)
         CLAIM.update(gpu=gpu, declared_mb=need, claimed_mb=mb, alone=bool(alone), waited_s=round(waited, 3))

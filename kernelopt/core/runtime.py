@@ -40,6 +40,9 @@ def prepare(device: str, cache_dir: Path | None, *, fresh: bool = False) -> str:
     from scratch).  Later stages keep it, so the autotuner's ``.best_config`` files and
     compiled Triton binaries from capture are reused and no choice drifts.
     """
+    from . import gpumem
+
+    gpumem.claim_pending()  # the job's GPU memory, claimed before CUDA starts (core/gpumem.py)
     if cache_dir is not None:
         cache_dir = Path(cache_dir).resolve()
         if fresh and cache_dir.exists():

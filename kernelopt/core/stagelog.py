@@ -77,7 +77,8 @@ def _process_started() -> float | None:
 
 def _gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:
     """The job's claim of GPU memory (``core/gpumem.py``), from its ``gpu_mb`` and ``gpu_alone``
-    resources; nothing for a job without them (CPU mode, a rule that does not use the GPU)."""
+    resources, made when the job first prepares the device (``gpumem.defer``); nothing for a job
+    without them (CPU mode, a rule that does not use the GPU)."""
     from . import gpumem
 
     resources = getattr(job, "resources", None) or {}
@@ -87,16 +88,15 @@ def _gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:
     what = " ".join([name] + [str(v) for v in list(getattr(job, "wildcards", None) or [])])
     if alone:
         print(f"[gpu-mem] {what}: a retry after a failed attempt, on a GPU of its own", flush=True)
-    return gpumem.claim(need, alone=alone, what=what)
+    return gpumem.defer(need, alone=alone, what=what)
 
 
-def _maybe_fail(name: str) -> None:
+def _maybe_fail(name: str, job: Any) -> None:
     """``KERNELOPT_FAULT=jobfault:<rule>`` (tests): a job of that rule fails as a machine fault
     would, except when it runs as a retry on a GPU of its own."""
-    from . import gpumem
-
+    resources = getattr(job, "resources", None) or {}
     points = {p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",")}
-    if f"jobfault:{name}" in points and not gpumem.CLAIM.get("alone"):
+    if f"jobfault:{name}" in points and not int(resources.get("gpu_alone", 0) or 0):
         raise JobFault(f"injected by KERNELOPT_FAULT=jobfault:{name}")
 
 
@@ -109,7 +109,7 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
                 try:
                     _startup()
                     with _gpu_claim(name, job):
-                        _maybe_fail(name)
+                        _maybe_fail(name, job)
                         with phases.timed(f"{name} (the job's work)"):
                             return fn()
                 finally:
