@@ -56,7 +56,7 @@ def _report_gpu_time(log: str | Path | None) -> None:
         import json
 
         held = {k: round(v, 3) for k, v in gpulock.HELD.items()}
-        span = {"process_started": _process_started(), "ended": round(time.time(), 3)}
+        span = {"process_started": process_started(), "ended": round(time.time(), 3)}
         record = {**held, "memory": memory, **span, "phases": phases.record()}
         Path(f"{log}.gpu.json").write_text(json.dumps(record) + "\n")
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
@@ -64,7 +64,7 @@ def _report_gpu_time(log: str | Path | None) -> None:
             print(f"[gpu-mem] {json.dumps(memory)}", flush=True)
 
 
-def _process_started() -> float | None:
+def process_started() -> float | None:
     """This process's start (epoch seconds, from /proc): a job's wall time includes starting
     Python and importing torch, which the bench's job-overhead numbers need."""
     try:
@@ -136,7 +136,7 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
 def _startup() -> None:
     """The seconds from this process's start to its work: Python, Snakemake's script preamble
     and the imports (a phase of its own, the per-job overhead a persistent worker would save)."""
-    started = _process_started()
+    started = process_started()
     if started is not None:
         phases.add("start-up (process start to the stage's code)", max(time.time() - started, 0.0))
 

@@ -320,9 +320,9 @@ def _since_start(what: str) -> None:
     """``[time] what: s`` from this process's start (read by the parent: ``sandbox._child_phases``)."""
     import time
 
-    from ..core.stagelog import _process_started
+    from ..core.stagelog import process_started
 
-    started = _process_started()
+    started = process_started()
     if started is not None:
         print(f"[time] {what}: {max(time.time() - started, 0.0):.2f} s", flush=True)
 
