@@ -2,6 +2,7 @@
 CPU run with search.iterations=2 through Snakemake."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -800,3 +801,37 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
     got = x.clone()
     _run_rows(src, "synth_attn_softmax", [got, 48, 8])
     torch.testing.assert_close(got, torch.softmax(x / 8.0, -1))
+
+
+def test_the_ncu_harness_draws_a_units_inputs_itself_or_loads_saved_ones(demo_run, tmp_path):
+    """The process NCU profiles launches one candidate on the unit's inputs: loaded from the file
+    the profile rule saved (small units), or drawn from the seed on the device (units over
+    SAVED_INPUTS_MAX_BYTES: no GiB-sized copy through host memory and disk).  Both run here, in
+    CPU mode, on Inductor's own kernel of a demo unit."""
+    unit_dir = next(iter(sorted((demo_run / "level1_8_ReLU" / "units").iterdir())))
+    cfg = json.dumps({"device": "cpu", "seed": 0})
+    saved = tmp_path / "inputs.pt"
+    save = """
+import sys, torch
+from kernelopt.core import runtime
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
+paths, unit = ProblemPaths.of_unit(sys.argv[1])
+runtime.prepare("cpu", paths.cache)
+torch.save(UnitHarness(paths, unit, ProblemRuntime(paths, "cpu", 0)).inputs(0)[0], sys.argv[2])
+"""
+    r = subprocess.run([sys.executable, "-c", save, str(unit_dir), str(saved)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for extra in ([], ["--inputs", str(saved)]):
+        held = tmp_path / "held.json"
+        held.unlink(missing_ok=True)
+        cmd = [sys.executable, "-m", "kernelopt.search.profile_harness", str(unit_dir), str(unit_dir / "inductor.py")]
+        r = subprocess.run(
+            [*cmd, "--config", cfg, *extra, "--lock-report", str(held)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "TRITON_INTERPRET": "1"},
+        )
+        assert r.returncode == 0, (extra, r.stderr[-3000:])
+        assert "exclusive" in json.loads(held.read_text())

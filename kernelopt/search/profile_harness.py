@@ -3,9 +3,10 @@
 usage: python -m kernelopt.search.profile_harness UNIT_DIR CANDIDATE.py --config JSON [--launches 3]
                                           [--inputs INPUTS.pt] [--lock-report HELD.json]
 
-With ``--inputs`` (the unit's argument list saved by the profile rule, which has just built
-them) the process only imports torch and the candidate: no model is built and no wrapper
-runs, so NCU's process starts fast.  Without it the inputs are rebuilt from the capture.
+With ``--inputs`` (the unit's argument list saved by the profile rule, for units up to
+``SAVED_INPUTS_MAX_BYTES``) the process only imports torch and the candidate: no model is built
+and no wrapper runs, so NCU's process starts fast.  Without it (larger units: no GiB-sized copy
+through host memory and disk) the inputs are drawn from the seed on the GPU, as every stage does.
 
 The process holds the GPU lock alone only around the profiled launches (NCU replays each
 one there); its start-up and one unprofiled warm-up launch (the JIT compile) share the GPU.
@@ -46,7 +47,8 @@ def main() -> None:
         before = [x.to(device) if isinstance(x, torch.Tensor) else x for x in torch.load(a.inputs)]
     else:
         h = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
-        before, _ = h.inputs(cfg["seed"])
+        before = h.inputs(cfg["seed"])[0]  # the "after" copies go at once (GiB-sized units)
+        del h
     import tempfile
 
     import triton.language  # noqa: F401 - loaded before the sandbox, as in the gates' child

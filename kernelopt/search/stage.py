@@ -144,6 +144,11 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     return beam
 
 
+# a unit's arguments up to this size are saved for the NCU harness (it then starts without
+# rebuilding the problem); larger ones it draws from the seed on the GPU itself
+SAVED_INPUTS_MAX_BYTES = 256 * 2**20
+
+
 def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str, Any]) -> dict[str, Any]:
     d = paths.iter_dir(unit, i) / "profile" / f"m{j}"
     d.mkdir(parents=True, exist_ok=True)
@@ -186,7 +191,6 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         write_json(d / "summary.json", out)
         (d / "summary.txt").write_text(out["text"] + "\n")
         return out
-    before, _ = h.inputs(cfg["seed"])
     # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
     sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
@@ -195,7 +199,14 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
         saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
-        torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
+        saved.unlink(missing_ok=True)
+        unit_bytes = sum(profiler.tensor_bytes(a) for a in h.contract["args"] if a.get("kind", "tensor") == "tensor")
+        if unit_bytes <= SAVED_INPUTS_MAX_BYTES:
+            before, _ = h.inputs(cfg["seed"])
+            torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
+            del before
+        # larger units: the harness draws the same inputs from the seed on the GPU itself (no
+        # GiB-sized copy through host memory and disk; issue 7's "big inputs")
         held = d / "ncu_lock.json"  # the harness takes the GPU lock itself, around its profiled launches only
         harness_cmd = [
             sys.executable,
@@ -205,8 +216,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
             str(cand),
             "--config",
             json.dumps({"device": cfg["device"], "seed": cfg["seed"]}),
-            "--inputs",
-            str(saved),
+            *(["--inputs", str(saved)] if saved.exists() else []),
             "--lock-report",
             str(held),
         ]
