@@ -835,3 +835,113 @@ torch.save(UnitHarness(paths, unit, ProblemRuntime(paths, "cpu", 0)).inputs(0)[0
         )
         assert r.returncode == 0, (extra, r.stderr[-3000:])
         assert "exclusive" in json.loads(held.read_text())
+
+
+GELU_POW_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [4, 8]}
+OUT_SHAPES = {'out_ptr0': [4, 8]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        pow_1 = torch.ops.aten.pow.Tensor_Scalar(x0, 3.0)
+        mul = torch.ops.aten.mul.Tensor(pow_1, 0.044715);  pow_1 = None
+        add = torch.ops.aten.add.Tensor(x0, mul);  mul = None
+        mul_1 = torch.ops.aten.mul.Tensor(add, 0.7978845608028654);  add = None
+        tanh = torch.ops.aten.tanh.default(mul_1);  mul_1 = None
+        add_1 = torch.ops.aten.add.Tensor(tanh, 1.0);  tanh = None
+        mul_2 = torch.ops.aten.mul.Tensor(x0, 0.5);  x0 = None
+        mul_3 = torch.ops.aten.mul.Tensor(mul_2, add_1);  mul_2 = add_1 = None
+        return (mul_3,)
+"""
+
+
+def test_aten_pow_with_a_constant_exponent_is_synthesized():
+    """A tanh-GELU written with torch.pow(x, 3.0) (issue 8: `aten.pow` was not in the op table),
+    and an RMS norm with pow(x, 2) before its mean over the row; a non-integer exponent is
+    refused with the reason."""
+    import torch
+
+    from kernelopt.core import cpu_mode
+    from kernelopt.search.synth import pointwise
+    from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.synth.ops import CannotSynthesize
+
+    contract = {
+        "args": [
+            {
+                "name": "in_ptr0",
+                "kind": "tensor",
+                "shape": [4, 8],
+                "stride": [8, 1],
+                "dtype": "float32",
+                "access": "read",
+            },
+            {
+                "name": "out_ptr0",
+                "kind": "tensor",
+                "shape": [4, 8],
+                "stride": [8, 1],
+                "dtype": "float32",
+                "access": "write",
+            },
+            {"name": "xnumel", "kind": "scalar", "value": 32},
+        ]
+    }
+    src = pointwise.synthesize_pointwise(contract, GELU_POW_REFERENCE, 0)
+    cpu_mode.install()
+    torch.manual_seed(0)
+    x = torch.randn(4, 8) * 3
+    out = torch.full((4, 8), float("nan"))
+    _run_rows(src, "synth_gelu_pow", [x, out, 32])
+    torch.testing.assert_close(out, torch.nn.functional.gelu(x, approximate="tanh"), rtol=1e-5, atol=1e-5)
+    with pytest.raises(CannotSynthesize, match="exponent 2.5"):
+        pointwise.synthesize_pointwise(contract, GELU_POW_REFERENCE.replace("x0, 3.0)", "x0, 2.5)"), 0)
+
+    rms = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [6, 100]}
+OUT_SHAPES = {'out_ptr0': [6, 100]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        pow_1 = torch.ops.aten.pow.Tensor_Scalar(x0, 2)
+        mean = torch.ops.aten.mean.dim(pow_1, [-1], True);  pow_1 = None
+        add = torch.ops.aten.add.Tensor(mean, 1e-05);  mean = None
+        rsqrt = torch.ops.aten.pow.Tensor_Scalar(add, -0.5);  add = None
+        mul = torch.ops.aten.mul.Tensor(x0, rsqrt);  x0 = rsqrt = None
+        return (mul,)
+"""
+    rcontract = {
+        "args": [
+            {
+                "name": "in_ptr0",
+                "kind": "tensor",
+                "shape": [6, 100],
+                "stride": [100, 1],
+                "dtype": "float32",
+                "access": "read",
+            },
+            {
+                "name": "out_ptr0",
+                "kind": "tensor",
+                "shape": [6, 100],
+                "stride": [100, 1],
+                "dtype": "float32",
+                "access": "write",
+            },
+            {"name": "xnumel", "kind": "scalar", "value": 6},
+            {"name": "r0_numel", "kind": "scalar", "value": 100},
+        ]
+    }
+    src = synth_rows.synthesize_rows(rcontract, rms, 0)
+    x = torch.randn(6, 100)
+    out = torch.full((6, 100), float("nan"))
+    _run_rows(src, "synth_rms_pow", [x, out, 6, 100])
+    torch.testing.assert_close(out, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5), rtol=1e-5, atol=1e-5)

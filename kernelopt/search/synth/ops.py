@@ -56,6 +56,21 @@ class CannotSynthesize(Exception):
     pass
 
 
+def pow_template(exponent: float) -> str:
+    """``x ** exponent`` for a constant exponent (``aten.pow.Tensor_Scalar``, e.g. the cube of a
+    tanh-GELU written with ``torch.pow(x, 3.0)``), as Inductor lowers it: integer exponents as
+    products, 0.5 and -0.5 as square roots; anything else is refused (a general ``pow`` of a
+    negative base has no closed form here)."""
+    if exponent == int(exponent) and 1 <= abs(exponent) <= 8:
+        prod = " * ".join(["{0}"] * int(abs(exponent)))
+        return f"({prod})" if exponent > 0 else f"(1.0 / ({prod}))"
+    if exponent == 0.5:
+        return "tl.sqrt({0})"
+    if exponent == -0.5:
+        return "(1.0 / tl.sqrt({0}))"
+    raise CannotSynthesize(f"aten.pow with exponent {exponent:g}: only integer exponents 1-8 and +-0.5")
+
+
 def forward_of(reference_src: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
     """The reference's ``Reference.forward`` and constants; CannotSynthesize when it has none."""
     try:

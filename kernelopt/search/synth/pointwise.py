@@ -9,7 +9,7 @@ import ast
 import math
 from typing import Any
 
-from .ops import BINARY, FLOAT_DTYPES, REDUCTIONS, UNARY, CannotSynthesize, expr, forward_of
+from .ops import BINARY, FLOAT_DTYPES, REDUCTIONS, UNARY, CannotSynthesize, expr, forward_of, pow_template
 
 ATTEMPTS = [(1024, 4), (4096, 8), (256, 2), (2048, 4)]  # (BLOCK, num_warps) per attempt
 
@@ -40,6 +40,8 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
             code = UNARY[op].format(*args)
         elif op in BINARY and len(args) == 2:
             code = BINARY[op].format(*args)
+        elif op == "pow" and overload == "Tensor_Scalar" and len(args) == 2:
+            code = pow_template(float(args[1])).format(args[0])
         elif op == "where" and overload == "self" and len(args) == 3:
             code = f"tl.where({args[0]}, {args[1]}, {args[2]})"
         elif op in ("clamp_min", "clamp_max") and len(args) == 2:

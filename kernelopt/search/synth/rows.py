@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .ops import BINARY, FLOAT_DTYPES, UNARY, CannotSynthesize, expr, forward_of
+from .ops import BINARY, FLOAT_DTYPES, UNARY, CannotSynthesize, expr, forward_of, pow_template
 
 MAX_BLOCK_N = 32768
 # (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
@@ -305,7 +305,7 @@ class RowKernel:
         if parts[:2] != ["torch", "ops"] or len(parts) != 5 or parts[2] not in ("aten", "prims"):
             raise CannotSynthesize(f"{func} is not an ATen op")
         op, kw = parts[3], self._kw(call)
-        if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max"):
+        if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max", "pow"):
             vals = [self._arg(a, env) for a in call.args]
             if any(v.kind in ("rowflat", "tuple") for v in vals):
                 raise CannotSynthesize(
@@ -324,8 +324,10 @@ class RowKernel:
                 tmpl = f"tl.where({ph[0]}, {ph[1]}, {ph[2]})"
             elif op in ("clamp_min", "clamp_max") and len(vals) == 2:
                 tmpl = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({ph[0]}, {ph[1]})"
+            elif op == "pow" and parts[4] == "Tensor_Scalar" and len(vals) == 2 and vals[1].kind == "const":
+                tmpl = pow_template(float(vals[1].code))
             else:
-                raise CannotSynthesize(f"aten.{op} with {len(vals)} arguments")
+                raise CannotSynthesize(f"aten.{op}.{parts[4]} with {len(vals)} arguments")
             if shape is None:
                 raise CannotSynthesize(f"aten.{op} of constants only")
             if all(v.kind in ("input", "lazy", "const") for v in vals):
