@@ -473,7 +473,7 @@ def test_row_synthesis_refuses_what_it_cannot_do():
     other_dim = ROWS_REFERENCE.replace(
         "torch.ops.aten.amax.default(x0, [-1], True)", "torch.ops.aten.amax.default(x0, [1], True)"
     )
-    with pytest.raises(CannotSynthesize, match="only the last dimension"):
+    with pytest.raises(CannotSynthesize, match="different dimensions"):
         synthesize.generate(_rows_contract(), other_dim, 0)
     flat = ROWS_REFERENCE.replace(
         "rsqrt = torch.ops.aten.rsqrt.default(add)",
@@ -945,3 +945,69 @@ class Reference(torch.nn.Module):
     out = torch.full((6, 100), float("nan"))
     _run_rows(src, "synth_rms_pow", [x, out, 6, 100])
     torch.testing.assert_close(out, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5), rtol=1e-5, atol=1e-5)
+
+
+MIDDLE_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0', 'out_ptr1', 'out_ptr2', 'out_ptr3']
+SHAPES = {'in_ptr0': [4, 50, 6]}
+OUT_SHAPES = {'out_ptr0': [4, 6], 'out_ptr1': [4, 1, 6], 'out_ptr2': [4, 50, 6], 'out_ptr3': [4, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        s = torch.ops.aten.sum.dim_IntList(x0, [1])
+        amax = torch.ops.aten.amax.default(x0, [1], True)
+        sub = torch.ops.aten.sub.Tensor(x0, amax)
+        exp = torch.ops.aten.exp.default(sub);  sub = None
+        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1], True)
+        log = torch.ops.aten.log.default(sum_1)
+        lse = torch.ops.aten.add.Tensor(log, amax);  log = None
+        sm = torch.ops.aten.div.Tensor(exp, sum_1);  exp = sum_1 = None
+        mean = torch.ops.aten.mean.dim(x0, [-2])
+        return (s, lse, sm, mean)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, None), (0, 16), (2, 32)])
+def test_synthesis_of_reductions_over_a_middle_dimension_runs_right(attempt, chunk):
+    """Issue 8: a sum over dim 1 of a 3-d value, a logsumexp over dim 1 (keepdim), a softmax over
+    dim 1 and a mean over dim -2: the reduced dimension is the kernel's columns, the others its
+    rows (strided loads); also the looped variant (chunks of 16 or 32 of the 50)."""
+    import math
+
+    import torch
+
+    from kernelopt.search.synth import generate as synthesize
+
+    def t(n, shape, acc):
+        st = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+        return {"name": n, "kind": "tensor", "shape": shape, "stride": st, "dtype": "float32", "access": acc}
+
+    contract = {
+        "args": [
+            t("in_ptr0", [4, 50, 6], "read"),
+            t("out_ptr0", [4, 6], "write"),
+            t("out_ptr1", [4, 1, 6], "write"),
+            t("out_ptr2", [4, 50, 6], "write"),
+            t("out_ptr3", [4, 6], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 24},
+            {"name": "r0_numel", "kind": "scalar", "value": 50},
+        ]
+    }
+    if chunk is None:
+        src = synthesize.generate(contract, MIDDLE_REFERENCE, attempt)
+    else:
+        from kernelopt.search.synth import rows as synth_rows
+
+        src = synth_rows.synthesize_rows(contract, MIDDLE_REFERENCE, attempt, chunk=chunk)
+    assert "24 independent rows of 50 elements" in src
+    torch.manual_seed(0)
+    x = torch.randn(4, 50, 6) * 3
+    outs = [torch.full(s, float("nan")) for s in ([4, 6], [4, 1, 6], [4, 50, 6], [4, 6])]
+    _run_rows(src, f"synth_middle_{attempt}_{chunk}", [x, *outs, 24, 50])
+    torch.testing.assert_close(outs[0], x.sum(1), rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(outs[1], torch.logsumexp(x, 1, keepdim=True), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(outs[2], torch.softmax(x, 1), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(outs[3], x.mean(-2), rtol=1e-5, atol=1e-5)

@@ -1,7 +1,7 @@
 """The heuristic synthesizer: an independent Triton implementation of a unit, generated from
 its eager reference (the ATen ops of the post-grad graph), not from Inductor's kernel.
 
-Pointwise chains (``pointwise``), reductions over the last dimension mixed with pointwise ops
+Pointwise chains (``pointwise``), reductions over one dimension mixed with pointwise ops
 (``rows``: softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, ...), and a fused
 neighbour pair (``fused``: the consumer with the producer inlined).  Candidates are written in
 ``inductor.py`` form (module-level CONFIG / NUM_WARPS / NUM_STAGES), so the search can

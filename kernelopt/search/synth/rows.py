@@ -1,9 +1,12 @@
-"""Synthesis of row kernels: pointwise ops mixed with reductions over the last dimension
-(softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, var_mean, Inductor's
-``prepare_softmax_online``), generated from the unit's eager reference.
+"""Synthesis of row kernels: pointwise ops mixed with reductions over one dimension
+(softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, var_mean, logsumexp as Inductor
+decomposes it, Inductor's ``prepare_softmax_online``), generated from the unit's eager reference.
 
-The model: the unit's largest tensor has shape ``S = [..., N]``; its ``R = numel / N`` rows
-are independent.  One program handles ``ROWS`` rows and holds each row whole in registers
+The model: the unit's largest tensor has shape ``S``; every reduction reduces the same dimension
+``d`` of it (the last by default), of size ``N``: the columns.  The other dimensions are the
+``R = numel / N`` independent rows, numbered in row-major order of the remaining dimensions; a
+reduction over a middle dimension (a sum over dim 1 of ``[A, N, B]``) loads its rows and columns
+with the tensors' strides.  One program handles ``ROWS`` rows and holds each row whole in registers
 (``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``).  Longer rows get the looped variant:
 the row is walked in chunks of ``BLOCK_N`` columns, one pass per reduction (each pass
 recomputes the element-wise values it needs from the loads and accumulates the reduction
@@ -14,9 +17,9 @@ per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Pa
 columns are replaced by the reduction's neutral element before every reduction, so masking
 never changes a result.  Values are computed in float32 and cast on store.
 
-Anything outside that model (reductions over other dimensions, views that move the last
-dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with the
-reason.
+Anything outside that model (reductions over several or different dimensions, views that move
+the reduced dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with
+the reason.
 """
 
 from __future__ import annotations
@@ -41,6 +44,41 @@ REDUCE = {
     "amax": ("tl.max", "float('-inf')"),
     "amin": ("tl.min", "float('inf')"),
 }
+
+
+def _keep(shape: list[int], dim: int) -> list[int]:
+    """``shape`` with dimension ``dim`` reduced to 1 (a keepdim reduction's shape)."""
+    return shape[:dim] + [1] + shape[dim + 1 :]
+
+
+def _reduction_dim(fwd: ast.FunctionDef, rank: int) -> int:
+    """The one dimension the reference's reductions reduce (of the unit's ``rank``-d largest
+    tensor): the last by default; CannotSynthesize when they reduce different ones or several."""
+    seen: set[int] = set()
+    for node in ast.walk(fwd):
+        if not isinstance(node, ast.Call):
+            continue
+        parts = ast.unparse(node.func).split(".")
+        if len(parts) != 5 or parts[:2] != ["torch", "ops"]:
+            continue
+        op = parts[3]
+        if op not in REDUCE and op not in ("var_mean", "var", "prepare_softmax_online", "_softmax", "_log_softmax"):
+            continue
+        kw = {k.arg: k.value for k in node.keywords}
+        arg = node.args[1] if len(node.args) > 1 else kw.get("dim")
+        if arg is None:
+            raise CannotSynthesize(f"aten.{op} over every dimension: not a row reduction")
+        try:
+            dims = ast.literal_eval(arg)
+        except ValueError:
+            raise CannotSynthesize(f"aten.{op} over dims {ast.unparse(arg)}") from None
+        dims = dims if isinstance(dims, (list, tuple)) else [dims]
+        if len(dims) != 1:
+            raise CannotSynthesize(f"aten.{op} over dims {list(dims)}: only one dimension is synthesised")
+        seen.add(int(dims[0]) % rank)
+    if len(seen) > 1:
+        raise CannotSynthesize(f"reductions over different dimensions {sorted(seen)} in one unit")
+    return seen.pop() if seen else rank - 1
 
 
 def _next_pow2(n: int) -> int:
@@ -93,7 +131,10 @@ class RowKernel:
         self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
         if len(self.S) < 1:
             raise CannotSynthesize("scalar unit")
-        self.N = self.S[-1]
+        # the dimension every reduction reduces (the columns); the other dimensions are the rows
+        self.red = _reduction_dim(fwd, len(self.S))
+        self.lead = [x for d, x in enumerate(self.S) if d != self.red]
+        self.N = self.S[self.red]
         self.numel = math.prod(self.S)
         self.R = self.numel // self.N
         self.BLOCK_N = _next_pow2(self.N)
@@ -119,19 +160,25 @@ class RowKernel:
             x for s, x in zip(a["shape"], reversed(st)) if s != 1
         ]
 
+    def _red_name(self) -> str:
+        if self.red == len(self.S) - 1:
+            return "the last dimension"
+        return f"dimension {self.red} of {list(self.S)} (the rows are the other dimensions, loaded with their strides)"
+
     def _offset(self, name: str, fx_shape: list[int], strides: list[int] | None = None) -> tuple[str, str]:
         """(offset expression, kind) of an argument holding an FX value of ``fx_shape``
         (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
         a = self.args[name]
-        if math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
+        last = self.red == len(self.S) - 1
+        if last and math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
             return f"rows * {self.N} + cols", "full"
         if (
             self.N > 1
             and math.prod(fx_shape) == self.R
-            and [x for x in fx_shape if x != 1] == [x for x in self.S[:-1] if x != 1]
+            and [x for x in fx_shape if x != 1] == [x for x in self.lead if x != 1]
             and self._contiguous(a)
         ):
-            return "rows", "row"  # one value per row (a keepdim reduction's output, say)
+            return "rows", "row"  # one value per row (a reduction's output, keepdim or not)
         if strides is None:
             if list(a["shape"]) != list(fx_shape):
                 raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {fx_shape})")
@@ -140,7 +187,7 @@ class RowKernel:
         if pad < 0:
             raise CannotSynthesize(f"argument {name} has more dimensions than the unit's largest tensor")
         row_terms, col_term = [], None
-        lead = self.S[:-1]
+        lead = self.lead
         for d, size in enumerate(self.S):
             k = d - pad
             if k < 0 or fx_shape[k] == 1 and size != 1:
@@ -148,12 +195,13 @@ class RowKernel:
             if fx_shape[k] != size:
                 raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
             stride = strides[k]
-            if d == len(self.S) - 1:
+            if d == self.red:
                 col_term = "cols" if stride == 1 else f"cols * {stride}"
             else:
-                inner = math.prod(lead[d + 1 :])
+                li = d if d < self.red else d - 1  # its place among the row dimensions
+                inner = math.prod(lead[li + 1 :])
                 idx = f"(rows // {inner})" if inner > 1 else "rows"
-                idx = f"({idx} % {size})" if d > 0 else idx
+                idx = f"({idx} % {size})" if li > 0 else idx
                 row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
         if col_term and row_terms:
             return " + ".join(row_terms + [col_term]), "full"
@@ -171,6 +219,7 @@ class RowKernel:
         a contiguous tensor of either is indexed ``rows * N + cols``."""
         if (
             shape is not None
+            and self.red == len(self.S) - 1
             and list(shape) != list(self.S)
             and math.prod(shape) == self.numel
             and shape
@@ -261,17 +310,19 @@ class RowKernel:
         s = [1] * (len(self.S) - len(shape)) + list(shape)
         if len(s) != len(self.S) or _broadcast(s, list(self.S)) != list(self.S):
             raise CannotSynthesize(f"value of shape {shape} does not broadcast to {self.S}")
-        last = s[-1] == self.N and self.N != 1
-        lead = any(x != 1 for x in s[:-1])
+        last = s[self.red] == self.N and self.N != 1
+        lead = any(x != 1 for d, x in enumerate(s) if d != self.red)
         if last:
             return "full" if lead else "col"
         return "row" if lead else "const"
 
     def _dims_last(self, dims: Any, shape: list[int]) -> None:
+        """The reduction is over the unit's column dimension (``self.red``) of a full-rank value."""
         dims = dims if isinstance(dims, list) else [dims]
-        if [d % len(shape) for d in dims] != [len(shape) - 1]:
+        if len(shape) != len(self.S) or [d % len(shape) for d in dims] != [self.red]:
             raise CannotSynthesize(
-                f"reduction over dims {dims} of a {len(shape)}-d value: only the last dimension is synthesised"
+                f"reduction over dims {dims} of a {len(shape)}-d value: only one dimension, the same for every "
+                "reduction of the unit, is synthesised"
             )
 
     def _reduce(self, v: Val, op: str) -> Val:
@@ -280,7 +331,7 @@ class RowKernel:
         fn, neutral = REDUCE[op]
         src = v.code if self.BLOCK_N == self.N else f"tl.where(cmask, {v.code}, {neutral})"
         self.reductions += 1
-        r = self._new(f"{fn}({src}, 1)[:, None]", v.shape[:-1] + [1], "row")
+        r = self._new(f"{fn}({src}, 1)[:, None]", _keep(v.shape, self.red), "row")
         self.lines[-1].reduce = (fn, neutral, v.code)
         return r
 
@@ -358,7 +409,13 @@ class RowKernel:
         x = self.load(x)
         if op in VIEW_OPS:
             new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
-            if x.kind != "full" or math.prod(new) != self.numel or new[-1] != self.N:
+            if (
+                x.kind != "full"
+                or math.prod(new) != self.numel
+                or new[-1] != self.N
+                or self.red != len(self.S) - 1
+                and list(new) != list(x.shape)
+            ):
                 raise CannotSynthesize(f"aten.{op} to {new} changes the rows")
             return Val(x.code, self._canon(list(new)), "full")
         if op == "convert_element_type":
@@ -371,7 +428,7 @@ class RowKernel:
             if op == "mean":
                 r = self._new(f"{r.code} / {float(self.N)!r}", r.shape, "row")
             if not keep:
-                r = Val(r.code, x.shape[:-1], "rowflat")
+                r = Val(r.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
             return r
         if op in ("var_mean", "var"):
             dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
@@ -379,7 +436,7 @@ class RowKernel:
             if not kw.get("keepdim", False):
                 raise CannotSynthesize(f"aten.{op} without keepdim")
             corr = kw.get("correction", 1)
-            mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", x.shape[:-1] + [1], "row")
+            mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", _keep(x.shape, self.red), "row")
             d = self._new(f"{x.code} - {mean.code}", x.shape, "full")
             var = self._reduce(self._new(f"{d.code} * {d.code}", x.shape, "full"), "sum")
             var = self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row")
@@ -417,7 +474,7 @@ class RowKernel:
             raise CannotSynthesize("forward has no return")
         for name, v in zip(self.consts["OUTPUTS"], results):
             if v.kind == "rowflat":
-                v = Val(v.code, v.shape + [1], "row")
+                v = Val(v.code, v.shape[: self.red] + [1] + v.shape[self.red :], "row")
             self.store(name, v)
         return self.source(attempt)
 
@@ -524,7 +581,7 @@ class RowKernel:
             [
                 f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
                 f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
-                f"({self.reductions} reduction(s) over the last dimension; padding columns hold the neutral element).",
+                f"({self.reductions} reduction(s) over {self._red_name()}; padding columns hold the neutral element).",
                 '"""',
                 "import triton",
                 "import triton.language as tl",
