@@ -1011,3 +1011,68 @@ def test_synthesis_of_reductions_over_a_middle_dimension_runs_right(attempt, chu
     torch.testing.assert_close(outs[1], torch.logsumexp(x, 1, keepdim=True), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(outs[2], torch.softmax(x, 1), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(outs[3], x.mean(-2), rtol=1e-5, atol=1e-5)
+
+
+LN3_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['out_ptr2']
+SHAPES = {'in_ptr0': [3, 4, 5, 6], 'in_ptr1': [4, 5, 6], 'in_ptr2': [4, 5, 6]}
+OUT_SHAPES = {'out_ptr2': [3, 4, 5, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        var_mean = torch.ops.aten.var_mean.correction(x0, [1, 2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(x0, getitem_1);  x0 = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        mul_1 = torch.ops.aten.mul.Tensor(mul, x1);  mul = x1 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, x2);  mul_1 = x2 = None
+        return (add_1,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (0, 32)])
+def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
+    """Issue 8: var_mean over dims [1, 2, 3] (nn.LayerNorm over the last three dims) is one
+    reduction over 120 columns: the three dims folded into one in every shape and stride.
+    A value that varies along part of the folded dims, or non-adjacent dims, is refused."""
+    import math
+
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.synth.ops import CannotSynthesize
+
+    def t(n, shape, acc):
+        st = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+        return {"name": n, "kind": "tensor", "shape": shape, "stride": st, "dtype": "float32", "access": acc}
+
+    contract = {
+        "args": [
+            t("in_ptr0", [3, 4, 5, 6], "read"),
+            t("in_ptr1", [4, 5, 6], "read"),
+            t("in_ptr2", [4, 5, 6], "read"),
+            t("out_ptr2", [3, 4, 5, 6], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 3},
+            {"name": "r0_numel", "kind": "scalar", "value": 120},
+        ]
+    }
+    src = synth_rows.synthesize_rows(contract, LN3_REFERENCE, attempt, chunk=chunk)
+    assert "3 independent rows of 120 elements" in src and "folded into one" in src
+    torch.manual_seed(0)
+    x, w, b = torch.randn(3, 4, 5, 6) * 2, torch.randn(4, 5, 6), torch.randn(4, 5, 6)
+    out = torch.full((3, 4, 5, 6), float("nan"))
+    _run_rows(src, f"synth_ln3_{attempt}_{chunk}", [x, w, b, out, 3, 120])
+    torch.testing.assert_close(out, torch.nn.functional.layer_norm(x, (4, 5, 6), w, b), rtol=1e-4, atol=1e-4)
+
+    partial = LN3_REFERENCE.replace("'in_ptr1': [4, 5, 6]", "'in_ptr1': [6]")
+    c2 = {**contract, "args": [t("in_ptr1", [6], "read") if a["name"] == "in_ptr1" else a for a in contract["args"]]}
+    with pytest.raises(CannotSynthesize, match="varies along part of the reduced dims"):
+        synth_rows.synthesize_rows(c2, partial, 0)
+    with pytest.raises(CannotSynthesize, match="only adjacent dimensions"):
+        synth_rows.synthesize_rows(contract, LN3_REFERENCE.replace("[1, 2, 3]", "[1, 3]"), 0)

@@ -51,10 +51,68 @@ def _keep(shape: list[int], dim: int) -> list[int]:
     return shape[:dim] + [1] + shape[dim + 1 :]
 
 
-def _reduction_dim(fwd: ast.FunctionDef, rank: int) -> int:
-    """The one dimension the reference's reductions reduce (of the unit's ``rank``-d largest
-    tensor): the last by default; CannotSynthesize when they reduce different ones or several."""
-    seen: set[int] = set()
+class Fold:
+    """Adjacent reduced dimensions ``run`` of the unit's shape ``S`` seen as one: every shape,
+    right-aligned to ``S``, has them all of ``S``'s sizes (folded to their product) or all 1
+    (folded to 1); every argument is contiguous across them (folded to the innermost stride)."""
+
+    def __init__(self, S: list[int], run: tuple[int, ...]):
+        self.rank, self.run = len(S), run
+        if list(run) != list(range(run[0], run[-1] + 1)):
+            raise CannotSynthesize(f"a reduction over dims {list(run)}: only adjacent dimensions are folded into one")
+        self.full = [S[d] for d in run]
+
+    def _split(self, shape: list[int]) -> tuple[int, int, int]:
+        """(first folded position, one past it, positions missing at the front) in ``shape``."""
+        pad = self.rank - len(shape)
+        lo, hi = max(self.run[0] - pad, 0), self.run[-1] + 1 - pad
+        return lo, max(hi, 0), pad
+
+    def shape(self, shape: list[int]) -> list[int]:
+        lo, hi, pad = self._split(list(shape))
+        if hi <= 0:
+            return list(shape)
+        part = list(shape[lo:hi])
+        whole = self.full[len(self.full) - len(part) :]
+        if all(x == 1 for x in part) and (len(part) == len(self.full) or lo == 0):
+            return list(shape[:lo]) + [1] + list(shape[hi:])
+        if part == self.full:
+            return list(shape[:lo]) + [math.prod(part)] + list(shape[hi:])
+        raise CannotSynthesize(
+            f"a value of shape {list(shape)} varies along part of the reduced dims {list(self.run)} ({part} vs {whole})"
+        )
+
+    def arg(self, a: dict[str, Any]) -> dict[str, Any]:
+        if a.get("kind", "tensor") != "tensor" or not a.get("shape"):
+            return a
+        shape, stride = list(a["shape"]), list(a["stride"])
+        lo, hi, _ = self._split(shape)
+        if hi <= 0:
+            return a
+        for k in range(lo, hi - 1):
+            if shape[k] != 1 and shape[k + 1] != 1 and stride[k] != stride[k + 1] * shape[k + 1]:
+                why = f"argument {a['name']} is not contiguous across the reduced dims {list(self.run)}"
+                raise CannotSynthesize(why)
+        return {**a, "shape": self.shape(shape), "stride": list(stride[:lo]) + [stride[hi - 1]] + list(stride[hi:])}
+
+    def consts(self, consts: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **consts,
+            "SHAPES": {k: self.shape(v) for k, v in consts["SHAPES"].items()},
+            "OUT_SHAPES": {k: self.shape(v) for k, v in consts["OUT_SHAPES"].items()},
+        }
+
+    def dims(self, dims: list[int]) -> list[int]:
+        """A reduction's dims of the unfolded shape, in the folded one."""
+        if sorted(d % self.rank for d in dims) == list(self.run):
+            return [self.run[0]]
+        raise CannotSynthesize(f"a reduction over dims {dims} in a unit folded over {list(self.run)}")
+
+
+def _reduction_dims(fwd: ast.FunctionDef, rank: int) -> tuple[int, ...]:
+    """The dimensions the reference's reductions reduce (of the unit's ``rank``-d largest
+    tensor), the same for all of them: the last by default; CannotSynthesize when they differ."""
+    seen: set[tuple[int, ...]] = set()
     for node in ast.walk(fwd):
         if not isinstance(node, ast.Call):
             continue
@@ -73,12 +131,10 @@ def _reduction_dim(fwd: ast.FunctionDef, rank: int) -> int:
         except ValueError:
             raise CannotSynthesize(f"aten.{op} over dims {ast.unparse(arg)}") from None
         dims = dims if isinstance(dims, (list, tuple)) else [dims]
-        if len(dims) != 1:
-            raise CannotSynthesize(f"aten.{op} over dims {list(dims)}: only one dimension is synthesised")
-        seen.add(int(dims[0]) % rank)
+        seen.add(tuple(sorted({int(d) % rank for d in dims})))
     if len(seen) > 1:
         raise CannotSynthesize(f"reductions over different dimensions {sorted(seen)} in one unit")
-    return seen.pop() if seen else rank - 1
+    return seen.pop() if seen else (rank - 1,)
 
 
 def _next_pow2(n: int) -> int:
@@ -124,15 +180,23 @@ class RowKernel:
         fwd, consts = forward_of(reference_src)
         if consts.get("LEVEL", "kernel") != "kernel":
             raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
-        self.fwd, self.consts = fwd, consts
-        self.args = {a["name"]: a for a in contract["args"]}
         self.contract = contract
         shapes = [consts["SHAPES"][n] for n in consts["INPUTS"]] + [consts["OUT_SHAPES"][n] for n in consts["OUTPUTS"]]
         self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
         if len(self.S) < 1:
             raise CannotSynthesize("scalar unit")
-        # the dimension every reduction reduces (the columns); the other dimensions are the rows
-        self.red = _reduction_dim(fwd, len(self.S))
+        # the dimensions every reduction reduces (the columns); the other dimensions are the rows.
+        # Several adjacent ones (a LayerNorm over the last three) are folded into one, in every
+        # shape and in the arguments' strides, where the tensors are contiguous across them.
+        run = _reduction_dims(fwd, len(self.S))
+        self.fold = Fold(self.S, run) if len(run) > 1 else None
+        if self.fold is not None:
+            consts = self.fold.consts(consts)
+            contract = {**contract, "args": [self.fold.arg(a) for a in contract["args"]]}
+            self.S = self.fold.shape(self.S)
+        self.fwd, self.consts = fwd, consts
+        self.args = {a["name"]: a for a in contract["args"]}
+        self.red = run[0]
         self.lead = [x for d, x in enumerate(self.S) if d != self.red]
         self.N = self.S[self.red]
         self.numel = math.prod(self.S)
@@ -161,6 +225,8 @@ class RowKernel:
         ]
 
     def _red_name(self) -> str:
+        if self.fold is not None:
+            return f"dims {list(self.fold.run)} folded into one"
         if self.red == len(self.S) - 1:
             return "the last dimension"
         return f"dimension {self.red} of {list(self.S)} (the rows are the other dimensions, loaded with their strides)"
@@ -319,6 +385,8 @@ class RowKernel:
     def _dims_last(self, dims: Any, shape: list[int]) -> None:
         """The reduction is over the unit's column dimension (``self.red``) of a full-rank value."""
         dims = dims if isinstance(dims, list) else [dims]
+        if self.fold is not None:
+            dims = self.fold.dims(dims)
         if len(shape) != len(self.S) or [d % len(shape) for d in dims] != [self.red]:
             raise CannotSynthesize(
                 f"reduction over dims {dims} of a {len(shape)}-d value: only one dimension, the same for every "
@@ -388,6 +456,8 @@ class RowKernel:
             vals = [self.load(v) for v in vals]
             return self._new(tmpl.format(*[v.code for v in vals]), shape, self._kind_of(shape))
         x = self._arg(call.args[0], env)
+        if self.fold is not None and op in ("unsqueeze", "squeeze", "permute", "expand", *VIEW_OPS):
+            raise CannotSynthesize(f"aten.{op} in a unit whose reduction over {self.fold.run} is folded into one")
         if op == "unsqueeze":
             if x.kind not in ("input", "lazy"):
                 raise CannotSynthesize("aten.unsqueeze of a computed value")
