@@ -1076,3 +1076,67 @@ def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
         synth_rows.synthesize_rows(c2, partial, 0)
     with pytest.raises(CannotSynthesize, match="only adjacent dimensions"):
         synth_rows.synthesize_rows(contract, LN3_REFERENCE.replace("[1, 2, 3]", "[1, 3]"), 0)
+
+
+INSTANCE_NORM_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr1']
+SHAPES = {'in_ptr0': [2, 3, 4, 5]}
+OUT_SHAPES = {'out_ptr1': [2, 3, 4, 5]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        view = torch.ops.aten.reshape.default(x0, [1, 6, 4, 5]);  x0 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [0, 2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        view_1 = torch.ops.aten.reshape.default(mul, [2, 3, 4, 5]);  mul = None
+        div = torch.ops.aten.div.Tensor(view_1, 2.0);  view_1 = None
+        return (div,)
+"""
+
+
+def test_an_instance_norm_reduces_its_spatial_dims_through_a_view():
+    """Issue 8 (conv + instance norm + divide): Inductor views [N, C, H, W] as [1, N*C, H, W] and
+    reduces dims [0, 2, 3]; the size-1 dim reduces nothing, H and W fold into one, the view
+    regroups the rows; the input in channels-last strides (as a cuDNN/CPU convolution leaves it)."""
+    import torch
+
+    from kernelopt.search.synth import generate as synthesize
+
+    contract = {
+        "args": [
+            {
+                "name": "in_ptr0",
+                "kind": "tensor",
+                "shape": [2, 3, 4, 5],
+                "stride": [60, 1, 15, 3],
+                "dtype": "float32",
+                "access": "read",
+            },
+            {
+                "name": "out_ptr1",
+                "kind": "tensor",
+                "shape": [2, 3, 4, 5],
+                "stride": [60, 20, 5, 1],
+                "dtype": "float32",
+                "access": "write",
+            },
+            {"name": "xnumel", "kind": "scalar", "value": 6},
+            {"name": "r0_numel", "kind": "scalar", "value": 20},
+        ]
+    }
+    src = synthesize.generate(contract, INSTANCE_NORM_REFERENCE, 0)
+    assert "6 independent rows of 20 elements" in src
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last) * 2 + 1
+    assert x.stride() == (60, 1, 15, 3)
+    out = torch.full((2, 3, 4, 5), float("nan"))
+    _run_rows(src, "synth_instance_norm", [x, out, 6, 20])
+    torch.testing.assert_close(out, torch.nn.functional.instance_norm(x) / 2.0, rtol=1e-4, atol=1e-5)

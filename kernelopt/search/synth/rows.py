@@ -57,7 +57,7 @@ class Fold:
     (folded to 1); every argument is contiguous across them (folded to the innermost stride)."""
 
     def __init__(self, S: list[int], run: tuple[int, ...]):
-        self.rank, self.run = len(S), run
+        self.rank, self.run, self.S = len(S), run, list(S)
         if list(run) != list(range(run[0], run[-1] + 1)):
             raise CannotSynthesize(f"a reduction over dims {list(run)}: only adjacent dimensions are folded into one")
         self.full = [S[d] for d in run]
@@ -102,17 +102,37 @@ class Fold:
             "OUT_SHAPES": {k: self.shape(v) for k, v in consts["OUT_SHAPES"].items()},
         }
 
-    def dims(self, dims: list[int]) -> list[int]:
-        """A reduction's dims of the unfolded shape, in the folded one."""
-        if sorted(d % self.rank for d in dims) == list(self.run):
+    def dims(self, dims: list[int], folded: list[int]) -> list[int]:
+        """A reduction's dims of the unfolded value, in the folded one (``folded``: the value's
+        folded shape; dims of size 1 there are left out: reducing them changes nothing)."""
+        squeeze = len(self.run) - 1
+        kept = []
+        for d in sorted({x % self.rank for x in dims}):
+            if d in self.run:
+                kept.append(d)
+            elif folded[d if d < self.run[0] else d - squeeze] != 1:
+                kept.append(d)
+        if kept == list(self.run):
             return [self.run[0]]
         raise CannotSynthesize(f"a reduction over dims {dims} in a unit folded over {list(self.run)}")
 
 
-def _reduction_dims(fwd: ast.FunctionDef, rank: int) -> tuple[int, ...]:
-    """The dimensions the reference's reductions reduce (of the unit's ``rank``-d largest
-    tensor), the same for all of them: the last by default; CannotSynthesize when they differ."""
+def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
+    """The dimensions the reference's reductions reduce (of the unit's largest tensor, shape
+    ``S``), the same for all of them, size-1 dimensions left out (reducing one changes nothing:
+    Inductor's instance norm reduces dims [0, 2, 3] of a [1, C*N, H, W] view): the last by
+    default; CannotSynthesize when they differ."""
+    rank = len(S)
     seen: set[tuple[int, ...]] = set()
+    literal: dict[str, list[int]] = {}  # values made by a reshape/view to a literal shape
+    for stmt in fwd.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) > 1:
+            parts = ast.unparse(stmt.value.func).split(".")
+            if len(parts) == 5 and parts[3] in VIEW_OPS and isinstance(stmt.targets[0], ast.Name):
+                try:
+                    literal[stmt.targets[0].id] = list(ast.literal_eval(stmt.value.args[1]))
+                except ValueError:
+                    pass
     for node in ast.walk(fwd):
         if not isinstance(node, ast.Call):
             continue
@@ -131,7 +151,20 @@ def _reduction_dims(fwd: ast.FunctionDef, rank: int) -> tuple[int, ...]:
         except ValueError:
             raise CannotSynthesize(f"aten.{op} over dims {ast.unparse(arg)}") from None
         dims = dims if isinstance(dims, (list, tuple)) else [dims]
-        seen.add(tuple(sorted({int(d) % rank for d in dims})))
+        src = node.args[0] if node.args else None
+        base = literal.get(src.id, S) if isinstance(src, ast.Name) else S
+        if len(base) != rank:
+            raise CannotSynthesize(f"aten.{op} of a {len(base)}-d view of the unit's {rank}-d values")
+        kept = sorted({int(d) % rank for d in dims if base[int(d) % rank] != 1})
+        if not kept:
+            raise CannotSynthesize(f"aten.{op} over size-1 dims {list(dims)} only")
+        if isinstance(dims, list) and kept != sorted(int(d) % rank for d in dims):
+            # the reduction as the main pass will read it: the size-1 dims it named left out
+            if len(node.args) > 1:
+                node.args[1] = ast.Constant(kept)
+            else:
+                node.keywords = [k if k.arg != "dim" else ast.keyword("dim", ast.Constant(kept)) for k in node.keywords]
+        seen.add(tuple(kept))
     if len(seen) > 1:
         raise CannotSynthesize(f"reductions over different dimensions {sorted(seen)} in one unit")
     return seen.pop() if seen else (rank - 1,)
@@ -188,7 +221,7 @@ class RowKernel:
         # the dimensions every reduction reduces (the columns); the other dimensions are the rows.
         # Several adjacent ones (a LayerNorm over the last three) are folded into one, in every
         # shape and in the arguments' strides, where the tensors are contiguous across them.
-        run = _reduction_dims(fwd, len(self.S))
+        run = _reduction_dims(fwd, self.S)
         self.fold = Fold(self.S, run) if len(run) > 1 else None
         if self.fold is not None:
             consts = self.fold.consts(consts)
@@ -386,7 +419,9 @@ class RowKernel:
         """The reduction is over the unit's column dimension (``self.red``) of a full-rank value."""
         dims = dims if isinstance(dims, list) else [dims]
         if self.fold is not None:
-            dims = self.fold.dims(dims)
+            dims = self.fold.dims(dims, shape)
+        else:
+            dims = [d for d in dims if shape[d % len(shape)] != 1] or dims  # size-1 dims reduce nothing
         if len(shape) != len(self.S) or [d % len(shape) for d in dims] != [self.red]:
             raise CannotSynthesize(
                 f"reduction over dims {dims} of a {len(shape)}-d value: only one dimension, the same for every "
@@ -456,8 +491,13 @@ class RowKernel:
             vals = [self.load(v) for v in vals]
             return self._new(tmpl.format(*[v.code for v in vals]), shape, self._kind_of(shape))
         x = self._arg(call.args[0], env)
-        if self.fold is not None and op in ("unsqueeze", "squeeze", "permute", "expand", *VIEW_OPS):
+        if self.fold is not None and op in ("unsqueeze", "squeeze", "permute", "expand", "as_strided"):
             raise CannotSynthesize(f"aten.{op} in a unit whose reduction over {self.fold.run} is folded into one")
+        if self.fold is not None and op in VIEW_OPS and len(call.args) > 1:
+            new = list(ast.literal_eval(call.args[1]))
+            if len(new) != self.fold.rank:
+                raise CannotSynthesize(f"aten.{op} to {new} in a unit folded over {list(self.fold.run)}")
+            call = ast.Call(call.func, [call.args[0], ast.Constant(self.fold.shape(new))], call.keywords)
         if op == "unsqueeze":
             if x.kind not in ("input", "lazy"):
                 raise CannotSynthesize("aten.unsqueeze of a computed value")
