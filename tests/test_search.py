@@ -1140,3 +1140,58 @@ def test_an_instance_norm_reduces_its_spatial_dims_through_a_view():
     out = torch.full((2, 3, 4, 5), float("nan"))
     _run_rows(src, "synth_instance_norm", [x, out, 6, 20])
     torch.testing.assert_close(out, torch.nn.functional.instance_norm(x) / 2.0, rtol=1e-4, atol=1e-5)
+
+
+def test_logsumexp_as_inductor_writes_it_is_synthesized():
+    """Inductor's logsumexp over dim 1: a 0-d ``aten.full`` constant with keyword arguments, an
+    ``eq`` against ``inf`` guarding an infinite max, a where (issue 8; the synthesizer crashed the
+    job on the keyword ``dtype=torch.float32``)."""
+    import math
+
+    import torch
+
+    from kernelopt.search.synth import generate as synthesize
+
+    ref = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['in_out_ptr0']
+SHAPES = {'in_ptr0': [3, 10, 4]}
+OUT_SHAPES = {'in_out_ptr0': [3, 1, 4]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        amax = torch.ops.aten.amax.default(x0, [1], True)
+        full_default = torch.ops.aten.full.default(
+            [], 0.0, dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+        abs_1 = torch.ops.aten.abs.default(amax)
+        eq = torch.ops.aten.eq.Scalar(abs_1, inf);  abs_1 = None
+        where = torch.ops.aten.where.self(eq, full_default, amax);  eq = full_default = amax = None
+        sub = torch.ops.aten.sub.Tensor(x0, where);  x0 = None
+        exp = torch.ops.aten.exp.default(sub);  sub = None
+        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1], True);  exp = None
+        log = torch.ops.aten.log.default(sum_1);  sum_1 = None
+        add = torch.ops.aten.add.Tensor(log, where);  log = where = None
+        return (add,)
+"""
+
+    def t(n, shape, acc):
+        st = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+        return {"name": n, "kind": "tensor", "shape": shape, "stride": st, "dtype": "float32", "access": acc}
+
+    contract = {
+        "args": [
+            t("in_out_ptr0", [3, 1, 4], "write"),
+            t("in_ptr0", [3, 10, 4], "read"),
+            {"name": "xnumel", "kind": "scalar", "value": 12},
+            {"name": "r0_numel", "kind": "scalar", "value": 10},
+        ]
+    }
+    src = synthesize.generate(contract, ref, 0)
+    torch.manual_seed(0)
+    x = torch.randn(3, 10, 4) * 4
+    x[0, :, 0] = float("-inf")  # an all -inf row: the guard keeps it -inf, not NaN
+    out = torch.full((3, 1, 4), float("nan"))
+    _run_rows(src, "synth_logsumexp", [out, x, 12, 10])
+    torch.testing.assert_close(out, torch.logsumexp(x, 1, keepdim=True))

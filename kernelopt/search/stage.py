@@ -51,11 +51,19 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
         if backend.name == "heuristic":
-            src = (
-                synthesize_fused(paths, contract, attempt)
-                if contract.get("fused")
-                else generate(contract, ref.read_text(), attempt)
-            )
+            try:
+                src = (
+                    synthesize_fused(paths, contract, attempt)
+                    if contract.get("fused")
+                    else generate(contract, ref.read_text(), attempt)
+                )
+            except CannotSynthesize:
+                raise
+            except Exception as e:  # noqa: BLE001 - a bug of the generator: the unit says why, the run goes on
+                import traceback
+
+                traceback.print_exc()
+                raise CannotSynthesize(f"the heuristic synthesizer failed: {type(e).__name__}: {str(e)[:200]}") from e
         else:
             earlier = _earlier_attempts(paths, unit, attempt)
             if isinstance(earlier, str):

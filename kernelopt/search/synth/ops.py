@@ -29,7 +29,15 @@ BINARY = {
     "div": "({0} / {1})",
     "maximum": "tl.maximum({0}, {1})",
     "minimum": "tl.minimum({0}, {1})",
+    "eq": "({0} == {1})",
+    "ne": "({0} != {1})",
+    "lt": "({0} < {1})",
+    "le": "({0} <= {1})",
+    "gt": "({0} > {1})",
+    "ge": "({0} >= {1})",
 }
+# names a reference prints for float constants (``from math import inf, nan``)
+CONSTANT_NAMES = {"inf": "float('inf')", "nan": "float('nan')"}
 FLOAT_DTYPES = {"float32", "float16", "bfloat16"}
 REDUCTIONS = {
     "sum",
@@ -54,6 +62,18 @@ REDUCTIONS = {
 
 class CannotSynthesize(Exception):
     pass
+
+
+def full_constant(call: ast.Call) -> str | None:
+    """The value of ``aten.full.default([], c, ...)`` (a 0-d constant Inductor's graph makes,
+    e.g. the 0.0 of logsumexp's guard against an infinite max), or None."""
+    try:
+        shape = ast.literal_eval(call.args[0]) if call.args else None
+    except ValueError:
+        return None
+    if shape != [] or len(call.args) < 2:
+        return None
+    return expr(call.args[1], {})
 
 
 def pow_template(exponent: float) -> str:
@@ -82,8 +102,13 @@ def forward_of(reference_src: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
 def expr(node: ast.AST, env: dict[str, str]) -> str:
     if isinstance(node, ast.Name):
         if node.id not in env:
+            if node.id in CONSTANT_NAMES:
+                return CONSTANT_NAMES[node.id]
             raise CannotSynthesize(f"unknown value {node.id}")
         return env[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Name):
+        if node.operand.id == "inf" and "inf" not in env:
+            return "float('-inf')"
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return repr(float(node.value))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):

@@ -9,7 +9,17 @@ import ast
 import math
 from typing import Any
 
-from .ops import BINARY, FLOAT_DTYPES, REDUCTIONS, UNARY, CannotSynthesize, expr, forward_of, pow_template
+from .ops import (
+    BINARY,
+    FLOAT_DTYPES,
+    REDUCTIONS,
+    UNARY,
+    CannotSynthesize,
+    expr,
+    forward_of,
+    full_constant,
+    pow_template,
+)
 
 ATTEMPTS = [(1024, 4), (4096, 8), (256, 2), (2048, 4)]  # (BLOCK, num_warps) per attempt
 
@@ -33,6 +43,9 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
         op, overload = parts[3], parts[4]
         if op in REDUCTIONS:
             raise CannotSynthesize(f"aten.{op} is a reduction: not a pointwise chain")
+        if op == "full" and full_constant(stmt.value) is not None:
+            env[stmt.targets[0].id] = full_constant(stmt.value)  # type: ignore[attr-defined]
+            continue
         if stmt.value.keywords:
             raise CannotSynthesize(f"aten.{op} with keyword arguments")
         args = [expr(a, env) for a in stmt.value.args]

@@ -29,7 +29,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .ops import BINARY, FLOAT_DTYPES, UNARY, CannotSynthesize, expr, forward_of, pow_template
+from .ops import (
+    BINARY,
+    CONSTANT_NAMES,
+    FLOAT_DTYPES,
+    UNARY,
+    CannotSynthesize,
+    expr,
+    forward_of,
+    full_constant,
+    pow_template,
+)
 
 MAX_BLOCK_N = 32768
 # (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
@@ -439,6 +449,8 @@ class RowKernel:
         return r
 
     def _arg(self, node: ast.AST, env: dict[str, Val]) -> Val:
+        if isinstance(node, ast.Name) and node.id not in env and node.id in CONSTANT_NAMES:
+            return Val(CONSTANT_NAMES[node.id], None, "const")
         if isinstance(node, ast.Name):
             if node.id not in env:
                 raise CannotSynthesize(f"unknown value {node.id}")
@@ -451,7 +463,15 @@ class RowKernel:
         return Val(expr(node, {}), None, "const")
 
     def _kw(self, call: ast.Call) -> dict[str, Any]:
-        return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        """Keyword arguments, literal ones evaluated (others, such as ``dtype=torch.float32``,
+        as their source text)."""
+        out: dict[str, Any] = {}
+        for k in call.keywords:
+            try:
+                out[k.arg] = ast.literal_eval(k.value)
+            except ValueError:
+                out[k.arg] = ast.unparse(k.value)
+        return out
 
     def op(self, call: ast.Call, env: dict[str, Val]) -> Val:
         func = ast.unparse(call.func)
@@ -459,6 +479,11 @@ class RowKernel:
         if parts[:2] != ["torch", "ops"] or len(parts) != 5 or parts[2] not in ("aten", "prims"):
             raise CannotSynthesize(f"{func} is not an ATen op")
         op, kw = parts[3], self._kw(call)
+        if op == "full":
+            value = full_constant(call)
+            if value is None:
+                raise CannotSynthesize("aten.full of a tensor shape")
+            return Val(value, None, "const")
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max", "pow"):
             vals = [self._arg(a, env) for a in call.args]
             if any(v.kind in ("rowflat", "tuple") for v in vals):
