@@ -1195,3 +1195,56 @@ class Reference(torch.nn.Module):
     out = torch.full((3, 1, 4), float("nan"))
     _run_rows(src, "synth_logsumexp", [out, x, 12, 10])
     torch.testing.assert_close(out, torch.logsumexp(x, 1, keepdim=True))
+
+
+def test_an_as_strided_view_of_an_argument_is_indexed_by_its_strides():
+    """Issue 8 (conv + group norm + swish): the epilogue reads the group norm's per-(N, C)
+    scale and shift from [N, G, C/G, 1] buffers through as_strided([N, C], [C, 1]) and two
+    unsqueezes; the input in channels-last strides."""
+    import torch
+
+    from kernelopt.search.synth import generate as synthesize
+
+    ref = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [2, 6, 3, 5], 'in_ptr1': [2, 3, 2, 1], 'in_ptr2': [2, 3, 2, 1]}
+OUT_SHAPES = {'out_ptr0': [2, 6, 3, 5]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        as_strided_1 = torch.ops.aten.as_strided.default(x2, [2, 6], [6, 1]);  x2 = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(as_strided_1, 2);  as_strided_1 = None
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(unsqueeze_2, 3);  unsqueeze_2 = None
+        as_strided = torch.ops.aten.as_strided.default(x1, [2, 6], [6, 1]);  x1 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(as_strided, 2);  as_strided = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, 3);  unsqueeze = None
+        mul_2 = torch.ops.aten.mul.Tensor(x0, unsqueeze_1);  x0 = unsqueeze_1 = None
+        add_2 = torch.ops.aten.add.Tensor(mul_2, unsqueeze_3);  mul_2 = unsqueeze_3 = None
+        sigmoid = torch.ops.aten.sigmoid.default(add_2)
+        mul_3 = torch.ops.aten.mul.Tensor(add_2, sigmoid);  add_2 = sigmoid = None
+        return (mul_3,)
+"""
+
+    def t(n, shape, stride, acc):
+        return {"name": n, "kind": "tensor", "shape": shape, "stride": stride, "dtype": "float32", "access": acc}
+
+    contract = {
+        "args": [
+            t("in_ptr0", [2, 6, 3, 5], [90, 1, 30, 6], "read"),
+            t("in_ptr1", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
+            t("in_ptr2", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
+            t("out_ptr0", [2, 6, 3, 5], [90, 15, 5, 1], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 180},
+        ]
+    }
+    src = synthesize.generate(contract, ref, 0)
+    torch.manual_seed(0)
+    x = torch.randn(2, 6, 3, 5).to(memory_format=torch.channels_last)
+    s, b = torch.randn(2, 3, 2, 1), torch.randn(2, 3, 2, 1)
+    out = torch.full((2, 6, 3, 5), float("nan"))
+    _run_rows(src, "synth_as_strided", [x, s, b, out, 180])
+    y = x * s.reshape(2, 6)[:, :, None, None] + b.reshape(2, 6)[:, :, None, None]
+    torch.testing.assert_close(out, y * torch.sigmoid(y))

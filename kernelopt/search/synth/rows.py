@@ -523,6 +523,14 @@ class RowKernel:
             if len(new) != self.fold.rank:
                 raise CannotSynthesize(f"aten.{op} to {new} in a unit folded over {list(self.fold.run)}")
             call = ast.Call(call.func, [call.args[0], ast.Constant(self.fold.shape(new))], call.keywords)
+        if op == "as_strided":
+            # a view of an argument by sizes and strides (Inductor reads a group norm's [N, G, ...]
+            # statistics as [N, C] this way): indexed with exactly those strides
+            args = [ast.literal_eval(a) for a in call.args[1:]]
+            offset = args[2] if len(args) > 2 else kw.get("storage_offset", 0)
+            if x.kind != "input" or x.strides is None and list(x.shape) != list(self.args[x.arg]["shape"]) or offset:
+                raise CannotSynthesize("aten.as_strided of a computed value, a view or with a storage offset")
+            return Val(x.code, list(args[0]), "input", arg=x.arg, strides=list(args[1]))
         if op == "unsqueeze":
             if x.kind not in ("input", "lazy"):
                 raise CannotSynthesize("aten.unsqueeze of a computed value")
