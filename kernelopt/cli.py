@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     h = sub.add_parser("html", help="(re)write the HTML report of a run directory")
     h.add_argument("workdir", help="the run directory (the config's workdir)")
+    cv = sub.add_parser("coverage", help="synthesis coverage: which units got a synthesized kernel through gates 1-2")
+    cv.add_argument("workdir", help="the run directory (the config's workdir)")
+    cv.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from .core.errors import KerneloptError
 
@@ -192,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_stitch_check(args)
         if args.cmd == "html":
             return cmd_html(args)
+        if args.cmd == "coverage":
+            from .report.coverage import coverage, text
+
+            cov = coverage(args.workdir)
+            print(json.dumps(cov, indent=1) if args.json else text(cov))
+            return 0
         if args.cmd == "problems":
             from .core.problems import discover
 

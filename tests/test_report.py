@@ -43,3 +43,36 @@ def test_the_job_account_counts_jobs_gpu_memory_and_disk(tmp_path):
     (paths.root / "big.bin").write_bytes(b"x" * 3 * 2**20)
     acc = job_account(paths)
     assert acc == {"jobs": 3, "gpu_peak_mb": 8100.0, "gpu_declared_max_mb": 12000, "disk_mb": 3.0}
+
+
+def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsys):
+    """`kernelopt coverage`: per unit of an optimizable problem, checkable or why not, and whether
+    a synthesized candidate passed gates 1-2 (issue 8's measure)."""
+    import json as _json
+
+    from kernelopt import cli
+
+    def put(path, obj):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_json.dumps(obj))
+
+    wd = tmp_path / "run"
+    put(wd / "p1" / "dispatch.json", {"verdict": "optimizable"})
+    put(wd / "p1/units/u_ok/isolate_check.json", {"status": "pass"})
+    put(wd / "p1/units/u_ok/synth/a0/slot.json", {"empty": True, "reason": "cannot synthesize: x"})
+    put(wd / "p1/units/u_ok/synth/a1/slot.json", {"empty": False})
+    put(wd / "p1/units/u_ok/synth/a1/gate2.json", {"verdict": "pass"})
+    put(wd / "p1/units/u_fail/isolate_check.json", {"status": "pass"})
+    put(wd / "p1/units/u_fail/synth/a0/slot.json", {"empty": False})
+    put(wd / "p1/units/u_fail/synth/a0/gate2.json", {"verdict": "fail", "reason": "rule mismatch: far off"})
+    put(wd / "p1/units/u_nc/isolate_check.json", {"status": "no-reference", "reason": "partial sums"})
+    put(wd / "p2" / "dispatch.json", {"verdict": "library-dominated"})
+    put(wd / "p2/units/u/isolate_check.json", {"status": "pass"})
+    assert cli.main(["coverage", str(wd), "--json"]) == 0
+    cov = _json.loads(capsys.readouterr().out)
+    assert (cov["units"], cov["with_a_synthesized_candidate_passing_gates_1_2"], cov["not_checkable"]) == (3, 1, 1)
+    rows = {r["unit"]: r for r in cov["rows"]}
+    assert rows["u_fail"]["why_not"] == ["gate 2 fail: rule mismatch: far off"]
+    assert rows["u_nc"]["not_checkable_because"] == "no-reference: partial sums"
+    assert cli.main(["coverage", str(wd)]) == 0
+    assert "1 of 3 units of optimizable problems (33%)" in capsys.readouterr().out

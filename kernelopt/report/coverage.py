@@ -1,0 +1,79 @@
+"""Synthesis coverage of a run directory (issue 8's measure): for every unit of every problem
+classified optimizable, whether it is checkable (an eager reference gates 1-2 can use), whether
+any synthesized slot (``synth/a<k>``) holds a candidate, and whether one passed gates 1-2; with
+the reason where not.  ``kernelopt coverage WORKDIR`` prints it; ``--json`` writes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _read(p: Path) -> dict[str, Any]:
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def unit_row(problem: str, u: Path) -> dict[str, Any]:
+    check = _read(u / "isolate_check.json")
+    slots = sorted((u / "synth").glob("a*/slot.json"))
+    written, passed, why = 0, 0, []
+    for s in slots:
+        info = _read(s)
+        if info.get("empty", True):
+            why.append(str(info.get("reason", "empty")))
+            continue
+        written += 1
+        g2 = _read(s.parent / "gate2.json")
+        if g2.get("verdict") == "pass":
+            passed += 1
+        else:
+            why.append(f"gate 2 {g2.get('verdict', 'not run')}: {str(g2.get('reason', ''))[:200]}")
+    checkable = check.get("status") == "pass"
+    return {
+        "problem": problem,
+        "unit": u.name,
+        "checkable": checkable,
+        "not_checkable_because": None if checkable else f"{check.get('status')}: {str(check.get('reason', ''))[:200]}",
+        "synthesized": written,
+        "passed_gates_1_2": passed,
+        "why_not": [] if passed else why[:3],
+    }
+
+
+def coverage(workdir: str | Path) -> dict[str, Any]:
+    wd = Path(workdir)
+    rows = []
+    for disp in sorted(wd.glob("*/dispatch.json")):
+        problem = disp.parent.name
+        if _read(disp).get("verdict") != "optimizable":
+            continue
+        for u in sorted((wd / problem / "units").glob("*")):
+            if u.is_dir():
+                rows.append(unit_row(problem, u))
+    n = len(rows)
+    ok = sum(1 for r in rows if r["passed_gates_1_2"])
+    return {
+        "units": n,
+        "with_a_synthesized_candidate_passing_gates_1_2": ok,
+        "share": round(ok / n, 3) if n else None,
+        "not_checkable": sum(1 for r in rows if not r["checkable"]),
+        "rows": rows,
+    }
+
+
+def text(cov: dict[str, Any]) -> str:
+    lines = []
+    for r in cov["rows"]:
+        state = "pass" if r["passed_gates_1_2"] else ("not checkable" if not r["checkable"] else "no")
+        why = "" if r["passed_gates_1_2"] else f"  ({r['not_checkable_because'] or '; '.join(r['why_not'])[:160]})"
+        lines.append(f"{r['problem'][:36]:36s} {r['unit'][:50]:50s} {state}{why}")
+    share = f"{cov['share']:.0%}" if cov["share"] is not None else "n/a"
+    lines.append(
+        f"{cov['with_a_synthesized_candidate_passing_gates_1_2']} of {cov['units']} units of optimizable problems "
+        f"({share}) have a synthesized candidate that passed gates 1-2; {cov['not_checkable']} not checkable"
+    )
+    return "\n".join(lines)
