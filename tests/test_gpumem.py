@@ -231,10 +231,12 @@ def test_a_problem_that_cannot_run_on_meta_gets_the_default(tmp_path):
     assert gpumem.rule_need_mb("capture", tmp_path / "none.json", p, cfg) == 12345
     rec = tmp_path / "capture.json"
     rec.write_text(json.dumps({"memory": {"job_peak_mb": 1000.0}}))
-    assert gpumem.rule_need_mb("gate4", rec, p, cfg) == 1500 + 2 * gpumem.CONTEXT_MB
+    g4 = int(1000 * gpumem.FACTORS["gate4"])
+    assert gpumem.rule_need_mb("gate4", rec, p, cfg) == g4 + 2 * gpumem.CONTEXT_MB
     unit = tmp_path / "contract.json"
     unit.write_text(json.dumps({"args": [{"kind": "tensor", "shape": [256, 1024], "dtype": "float32"}]}))
-    assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == 12 + 150 + 2 * gpumem.CONTEXT_MB
+    g12 = int(1 * gpumem.UNIT_FACTORS["gate12"])  # a 1 MiB unit
+    assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == g12 + 150 + 2 * gpumem.CONTEXT_MB
 
 
 def test_run_stage_claims_the_jobs_need_and_records_what_it_used(tmp_path, fake_gpus, monkeypatch):
