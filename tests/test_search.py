@@ -1248,3 +1248,31 @@ class Reference(torch.nn.Module):
     _run_rows(src, "synth_as_strided", [x, s, b, out, 180])
     y = x * s.reshape(2, 6)[:, :, None, None] + b.reshape(2, 6)[:, :, None, None]
     torch.testing.assert_close(out, y * torch.sigmoid(y))
+
+
+@pytest.mark.slow
+def test_synthesis_reaches_the_generalization_problems(tmp_path):
+    """Issue 8, end to end on CPU: the units Inductor makes for a LayerNorm over three dims, a
+    logsumexp over dim 1 and a conv + instance norm + divide each get a synthesized candidate
+    that passes gates 1-2 (`kernelopt coverage`)."""
+    from kernelopt.report.coverage import coverage
+
+    r = snakemake(
+        "--cores",
+        "2",
+        "--config",
+        "problems=[problems/generalize/level1/3_LayerNorm3D.py, problems/generalize/level1/4_LogSumExpDim1.py, "
+        "problems/generalize/level2/1_Conv2d_InstanceNorm_Divide.py]",
+        "device=cpu",
+        f"workdir={tmp_path}",
+        "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
+        timeout=2400,
+    )
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+    cov = coverage(tmp_path)
+    missing = [
+        (x["problem"], x["unit"], x["not_checkable_because"] or x["why_not"])
+        for x in cov["rows"]
+        if not x["passed_gates_1_2"]
+    ]
+    assert cov["units"] >= 5 and not missing, missing
