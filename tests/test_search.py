@@ -313,13 +313,13 @@ def _rows_contract():
 
     return {
         "args": [
-            t("in_ptr0", [2, 3, 100], "read"),
-            t("in_ptr1", [100], "read"),
-            t("in_ptr2", [100], "read"),
-            t("out_ptr0", [2, 3, 100], "write"),
-            t("out_ptr1", [2, 3, 100], "write"),
-            t("out_ptr2", [2, 3, 1], "write"),
-            t("out_ptr3", [2, 3, 100], "write"),
+            _t("in_ptr0", [2, 3, 100], "read"),
+            _t("in_ptr1", [100], "read"),
+            _t("in_ptr2", [100], "read"),
+            _t("out_ptr0", [2, 3, 100], "write"),
+            _t("out_ptr1", [2, 3, 100], "write"),
+            _t("out_ptr2", [2, 3, 1], "write"),
+            _t("out_ptr3", [2, 3, 100], "write"),
             {"name": "xnumel", "kind": "scalar", "value": 6},
             {"name": "r0_numel", "kind": "scalar", "value": 100},
         ]
@@ -872,22 +872,8 @@ def test_aten_pow_with_a_constant_exponent_is_synthesized():
 
     contract = {
         "args": [
-            {
-                "name": "in_ptr0",
-                "kind": "tensor",
-                "shape": [4, 8],
-                "stride": [8, 1],
-                "dtype": "float32",
-                "access": "read",
-            },
-            {
-                "name": "out_ptr0",
-                "kind": "tensor",
-                "shape": [4, 8],
-                "stride": [8, 1],
-                "dtype": "float32",
-                "access": "write",
-            },
+            _t("in_ptr0", [4, 8], "read"),
+            _t("out_ptr0", [4, 8], "write"),
             {"name": "xnumel", "kind": "scalar", "value": 32},
         ]
     }
@@ -920,22 +906,8 @@ class Reference(torch.nn.Module):
 """
     rcontract = {
         "args": [
-            {
-                "name": "in_ptr0",
-                "kind": "tensor",
-                "shape": [6, 100],
-                "stride": [100, 1],
-                "dtype": "float32",
-                "access": "read",
-            },
-            {
-                "name": "out_ptr0",
-                "kind": "tensor",
-                "shape": [6, 100],
-                "stride": [100, 1],
-                "dtype": "float32",
-                "access": "write",
-            },
+            _t("in_ptr0", [6, 100], "read"),
+            _t("out_ptr0", [6, 100], "write"),
             {"name": "xnumel", "kind": "scalar", "value": 6},
             {"name": "r0_numel", "kind": "scalar", "value": 100},
         ]
@@ -975,23 +947,18 @@ def test_synthesis_of_reductions_over_a_middle_dimension_runs_right(attempt, chu
     """Issue 8: a sum over dim 1 of a 3-d value, a logsumexp over dim 1 (keepdim), a softmax over
     dim 1 and a mean over dim -2: the reduced dimension is the kernel's columns, the others its
     rows (strided loads); also the looped variant (chunks of 16 or 32 of the 50)."""
-    import math
 
     import torch
 
     from kernelopt.search.synth import generate as synthesize
 
-    def t(n, shape, acc):
-        st = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-        return {"name": n, "kind": "tensor", "shape": shape, "stride": st, "dtype": "float32", "access": acc}
-
     contract = {
         "args": [
-            t("in_ptr0", [4, 50, 6], "read"),
-            t("out_ptr0", [4, 6], "write"),
-            t("out_ptr1", [4, 1, 6], "write"),
-            t("out_ptr2", [4, 50, 6], "write"),
-            t("out_ptr3", [4, 6], "write"),
+            _t("in_ptr0", [4, 50, 6], "read"),
+            _t("out_ptr0", [4, 6], "write"),
+            _t("out_ptr1", [4, 1, 6], "write"),
+            _t("out_ptr2", [4, 50, 6], "write"),
+            _t("out_ptr3", [4, 6], "write"),
             {"name": "xnumel", "kind": "scalar", "value": 24},
             {"name": "r0_numel", "kind": "scalar", "value": 50},
         ]
@@ -1041,23 +1008,18 @@ def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
     """Issue 8: var_mean over dims [1, 2, 3] (nn.LayerNorm over the last three dims) is one
     reduction over 120 columns: the three dims folded into one in every shape and stride.
     A value that varies along part of the folded dims, or non-adjacent dims, is refused."""
-    import math
 
     import torch
 
     from kernelopt.search.synth import rows as synth_rows
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    def t(n, shape, acc):
-        st = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-        return {"name": n, "kind": "tensor", "shape": shape, "stride": st, "dtype": "float32", "access": acc}
-
     contract = {
         "args": [
-            t("in_ptr0", [3, 4, 5, 6], "read"),
-            t("in_ptr1", [4, 5, 6], "read"),
-            t("in_ptr2", [4, 5, 6], "read"),
-            t("out_ptr2", [3, 4, 5, 6], "write"),
+            _t("in_ptr0", [3, 4, 5, 6], "read"),
+            _t("in_ptr1", [4, 5, 6], "read"),
+            _t("in_ptr2", [4, 5, 6], "read"),
+            _t("out_ptr2", [3, 4, 5, 6], "write"),
             {"name": "xnumel", "kind": "scalar", "value": 3},
             {"name": "r0_numel", "kind": "scalar", "value": 120},
         ]
@@ -1071,7 +1033,7 @@ def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
     torch.testing.assert_close(out, torch.nn.functional.layer_norm(x, (4, 5, 6), w, b), rtol=1e-4, atol=1e-4)
 
     partial = LN3_REFERENCE.replace("'in_ptr1': [4, 5, 6]", "'in_ptr1': [6]")
-    c2 = {**contract, "args": [t("in_ptr1", [6], "read") if a["name"] == "in_ptr1" else a for a in contract["args"]]}
+    c2 = {**contract, "args": [_t("in_ptr1", [6], "read") if a["name"] == "in_ptr1" else a for a in contract["args"]]}
     with pytest.raises(CannotSynthesize, match="varies along part of the reduced dims"):
         synth_rows.synthesize_rows(c2, partial, 0)
     with pytest.raises(CannotSynthesize, match="only adjacent dimensions"):
@@ -1146,7 +1108,6 @@ def test_logsumexp_as_inductor_writes_it_is_synthesized():
     """Inductor's logsumexp over dim 1: a 0-d ``aten.full`` constant with keyword arguments, an
     ``eq`` against ``inf`` guarding an infinite max, a where (issue 8; the synthesizer crashed the
     job on the keyword ``dtype=torch.float32``)."""
-    import math
 
     import torch
 
@@ -1176,14 +1137,10 @@ class Reference(torch.nn.Module):
         return (add,)
 """
 
-    def t(n, shape, acc):
-        st = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-        return {"name": n, "kind": "tensor", "shape": shape, "stride": st, "dtype": "float32", "access": acc}
-
     contract = {
         "args": [
-            t("in_out_ptr0", [3, 1, 4], "write"),
-            t("in_ptr0", [3, 10, 4], "read"),
+            _t("in_out_ptr0", [3, 1, 4], "write"),
+            _t("in_ptr0", [3, 10, 4], "read"),
             {"name": "xnumel", "kind": "scalar", "value": 12},
             {"name": "r0_numel", "kind": "scalar", "value": 10},
         ]
