@@ -237,8 +237,9 @@ def _alive(entry: dict[str, Any]) -> bool:
 
 # what this job claimed (for <log>.gpu.json)
 CLAIM: dict[str, Any] = {}
-# the claim a job will make at its first device work (``defer``, ``claim_pending``)
-_PENDING: list[Any] = []
+# the claim a job will make at its first device work (``defer``, ``claim_pending``): the exit
+# stack that releases it, and its arguments until it is made
+_PENDING: dict[str, Any] = {}
 
 
 @contextlib.contextmanager
@@ -249,7 +250,8 @@ def defer(need: int, alone: bool = False, what: str = "") -> Iterator[None]:
     candidate slot) claims nothing and waits for nobody: on the H200 such jobs had waited 5-60 s
     each behind big claims for work they never did."""
     stack = contextlib.ExitStack()
-    _PENDING[:] = [(stack, need, alone, what)]
+    _PENDING.clear()
+    _PENDING.update(stack=stack, args=(need, alone, what))
     try:
         with stack:
             yield
@@ -259,10 +261,10 @@ def defer(need: int, alone: bool = False, what: str = "") -> Iterator[None]:
 
 def claim_pending() -> None:
     """Make the deferred claim now (once), before anything initializes CUDA in this process."""
-    if _PENDING and len(_PENDING[0]) == 4:
-        stack, need, alone, what = _PENDING[0]
-        _PENDING[0] = (stack,)  # claimed (or being claimed): never twice
-        stack.enter_context(claim(need, alone=alone, what=what))
+    args = _PENDING.pop("args", None)
+    if args is not None:
+        need, alone, what = args
+        _PENDING["stack"].enter_context(claim(need, alone=alone, what=what))
 
 
 @contextlib.contextmanager

@@ -107,7 +107,7 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
         with redirected(log):
             try:
                 try:
-                    _startup()
+                    startup_phase()
                     with _gpu_claim(name, job):
                         _maybe_fail(name, job)
                         with phases.timed(f"{name} (the job's work)"):
@@ -133,12 +133,13 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
         sys.exit(1)
 
 
-def _startup() -> None:
-    """The seconds from this process's start to its work: Python, Snakemake's script preamble
-    and the imports (a phase of its own, the per-job overhead a persistent worker would save)."""
+def startup_phase(what: str = "start-up (process start to the stage's code)") -> None:
+    """The seconds from this process's start to now (Python, Snakemake's script preamble, the
+    imports: the per-process overhead a persistent worker would save), as phase ``what``; the
+    ``[time]`` line it prints is also how a sandboxed child reports it to its parent."""
     started = process_started()
     if started is not None:
-        phases.add("start-up (process start to the stage's code)", max(time.time() - started, 0.0))
+        phases.add(what, max(time.time() - started, 0.0))
 
 
 def _keep_failed_log(log: str | Path | None) -> str | None:

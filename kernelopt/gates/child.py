@@ -316,17 +316,6 @@ def run_time(job: dict[str, Any]) -> dict[str, Any]:
     return {"time": t}
 
 
-def _since_start(what: str) -> None:
-    """``[time] what: s`` from this process's start (read by the parent: ``sandbox._child_phases``)."""
-    import time
-
-    from ..core.stagelog import process_started
-
-    started = process_started()
-    if started is not None:
-        print(f"[time] {what}: {max(time.time() - started, 0.0):.2f} s", flush=True)
-
-
 JOBS = {"unit": run_unit, "model": run_model, "speed": run_speed, "timing": run_timing, "time": run_time}
 
 
@@ -338,6 +327,7 @@ def main() -> None:
     import triton.language  # noqa: F401
 
     from ..core import gpulock, gpumem, runtime
+    from ..core.stagelog import startup_phase
     from . import exchange, sandbox
 
     job = exchange.unpack(torch.load(request, weights_only=False))
@@ -360,7 +350,7 @@ def main() -> None:
         ),
     )
     record = sandbox.enter(policy)
-    _since_start("start-up (Python, torch, the job's tensors, the sandbox)")
+    startup_phase("start-up (Python, torch, the job's tensors, the sandbox)")  # read by sandbox._child_phases
     reply = JOBS[job["kind"]](job)
     reply["sandbox"] = {"denied": record.denied, "network_namespace": record.network_namespace, "limits": record.limits}
     reply["lock_held_s"] = dict(gpulock.HELD)

@@ -429,7 +429,6 @@ def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, clock: _Clock) 
             result.unlink()
             go_on = stream.receive(k, answer, call)
             del keepalive, packed, call
-            exchange.collect()
         t_end = time.perf_counter()
         phases.add("streamed calls: the judge sends a call", t_child - t_send, quiet=True)
         phases.add(
