@@ -886,6 +886,8 @@ def test_aten_pow_with_a_constant_exponent_is_synthesized():
     torch.testing.assert_close(out, torch.nn.functional.gelu(x, approximate="tanh"), rtol=1e-5, atol=1e-5)
     with pytest.raises(CannotSynthesize, match="exponent 2.5"):
         pointwise.synthesize_pointwise(contract, GELU_POW_REFERENCE.replace("x0, 3.0)", "x0, 2.5)"), 0)
+    with pytest.raises(CannotSynthesize, match="not a finite constant"):  # a tensor exponent
+        pointwise.synthesize_pointwise(contract, GELU_POW_REFERENCE.replace("x0, 3.0)", "x0, x0)"), 0)
 
     rms = """
 LEVEL = 'kernel'

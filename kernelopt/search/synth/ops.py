@@ -76,11 +76,16 @@ def full_constant(call: ast.Call) -> str | None:
     return expr(call.args[1], {})
 
 
-def pow_template(exponent: float) -> str:
+def pow_template(exponent_code: str) -> str:
     """``x ** exponent`` for a constant exponent (``aten.pow.Tensor_Scalar``, e.g. the cube of a
-    tanh-GELU written with ``torch.pow(x, 3.0)``), as Inductor lowers it: integer exponents as
-    products, 0.5 and -0.5 as square roots; anything else is refused (a general ``pow`` of a
-    negative base has no closed form here)."""
+    tanh-GELU written with ``torch.pow(x, 3.0)``; ``exponent_code`` as ``expr`` wrote it), as
+    Inductor lowers it: integer exponents as products, 0.5 and -0.5 as square roots; anything
+    else (another exponent, a tensor one) is refused (a general ``pow`` of a negative base has no
+    closed form here)."""
+    try:
+        exponent = float(exponent_code)
+    except ValueError:
+        raise CannotSynthesize(f"aten.pow with exponent {exponent_code}: not a finite constant") from None
     if exponent == int(exponent) and 1 <= abs(exponent) <= 8:
         prod = " * ".join(["{0}"] * int(abs(exponent)))
         return f"({prod})" if exponent > 0 else f"(1.0 / ({prod}))"

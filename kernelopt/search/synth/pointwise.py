@@ -43,8 +43,9 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
         op, overload = parts[3], parts[4]
         if op in REDUCTIONS:
             raise CannotSynthesize(f"aten.{op} is a reduction: not a pointwise chain")
-        if op == "full" and full_constant(stmt.value) is not None:
-            env[stmt.targets[0].id] = full_constant(stmt.value)  # type: ignore[attr-defined]
+        constant = full_constant(stmt.value) if op == "full" else None
+        if constant is not None:
+            env[stmt.targets[0].id] = constant  # type: ignore[attr-defined]
             continue
         if stmt.value.keywords:
             raise CannotSynthesize(f"aten.{op} with keyword arguments")
@@ -54,7 +55,7 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
         elif op in BINARY and len(args) == 2:
             code = BINARY[op].format(*args)
         elif op == "pow" and overload == "Tensor_Scalar" and len(args) == 2:
-            code = pow_template(float(args[1])).format(args[0])
+            code = pow_template(args[1]).format(args[0])
         elif op == "where" and overload == "self" and len(args) == 3:
             code = f"tl.where({args[0]}, {args[1]}, {args[2]})"
         elif op in ("clamp_min", "clamp_max") and len(args) == 2:

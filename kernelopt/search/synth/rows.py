@@ -67,27 +67,26 @@ class Fold:
     (folded to 1); every argument is contiguous across them (folded to the innermost stride)."""
 
     def __init__(self, S: list[int], run: tuple[int, ...]):
-        self.rank, self.run, self.S = len(S), run, list(S)
+        self.rank, self.run = len(S), run
         if list(run) != list(range(run[0], run[-1] + 1)):
             raise CannotSynthesize(f"a reduction over dims {list(run)}: only adjacent dimensions are folded into one")
         self.full = [S[d] for d in run]
 
-    def _split(self, shape: list[int]) -> tuple[int, int, int]:
-        """(first folded position, one past it, positions missing at the front) in ``shape``."""
+    def _split(self, shape: list[int]) -> tuple[int, int]:
+        """(first folded position, one past it) in ``shape``, right-aligned to the unit's shape."""
         pad = self.rank - len(shape)
-        lo, hi = max(self.run[0] - pad, 0), self.run[-1] + 1 - pad
-        return lo, max(hi, 0), pad
+        return max(self.run[0] - pad, 0), max(self.run[-1] + 1 - pad, 0)
 
     def shape(self, shape: list[int]) -> list[int]:
-        lo, hi, pad = self._split(list(shape))
-        if hi <= 0:
+        lo, hi = self._split(list(shape))
+        if hi == 0:
             return list(shape)
         part = list(shape[lo:hi])
-        whole = self.full[len(self.full) - len(part) :]
-        if all(x == 1 for x in part) and (len(part) == len(self.full) or lo == 0):
+        if all(x == 1 for x in part):
             return list(shape[:lo]) + [1] + list(shape[hi:])
         if part == self.full:
             return list(shape[:lo]) + [math.prod(part)] + list(shape[hi:])
+        whole = self.full[len(self.full) - len(part) :]
         raise CannotSynthesize(
             f"a value of shape {list(shape)} varies along part of the reduced dims {list(self.run)} ({part} vs {whole})"
         )
@@ -96,8 +95,8 @@ class Fold:
         if a.get("kind", "tensor") != "tensor" or not a.get("shape"):
             return a
         shape, stride = list(a["shape"]), list(a["stride"])
-        lo, hi, _ = self._split(shape)
-        if hi <= 0:
+        lo, hi = self._split(shape)
+        if hi == 0:
             return a
         for k in range(lo, hi - 1):
             if shape[k] != 1 and shape[k + 1] != 1 and stride[k] != stride[k + 1] * shape[k + 1]:
@@ -504,7 +503,7 @@ class RowKernel:
             elif op in ("clamp_min", "clamp_max") and len(vals) == 2:
                 tmpl = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({ph[0]}, {ph[1]})"
             elif op == "pow" and parts[4] == "Tensor_Scalar" and len(vals) == 2 and vals[1].kind == "const":
-                tmpl = pow_template(float(vals[1].code))
+                tmpl = pow_template(vals[1].code)
             else:
                 raise CannotSynthesize(f"aten.{op}.{parts[4]} with {len(vals)} arguments")
             if shape is None:
@@ -526,7 +525,10 @@ class RowKernel:
         if op == "as_strided":
             # a view of an argument by sizes and strides (Inductor reads a group norm's [N, G, ...]
             # statistics as [N, C] this way): indexed with exactly those strides
-            args = [ast.literal_eval(a) for a in call.args[1:]]
+            try:
+                args = [ast.literal_eval(a) for a in call.args[1:]]
+            except ValueError:
+                raise CannotSynthesize(f"aten.as_strided with symbolic sizes: {ast.unparse(call)[:120]}") from None
             offset = args[2] if len(args) > 2 else kw.get("storage_offset", 0)
             if x.kind != "input" or x.strides is None and list(x.shape) != list(self.args[x.arg]["shape"]) or offset:
                 raise CannotSynthesize("aten.as_strided of a computed value, a view or with a storage offset")
