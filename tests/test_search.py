@@ -1235,3 +1235,48 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         if not x["passed_gates_1_2"]
     ]
     assert cov["units"] >= 5 and not missing, missing
+
+
+def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
+    """Run 8 on the H200: with beam_width 1 the first beam held only Inductor's kernel, so a
+    synthesized kernel that passed gates 1-2 was never timed and the report said "no candidate
+    beyond Inductor's passed gates 1-2".  It now joins the first beam, select_iter times it, and
+    when it is slower the beam keeps Inductor's and the report names the synthesized one."""
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.measure import Comparison
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.search import stage as search_stage
+    from kernelopt.select import stage as select_stage
+
+    cfg = config.validate({"search": "{iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}", "gates": "{user_candidates: 0}"})
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    pas = {"gate": 2, "verdict": "pass", "reason": ""}
+    c0, a0 = paths.candidate_dir("u", 0), paths.synth_dir("u", 0)
+    for d, body in ((c0, "x = 1\n"), (a0, "x = 2\n")):
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "candidate.py").write_text(body)
+        write_json(d / "gate2.json", pas)
+    beam0 = search_stage.seed_beam(paths, "u", cfg)
+    assert [m["id"] for m in beam0["members"]] == ["inductor", "synth/a0"]
+
+    timed = []
+
+    def fake_time(paths_, unit, cfg_, files, label):
+        timed.extend(str(f) for f in files)
+        return [Comparison(1.0, 1.3, 1.3, 1.25, 1.35, 5, 10, "test", True) for _ in files]
+
+    monkeypatch.setattr(search_stage, "time_against_inductor", fake_time)
+    d1 = paths.iter_dir("u", 1)
+    write_json(d1 / "plan.json", {"iteration": 1, "directions": [], "stop": "every beam member is near-optimal"})
+    write_json(d1 / "cand0" / "slot.json", {"slot": 0, "empty": True})
+    beam1 = search_stage.select_iter(paths, "u", 1, cfg)
+    assert timed == [str(a0 / "candidate.py")]
+    assert [m["id"] for m in beam1["members"]] == ["inductor"]
+    assert [(m["id"], m["ratio"]) for m in beam1["dropped"]] == [("synth/a0", 1.3)]
+
+    best = select_stage.select(paths, "u", cfg)
+    alts = select_stage.valid_alternatives(paths, ["u"])
+    assert best["ranked"] == ["cands/c0/candidate.py"] and alts == [("u", "synth/a0/candidate.py", 1.3)]
+    why = select_stage.no_candidate_reason(alts)
+    assert "1 candidate(s) besides Inductor's kernel passed gates 1-2" in why and "1.3000" in why

@@ -122,10 +122,14 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     if cfg["search"]["seed_with_inductor"] and read_json(c0 / "gate2.json")["verdict"] == PASS:
         src = (c0 / "candidate.py").read_text()
         members.append({"id": "inductor", "path": "cands/c0/candidate.py", "ratio": 1.0, "signature": signature(src)})
-    width = int(cfg["search"]["beam_width"])
+    # every synthesized kernel that passed gates 1-2 joins the first beam, whatever its width:
+    # synthesis is a separate budget (synthesis_attempts), and a member beyond the width is still
+    # timed by the first select_iter, which then keeps the best ``beam_width``.  (Capped at the
+    # width, a beam of 1 seeded with Inductor's kernel dropped every synthesized kernel untimed,
+    # and the report said no candidate had passed gates 1-2.)
     for k in range(int(cfg["search"]["synthesis_attempts"])):
         a = paths.synth_dir(unit, k)
-        if read_json(a / "gate2.json")["verdict"] == PASS and len(members) < width:
+        if read_json(a / "gate2.json")["verdict"] == PASS:
             src = (a / "candidate.py").read_text()
             sig = signature(src)
             if sig not in {m["signature"] for m in members}:
@@ -273,7 +277,7 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     members = []
     if not beam.get("stopped"):
         try:
-            for j, m in enumerate(beam["members"]):
+            for j, m in enumerate(beam["members"][:width]):  # the first beam may hold more (synthesis)
                 prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
                 if prof.get("empty"):
                     continue
@@ -514,6 +518,13 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
         beam_members.append(m)
         if len(beam_members) >= width:
             break
+    # candidates that were timed but left the beam (e.g. a synthesized kernel slower than
+    # Inductor's in a beam of 1): kept, with their times, for the report's "why nothing was stitched"
+    kept = {m["id"] for m in beam_members}
+    dropped = {m["id"]: m for m in prev_beam.get("dropped", [])}
+    for m in pool:
+        if m["id"] not in kept and m["id"] != "inductor" and "ci" in m:
+            dropped.setdefault(m["id"], {k: m[k] for k in ("id", "path", "ratio", "ci", "meaningful") if k in m})
     stopped = plan.get("stop")
     if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
         stopped = "converged: no new candidate entered the beam"
@@ -521,6 +532,8 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     memory, text = backend.summarize(i, outcomes, memory)
     beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}
+    if dropped:
+        beam["dropped"] = list(dropped.values())
     infrastructure = fault.get("cause") or prev_beam.get("infrastructure")
     if infrastructure:  # a fault kept candidates from being timed: the result says so, never "matched"
         beam["infrastructure"] = infrastructure

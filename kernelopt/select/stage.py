@@ -84,6 +84,8 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     iters = int(cfg["search"]["iterations"])
     if iters > 0:
         beam = read_json(paths.iter_dir(unit, iters) / "beam.json")
+        if beam.get("dropped"):  # timed, slower than the beam kept: not ranked, named in the report
+            result["timed_out_of_beam"] = beam["dropped"]
         for m in beam["members"]:
             entries.setdefault(
                 m["path"],
@@ -142,13 +144,16 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
 
 def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
     """(unit, candidate, isolated time ratio vs Inductor) of every candidate other than
-    Inductor's own kernel that passed gates 1-2 and reached the unit's ranking."""
+    Inductor's own kernel that passed gates 1-2 and was ranked or timed (a timed candidate
+    the beam did not keep counts too: it passed the gates and was slower)."""
     out = []
     for u in units:
         best = read_json(paths.best(u)) if paths.best(u).exists() else {}
         for p, e in (best.get("candidates") or {}).items():
             if p != INDUCTOR:
                 out.append((u, p, e.get("ratio") if best.get("meaningful") else None))
+        for m in best.get("timed_out_of_beam") or []:
+            out.append((u, m["path"], m.get("ratio") if m.get("meaningful", True) else None))
     return out
 
 
@@ -159,7 +164,7 @@ def no_candidate_reason(alts: list[tuple[str, str, float | None]]) -> str:
     timed = [a for a in alts if isinstance(a[2], (int, float))]
     closest = min(timed, key=lambda a: a[2]) if timed else None
     return (
-        f"{len(alts)} candidate(s) besides Inductor's kernel passed gates 1-2 and reached the final ranking, "
+        f"{len(alts)} candidate(s) besides Inductor's kernel passed gates 1-2, "
         "but none measured faster than Inductor's kernel in isolation"
         + (f" (closest: {closest[0]} {closest[1]} at {closest[2]:.4f} of its time)" if closest else "")
         + ": nothing to stitch, the baseline is kept"
