@@ -1248,7 +1248,9 @@ def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
     from kernelopt.search import stage as search_stage
     from kernelopt.select import stage as select_stage
 
-    cfg = config.validate({"search": "{iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}", "gates": "{user_candidates: 0}"})
+    cfg = config.validate(
+        {"search": "{iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}", "gates": "{user_candidates: 0}"}
+    )
     paths = ProblemPaths(tmp_path, "p")
     write_json(paths.capture_record, {"device": "cuda"})
     pas = {"gate": 2, "verdict": "pass", "reason": ""}
