@@ -106,7 +106,7 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
         "gates.timeout_factor",
     ),
     "gate4": ("device", "seed", "gates.perf_margin", "gates.timeout_s", "gates.timeout_factor", "measure"),
-    "result": ("gates.retries", "gates.optimized_min_speedup"),
+    "result": ("gates.retries", "gates.optimized_min_speedup", "search.peak_bandwidth_gbs"),
 }
 
 

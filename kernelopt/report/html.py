@@ -328,6 +328,9 @@ def problem_info(
         (d.name for d in (paths.root / "units").glob("*") if d.is_dir() and d.name not in disp_units), key=_natural
     )
     units = [unit_info(paths, u, disp_units.get(u, {}), linker, stitched.get(u)) for u in unit_ids]
+    roof = {r["unit"]: r for r in (res.get("roofline") or {}).get("units", [])}
+    for u in units:  # bytes over time against the copy bandwidth (report/roofline.py)
+        u["roofline"] = roof.get(u["id"])
     cap = paths.capture
     deployed_attempt = res.get("stitched_attempt")
     return {

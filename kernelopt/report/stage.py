@@ -18,6 +18,7 @@ from ..core.paths import ProblemPaths, benchmarks_dir, logs_dir
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
+from .roofline import describe, problem_roofline
 
 
 def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
@@ -147,6 +148,11 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == "optimized" else 0.0
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
+    if res["category"] not in ("error",) and disp["verdict"] not in ("library-dominated", "no-triton"):
+        res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
+        clause = describe(res["roofline"])
+        if clause and res["category"].startswith("matched"):
+            res["reason"] = f"{res['reason']}; {clause}" if res.get("reason") else clause
     res["gpu_seconds"] = gpu_seconds(paths)
     res.update(job_account(paths))
     res["llm"] = llm_account(paths.root)  # every transcript under the problem (none for the heuristic)

@@ -115,6 +115,8 @@ RESULT_COLUMNS = [
     "noise_band",
     "units",
     "units_replaced",
+    "inductor_bw_pct",
+    "best_candidate_bw_pct",
     "gpu_seconds",
     "jobs",
     "gpu_peak_mb",
@@ -163,6 +165,10 @@ def deployed_speedups(rows: list[dict[str, Any]], against: str = "compiled") -> 
     return out
 
 
+def _round(v: float | None) -> float | None:
+    return round(v, 1) if isinstance(v, (int, float)) else None
+
+
 def result_row(workdir: Path, problem: str) -> dict[str, Any]:
     r = _read(ProblemPaths(workdir, problem).result)
     band = r.get("noise_band")
@@ -179,6 +185,8 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
         "units": r.get("units"),
         "units_replaced": r.get("units_replaced", 0),
+        "inductor_bw_pct": _round((r.get("roofline") or {}).get("inductor_bw_pct")),
+        "best_candidate_bw_pct": _round((r.get("roofline") or {}).get("best_candidate_bw_pct")),
         "gpu_seconds": r.get("gpu_seconds"),
         "jobs": r.get("jobs"),
         "gpu_peak_mb": r.get("gpu_peak_mb"),

@@ -64,14 +64,21 @@ def tensor_bytes(arg: dict[str, Any]) -> int:
     return int(math.prod(arg.get("shape") or [1])) * size
 
 
+def read_written_bytes(contract: dict[str, Any]) -> tuple[int, int]:
+    """Bytes the unit must read and write: each input read once, each output written once."""
+    tensors = [a for a in contract["args"] if a["kind"] == "tensor"]
+    read = sum(tensor_bytes(a) for a in tensors if a.get("access") in ("read", "readwrite"))
+    write = sum(tensor_bytes(a) for a in tensors if a.get("access") in ("write", "readwrite"))
+    return read, write
+
+
+def moved_bytes(contract: dict[str, Any]) -> int:
+    return sum(read_written_bytes(contract))
+
+
 def roofline(contract: dict[str, Any], time_ms: float, device: str, peak_gbs: float, sms: int) -> dict[str, Any]:
     """Bytes the unit must move (each input read once, each output written once) over time."""
-    read = sum(
-        tensor_bytes(a) for a in contract["args"] if a["kind"] == "tensor" and a.get("access") in ("read", "readwrite")
-    )
-    write = sum(
-        tensor_bytes(a) for a in contract["args"] if a["kind"] == "tensor" and a.get("access") in ("write", "readwrite")
-    )
+    read, write = read_written_bytes(contract)
     grid = contract.get("grid") or [1, 1, 1]
     programs = int(math.prod(grid))
     gbs = (read + write) / (time_ms * 1e-3) / 1e9 if time_ms > 0 else 0.0

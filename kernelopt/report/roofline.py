@@ -1,0 +1,122 @@
+"""The roofline of a problem's result: how close Inductor's kernels, and the best candidate the
+search found for each unit, came to the copy bandwidth (``search.peak_bandwidth_gbs``, the
+H200's measured 4.3 TB/s).
+
+Bytes are what a unit must move: each tensor argument read once and each written once, from
+its contract (``search/profiler.py: roofline``).  Inductor's time is the unit's profile of
+Inductor's kernel (the timed roofline profile, else a paired timing's Inductor median, else
+NCU's duration); a candidate's time is Inductor's times the candidate's measured time ratio.
+On the CPU (or with no time) the percentages are ``None``: only the bytes are recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.jsonio import read_json
+from ..core.paths import ProblemPaths
+from ..search.profiler import moved_bytes
+
+INDUCTOR = "cands/c0/candidate.py"
+
+
+def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | None]:
+    """Inductor's kernel time for the unit and where it came from."""
+    udir = paths.unit(unit)
+    ncu = None
+    for f in sorted(udir.glob("iter*/profile/m*/summary.json")):
+        prof = read_json(f)
+        if prof.get("empty") or prof.get("member") != "inductor":
+            continue
+        m = prof.get("metrics") or {}
+        if prof.get("source") == "roofline" and m.get("meaningful") and m.get("time_ms"):
+            return float(m["time_ms"]), f.relative_to(paths.root).as_posix()
+        if prof.get("source") == "ncu" and m.get("duration_us") and ncu is None:
+            ncu = (float(m["duration_us"]) / 1e3, f.relative_to(paths.root).as_posix())
+    for f in sorted(udir.glob("iter*/cand*/**/timing.json")):
+        t = read_json(f)
+        if t.get("meaningful") and t.get("a_ms"):
+            return float(t["a_ms"]), f.relative_to(paths.root).as_posix()
+    best = read_json(paths.best(unit)) if paths.best(unit).exists() else {}
+    for e in (best.get("candidates") or {}).values():
+        t = e.get("timing") or {}
+        if t.get("meaningful") and t.get("a_ms"):
+            return float(t["a_ms"]), paths.best(unit).relative_to(paths.root).as_posix()
+    return ncu if ncu else (None, None)
+
+
+def timed_candidates(paths: ProblemPaths, unit: str) -> list[tuple[str, float]]:
+    """(candidate, time ratio vs Inductor) of every candidate besides Inductor's that was timed
+    with a meaningful result: those ranked and those the beam dropped."""
+    best = read_json(paths.best(unit)) if paths.best(unit).exists() else {}
+    out = []
+    if best.get("meaningful"):
+        for p, e in (best.get("candidates") or {}).items():
+            if p != INDUCTOR and e.get("meaningful", True) and isinstance(e.get("ratio"), (int, float)):
+                out.append((p, float(e["ratio"])))
+    for m in best.get("timed_out_of_beam") or []:
+        if m.get("meaningful", True) and isinstance(m.get("ratio"), (int, float)):
+            out.append((m["path"], float(m["ratio"])))
+    return out
+
+
+def _pct(nbytes: int, ms: float | None, peak_gbs: float) -> tuple[float | None, float | None]:
+    if not ms or ms <= 0:
+        return None, None
+    gbs = nbytes / (ms * 1e-3) / 1e9
+    return gbs, 100.0 * gbs / peak_gbs
+
+
+def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, Any]:
+    contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else None
+    if contract is None:
+        return {"unit": unit, "bytes": None, "why": "no contract"}
+    nbytes = moved_bytes(contract)
+    cuda = (read_json(paths.capture_record) if paths.capture_record.exists() else {}).get("device") == "cuda"
+    ms, source = inductor_ms(paths, unit) if cuda else (None, None)
+    gbs, pct = _pct(nbytes, ms, peak_gbs)
+    out: dict[str, Any] = {
+        "unit": unit,
+        "bytes": nbytes,
+        "inductor_ms": ms,
+        "inductor_gbs": gbs,
+        "inductor_pct": pct,
+        "inductor_time_from": source,
+        "best_candidate": None,
+    }
+    cands = timed_candidates(paths, unit) if ms else []
+    if cands:
+        path, ratio = min(cands, key=lambda c: c[1])
+        cgbs, cpct = _pct(nbytes, ms * ratio, peak_gbs)
+        out["best_candidate"] = {"path": path, "ratio": ratio, "gbs": cgbs, "pct": cpct}
+    return out
+
+
+def problem_roofline(paths: ProblemPaths, units: list[str], peak_gbs: float) -> dict[str, Any]:
+    """Per unit, and over the problem's units: all bytes over all of Inductor's time, and over
+    the time with each unit's best timed candidate (Inductor's time where none was timed)."""
+    per_unit = [unit_roofline(paths, u, peak_gbs) for u in units]
+    timed = [r for r in per_unit if r.get("inductor_ms")]
+    total = sum(r["bytes"] for r in timed)
+    t_ind = sum(r["inductor_ms"] for r in timed)
+    t_best = sum(r["inductor_ms"] * (r["best_candidate"]["ratio"] if r["best_candidate"] else 1.0) for r in timed)
+    any_cand = any(r["best_candidate"] for r in timed)
+    return {
+        "peak_gbs": peak_gbs,
+        "units": per_unit,
+        "inductor_bw_pct": _pct(total, t_ind, peak_gbs)[1] if timed else None,
+        "best_candidate_bw_pct": _pct(total, t_best, peak_gbs)[1] if any_cand else None,
+    }
+
+
+def describe(roof: dict[str, Any]) -> str | None:
+    """One clause for a result's reason: where Inductor's kernels and the best candidate stood."""
+    ind = roof.get("inductor_bw_pct")
+    if ind is None:
+        return None
+    text = f"Inductor's kernels ran at {ind:.0f} % of the {roof['peak_gbs'] / 1000:.1f} TB/s copy bandwidth"
+    timed = sum(1 for u in roof["units"] if u.get("inductor_ms"))
+    if timed < len(roof["units"]):
+        text += f" (the {timed} of {len(roof['units'])} units with a time)"
+    best = roof.get("best_candidate_bw_pct")
+    return text + (f", the best candidates at {best:.0f} %" if best is not None else ", no other candidate was timed")

@@ -1,0 +1,91 @@
+"""Issue 8, item 4: the roofline in a problem's result (kernelopt/report/roofline.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.core.jsonio import write_json
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.report import roofline
+
+
+def _unit(paths: ProblemPaths, unit: str, shape: list[int], inductor_ms: float, ratios: dict[str, float]) -> None:
+    """A unit reading one float32 tensor and writing one, Inductor's kernel profiled at
+    ``inductor_ms`` (the timed roofline profile), the given candidates timed against it."""
+    write_json(
+        paths.contract(unit),
+        {
+            "args": [
+                {"name": "in_ptr0", "kind": "tensor", "access": "read", "shape": shape, "dtype": "float32"},
+                {"name": "out_ptr0", "kind": "tensor", "access": "write", "shape": shape, "dtype": "float32"},
+                {"name": "xnumel", "kind": "scalar"},
+            ]
+        },
+    )
+    write_json(
+        paths.iter_dir(unit, 0) / "profile" / "m0" / "summary.json",
+        {
+            "empty": False,
+            "member": "inductor",
+            "source": "roofline",
+            "metrics": {"time_ms": inductor_ms, "meaningful": True},
+        },
+    )
+    cands = {"cands/c0/candidate.py": {"origin": "inductor", "ratio": 1.0, "meaningful": True}}
+    cands.update({p: {"origin": "search", "ratio": r, "meaningful": True} for p, r in ratios.items()})
+    write_json(paths.best(unit), {"unit": unit, "candidates": cands, "ranked": list(cands), "meaningful": True})
+
+
+def test_bandwidth_of_inductor_and_of_the_best_candidate(tmp_path):
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    # 2 x 1 GiB moved in 0.5 ms = 4294.97 GB/s: 99.9 % of 4300
+    _unit(paths, "a", [2**28], 0.5, {"iter1/cand0/candidate.py": 1.25, "synth/a0/candidate.py": 2.0})
+    # 2 x 256 MiB moved; Inductor at 0.25 ms (50 %), a candidate at 0.8 of its time (62.4 %)
+    _unit(paths, "b", [2**26], 0.25, {"iter1/cand0/candidate.py": 0.8})
+    roof = roofline.problem_roofline(paths, ["a", "b"], 4300.0)
+    a, b = roof["units"]
+    assert a["bytes"] == 2 * 2**30 and a["inductor_pct"] == pytest.approx(99.88, abs=0.01)
+    assert a["best_candidate"]["path"] == "iter1/cand0/candidate.py"
+    assert a["best_candidate"]["pct"] == pytest.approx(99.88 / 1.25, abs=0.01)
+    assert b["inductor_pct"] == pytest.approx(49.94, abs=0.01) and b["best_candidate"]["pct"] == pytest.approx(
+        49.94 / 0.8, abs=0.01
+    )
+    total = 2 * 2**30 + 2 * 2**28
+    assert roof["inductor_bw_pct"] == pytest.approx(100 * total / 0.75e-3 / 1e9 / 4300, abs=0.01)
+    assert roof["best_candidate_bw_pct"] == pytest.approx(100 * total / (0.5 * 1.25 + 0.25 * 0.8) / 1e-3 / 1e9 / 4300)
+    text = roofline.describe(roof)
+    assert text.startswith("Inductor's kernels ran at 83 % of the 4.3 TB/s copy bandwidth")
+    assert text.endswith("the best candidates at 76 %")
+
+
+def test_a_dropped_candidate_counts_and_no_candidate_is_said(tmp_path):
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    _unit(paths, "a", [2**20], 0.002, {})
+    assert roofline.describe(roofline.problem_roofline(paths, ["a"], 4300.0)).endswith("no other candidate was timed")
+    best = paths.best("a")
+    d = __import__("json").loads(best.read_text())
+    d["timed_out_of_beam"] = [{"id": "synth/a0", "path": "synth/a0/candidate.py", "ratio": 1.5, "meaningful": True}]
+    write_json(best, d)
+    roof = roofline.problem_roofline(paths, ["a"], 4300.0)
+    assert roof["units"][0]["best_candidate"]["path"] == "synth/a0/candidate.py"
+    assert roof["best_candidate_bw_pct"] == pytest.approx(roof["inductor_bw_pct"] / 1.5)
+
+
+def test_on_the_cpu_only_the_bytes_are_recorded(tmp_path):
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cpu"})
+    _unit(paths, "a", [1024], 0.5, {"iter1/cand0/candidate.py": 0.5})
+    roof = roofline.problem_roofline(paths, ["a"], 4300.0)
+    assert roof["units"][0]["bytes"] == 8192 and roof["units"][0]["inductor_pct"] is None
+    assert roof["inductor_bw_pct"] is None and roofline.describe(roof) is None
+
+
+def test_units_without_a_time_are_said(tmp_path):
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    _unit(paths, "a", [2**20], 0.002, {})
+    write_json(paths.contract("b"), {"args": []})  # e.g. a split reduction's partial kernel, never profiled
+    text = roofline.describe(roofline.problem_roofline(paths, ["a", "b"], 4300.0))
+    assert "(the 1 of 2 units with a time)" in text
