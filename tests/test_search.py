@@ -1282,3 +1282,52 @@ def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
     assert best["ranked"] == ["cands/c0/candidate.py"] and alts == [("u", "synth/a0/candidate.py", 1.3)]
     why = select_stage.no_candidate_reason(alts)
     assert "1 candidate(s) besides Inductor's kernel passed gates 1-2" in why and "1.3000" in why
+
+
+MAXDIM_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0', 'out_ptr1']
+SHAPES = {'in_ptr0': [4, 50, 6]}
+OUT_SHAPES = {'out_ptr0': [4, 6], 'out_ptr1': [4, 1, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        max_1 = torch.ops.aten.max.dim(x0, 1)
+        getitem = max_1[0];  max_1 = None
+        min_1 = torch.ops.aten.min.dim(x0, 1, True)
+        getitem_2 = min_1[0];  min_1 = None
+        return (getitem, getitem_2)
+"""
+
+
+@pytest.mark.parametrize("chunk", [None, 16])
+def test_synthesis_of_max_and_min_over_a_dimension(chunk):
+    """H200 run 8: ``torch.max(x, dim=1)[0]`` (aten.max.dim, values and indices) had no
+    synthesized kernel ("aten.max is not supported by the row synthesizer").  The values are an
+    amax (amin for min); a unit that uses the indices is still refused."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.synth.ops import CannotSynthesize
+
+    contract = {
+        "args": [
+            _t("in_ptr0", [4, 50, 6], "read"),
+            _t("out_ptr0", [4, 6], "write"),
+            _t("out_ptr1", [4, 1, 6], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 24},
+            {"name": "r0_numel", "kind": "scalar", "value": 50},
+        ]
+    }
+    src = synth_rows.synthesize_rows(contract, MAXDIM_REFERENCE, 0, chunk=chunk)
+    torch.manual_seed(0)
+    x = torch.randn(4, 50, 6) * 3
+    outs = [torch.full(s, float("nan")) for s in ([4, 6], [4, 1, 6])]
+    _run_rows(src, f"synth_maxdim_{chunk}", [x, *outs, 24, 50])
+    torch.testing.assert_close(outs[0], x.max(1).values, rtol=0, atol=0)
+    torch.testing.assert_close(outs[1], x.min(1, keepdim=True).values, rtol=0, atol=0)
+    indices = MAXDIM_REFERENCE.replace("getitem_2 = min_1[0]", "getitem_2 = min_1[1]")
+    with pytest.raises(CannotSynthesize):
+        synth_rows.synthesize_rows(contract, indices, 0)

@@ -150,7 +150,8 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
             continue
         op = parts[3]
         if op not in REDUCE and op not in ("var_mean", "var", "prepare_softmax_online", "_softmax", "_log_softmax"):
-            continue
+            if not (op in ("max", "min") and parts[4] == "dim"):
+                continue
         kw = {k.arg: k.value for k in node.keywords}
         arg = node.args[1] if len(node.args) > 1 else kw.get("dim")
         if arg is None:
@@ -575,6 +576,17 @@ class RowKernel:
             if not keep:
                 r = Val(r.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
             return r
+        if op in ("max", "min") and parts[4] == "dim":
+            # (values, indices) over one dimension (``torch.max(x, dim)[0]``): the values are an
+            # amax/amin; the indices are not synthesised, so a unit that uses them is refused
+            dim = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+            keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
+            self._dims_last([dim], x.shape)
+            r = self._reduce(x, "amax" if op == "max" else "amin")
+            if not keep:
+                r = Val(r.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
+            indices = Val("", None, "tuple", [])  # any use fails: "not a tensor value" / no part
+            return Val("", None, "tuple", [r, indices])
         if op in ("var_mean", "var"):
             dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
             self._dims_last(dims, x.shape)
