@@ -1331,3 +1331,47 @@ def test_synthesis_of_max_and_min_over_a_dimension(chunk):
     indices = MAXDIM_REFERENCE.replace("getitem_2 = min_1[0]", "getitem_2 = min_1[1]")
     with pytest.raises(CannotSynthesize):
         synth_rows.synthesize_rows(contract, indices, 0)
+
+
+MAXDIM_EPILOGUE_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['in_out_ptr0']
+SHAPES = {'in_ptr0': [6, 40, 20]}
+OUT_SHAPES = {'in_out_ptr0': [6, 20]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        mul = torch.ops.aten.mul.Tensor(x0, 1.5);  x0 = None
+        max_1 = torch.ops.aten.max.dim(mul, 1);  mul = None
+        getitem = max_1[0];  max_1 = None
+        sub = torch.ops.aten.sub.Tensor(getitem, 0.5);  getitem = None
+        relu = torch.ops.aten.relu.default(sub);  sub = None
+        return (relu,)
+"""
+
+
+@pytest.mark.parametrize("chunk", [None, 8])
+def test_pointwise_ops_on_a_reduction_without_keepdim(chunk):
+    """problems/generalize/level1/5_MaxDim1_Scale.py (written after the max.dim change, not
+    tuned on): relu(max(x * 1.5, dim=1)[0] - 0.5) -- a pointwise op of a reduction without
+    keepdim and a constant stays one value per row (it was refused as a broadcast)."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract = {
+        "args": [
+            _t("in_out_ptr0", [6, 20], "write"),
+            _t("in_ptr0", [6, 40, 20], "read"),
+            {"name": "xnumel", "kind": "scalar", "value": 120},
+            {"name": "r0_numel", "kind": "scalar", "value": 40},
+        ]
+    }
+    src = synth_rows.synthesize_rows(contract, MAXDIM_EPILOGUE_REFERENCE, 0, chunk=chunk)
+    torch.manual_seed(1)
+    x = torch.randn(6, 40, 20)
+    out = torch.full((6, 20), float("nan"))
+    _run_rows(src, f"synth_maxdim_epilogue_{chunk}", [out, x, 120, 40])
+    torch.testing.assert_close(out, torch.relu((x * 1.5).max(1).values - 0.5), rtol=1e-6, atol=1e-6)

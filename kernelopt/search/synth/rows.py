@@ -486,7 +486,12 @@ class RowKernel:
             return Val(value, None, "const")
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max", "pow"):
             vals = [self._arg(a, env) for a in call.args]
-            if any(v.kind in ("rowflat", "tuple") for v in vals):
+            flat = [v for v in vals if v.kind == "rowflat"]
+            # one value per row (a reduction without keepdim) combines only with constants and
+            # values of its own shape: anything else would broadcast it along another dimension
+            same = [v.kind == "const" or v.kind == "rowflat" and v.shape == flat[0].shape for v in vals] if flat else []
+            mixed = not all(same)
+            if any(v.kind == "tuple" for v in vals) or mixed:
                 raise CannotSynthesize(
                     f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)"
                 )
@@ -507,6 +512,9 @@ class RowKernel:
                 tmpl = pow_template(vals[1].code)
             else:
                 raise CannotSynthesize(f"aten.{op}.{parts[4]} with {len(vals)} arguments")
+            if flat:  # a function of one value per row (and constants): stays one value per row
+                t = self._new(tmpl.format(*[v.code for v in vals]), list(flat[0].shape), "row")
+                return Val(t.code, list(flat[0].shape), "rowflat")
             if shape is None:
                 raise CannotSynthesize(f"aten.{op} of constants only")
             if all(v.kind in ("input", "lazy", "const") for v in vals):
