@@ -227,6 +227,14 @@ def test_the_problem_set_is_the_current_config_even_from_a_fresh_checkout(tmp_pa
     out, listed = run("c", [rowsum])
     assert listed == ["level1_4_RowSum"]
     assert json.loads((wd / "problem_set.json").read_text())["problems"] == ["level1_4_RowSum"]
+    # a problem's directory deleted to redo it: the same set again redoes exactly it (before,
+    # Snakemake missed the missing result behind the classify checkpoint: "Nothing to be done")
+    import shutil
+
+    shutil.rmtree(wd / "level1_4_RowSum")
+    out, listed = run("c", [rowsum])
+    assert "Nothing to be done" not in out and listed == ["level1_4_RowSum"]
+    assert (wd / "level1_4_RowSum" / "result.json").exists()
 
 
 @pytest.mark.slow
