@@ -16,8 +16,7 @@ from typing import Any
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
 from ..search.profiler import moved_bytes
-
-INDUCTOR = "cands/c0/candidate.py"
+from ..select.stage import INDUCTOR
 
 
 def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | None]:

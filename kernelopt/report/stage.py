@@ -148,7 +148,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == "optimized" else 0.0
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
-    if res["category"] not in ("error",) and disp["verdict"] not in ("library-dominated", "no-triton"):
+    if res["category"] != "error" and disp["verdict"] not in ("library-dominated", "no-triton"):
         res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
         clause = describe(res["roofline"])
         if clause and res["category"].startswith("matched"):
