@@ -89,3 +89,26 @@ def test_units_without_a_time_are_said(tmp_path):
     write_json(paths.contract("b"), {"args": []})  # e.g. a split reduction's partial kernel, never profiled
     text = roofline.describe(roofline.problem_roofline(paths, ["a", "b"], 4300.0))
     assert "(the 1 of 2 units with a time)" in text
+
+
+def test_the_report_and_the_roofline_agree_on_which_timings_count(tmp_path):
+    """A candidate whose own timing was not meaningful (noise) counts as passed gates 1-2 but
+    is never named with its ratio: not as the roofline's best, not as select's "closest"."""
+    from kernelopt.core.jsonio import read_json
+    from kernelopt.select import stage as select_stage
+
+    paths = ProblemPaths(tmp_path, "p")
+    _unit(paths, "a", [1024], 0.001, {"cands/c1/candidate.py": 1.2})
+    best = read_json(paths.best("a"))
+    best["candidates"]["cands/c2/candidate.py"] = {"origin": "search", "ratio": 0.9, "meaningful": False}
+    best["timed_out_of_beam"] = [{"path": "synth/a0/candidate.py", "ratio": 0.8, "meaningful": False}]
+    write_json(paths.best("a"), best)
+    alts = select_stage.valid_alternatives(paths, ["a"])
+    assert sorted(alts) == [
+        ("a", "cands/c1/candidate.py", 1.2),
+        ("a", "cands/c2/candidate.py", None),
+        ("a", "synth/a0/candidate.py", None),
+    ]
+    assert roofline.timed_candidates(paths, "a") == [("cands/c1/candidate.py", 1.2)]
+    why = select_stage.no_candidate_reason(alts)
+    assert "3 candidate(s)" in why and "cands/c1/candidate.py at 1.2000" in why

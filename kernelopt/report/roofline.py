@@ -16,7 +16,7 @@ from typing import Any
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
 from ..search.profiler import moved_bytes
-from ..select.stage import INDUCTOR
+from ..select.stage import valid_alternatives
 
 
 def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | None]:
@@ -47,16 +47,7 @@ def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | Non
 def timed_candidates(paths: ProblemPaths, unit: str) -> list[tuple[str, float]]:
     """(candidate, time ratio vs Inductor) of every candidate besides Inductor's that was timed
     with a meaningful result: those ranked and those the beam dropped."""
-    best = read_json(paths.best(unit)) if paths.best(unit).exists() else {}
-    out = []
-    if best.get("meaningful"):
-        for p, e in (best.get("candidates") or {}).items():
-            if p != INDUCTOR and e.get("meaningful", True) and isinstance(e.get("ratio"), (int, float)):
-                out.append((p, float(e["ratio"])))
-    for m in best.get("timed_out_of_beam") or []:
-        if m.get("meaningful", True) and isinstance(m.get("ratio"), (int, float)):
-            out.append((m["path"], float(m["ratio"])))
-    return out
+    return [(p, r) for _, p, r in valid_alternatives(paths, [unit]) if r is not None]
 
 
 def _pct(nbytes: int, ms: float | None, peak_gbs: float) -> tuple[float | None, float | None]:

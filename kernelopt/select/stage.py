@@ -145,15 +145,21 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
 def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
     """(unit, candidate, isolated time ratio vs Inductor) of every candidate other than
     Inductor's own kernel that passed gates 1-2 and was ranked or timed (a timed candidate
-    the beam did not keep counts too: it passed the gates and was slower)."""
+    the beam did not keep counts too: it passed the gates and was slower).  The ratio is None
+    where the timing was not meaningful (the unit's or the candidate's own)."""
+
+    def ratio(e: dict[str, Any], meaningful: bool) -> float | None:
+        r = e.get("ratio")
+        return float(r) if meaningful and e.get("meaningful", True) and isinstance(r, (int, float)) else None
+
     out = []
     for u in units:
         best = read_json(paths.best(u)) if paths.best(u).exists() else {}
         for p, e in (best.get("candidates") or {}).items():
             if p != INDUCTOR:
-                out.append((u, p, e.get("ratio") if best.get("meaningful") else None))
+                out.append((u, p, ratio(e, bool(best.get("meaningful")))))
         for m in best.get("timed_out_of_beam") or []:
-            out.append((u, m["path"], m.get("ratio") if m.get("meaningful", True) else None))
+            out.append((u, m["path"], ratio(m, True)))
     return out
 
 
