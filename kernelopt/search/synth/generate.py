@@ -2,7 +2,8 @@
 its eager reference (the ATen ops of the post-grad graph), not from Inductor's kernel.
 
 Pointwise chains (``pointwise``), reductions over one dimension mixed with pointwise ops
-(``rows``: softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, ...), and a fused
+(``rows``: softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, ...), max pools with
+the pointwise chains around them and a global pool after them (``pool``), and a fused
 neighbour pair (``fused``: the consumer with the producer inlined).  Candidates are written in
 ``inductor.py`` form (module-level CONFIG / NUM_WARPS / NUM_STAGES), so the search can
 transform them.  Anything else is answered with ``CannotSynthesize`` and the reason.
@@ -14,12 +15,16 @@ from typing import Any
 
 from .ops import REDUCTIONS, CannotSynthesize
 from .pointwise import synthesize_pointwise
+from .pool import is_pool, synthesize_pool
 from .rows import synthesize_rows
 
 
 def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
     """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
-    (``rows``); CannotSynthesize with the most relevant reason otherwise."""
+    (``rows``), a pool kernel for max pools (``pool``); CannotSynthesize with the most relevant
+    reason otherwise."""
+    if is_pool(reference_src):
+        return synthesize_pool(contract, reference_src, attempt)
     try:
         return synthesize_pointwise(contract, reference_src, attempt)
     except CannotSynthesize as pointwise:
@@ -31,3 +36,4 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
                 for op in REDUCTIONS | {"prepare_softmax_online"}
             )
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
+

@@ -1,0 +1,163 @@
+"""The heuristic synthesizer's max-pool kernels (kernelopt/search/synth/pool.py), run under the
+Triton interpreter against PyTorch's own pooling (not against the reference text they were
+generated from).  The shapes, pool parameters and chains here are not the demo problems'."""
+
+import importlib.util
+import math
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from kernelopt.core import cpu_mode
+from kernelopt.search.synth import generate
+from kernelopt.search.synth.ops import CannotSynthesize
+
+
+def _arg(name, shape, access, stride=None):
+    stride = stride or [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+    return {"name": name, "kind": "tensor", "shape": shape, "stride": stride, "dtype": "float32", "access": access}
+
+
+def _load(src, name):
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# a per-channel scale and a ReLU before the pool, 3x3 windows, stride 2, padding 1, ceil_mode
+# (the last window row starts inside the padding's reach), an add after it; channels-last input
+PADDED_CEIL = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [2, 3, 10, 9], 'in_ptr1': [3, 1, 1]}
+OUT_SHAPES = {'out_ptr0': [2, 3, 6, 5]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        mul = torch.ops.aten.mul.Tensor(x0, x1);  x0 = None
+        relu = torch.ops.aten.relu.default(mul);  mul = None
+        pool = torch.ops.prims._low_memory_max_pool_with_offsets.default(relu, [3, 3], [2, 2], [1, 1], [1, 1], True)
+        getitem = pool[0];  pool = None
+        add = torch.ops.aten.add.Tensor(getitem, 0.5);  getitem = None
+        return (add,)
+"""
+
+
+@pytest.mark.parametrize("attempt", [0, 2])
+def test_max_pool_with_padding_and_ceil_mode_runs_right(attempt):
+    contract = {
+        "args": [
+            _arg("in_ptr0", [2, 3, 10, 9], "read", stride=[270, 1, 27, 3]),
+            _arg("in_ptr1", [3, 1, 1], "read"),
+            _arg("out_ptr0", [2, 3, 6, 5], "write", stride=[90, 1, 15, 3]),
+            {"name": "xnumel", "kind": "scalar", "value": 180},
+        ]
+    }
+    src = generate.generate(contract, PADDED_CEIL, attempt)
+    assert "tl.static_range(9)" in src
+    mod = _load(src, f"pool_ceil_{attempt}")
+    torch.manual_seed(1)
+    x = torch.randn(2, 3, 10, 9).to(memory_format=torch.channels_last)
+    w = torch.randn(3, 1, 1)
+    out = torch.full((2, 3, 6, 5), float("nan")).to(memory_format=torch.channels_last)
+    mod.launch(x, w, out, 180)
+    want = torch.nn.functional.max_pool2d(torch.relu(x * w), 3, 2, 1, ceil_mode=True) + 0.5
+    torch.testing.assert_close(out, want)
+
+
+# dilated 2x2 windows (aten's op, with indices it never uses), then a global mean over the pooled
+# dims, kept, then a per-channel scale of the per-(n, c) value
+DILATED_MEAN = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [3, 4, 11, 7], 'in_ptr1': [4, 1, 1]}
+OUT_SHAPES = {'out_ptr0': [3, 4, 1, 1]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        neg = torch.ops.aten.neg.default(x0);  x0 = None
+        pool = torch.ops.aten.max_pool2d_with_indices.default(neg, [2, 2], [1, 2], [0, 0], [2, 2], False);  neg = None
+        getitem = pool[0];  pool = None
+        tanh = torch.ops.aten.tanh.default(getitem);  getitem = None
+        mean = torch.ops.aten.mean.dim(tanh, [-1, -2], True);  tanh = None
+        mul = torch.ops.aten.mul.Tensor(mean, x1);  mean = None
+        return (mul,)
+"""
+
+
+def test_max_pool_then_global_mean_runs_right():
+    contract = {
+        "args": [
+            _arg("in_ptr0", [3, 4, 11, 7], "read"),
+            _arg("in_ptr1", [4, 1, 1], "read"),
+            _arg("out_ptr0", [3, 4, 1, 1], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 12},
+        ]
+    }
+    src = generate.generate(contract, DILATED_MEAN, 0)
+    mod = _load(src, "pool_mean")
+    torch.manual_seed(2)
+    x, w = torch.randn(3, 4, 11, 7), torch.randn(4, 1, 1)
+    out = torch.full((3, 4, 1, 1), float("nan"))
+    mod.launch(x, w, out, 12)
+    pooled = torch.nn.functional.max_pool2d(-x, 2, (1, 2), 0, dilation=2)
+    torch.testing.assert_close(out, torch.tanh(pooled).mean((-1, -2), keepdim=True) * w, rtol=1e-5, atol=1e-5)
+
+
+# a 1-d pool of a 3-d value, then an amax over the pooled dim without keepdim; a NaN in the
+# input must win its window and then the amax (PyTorch propagates it)
+POOL1D_AMAX = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [5, 6, 13]}
+OUT_SHAPES = {'out_ptr0': [5, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        pool = torch.ops.prims._low_memory_max_pool_with_offsets.default(x0, [3], [3], [1], [1], False);  x0 = None
+        getitem = pool[0];  pool = None
+        amax = torch.ops.aten.amax.default(getitem, [-1]);  getitem = None
+        sigmoid = torch.ops.aten.sigmoid.default(amax);  amax = None
+        return (sigmoid,)
+"""
+
+
+def test_one_d_pool_then_amax_propagates_nan():
+    contract = {
+        "args": [
+            _arg("in_ptr0", [5, 6, 13], "read"),
+            _arg("out_ptr0", [5, 6], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 30},
+        ]
+    }
+    mod = _load(generate.generate(contract, POOL1D_AMAX, 1), "pool_amax")
+    torch.manual_seed(3)
+    x = torch.randn(5, 6, 13)
+    x[1, 2, 7] = float("nan")
+    out = torch.zeros(5, 6)
+    mod.launch(x, out, 30)
+    want = torch.sigmoid(torch.nn.functional.max_pool1d(x, 3, 3, 1).amax(-1))
+    assert torch.isnan(out[1, 2]) and torch.isnan(want[1, 2])
+    torch.testing.assert_close(out, want, equal_nan=True)
+
+
+def test_pool_whose_offsets_are_used_is_refused_with_the_reason():
+    ref = POOL1D_AMAX.replace("getitem = pool[0]", "getitem = pool[1]")
+    contract = {"args": [_arg("in_ptr0", [5, 6, 13], "read"), _arg("out_ptr0", [5, 6], "write")]}
+    with pytest.raises(CannotSynthesize, match="offsets"):
+        generate.generate(contract, ref, 0)
+    other = POOL1D_AMAX.replace("[-1]);", "[0]);")  # an amax over a batch dim, not the pooled one
+    with pytest.raises(CannotSynthesize, match="only over all the pooled dims"):
+        generate.generate(contract, other, 0)
