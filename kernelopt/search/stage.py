@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from ..core import gpulock, gpumem
+from ..core import gpulock, gpumem, runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
 from ..gates.faults import retry_alone
@@ -30,7 +30,7 @@ from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .agents.llm.client import INFRASTRUCTURE, BudgetExhausted
 from .agents.llm.client import clear as clear_transcripts
 from .synth.fused import synthesize_fused
-from .synth.generate import generate
+from .synth.generate import source_of, synthesize_attempt
 from .synth.ops import CannotSynthesize
 from .timing import time_against_inductor, time_candidate
 from .transform import signature
@@ -51,12 +51,15 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
         if backend.name == "heuristic":
+            # fused pairs: the hand-written generator; other units: the fixed order of sources
+            info["source"] = "handwritten" if contract.get("fused") else source_of(attempt)[0]
             try:
-                src = (
-                    synthesize_fused(paths, contract, attempt)
-                    if contract.get("fused")
-                    else generate(contract, ref.read_text(), attempt)
-                )
+                if contract.get("fused"):
+                    src = synthesize_fused(paths, contract, attempt)
+                else:
+                    if info["source"] == "inductor":  # Inductor's codegen needs the device's mode
+                        runtime.prepare(contract.get("device") or cfg["device"], paths.cache)
+                    src, info["source"] = synthesize_attempt(contract, paths.unit(unit), attempt)
             except CannotSynthesize:
                 raise
             except Exception as e:  # noqa: BLE001 - a bug of the generator: the unit says why, the run goes on
@@ -76,7 +79,13 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
                 )
         if src is not None:
             (d / "candidate.py").write_text(src)
-            info = {"slot": attempt, "empty": False, "origin": f"synthesis:{backend.name}", "signature": signature(src)}
+            info = {
+                "slot": attempt,
+                "empty": False,
+                "origin": f"synthesis:{backend.name}",
+                "signature": signature(src),
+                **({"source": info["source"]} if "source" in info else {}),
+            }
     except CannotSynthesize as e:
         info["reason"] = f"cannot synthesize: {e}"
     if info["empty"]:

@@ -11,6 +11,7 @@ transform them.  Anything else is answered with ``CannotSynthesize`` and the rea
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .ops import REDUCTIONS, CannotSynthesize
@@ -37,3 +38,23 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
             )
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
 
+
+def source_of(attempt: int) -> tuple[str, int]:
+    """The fixed order the heuristic backend's attempts draw from: the hand-written generator
+    (``generate``) on even attempts, Inductor re-lowering the reference (``relower``) on odd
+    ones; the second value is the attempt's index within its source."""
+    return ("handwritten", attempt // 2) if attempt % 2 == 0 else ("inductor", attempt // 2)
+
+
+def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:
+    """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
+    kind, index = source_of(attempt)
+    if kind == "handwritten":
+        return generate(contract, (Path(unit_dir) / "reference.py").read_text(), index), "handwritten"
+    from .relower import VARIANTS, relower
+
+    name = VARIANTS[index % len(VARIANTS)][0]
+    try:
+        return relower(contract, Path(unit_dir), attempt, index), f"inductor:{name}"
+    except CannotSynthesize as e:
+        raise CannotSynthesize(f"Inductor re-lowering ({name}): {e}") from None

@@ -1,0 +1,217 @@
+"""Inductor as a second synthesizer: the unit's eager reference (its FX subgraph) lowered through
+Inductor again, with other choices than the capture's compile made (``VARIANTS``: no split
+reductions, looped instead of persistent reductions, ...), turned into a candidate.
+
+How: the reference is traced with fake tensors of the contract's shapes and strides (no device
+memory is used: nothing runs), compiled with ``compile_fx`` under the variant's config patch, and
+the wrapper Inductor writes is read (``core/outputcode.py``).  Only a wrapper that launches
+exactly one Triton kernel, whose tensor arguments are the reference's inputs and the buffers it
+returns, laid out as the unit's arguments, becomes a candidate: the kernel (Inductor's name with
+a ``relowered_`` prefix), the first config of its heuristics, Inductor's grid, and a ``launch``
+with the unit's argument names that passes them on (the kernel's size arguments as constants).
+Everything else is answered with ``CannotSynthesize`` and the reason (several kernels, a
+library call, a constant the unit's kernel does not get, another output layout).
+
+This runs in the synthesize job (the generator is kernelopt's code, not a candidate's); on CUDA
+the codegen needs the device's properties, so the job starts a CUDA context (no tensors).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+from .ops import CannotSynthesize
+
+# (name, Inductor config patch) per variant, in the order the attempts use them
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("looped-reductions", {"triton.persistent_reductions": False, "split_reductions": False}),
+    ("no-split-reductions", {"split_reductions": False}),
+    ("max-tiles-3", {"triton.max_tiles": 3, "split_reductions": False}),
+    ("default", {}),
+]
+
+
+def _call_args(text: str) -> list[ast.expr]:
+    call = ast.parse(text.strip(), mode="eval").body
+    if not isinstance(call, ast.Call):
+        raise CannotSynthesize(f"unexpected launch {text[:80]}")
+    return list(call.args)
+
+
+def _buffers(source: str) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str]]:
+    """``buf = empty_strided_<dev>(shape, stride, dtype)`` of the wrapper's ``call`` and the names
+    it returns (anything else returned, e.g. a reinterpreted view, is refused)."""
+    bufs: dict[str, tuple[list[int], list[int], str]] = {}
+    alias: dict[str, str] = {}  # "buf3 = buf0; del buf0  # reuse"
+    returned: list[str] | None = None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "call":
+            for st in ast.walk(node):
+                if (
+                    isinstance(st, ast.Assign)
+                    and isinstance(st.value, ast.Call)
+                    and isinstance(st.value.func, ast.Name)
+                    and st.value.func.id.startswith("empty_strided")
+                    and isinstance(st.targets[0], ast.Name)
+                ):
+                    shape, stride = (ast.literal_eval(a) for a in st.value.args[:2])
+                    bufs[st.targets[0].id] = (list(shape), list(stride), ast.unparse(st.value.args[2]))
+                if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name):
+                    alias[ast.unparse(st.targets[0])] = st.value.id
+                if isinstance(st, ast.Return) and st.value is not None:
+                    vals = st.value.elts if isinstance(st.value, ast.Tuple) else [st.value]
+                    if not all(isinstance(v, ast.Name) for v in vals):
+                        raise CannotSynthesize("the re-lowered graph returns views of its buffers")
+                    returned = [v.id for v in vals]  # type: ignore[attr-defined]
+    for name, base in alias.items():
+        while base in alias:
+            base = alias[base]
+        if base in bufs:
+            bufs[name] = bufs[base]
+    if returned is None:
+        raise CannotSynthesize("no call() in the re-lowered wrapper")
+    return bufs, returned
+
+
+def _kernel_object(src: str, name: str) -> Any:
+    """Inductor's kernel object (its heuristics decorator applied; nothing is compiled)."""
+    scope: dict[str, Any] = {"__file__": f"<relowered {name}>", "__name__": f"relowered_{name}"}
+    exec(compile(src, f"<relowered {name}>", "exec"), scope)  # noqa: S102 - Inductor's generated kernel source
+    return scope[name]
+
+
+def _compile(contract: dict[str, Any], unit_dir: Path, patch: dict[str, Any]) -> str:
+    """The wrapper source Inductor writes for the unit's reference under ``patch``."""
+    import torch
+    import torch._inductor.config as ic
+    import torch._inductor.inductor_prims  # noqa: F401 - registers prims Inductor's graphs use
+    from torch._inductor.compile_fx import compile_fx
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from ...capture.hooks import CompileHooks
+
+    if (unit_dir / "reference_constants.pt").exists():
+        raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")
+    spec = importlib.util.spec_from_file_location(f"reference_{unit_dir.name}", unit_dir / "reference.py")
+    ref = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(ref)  # type: ignore[union-attr]
+    if getattr(ref, "LEVEL", "kernel") != "kernel":
+        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+    args = {a["name"]: a for a in contract["args"]}
+    with FakeTensorMode():
+        ins = []
+        for n in ref.INPUTS:
+            a = args[n]
+            if a.get("storage_offset", 0):
+                raise CannotSynthesize(f"argument {n} starts at an offset into its buffer")
+            ins.append(
+                torch.empty_strided(a["shape"], a["stride"], dtype=getattr(torch, a["dtype"]), device=a["device"])
+            )
+
+    def forward(*xs: Any) -> Any:
+        xs = tuple(x.reshape(ref.SHAPES[n]) if list(x.shape) != ref.SHAPES[n] else x for x, n in zip(xs, ref.INPUTS))
+        outs = ref.Reference()(*xs)
+        # each output written in the unit's layout: Inductor fuses the copy into the kernel
+        placed = []
+        for val, n in zip(outs, ref.OUTPUTS):
+            a = args[n]
+            if list(val.shape) != list(a["shape"]):
+                val = val.reshape(a["shape"])
+            out = torch.empty_strided(a["shape"], a["stride"], dtype=getattr(torch, a["dtype"]), device=a["device"])
+            placed.append(out.copy_(val))
+        return tuple(placed)
+
+    gm = make_fx(forward, tracing_mode="fake")(*ins)
+    hooks = CompileHooks()
+    with hooks.active(), ic.patch({"fx_graph_cache": False, **patch}):
+        compile_fx(gm, ins)
+    if not hooks.graphs:
+        raise CannotSynthesize(
+            "Inductor compiles no kernel for the reference (it computes nothing, e.g. a layout copy)"
+        )
+    if len(hooks.graphs) != 1 or not hooks.graphs[0].path:
+        raise CannotSynthesize(f"the re-lowered reference gave {len(hooks.graphs)} graphs")
+    return Path(hooks.graphs[0].path).read_text()
+
+
+def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int) -> str:
+    from ...core import instrument, outputcode
+    from ...isolate.inductor import launcher_lines, strip_heuristics_decorator
+
+    vname, patch = VARIANTS[variant % len(VARIANTS)]
+    source = _compile(contract, Path(unit_dir), patch)
+    oc = outputcode.parse(source)
+    sites = [s for s in oc.sites if s.kind == "triton"]
+    if len(oc.sites) != 1 or len(sites) != 1:
+        kinds = ", ".join(f"{s.kind} {s.target}" for s in oc.sites) or "nothing"
+        raise CannotSynthesize(f"Inductor ({vname}) lowers the reference to {kinds}: only one Triton kernel is used")
+    kname = sites[0].target
+    kd = oc.kernels[kname]
+    bufs, returned = _buffers(source)
+    spec = importlib.util.spec_from_file_location("reference_consts", Path(unit_dir) / "reference.py")
+    ref = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(ref)  # type: ignore[union-attr]
+    unit_args = {a["name"]: a for a in contract["args"]}
+    # wrapper names -> the unit's argument names
+    names = dict(zip(oc.call_args, ref.INPUTS))
+    if len(returned) != len(ref.OUTPUTS):
+        raise CannotSynthesize(f"the re-lowered graph returns {len(returned)} values for {len(ref.OUTPUTS)} outputs")
+    for buf, out in zip(returned, ref.OUTPUTS):
+        if buf not in bufs:
+            raise CannotSynthesize(f"the re-lowered graph returns {buf}, which is not a buffer it allocates")
+        shape, stride, _ = bufs[buf]
+        a = unit_args[out]
+        if (list(a["shape"]), list(a["stride"])) != (shape, stride):
+            raise CannotSynthesize(
+                f"Inductor ({vname}) writes {out} as {shape} with strides {stride}; "
+                f"the unit's is {a['shape']} with strides {a['stride']}"
+            )
+        if out in ref.INPUTS and kd.heuristic != "pointwise":
+            raise CannotSynthesize(f"the unit writes {out} in place and the re-lowered kernel is a {kd.heuristic}")
+        names[buf] = out
+    launch_args = _call_args(sites[0].text)
+    inner = _kernel_object(kd.source, kname)
+    configs = list(getattr(inner, "configs", None) or [])
+    if not configs:
+        raise CannotSynthesize(f"Inductor's {kname} has no configs")
+    cfg = configs[0]
+    config = {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+    knames = instrument.arg_names(inner, len(launch_args))
+    kargs, passed = [], []
+    for kn, node in zip(knames, launch_args):
+        text = ast.unparse(node)
+        if isinstance(node, ast.Name) and node.id in names:
+            passed.append(names[node.id])
+            kargs.append({"name": kn, "kind": "tensor"})
+        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            passed.append(repr(node.value))
+            kargs.append({"name": kn, "kind": "scalar", "value": node.value})
+        else:
+            raise CannotSynthesize(
+                f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
+            )
+    new = f"relowered_{kname}"
+    pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
+    kernel_src = strip_heuristics_decorator(kd.source, kname)
+    kernel_src = re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src)
+    where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
+    return "\n".join(
+        [
+            f'"""Synthesised by kernelopt (Inductor re-lowering, variant {vname}, attempt {attempt}): Inductor\'s',
+            f"own lowering of the unit's eager reference with {where}, its heuristics' first config.",
+            '"""',
+            kernel_src.strip(),
+            "",
+            *launcher_lines(new, pseudo, fn_prefix="relowered_"),
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"    relowered_launch({', '.join(passed)})",
+            "",
+        ]
+    )

@@ -1,0 +1,184 @@
+"""Inductor as a second synthesizer (kernelopt/search/synth/relower.py): a unit's eager reference
+lowered again with other Inductor choices, run under the Triton interpreter against PyTorch
+itself (not against the reference it came from).  The units here are written for these tests."""
+
+import importlib.util
+import math
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from kernelopt.core import cpu_mode
+from kernelopt.search.synth import generate
+from kernelopt.search.synth.ops import CannotSynthesize
+from kernelopt.search.synth.relower import VARIANTS, relower
+
+HEADER = "import torch\nfrom math import inf, nan\n"
+
+
+def _arg(name, shape, access, stride=None):
+    stride = stride or [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+    return {
+        "name": name,
+        "kind": "tensor",
+        "shape": shape,
+        "stride": stride,
+        "storage_offset": 0,
+        "dtype": "float32",
+        "device": "cpu",
+        "access": access,
+    }
+
+
+def _unit(tmp_path, name, reference):
+    d = tmp_path / name
+    d.mkdir()
+    (d / "reference.py").write_text(HEADER + reference)
+    return d
+
+
+def _load(src, name):
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# a scaled softmax over rows of 300: Inductor's capture would make it a persistent reduction
+SCALED_SOFTMAX = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [6, 300]}
+OUT_SHAPES = {'out_ptr0': [6, 300]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        mul = torch.ops.aten.mul.Tensor(x0, 0.7);  x0 = None
+        sm = torch.ops.aten._softmax.default(mul, -1, False);  mul = None
+        return (sm,)
+"""
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_a_relowered_softmax_runs_right(tmp_path, variant):
+    cpu_mode.install()
+    contract = {
+        "args": [
+            _arg("in_ptr0", [6, 300], "read"),
+            _arg("out_ptr0", [6, 300], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 6},
+            {"name": "r0_numel", "kind": "scalar", "value": 300},
+        ]
+    }
+    src = relower(contract, _unit(tmp_path, "sm", SCALED_SOFTMAX), 1, variant)
+    assert f"variant {VARIANTS[variant][0]}" in src and "def launch(in_ptr0, out_ptr0, xnumel, r0_numel):" in src
+    if variant == 0:  # looped reductions asked for: the row is walked in blocks
+        assert "for r0_offset in" in src
+    mod = _load(src, f"relowered_softmax_{variant}")
+    torch.manual_seed(4)
+    x = torch.randn(6, 300) * 4
+    out = torch.full((6, 300), float("nan"))
+    mod.launch(x, out, 6, 300)
+    torch.testing.assert_close(out, torch.softmax(x * 0.7, -1))
+
+
+# a per-channel affine + ReLU that reads a channels-last input and writes a contiguous output
+# (the layout the unit's kernel writes must be kept: the copy into it is fused into the kernel)
+AFFINE_RELU = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [2, 5, 3, 4], 'in_ptr1': [5]}
+OUT_SHAPES = {'out_ptr0': [2, 5, 3, 4]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        u = torch.ops.aten.unsqueeze.default(x1, -1);  x1 = None
+        u2 = torch.ops.aten.unsqueeze.default(u, -1);  u = None
+        mul = torch.ops.aten.mul.Tensor(x0, u2);  x0 = u2 = None
+        relu = torch.ops.aten.relu.default(mul);  mul = None
+        return (relu,)
+"""
+
+
+def test_a_relowered_kernel_writes_the_units_layout(tmp_path):
+    cpu_mode.install()
+    contract = {
+        "args": [
+            _arg("in_ptr0", [2, 5, 3, 4], "read", stride=[60, 1, 20, 5]),
+            _arg("in_ptr1", [5], "read"),
+            _arg("out_ptr0", [2, 5, 3, 4], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 120},
+        ]
+    }
+    src = relower(contract, _unit(tmp_path, "aff", AFFINE_RELU), 3, 1)
+    mod = _load(src, "relowered_affine")
+    x = torch.randn(2, 5, 3, 4).to(memory_format=torch.channels_last)
+    w = torch.randn(5)
+    out = torch.full((2, 5, 3, 4), float("nan"))
+    mod.launch(x, w, out, 120)
+    assert out.is_contiguous()
+    torch.testing.assert_close(out, torch.relu(x * w[:, None, None]))
+
+
+MATMUL = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [6, 30], 'in_ptr1': [30, 4]}
+OUT_SHAPES = {'out_ptr0': [6, 4]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        mm = torch.ops.aten.mm.default(x0, x1);  x0 = x1 = None
+        relu = torch.ops.aten.relu.default(mm);  mm = None
+        return (relu,)
+"""
+
+
+def test_what_cannot_be_relowered_says_why(tmp_path):
+    cpu_mode.install()
+    contract = {
+        "args": [_arg("in_ptr0", [6, 30], "read"), _arg("in_ptr1", [30, 4], "read"), _arg("out_ptr0", [6, 4], "write")]
+    }
+    with pytest.raises(CannotSynthesize, match="only one Triton kernel"):  # a library GEMM and a kernel
+        relower(contract, _unit(tmp_path, "mm", MATMUL), 1, 0)
+    graph = _unit(tmp_path, "graph", SCALED_SOFTMAX.replace("LEVEL = 'kernel'", "LEVEL = 'graph'"))
+    with pytest.raises(CannotSynthesize, match="graph-level"):
+        relower(contract, graph, 1, 0)
+
+
+def test_attempts_alternate_between_the_two_sources(tmp_path):
+    """Attempt 0 is the hand-written generator, attempt 1 Inductor's re-lowering (slot.json
+    records which); both kernels compute the same softmax."""
+    cpu_mode.install()
+    d = _unit(tmp_path, "sm", SCALED_SOFTMAX)
+    contract = {
+        "args": [
+            _arg("in_ptr0", [6, 300], "read"),
+            _arg("out_ptr0", [6, 300], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 6},
+            {"name": "r0_numel", "kind": "scalar", "value": 300},
+        ]
+    }
+    assert [generate.source_of(k) for k in range(4)] == [
+        ("handwritten", 0),
+        ("inductor", 0),
+        ("handwritten", 1),
+        ("inductor", 1),
+    ]
+    x = torch.randn(6, 300)
+    for attempt, want in ((0, "handwritten"), (1, "inductor:looped-reductions")):
+        src, source = generate.synthesize_attempt(contract, d, attempt)
+        assert source == want
+        out = torch.full((6, 300), float("nan"))
+        _load(src, f"attempt_{attempt}").launch(x, out, 6, 300)
+        torch.testing.assert_close(out, torch.softmax(x * 0.7, -1))
