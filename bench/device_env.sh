@@ -7,6 +7,16 @@
 #   older than the carried outputs (the fresh copy of the repo has new mtimes, and
 #   Snakemake would otherwise redo every capture).
 device_setup() {
+  # A warm machine may still run processes of an earlier call whose timeout killed Snakemake:
+  # its jobs (and, before the child's die-with-parent, their sandboxed children) went on
+  # holding GPU memory and ledger claims, and in run 9 the next call's jobs waited behind them
+  # for the whole call.  Nothing of ours runs between calls: end them all.
+  local left
+  left=$(pgrep -f '\.snakemake/scripts/|-m snakemake|kernelopt\.gates\.child|profile_harness' || true)
+  if [ -n "$left" ]; then
+    echo "ending $(echo $left | wc -w) process(es) left running by an earlier call"
+    kill -9 $left 2>/dev/null; sleep 2
+  fi
   if [ -d .whl ]; then
     [ -d /tmp/site/snakemake ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
     export PYTHONPATH=/tmp/site:$PWD

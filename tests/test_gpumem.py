@@ -539,3 +539,74 @@ def test_unwritten_elements_are_counted_a_chunk_at_a_time(monkeypatch):
     out = ref.clone()
     out[[0, 5, 6, 9]] = 123.0
     assert isolated._unwritten(out, [ref, was], h, "out", ref, "random") == 4
+
+
+def test_a_child_dies_with_its_killed_job(tmp_path):
+    """Run 9 on the H200: jobs killed by a timeout (SIGKILL, no ``finally``) left their
+    sandboxed children, in sessions of their own, waiting for their next streamed call and
+    holding GPU memory into the next run.  A child now ends with the job that started it."""
+    import signal
+    import time
+
+    cand = _stream_candidate(tmp_path, "def launch(x, out):\n    out.copy_(x)\n")
+    marker = tmp_path / "judging"
+    script = tmp_path / "job.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, time, torch
+            from kernelopt.gates import sandbox
+
+            class Judge(sandbox.Stream):
+                calls = 3
+                def send(self, k):
+                    return {{"args": [torch.full((4,), float(k)), torch.zeros(4)], "interleave": False}}
+                def receive(self, k, result, sent):
+                    open({str(marker)!r}, "w").write(str(os.getpid()))
+                    time.sleep(600)  # judging call 0 when the job is killed
+                    return True
+
+            job = {{"kind": "unit", "device": "cpu", "candidate": {str(cand)!r}, "calls": [], "point": "gate12"}}
+            sandbox.run(job, 600, stream=Judge())
+            """
+        )
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
+    try:
+        deadline = time.time() + 240
+        while not marker.exists() and time.time() < deadline:
+            time.sleep(0.5)
+        assert marker.exists(), "the child never answered call 0"
+
+        def children(pid: int) -> list[int]:
+            out = []
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                    cmd = (stat.parent / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if int(fields[1]) == pid and b"kernelopt.gates.child" in cmd:
+                    out.append(int(stat.parent.name))
+            return out
+
+        kids = children(proc.pid)
+        assert len(kids) == 1, kids
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        t0 = time.time()
+        while Path(f"/proc/{kids[0]}").exists() and time.time() - t0 < 15:
+            status = Path(f"/proc/{kids[0]}/stat")
+            if status.exists() and status.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                break  # dead, waiting to be reaped by init
+            time.sleep(0.2)
+        alive = (
+            Path(f"/proc/{kids[0]}").exists()
+            and Path(f"/proc/{kids[0]}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        )
+        if alive:
+            os.kill(kids[0], signal.SIGKILL)
+        assert not alive, "the child outlived its killed job"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

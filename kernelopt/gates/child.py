@@ -319,7 +319,29 @@ def run_time(job: dict[str, Any]) -> dict[str, Any]:
 JOBS = {"unit": run_unit, "model": run_model, "speed": run_speed, "timing": run_timing, "time": run_time}
 
 
+def die_with_parent(parent: int) -> None:
+    """End this process when the job that started it ends.  A job killed by Snakemake, SLURM or
+    a timeout (SIGTERM or SIGKILL: no ``finally`` of the parent runs) left its child running in
+    its own session, holding its GPU memory: a streamed child waits for its next call forever.
+    On the H200 (run 9) such children held 13.8 GiB into the next run, whose jobs then waited
+    for memory for the whole of it.  Linux kills the child with its parent
+    (``PR_SET_PDEATHSIG``); if the parent is already gone, exit now."""
+    import os
+    import signal
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    if parent and os.getppid() != parent:
+        os._exit(1)
+
+
 def main() -> None:
+    import os
+
+    die_with_parent(int(os.environ.get("KERNELOPT_PARENT_PID") or 0))  # before anything slow
     request, reply_path, scratch = sys.argv[1:4]
     cache = sys.argv[4] if len(sys.argv) > 4 else None
     import torch

@@ -471,7 +471,8 @@ def run(
             job = {**job, "calls": [], "stream": {"dir": str(scratch), "calls": stream.calls}}
         packed, keepalive = exchange.pack(_absolute(job))
         torch.save(packed, request)
-        env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch))  # no credentials
+        # no credentials; the child dies with this process (child.die_with_parent)
+        env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch), KERNELOPT_PARENT_PID=str(os.getpid()))
         cmd = [sys.executable, "-m", "kernelopt.gates.child", str(request), str(reply), str(scratch)]
         if cache is not None:
             cmd.append(os.path.abspath(cache))
