@@ -161,3 +161,33 @@ def test_pool_whose_offsets_are_used_is_refused_with_the_reason():
     other = POOL1D_AMAX.replace("[-1]);", "[0]);")  # an amax over a batch dim, not the pooled one
     with pytest.raises(CannotSynthesize, match="only over all the pooled dims"):
         generate.generate(contract, other, 0)
+
+
+def test_a_chain_that_broadcasts_the_pooled_values_larger_is_refused():
+    """The pooled sizes come from the pool's input and parameters, never from the output: an add
+    after a 4x4 pool to [1, 5] values makes an output of 5 positions the pool never had (the
+    kernel pooled windows past the edge and wrote -inf there before this was checked)."""
+    ref = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [2, 3, 4, 4], 'in_ptr1': [2, 3, 1, 5]}
+OUT_SHAPES = {'out_ptr0': [2, 3, 1, 5]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        pool = torch.ops.prims._low_memory_max_pool_with_offsets.default(x0, [4, 4], [4, 4], [0, 0], [1, 1], False)
+        getitem = pool[0];  pool = None
+        add = torch.ops.aten.add.Tensor(getitem, x1);  getitem = x1 = None
+        return (add,)
+"""
+    contract = {
+        "args": [
+            _arg("in_ptr0", [2, 3, 4, 4], "read"),
+            _arg("in_ptr1", [2, 3, 1, 5], "read"),
+            _arg("out_ptr0", [2, 3, 1, 5], "write"),
+        ]
+    }
+    with pytest.raises(CannotSynthesize, match="is not the pool's"):
+        generate.generate(contract, ref, 0)

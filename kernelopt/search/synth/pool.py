@@ -11,9 +11,10 @@ the padding or past the edge (``ceil_mode``) count as -inf, a NaN wins (as in Py
 reduction after the pool, each output loops over the pooled positions at run time.  Values are
 computed in float32 and cast on store.
 
-Refused, with the reason: the pool's offsets (indices) used, a pool whose input has a different
-shape than a broadcast of the chain's inputs, arguments seen through a view, reductions over
-other dimensions.
+Refused, with the reason: the pool's offsets (indices) used, an output that is not the pool's
+size (PyTorch's rule, ``ceil_mode`` included) or its reduction, an input after the pool that
+would broadcast the pooled values larger, arguments seen through a view, reductions over other
+dimensions, keyword arguments.
 """
 
 from __future__ import annotations
@@ -52,6 +53,15 @@ def _literal(node: ast.AST, what: str) -> Any:
         raise CannotSynthesize(f"the pool's {what} is not a literal ({ast.unparse(node)})") from None
 
 
+def _ints(node: ast.AST, what: str) -> list[int]:
+    """A pool parameter: a list of ints, or one int for every dimension."""
+    v = _literal(node, what)
+    v = [v] if isinstance(v, int) else v
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise CannotSynthesize(f"the pool's {what} is {ast.unparse(node)}: not ints")
+    return list(v)
+
+
 def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
     """Split forward into the chain before the pool, the pool, the chain after it, an optional
     reduction over the pooled dims and the chain after that."""
@@ -86,10 +96,12 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
             args = value.args
             if not args or not isinstance(args[0], ast.Name):
                 raise CannotSynthesize("a max pool of a non-value")
-            kernel = list(_literal(args[1], "kernel size"))
-            stride = list(_literal(args[2], "stride")) if len(args) > 2 else []
-            padding = list(_literal(args[3], "padding")) if len(args) > 3 else [0]
-            dilation = list(_literal(args[4], "dilation")) if len(args) > 4 else [1]
+            if value.keywords:
+                raise CannotSynthesize("a max pool with keyword arguments")
+            kernel = _ints(args[1], "kernel size")
+            stride = _ints(args[2], "stride") if len(args) > 2 else []
+            padding = _ints(args[3], "padding") if len(args) > 3 else [0]
+            dilation = _ints(args[4], "dilation") if len(args) > 4 else [1]
             k = len(kernel)
             stride = stride or kernel
             fill = {"stride": stride, "padding": padding, "dilation": dilation}
@@ -105,6 +117,8 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
         if stage == "pooled":
             raise CannotSynthesize("the max pool's result is used before its values are taken")
         if op in AFTER and stage == "mid":
+            if value.keywords:
+                raise CannotSynthesize(f"aten.{op} with keyword arguments")
             if not value.args or not isinstance(value.args[0], ast.Name):
                 raise CannotSynthesize(f"aten.{op} of a non-value")
             dims = _literal(value.args[1], "reduction dims") if len(value.args) > 1 else None
@@ -183,34 +197,28 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         raise CannotSynthesize(f"a {k}-d max pool of a {rank}-d value")
     lead = in_shape[: rank - k]
     sp_in = in_shape[rank - k :]
-    # the pooled sizes: those of the value after the pool (the output's when there is no reduction)
+    # the pooled sizes, from the input's and the pool's (PyTorch's rule, ceil_mode included)
+    sp_out = []
+    for j in range(k):
+        h, kk, s, p, d = sp_in[j], pool["kernel"][j], pool["stride"][j], pool["padding"][j], pool["dilation"][j]
+        span = h + 2 * p - d * (kk - 1) - 1
+        if span < 0 or s <= 0:
+            raise CannotSynthesize(f"a max pool window larger than its padded input ({pool})")
+        o = (-(-span // s) if pool["ceil_mode"] else span // s) + 1
+        if pool["ceil_mode"] and (o - 1) * s >= h + p:
+            o -= 1  # the last window must start inside the input or its left padding
+        sp_out.append(o)
+    pooled_shape = lead + sp_out
     if red is None:
-        pooled_shape = out_shape
+        if out_shape != pooled_shape:
+            raise CannotSynthesize(f"the output {out_shape} is not the pool's {pooled_shape} of {in_shape}")
     else:
         dims = red["dims"]
         if dims is None or sorted(d % rank for d in dims) != list(range(rank - k, rank)):
             raise CannotSynthesize(f"aten.{red['op']} over dims {dims}: only over all the pooled dims")
-        if red["input"] != (segs["mid"][-1].targets[0].id if segs["mid"] else segs["values"]):  # type: ignore[attr-defined]
+        last = segs["mid"][-1].targets[0].id if segs["mid"] else segs["values"]  # type: ignore[attr-defined]
+        if red["input"] != last:
             raise CannotSynthesize("the reduction after the pool does not reduce the chain's last value")
-        pooled_shape = None
-    if pooled_shape is not None and (len(pooled_shape) != rank or pooled_shape[: rank - k] != lead):
-        raise CannotSynthesize(f"the output {pooled_shape} is not a pool of {in_shape}")
-
-    def osize(j: int) -> int:
-        h, kk, s, p, d = sp_in[j], pool["kernel"][j], pool["stride"][j], pool["padding"][j], pool["dilation"][j]
-        return (h + 2 * p - d * (kk - 1) - 1) // s + 1
-
-    if pooled_shape is None:
-        ceil_sizes = []
-        for j in range(k):
-            h, kk, s, p, d = sp_in[j], pool["kernel"][j], pool["stride"][j], pool["padding"][j], pool["dilation"][j]
-            o = -(-(h + 2 * p - d * (kk - 1) - 1) // s) + 1
-            if (o - 1) * s >= h + p:
-                o -= 1
-            ceil_sizes.append(o)
-        sp_out = ceil_sizes if pool["ceil_mode"] else [osize(j) for j in range(k)]
-    else:
-        sp_out = pooled_shape[rank - k :]
 
     # the chain after the pool (per pooled position: value "acc", inputs p{i} at pooled indices)
     final = red["input"] if red else segs["result"]
@@ -264,10 +272,16 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         lines.append(f"{ind}    acc = tl.where((val > acc) | (val != val), val, acc)")
         return lines
 
-    def loads(prefix: str, code: str, idx: list[str], ind: str) -> list[str]:
+    def loads(prefix: str, code: str, idx: list[str], ind: str, within: list[int]) -> list[str]:
+        """The inputs ``code`` uses, loaded at indices ``idx`` of the values of shape ``within``
+        (an input that would broadcast them larger is refused: the kernel has one output per
+        element of ``within``)."""
         out = []
         for i, name in enumerate(ins):
             if re.search(rf"\b{prefix}{i}\b", code):
+                shape = list(consts["SHAPES"][name])
+                if len(shape) > len(within) or _broadcast_shape([shape, within]) != within:
+                    raise CannotSynthesize(f"input {name} of shape {shape} broadcasts the pooled values {within}")
                 off = _offset(args[name], idx)
                 out.append(f"{ind}{prefix}{i} = tl.load({name} + ({off}), mask=mask, other=0.0).to(tl.float32)")
         return out
@@ -277,7 +291,7 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
     if red is None:
         o = [f"i{n_lead + j}" for j in range(k)]
         body += window("    ", o)
-        body += loads("p", mid_code, lead_idx + o, "    ")
+        body += loads("p", mid_code, lead_idx + o, "    ", pooled_shape)
         body += [f"    {ln}" for ln in mid_lines]
         store_idx = lead_idx + o
         result = mid_res
@@ -294,7 +308,7 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
             body.append(f"        o{j} = {pos}")
             o.append(f"o{j}")
         body += window("        ", o)
-        body += loads("p", mid_code, lead_idx + o, "        ")
+        body += loads("p", mid_code, lead_idx + o, "        ", pooled_shape)
         body += [f"        {ln}" for ln in mid_lines]
         if combine == "sum":
             body.append(f"        red = red + {mid_res}")
@@ -305,14 +319,13 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         if red["op"] == "mean":
             body.append(f"    red = red / {float(npos)!r}")
         store_idx = lead_idx + ["0"] * k if red["keep"] else lead_idx
+        reduced = lead + [1] * k if red["keep"] else lead
+        if out_shape != reduced:
+            raise CannotSynthesize(f"the output {out_shape} is not the {red['op']} {reduced} of a pool of {in_shape}")
         post_code = "\n".join(post_lines) + "\n" + post_res
-        body += loads("q", post_code, store_idx, "    ")
+        body += loads("q", post_code, store_idx, "    ", reduced)
         body += [f"    {ln}" for ln in post_lines]
         result = post_res
-        if len(out_shape) != len(store_idx) or [s for s in out_shape if s != 1] != [s for s in lead if s != 1]:
-            raise CannotSynthesize(f"the output {out_shape} is not the reduction of a pool of {in_shape}")
-    if red is None and len(out_shape) != len(store_idx):
-        raise CannotSynthesize(f"the output {out_shape} is not a pool of {in_shape}")
     body.append(
         f"    tl.store({out_name} + ({_offset(out_arg, store_idx)}), "
         f"({result}).to({out_name}.dtype.element_ty), mask=mask)"
