@@ -182,3 +182,35 @@ def test_attempts_alternate_between_the_two_sources(tmp_path):
         out = torch.full((6, 300), float("nan"))
         _load(src, f"attempt_{attempt}").launch(x, out, 6, 300)
         torch.testing.assert_close(out, torch.softmax(x * 0.7, -1))
+
+
+def test_a_long_launch_line_is_read_in_full(tmp_path):
+    """A sum of 18 inputs: Inductor's launch line is longer than the 200 characters a launch
+    site keeps for display (the re-lowering once parsed that cut text and failed)."""
+    cpu_mode.install()
+    n = 18
+    body = "\n".join(
+        f"        s{i} = torch.ops.aten.add.Tensor({'x0' if i == 1 else f's{i - 1}'}, x{i})" for i in range(1, n)
+    )
+    ref = f"""
+LEVEL = 'kernel'
+INPUTS = {[f"in_ptr{i}" for i in range(n)]!r}
+OUTPUTS = ['out_ptr0']
+SHAPES = {{{", ".join(f"'in_ptr{i}': [64]" for i in range(n))}}}
+OUT_SHAPES = {{'out_ptr0': [64]}}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, {", ".join(f"x{i}" for i in range(n))}):
+{body}
+        return (s{n - 1},)
+"""
+    contract = {
+        "args": [_arg(f"in_ptr{i}", [64], "read") for i in range(n)]
+        + [_arg("out_ptr0", [64], "write"), {"name": "xnumel", "kind": "scalar", "value": 64}]
+    }
+    src = relower(contract, _unit(tmp_path, "long", ref), 1, 3)
+    xs = [torch.randn(64) for _ in range(n)]
+    out = torch.full((64,), float("nan"))
+    _load(src, "relowered_long").launch(*xs, out, 64)
+    torch.testing.assert_close(out, sum(xs[1:], xs[0]), rtol=1e-5, atol=1e-5)

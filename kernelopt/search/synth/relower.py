@@ -35,11 +35,19 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _call_args(text: str) -> list[ast.expr]:
-    call = ast.parse(text.strip(), mode="eval").body
-    if not isinstance(call, ast.Call):
-        raise CannotSynthesize(f"unexpected launch {text[:80]}")
-    return list(call.args)
+def _call_args(source: str, lineno: int, kernel: str) -> list[ast.expr]:
+    """The positional arguments of ``<kernel>.run(...)`` at ``lineno`` of the wrapper (read from
+    the source: a launch site's text is cut for display)."""
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and node.lineno == lineno
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "run"
+            and ast.unparse(node.func.value) == kernel
+        ):
+            return list(node.args)
+    raise CannotSynthesize(f"no launch of {kernel} at line {lineno} of the re-lowered wrapper")
 
 
 def _buffers(source: str) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str]]:
@@ -166,6 +174,8 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
             raise CannotSynthesize(f"the re-lowered graph returns {buf}, which is not a buffer it allocates")
         shape, stride, _ = bufs[buf]
         a = unit_args[out]
+        if a.get("storage_offset", 0):
+            raise CannotSynthesize(f"argument {out} starts at an offset into its buffer")
         if (list(a["shape"]), list(a["stride"])) != (shape, stride):
             raise CannotSynthesize(
                 f"Inductor ({vname}) writes {out} as {shape} with strides {stride}; "
@@ -174,7 +184,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
         if out in ref.INPUTS and kd.heuristic != "pointwise":
             raise CannotSynthesize(f"the unit writes {out} in place and the re-lowered kernel is a {kd.heuristic}")
         names[buf] = out
-    launch_args = _call_args(sites[0].text)
+    launch_args = _call_args(source, sites[0].lineno, kname)
     inner = _kernel_object(kd.source, kname)
     configs = list(getattr(inner, "configs", None) or [])
     if not configs:
