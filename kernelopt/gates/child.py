@@ -325,16 +325,20 @@ def die_with_parent(parent: int) -> None:
     its own session, holding its GPU memory: a streamed child waits for its next call forever.
     On the H200 (run 9) such children held 13.8 GiB into the next run, whose jobs then waited
     for memory for the whole of it.  Linux kills the child with its parent
-    (``PR_SET_PDEATHSIG``); if the parent is already gone, exit now."""
+    (``PR_SET_PDEATHSIG``); if the parent is already gone, exit now.  Linux sends the signal
+    when the parent's *thread* that started the child ends, so the parent passes its pid
+    (``parent``, else 0: nothing is set) only from its main thread (``sandbox.run``)."""
     import os
     import signal
 
+    if not parent:
+        return
     if sys.platform.startswith("linux"):
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    if parent and os.getppid() != parent:
+    if os.getppid() != parent:
         os._exit(1)
 
 

@@ -471,8 +471,10 @@ def run(
             job = {**job, "calls": [], "stream": {"dir": str(scratch), "calls": stream.calls}}
         packed, keepalive = exchange.pack(_absolute(job))
         torch.save(packed, request)
-        # no credentials; the child dies with this process (child.die_with_parent)
-        env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch), KERNELOPT_PARENT_PID=str(os.getpid()))
+        # no credentials; the child dies with this process (child.die_with_parent: only when
+        # started from the main thread, since Linux ties the signal to the starting thread)
+        parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
+        env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch), KERNELOPT_PARENT_PID=str(parent))
         cmd = [sys.executable, "-m", "kernelopt.gates.child", str(request), str(reply), str(scratch)]
         if cache is not None:
             cmd.append(os.path.abspath(cache))
