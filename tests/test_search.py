@@ -1220,8 +1220,8 @@ class Reference(torch.nn.Module):
 @pytest.mark.slow
 def test_synthesis_reaches_the_generalization_problems(tmp_path):
     """Issue 8, end to end on CPU: the units Inductor makes for a LayerNorm over three dims, a
-    logsumexp over dim 1 and a conv + instance norm + divide each get a synthesized candidate
-    that passes gates 1-2 (`kernelopt coverage`)."""
+    logsumexp over dim 1, a conv + instance norm + divide and a GELU + padded 3x3 max pool +
+    global mean each get a synthesized candidate that passes gates 1-2 (`kernelopt coverage`)."""
     from kernelopt.report.coverage import coverage
 
     r = snakemake(
@@ -1229,7 +1229,8 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         "2",
         "--config",
         "problems=[problems/generalize/level1/3_LayerNorm3D.py, problems/generalize/level1/4_LogSumExpDim1.py, "
-        "problems/generalize/level2/1_Conv2d_InstanceNorm_Divide.py]",
+        "problems/generalize/level2/1_Conv2d_InstanceNorm_Divide.py, "
+        "problems/generalize/level1/6_MaxPool3x3_GlobalMean.py]",
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
@@ -1242,7 +1243,8 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         for x in cov["rows"]
         if not x["passed_gates_1_2"]
     ]
-    assert cov["units"] >= 5 and not missing, missing
+    assert cov["units"] >= 6 and not missing, missing
+    assert any("max_pool2d" in x["unit"] for x in cov["rows"])
 
 
 def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
