@@ -96,6 +96,51 @@ def pow_template(exponent_code: str) -> str:
     raise CannotSynthesize(f"aten.pow with exponent {exponent:g}: only integer exponents 1-8 and +-0.5")
 
 
+def candidate_module(
+    attempt: int,
+    what: list[str],
+    kernel: str,
+    contract: dict[str, Any],
+    body: list[str],
+    config: dict[str, int],
+    warps: int,
+    count: int,
+    block_key: str,
+) -> str:
+    """A synthesised candidate in ``inductor.py`` form: the docstring (``what``: the lines that
+    say what it computes), one ``@triton.jit`` kernel over the contract's tensors with
+    ``config``'s keys as constexprs (``body``: its lines, indented), module-level CONFIG /
+    NUM_WARPS / NUM_STAGES (so the search can transform it), and ``launch`` with the contract's
+    argument names over ``cdiv(count, CONFIG[block_key])`` programs."""
+    ptrs = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
+    constexprs = ", ".join(f"{k}: tl.constexpr" for k in config)
+    return "\n".join(
+        [
+            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+            *what,
+            '"""',
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "",
+            "@triton.jit",
+            f"def {kernel}({', '.join(ptrs)}, {constexprs}):",
+            *body,
+            "",
+            "",
+            f"CONFIG = {config!r}",
+            f"NUM_WARPS = {warps}",
+            "NUM_STAGES = 1",
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"    {kernel}[(triton.cdiv({count}, CONFIG[{block_key!r}]),)]({', '.join(ptrs)}, "
+            "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+            "",
+        ]
+    )
+
+
 def forward_of(reference_src: str) -> tuple[ast.FunctionDef, dict[str, Any]]:
     """The reference's ``Reference.forward`` and constants; CannotSynthesize when it has none."""
     try:

@@ -15,6 +15,7 @@ from .ops import (
     REDUCTIONS,
     UNARY,
     CannotSynthesize,
+    candidate_module,
     expr,
     forward_of,
     full_constant,
@@ -108,7 +109,6 @@ def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: 
     n = int(math.prod(out_shape))
     inputs = {f"x{i}": f"v{i}" for i in range(len(consts["INPUTS"]))}
     lines, results = pointwise_body(fwd, inputs)
-    ptrs = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
     block, warps = ATTEMPTS[attempt % len(ATTEMPTS)]
     # logical indices of the flat output position
     idx, rest = [], "offs"
@@ -134,29 +134,5 @@ def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: 
             f"    tl.store({name} + ({_index(a['shape'], a['stride'], out_shape)}), "
             f"({res}).to({name}.dtype.element_ty), mask=mask)"
         )
-    kernel = "synth_pointwise"
-    return "\n".join(
-        [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-            f"a pointwise chain over {n} elements, one flat index, broadcasts through the contract's strides.",
-            '"""',
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "",
-            "@triton.jit",
-            f"def {kernel}({', '.join(ptrs)}, BLOCK: tl.constexpr):",
-            *body,
-            "",
-            "",
-            f"CONFIG = {{'BLOCK': {block}}}",
-            f"NUM_WARPS = {warps}",
-            "NUM_STAGES = 1",
-            "",
-            "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-            f"    {kernel}[(triton.cdiv({n}, CONFIG['BLOCK']),)]({', '.join(ptrs)}, "
-            "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-            "",
-        ]
-    )
+    what = [f"a pointwise chain over {n} elements, one flat index, broadcasts through the contract's strides."]
+    return candidate_module(attempt, what, "synth_pointwise", contract, body, {"BLOCK": block}, warps, n, "BLOCK")

@@ -25,7 +25,7 @@ import math
 import re
 from typing import Any
 
-from .ops import FLOAT_DTYPES, CannotSynthesize, forward_of
+from .ops import FLOAT_DTYPES, CannotSynthesize, candidate_module, forward_of
 from .pointwise import pointwise_body
 
 POOL_OPS = {"_low_memory_max_pool_with_offsets", "max_pool1d_with_indices", "max_pool2d_with_indices"}
@@ -232,7 +232,6 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         post_lines, (post_res,) = pointwise_body(_fn(segs["post"], [segs["result"]]), env_post)
 
     block, warps = ATTEMPTS[attempt % len(ATTEMPTS)]
-    ptrs = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
     n_lead = len(lead)
     # output index space: lead + pooled dims (no reduction), lead (+ size-1 dims) with one
     space = lead + sp_out if red is None else lead
@@ -330,32 +329,8 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         f"    tl.store({out_name} + ({_offset(out_arg, store_idx)}), "
         f"({result}).to({out_name}.dtype.element_ty), mask=mask)"
     )
-    kernel = "synth_pool"
     what = f"a {k}-d max pool (kernel {pool['kernel']}, stride {pool['stride']}, padding {pool['padding']})"
     if red is not None:
         what += f" then a {red['op']} over the pooled dims"
-    return "\n".join(
-        [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-            f"{what} of {in_shape}, {n_out} outputs, the chains around it fused.",
-            '"""',
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "",
-            "@triton.jit",
-            f"def {kernel}({', '.join(ptrs)}, BLOCK: tl.constexpr):",
-            *body,
-            "",
-            "",
-            f"CONFIG = {{'BLOCK': {block}}}",
-            f"NUM_WARPS = {warps}",
-            "NUM_STAGES = 1",
-            "",
-            "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-            f"    {kernel}[(triton.cdiv({n_out}, CONFIG['BLOCK']),)]({', '.join(ptrs)}, "
-            "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-            "",
-        ]
-    )
+    what_lines = [f"{what} of {in_shape}, {n_out} outputs, the chains around it fused."]
+    return candidate_module(attempt, what_lines, "synth_pool", contract, body, {"BLOCK": block}, warps, n_out, "BLOCK")

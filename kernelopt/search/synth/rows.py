@@ -35,6 +35,7 @@ from .ops import (
     FLOAT_DTYPES,
     UNARY,
     CannotSynthesize,
+    candidate_module,
     expr,
     forward_of,
     full_constant,
@@ -735,39 +736,18 @@ class RowKernel:
                 ln.code for ln in self.lines
             ]
             how = "each row whole in registers"
-        ptrs = [a["name"] for a in self.contract["args"] if a["kind"] == "tensor"]
-        kernel = "synth_rows"
         body = [
             "pid = tl.program_id(0).to(tl.int64)",
             "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
             f"rmask = rows < {self.R}",
         ] + lines
-        return "\n".join(
-            [
-                f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-                f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
-                f"({self.reductions} reduction(s) over {self._red_name()}; padding columns hold the neutral element).",
-                '"""',
-                "import triton",
-                "import triton.language as tl",
-                "",
-                "",
-                "@triton.jit",
-                f"def {kernel}({', '.join(ptrs)}, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):",
-                *[f"    {l}" for l in body],
-                "",
-                "",
-                f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}}}",
-                f"NUM_WARPS = {warps}",
-                "NUM_STAGES = 1",
-                "",
-                "",
-                f"def launch({', '.join(a['name'] for a in self.contract['args'])}):",
-                f"    {kernel}[(triton.cdiv({self.R}, CONFIG['ROWS']),)]({', '.join(ptrs)}, "
-                "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-                "",
-            ]
-        )
+        what = [
+            f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
+            f"({self.reductions} reduction(s) over {self._red_name()}; padding columns hold the neutral element).",
+        ]
+        config = {"ROWS": rows, "BLOCK_N": block_n}
+        lines = [f"    {l}" for l in body]
+        return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS")
 
 
 def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int, chunk: int | None = None) -> str:
