@@ -57,6 +57,22 @@ def demo_run(tmp_path_factory):
     return wd
 
 
+def load_candidate(src: str, name: str):
+    """A generated candidate's source, written to a file and imported (CPU mode installed first,
+    so that its kernels run under the Triton interpreter)."""
+    import importlib.util
+
+    from kernelopt.core import cpu_mode
+
+    cpu_mode.install()
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]:
     """The --config of ``demo_run`` (every demo problem, CPU mode, no search)."""
     return [

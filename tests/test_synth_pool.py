@@ -2,15 +2,12 @@
 Triton interpreter against PyTorch's own pooling (not against the reference text they were
 generated from).  The shapes, pool parameters and chains here are not the demo problems'."""
 
-import importlib.util
 import math
-import os
-from pathlib import Path
 
 import pytest
 import torch
+from conftest import load_candidate
 
-from kernelopt.core import cpu_mode
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -18,16 +15,6 @@ from kernelopt.search.synth.ops import CannotSynthesize
 def _arg(name, shape, access, stride=None):
     stride = stride or [math.prod(shape[i + 1 :]) for i in range(len(shape))]
     return {"name": name, "kind": "tensor", "shape": shape, "stride": stride, "dtype": "float32", "access": access}
-
-
-def _load(src, name):
-    cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # a per-channel scale and a ReLU before the pool, 3x3 windows, stride 2, padding 1, ceil_mode
@@ -63,7 +50,7 @@ def test_max_pool_with_padding_and_ceil_mode_runs_right(attempt):
     }
     src = generate.generate(contract, PADDED_CEIL, attempt)
     assert "tl.static_range(9)" in src
-    mod = _load(src, f"pool_ceil_{attempt}")
+    mod = load_candidate(src, f"pool_ceil_{attempt}")
     torch.manual_seed(1)
     x = torch.randn(2, 3, 10, 9).to(memory_format=torch.channels_last)
     w = torch.randn(3, 1, 1)
@@ -105,7 +92,7 @@ def test_max_pool_then_global_mean_runs_right():
         ]
     }
     src = generate.generate(contract, DILATED_MEAN, 0)
-    mod = _load(src, "pool_mean")
+    mod = load_candidate(src, "pool_mean")
     torch.manual_seed(2)
     x, w = torch.randn(3, 4, 11, 7), torch.randn(4, 1, 1)
     out = torch.full((3, 4, 1, 1), float("nan"))
@@ -142,7 +129,7 @@ def test_one_d_pool_then_amax_propagates_nan():
             {"name": "xnumel", "kind": "scalar", "value": 30},
         ]
     }
-    mod = _load(generate.generate(contract, POOL1D_AMAX, 1), "pool_amax")
+    mod = load_candidate(generate.generate(contract, POOL1D_AMAX, 1), "pool_amax")
     torch.manual_seed(3)
     x = torch.randn(5, 6, 13)
     x[1, 2, 7] = float("nan")

@@ -2,13 +2,11 @@
 lowered again with other Inductor choices, run under the Triton interpreter against PyTorch
 itself (not against the reference it came from).  The units here are written for these tests."""
 
-import importlib.util
 import math
-import os
-from pathlib import Path
 
 import pytest
 import torch
+from conftest import load_candidate
 
 from kernelopt.core import cpu_mode
 from kernelopt.search.synth import generate
@@ -37,15 +35,6 @@ def _unit(tmp_path, name, reference):
     d.mkdir()
     (d / "reference.py").write_text(HEADER + reference)
     return d
-
-
-def _load(src, name):
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # a scaled softmax over rows of 300: Inductor's capture would make it a persistent reduction
@@ -80,7 +69,7 @@ def test_a_relowered_softmax_runs_right(tmp_path, variant):
     assert f"variant {VARIANTS[variant][0]}" in src and "def launch(in_ptr0, out_ptr0, xnumel, r0_numel):" in src
     if variant == 0:  # looped reductions asked for: the row is walked in blocks
         assert "for r0_offset in" in src
-    mod = _load(src, f"relowered_softmax_{variant}")
+    mod = load_candidate(src, f"relowered_softmax_{variant}")
     torch.manual_seed(4)
     x = torch.randn(6, 300) * 4
     out = torch.full((6, 300), float("nan"))
@@ -119,7 +108,7 @@ def test_a_relowered_kernel_writes_the_units_layout(tmp_path):
         ]
     }
     src = relower(contract, _unit(tmp_path, "aff", AFFINE_RELU), 3, 1)
-    mod = _load(src, "relowered_affine")
+    mod = load_candidate(src, "relowered_affine")
     x = torch.randn(2, 5, 3, 4).to(memory_format=torch.channels_last)
     w = torch.randn(5)
     out = torch.full((2, 5, 3, 4), float("nan"))
@@ -180,7 +169,7 @@ def test_attempts_alternate_between_the_two_sources(tmp_path):
         src, source = generate.synthesize_attempt(contract, d, attempt)
         assert source == want
         out = torch.full((6, 300), float("nan"))
-        _load(src, f"attempt_{attempt}").launch(x, out, 6, 300)
+        load_candidate(src, f"attempt_{attempt}").launch(x, out, 6, 300)
         torch.testing.assert_close(out, torch.softmax(x * 0.7, -1))
 
 
@@ -212,5 +201,5 @@ class Reference(torch.nn.Module):
     src = relower(contract, _unit(tmp_path, "long", ref), 1, 3)
     xs = [torch.randn(64) for _ in range(n)]
     out = torch.full((64,), float("nan"))
-    _load(src, "relowered_long").launch(*xs, out, 64)
+    load_candidate(src, "relowered_long").launch(*xs, out, 64)
     torch.testing.assert_close(out, sum(xs[1:], xs[0]), rtol=1e-5, atol=1e-5)
