@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, snakemake
+from conftest import ROOT, load_candidate, snakemake
 
 from kernelopt.core import config
 from kernelopt.search import profiler, transform
@@ -375,18 +375,7 @@ def test_synthesis_of_last_dim_reductions_runs_right(attempt, chunk):
 
 
 def _run_rows(src, name, args):
-    import importlib.util
-    import os
-
-    from kernelopt.core import cpu_mode
-
-    cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.launch(*args)
+    load_candidate(src, name).launch(*args)
 
 
 def _t(n, shape, acc):
