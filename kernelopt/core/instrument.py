@@ -120,8 +120,11 @@ def launch_config(inner: Any) -> dict[str, Any] | None:
         # In the Triton interpreter (CPU mode) Inductor launches configs[0] without autotuning.
         interpret = bool(getattr(inner, "triton_interpret", False))
         cfg = configs[0] if configs and (len(configs) == 1 or interpret) else None
-    if cfg is None:
-        return None
+    return None if cfg is None else config_dict(cfg)
+
+
+def config_dict(cfg: Any) -> dict[str, Any]:
+    """A ``triton.Config`` as plain data: its block sizes (``kwargs``) and launch settings."""
     out: dict[str, Any] = {"kwargs": dict(getattr(cfg, "kwargs", {}) or {})}
     for attr in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
         val = getattr(cfg, attr, None)

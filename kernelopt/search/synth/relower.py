@@ -19,7 +19,6 @@ the codegen needs the device's properties, so the job starts a CUDA context (no 
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 from pathlib import Path
 from typing import Any
@@ -35,10 +34,10 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _call_args(source: str, lineno: int, kernel: str) -> list[ast.expr]:
+def _call_args(tree: ast.Module, lineno: int, kernel: str) -> list[ast.expr]:
     """The positional arguments of ``<kernel>.run(...)`` at ``lineno`` of the wrapper (read from
-    the source: a launch site's text is cut for display)."""
-    for node in ast.walk(ast.parse(source)):
+    its AST: a launch site's text is cut for display)."""
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
             and node.lineno == lineno
@@ -50,13 +49,14 @@ def _call_args(source: str, lineno: int, kernel: str) -> list[ast.expr]:
     raise CannotSynthesize(f"no launch of {kernel} at line {lineno} of the re-lowered wrapper")
 
 
-def _buffers(source: str) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str]]:
-    """``buf = empty_strided_<dev>(shape, stride, dtype)`` of the wrapper's ``call`` and the names
-    it returns (anything else returned, e.g. a reinterpreted view, is refused)."""
-    bufs: dict[str, tuple[list[int], list[int], str]] = {}
+def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int]]], list[str]]:
+    """(shape, stride) of each ``buf = empty_strided_<dev>(shape, stride, dtype)`` of the
+    wrapper's ``call`` and the names it returns (anything else returned, e.g. a reinterpreted
+    view, is refused)."""
+    bufs: dict[str, tuple[list[int], list[int]]] = {}
     alias: dict[str, str] = {}  # "buf3 = buf0; del buf0  # reuse"
     returned: list[str] | None = None
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "call":
             for st in ast.walk(node):
                 if (
@@ -67,7 +67,7 @@ def _buffers(source: str) -> tuple[dict[str, tuple[list[int], list[int], str]], 
                     and isinstance(st.targets[0], ast.Name)
                 ):
                     shape, stride = (ast.literal_eval(a) for a in st.value.args[:2])
-                    bufs[st.targets[0].id] = (list(shape), list(stride), ast.unparse(st.value.args[2]))
+                    bufs[st.targets[0].id] = (list(shape), list(stride))
                 if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name):
                     alias[ast.unparse(st.targets[0])] = st.value.id
                 if isinstance(st, ast.Return) and st.value is not None:
@@ -92,8 +92,8 @@ def _kernel_object(src: str, name: str) -> Any:
     return scope[name]
 
 
-def _compile(contract: dict[str, Any], unit_dir: Path, patch: dict[str, Any]) -> str:
-    """The wrapper source Inductor writes for the unit's reference under ``patch``."""
+def _compile(contract: dict[str, Any], ref: Any, patch: dict[str, Any]) -> str:
+    """The wrapper source Inductor writes for the unit's reference module ``ref`` under ``patch``."""
     import torch
     import torch._inductor.config as ic
     import torch._inductor.inductor_prims  # noqa: F401 - registers prims Inductor's graphs use
@@ -103,13 +103,6 @@ def _compile(contract: dict[str, Any], unit_dir: Path, patch: dict[str, Any]) ->
 
     from ...capture.hooks import CompileHooks
 
-    if (unit_dir / "reference_constants.pt").exists():
-        raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")
-    spec = importlib.util.spec_from_file_location(f"reference_{unit_dir.name}", unit_dir / "reference.py")
-    ref = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ref)  # type: ignore[union-attr]
-    if getattr(ref, "LEVEL", "kernel") != "kernel":
-        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
     args = {a["name"]: a for a in contract["args"]}
     with FakeTensorMode():
         ins = []
@@ -149,10 +142,18 @@ def _compile(contract: dict[str, Any], unit_dir: Path, patch: dict[str, Any]) ->
 
 def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int) -> str:
     from ...core import instrument, outputcode
+    from ...isolate.harness import load_module
     from ...isolate.inductor import launcher_lines, strip_heuristics_decorator
 
     vname, patch = VARIANTS[variant % len(VARIANTS)]
-    source = _compile(contract, Path(unit_dir), patch)
+    unit_dir = Path(unit_dir)
+    if (unit_dir / "reference_constants.pt").exists():
+        raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")
+    ref = load_module(unit_dir / "reference.py", "kernelopt_relower_reference")
+    if getattr(ref, "LEVEL", "kernel") != "kernel":
+        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+    source = _compile(contract, ref, patch)
+    tree = ast.parse(source)
     oc = outputcode.parse(source)
     sites = [s for s in oc.sites if s.kind == "triton"]
     if len(oc.sites) != 1 or len(sites) != 1:
@@ -160,10 +161,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
         raise CannotSynthesize(f"Inductor ({vname}) lowers the reference to {kinds}: only one Triton kernel is used")
     kname = sites[0].target
     kd = oc.kernels[kname]
-    bufs, returned = _buffers(source)
-    spec = importlib.util.spec_from_file_location("reference_consts", Path(unit_dir) / "reference.py")
-    ref = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ref)  # type: ignore[union-attr]
+    bufs, returned = _buffers(tree)
     unit_args = {a["name"]: a for a in contract["args"]}
     # wrapper names -> the unit's argument names
     names = dict(zip(oc.call_args, ref.INPUTS))
@@ -172,7 +170,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
     for buf, out in zip(returned, ref.OUTPUTS):
         if buf not in bufs:
             raise CannotSynthesize(f"the re-lowered graph returns {buf}, which is not a buffer it allocates")
-        shape, stride, _ = bufs[buf]
+        shape, stride = bufs[buf]
         a = unit_args[out]
         if a.get("storage_offset", 0):
             raise CannotSynthesize(f"argument {out} starts at an offset into its buffer")
@@ -184,13 +182,12 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
         if out in ref.INPUTS and kd.heuristic != "pointwise":
             raise CannotSynthesize(f"the unit writes {out} in place and the re-lowered kernel is a {kd.heuristic}")
         names[buf] = out
-    launch_args = _call_args(source, sites[0].lineno, kname)
+    launch_args = _call_args(tree, sites[0].lineno, kname)
     inner = _kernel_object(kd.source, kname)
     configs = list(getattr(inner, "configs", None) or [])
     if not configs:
         raise CannotSynthesize(f"Inductor's {kname} has no configs")
-    cfg = configs[0]
-    config = {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+    config = instrument.config_dict(configs[0])
     knames = instrument.arg_names(inner, len(launch_args))
     kargs, passed = [], []
     for kn, node in zip(knames, launch_args):
