@@ -96,6 +96,21 @@ def pow_template(exponent_code: str) -> str:
     raise CannotSynthesize(f"aten.pow with exponent {exponent:g}: only integer exponents 1-8 and +-0.5")
 
 
+def broadcast_shapes(*shapes: list[int]) -> list[int]:
+    """The shape ``shapes`` broadcast to (PyTorch's rule, right-aligned); CannotSynthesize when
+    they do not broadcast."""
+    rank = max(len(s) for s in shapes)
+    out = [1] * rank
+    for s in shapes:
+        for d, size in enumerate(s):
+            k = d + rank - len(s)
+            if size != 1:
+                if out[k] not in (1, size):
+                    raise CannotSynthesize(f"shapes {[list(x) for x in shapes]} do not broadcast")
+                out[k] = size
+    return out
+
+
 def candidate_module(
     attempt: int,
     what: list[str],

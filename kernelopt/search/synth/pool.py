@@ -25,7 +25,7 @@ import math
 import re
 from typing import Any
 
-from .ops import FLOAT_DTYPES, CannotSynthesize, candidate_module, forward_of
+from .ops import FLOAT_DTYPES, CannotSynthesize, broadcast_shapes, candidate_module, forward_of
 from .pointwise import pointwise_body
 
 POOL_OPS = {"_low_memory_max_pool_with_offsets", "max_pool1d_with_indices", "max_pool2d_with_indices"}
@@ -147,19 +147,6 @@ def _offset(a: dict[str, Any], idx: list[str]) -> str:
     return " + ".join(terms) or "0"
 
 
-def _broadcast_shape(shapes: list[list[int]]) -> list[int]:
-    rank = max(len(s) for s in shapes)
-    out = [1] * rank
-    for s in shapes:
-        for d, size in enumerate(s):
-            k = d + rank - len(s)
-            if size != 1:
-                if out[k] not in (1, size):
-                    raise CannotSynthesize(f"shapes {shapes} do not broadcast")
-                out[k] = size
-    return out
-
-
 def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
     fwd, consts = forward_of(reference_src)
     if consts.get("LEVEL", "kernel") != "kernel":
@@ -189,7 +176,7 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
     pre_used = [i for i in range(len(ins)) if re.search(rf"\bv{i}\b", "\n".join(pre_lines) + pre_res)]
     if not pre_used:
         raise CannotSynthesize("the max pool's input depends on no argument")
-    in_shape = _broadcast_shape([consts["SHAPES"][ins[i]] for i in pre_used])
+    in_shape = broadcast_shapes(*[consts["SHAPES"][ins[i]] for i in pre_used])
     out_name = outs[0]
     out_shape = list(consts["OUT_SHAPES"][out_name])
     rank = len(in_shape)
@@ -279,7 +266,7 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         for i, name in enumerate(ins):
             if re.search(rf"\b{prefix}{i}\b", code):
                 shape = list(consts["SHAPES"][name])
-                if len(shape) > len(within) or _broadcast_shape([shape, within]) != within:
+                if len(shape) > len(within) or broadcast_shapes(shape, within) != within:
                     raise CannotSynthesize(f"input {name} of shape {shape} broadcasts the pooled values {within}")
                 off = _offset(args[name], idx)
                 out.append(f"{ind}{prefix}{i} = tl.load({name} + ({off}), mask=mask, other=0.0).to(tl.float32)")

@@ -35,6 +35,7 @@ from .ops import (
     FLOAT_DTYPES,
     UNARY,
     CannotSynthesize,
+    broadcast_shapes,
     candidate_module,
     expr,
     forward_of,
@@ -195,17 +196,6 @@ class Val:
     arg: str | None = None  # input: the argument's name
     strides: list[int] | None = None  # input: strides of the logical (viewed) shape, None = only contiguous views
     emitted: Val | None = None  # lazy: the computed value once its code has been written
-
-
-def _broadcast(a: list[int], b: list[int]) -> list[int]:
-    n = max(len(a), len(b))
-    a2, b2 = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-    out = []
-    for x, y in zip(a2, b2):
-        if x != y and 1 not in (x, y):
-            raise CannotSynthesize(f"shapes {a} and {b} do not broadcast")
-        out.append(max(x, y))
-    return out
 
 
 @dataclass
@@ -418,7 +408,7 @@ class RowKernel:
         its loads index the channel from the row number)."""
         shape = self._canon(shape)
         s = [1] * (len(self.S) - len(shape)) + list(shape)
-        if len(s) != len(self.S) or _broadcast(s, list(self.S)) != list(self.S):
+        if len(s) != len(self.S) or broadcast_shapes(s, list(self.S)) != list(self.S):
             raise CannotSynthesize(f"value of shape {shape} does not broadcast to {self.S}")
         last = s[self.red] == self.N and self.N != 1
         lead = any(x != 1 for d, x in enumerate(s) if d != self.red)
@@ -499,7 +489,7 @@ class RowKernel:
             shape: list[int] | None = None
             for v in vals:
                 if v.shape is not None:
-                    shape = self._canon(v.shape) if shape is None else _broadcast(shape, self._canon(v.shape))
+                    shape = self._canon(v.shape) if shape is None else broadcast_shapes(shape, self._canon(v.shape))
             ph = [f"{{{k}}}" for k in range(len(vals))]
             if op in UNARY and len(vals) == 1:
                 tmpl = UNARY[op]
