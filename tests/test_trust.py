@@ -301,3 +301,29 @@ def test_inductors_own_kernels_pass_the_hardened_gates_on_unseen_problems(tmp_pa
         g3 = json.loads((p / "stitch/gate3.json").read_text())
         assert g3["verdict"] == "pass", (p.name, g3["reason"])
     assert units >= 3
+
+
+def test_gate3_fp64_fallback_measures_float32_against_float64():
+    """The FP64 fallback compares a float32 output with a float64 run.  It compared dtypes as
+    structure, so both errors were infinite and ``inf <= ratio x inf`` passed every stitched
+    model that failed the direct check: a wrong one (off by 1.0 here) is now refused, a better
+    than baseline one still passes, and an unmeasurable error never passes."""
+    import math
+
+    import torch
+
+    from kernelopt.core import outputs
+    from kernelopt.gates import model
+
+    ref64 = torch.linspace(-1, 1, 64, dtype=torch.float64)
+    base = (ref64 + 1e-6).float()  # the baseline's own float32 error
+    wrong, good = (ref64 + 1.0).float(), ref64.float()
+    leaves = outputs.flatten
+    err_b = model._leaf_error(leaves(base), leaves(ref64))
+    assert 0 < err_b < 1e-5
+    err_wrong = model._leaf_error(leaves(wrong), leaves(ref64))
+    assert math.isclose(err_wrong, 1.0, rel_tol=1e-6)
+    assert not model.fp64_pass(err_wrong, err_b, 2.0)
+    assert model.fp64_pass(model._leaf_error(leaves(good), leaves(ref64)), err_b, 2.0)
+    assert not model.fp64_pass(math.inf, math.inf, 2.0) and not model.fp64_pass(0.0, math.nan, 2.0)
+    assert model._leaf_error(leaves(torch.zeros(3)), leaves(torch.zeros(4, dtype=torch.float64))) == math.inf

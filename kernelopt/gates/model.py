@@ -19,6 +19,7 @@ own code, configs pinned to capture's) runs, and everything is compared:
 from __future__ import annotations
 
 import copy
+import math
 import random
 import secrets
 import traceback
@@ -26,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..core import gpulock, outputcode, outputs, runtime
+from ..core import gpulock, outputcode, outputs, problems, runtime
 from ..core.paths import ProblemPaths
 from ..core.phases import timed
 from ..isolate.harness import ProblemRuntime, poison
@@ -94,6 +95,9 @@ class Problem:
         self.pins = pin_configs(self.base, self.oc, grec["standalone"]["launches"])
         # the compiled model's output structure as capture saw it (older captures: eager's)
         self.structure = self.rt.record.get("output_structure")
+        # a standalone Triton problem may define reference(*inputs) in plain PyTorch: the
+        # stitched model must then match it too (problems.user_reference)
+        self.user_reference = problems.user_reference(self.rt.problem, self.rt.record, self.rt.model)
 
     def outputs(self, mod: Any, args: list[Any]) -> list[Any]:
         """The model's tensor outputs, in ``outputs.flatten`` order, as the wrapper computes them."""
@@ -111,8 +115,29 @@ class Problem:
 
 
 def _leaf_error(got: list[outputs.Leaf], ref: list[outputs.Leaf]) -> float:
-    """Largest absolute error over the tensor leaves (infinite when the structures differ)."""
-    return outputs.check_leaves(got, ref, 0.0, 0.0).max_abs
+    """Largest absolute error over the leaves, tensors compared as values (in float64): infinite
+    when the leaves differ in number, path, kind or shape, or a plain value differs.  Dtypes are
+    not compared: the FP64 fallback measures float32 outputs against a float64 run (comparing
+    dtypes made both errors infinite, and ``inf <= ratio x inf`` passed every candidate)."""
+    if len(got) != len(ref):
+        return math.inf
+    worst = 0.0
+    for g, r in zip(got, ref):
+        if g.path != r.path or g.is_tensor != r.is_tensor:
+            return math.inf
+        if g.is_tensor:
+            worst = max(worst, outputs.compare(r.path, g.value, r.value, 0.0, 0.0).max_abs)
+        elif g.value != r.value:
+            return math.inf
+    return worst
+
+
+def fp64_pass(err_candidate: float, err_baseline: float, ratio: float) -> bool:
+    """The FP64 fallback: the candidate's error against the FP64 run at most ``ratio`` x the
+    baseline's.  An error that could not be measured (infinite or NaN) on either side fails."""
+    if not (math.isfinite(err_candidate) and math.isfinite(err_baseline)):
+        return False
+    return err_candidate <= ratio * max(err_baseline, 1e-12)
 
 
 def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[str, Any]) -> GateVerdict:
@@ -228,9 +253,24 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
             f"stitched model matches eager on {len(stream.sets)} calls (fresh seeds {seeds}; "
             f"inputs {', '.join(dists)}; {how}); replaced kernels ran as candidates {ran}{fused}"
         )
+        if any("reference_pass" in r for r in per_seed):
+            missed = [r["reference_fp64_baseline_err"] for r in per_seed if "reference_fp64_baseline_err" in r]
+            why += "; and the problem's reference() " + (
+                "directly"
+                if not missed
+                else f"no worse than the user's own kernels, which miss it by up to {max(missed):.3g} (FP64)"
+            )
         return GateVerdict(3, PASS, why, numbers=numbers, tolerances=tol, seeds=seeds)
     bad = next(r for r in per_seed if not r["pass"])
     nan = float("nan")
+    if bad.get("reference_pass") is False and (bad["direct_pass"] or bad.get("fp64_pass")):
+        return fail(
+            "reference-correctness",
+            f"seed {bad['seed']} ({bad['distribution']} inputs): the stitched model matches the user's "
+            f"kernels but not the problem's reference(): max abs {bad['vs_reference_max_abs']:.3g} > "
+            f"{gc['model_atol']}, and FP64 error {bad.get('reference_fp64_candidate_err', nan):.3g} > "
+            f"{gc['fp64_ratio']} x baseline's {bad.get('reference_fp64_baseline_err', nan):.3g}",
+        )
     return fail(
         "e2e-correctness",
         f"seed {bad['seed']} ({bad['distribution']} inputs): stitched vs eager max abs "
@@ -319,18 +359,42 @@ class ModelCalls(sandbox.Stream):
                 row["structure"] = direct.reason
                 self.structure_fault = self.structure_fault or (seed, direct.reason)
             elif not direct.ok:
-                if self._model64 is None:
-                    self._model64 = copy.deepcopy(m.rt.model).double()
-                inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
-                ref64 = outputs.flatten(self._model64(*inputs64))
-                err_c, err_b = _leaf_error(cand, ref64), _leaf_error(base, ref64)
+                err_c, err_b = self._fp64_errors(inputs, cand, base)
                 row.update(
                     fp64_candidate_err=err_c,
                     fp64_baseline_err=err_b,
-                    fp64_pass=err_c <= gc["fp64_ratio"] * max(err_b, 1e-12),
+                    fp64_pass=fp64_pass(err_c, err_b, gc["fp64_ratio"]),
                 )
             row["pass"] = direct.ok or row.get("fp64_pass", False)
+            if m.user_reference is not None and direct.rule != outputs.STRUCTURE_RULE:
+                # the user's plain-PyTorch reference as a second oracle (standalone Triton problems)
+                vs_ref = outputs.check_leaves(
+                    cand, outputs.flatten(m.user_reference(*inputs)), gc["model_rtol"], gc["model_atol"]
+                )
+                row.update(vs_reference_max_abs=vs_ref.max_abs, reference_direct_pass=vs_ref.ok)
+                ref_ok = vs_ref.ok
+                if not vs_ref.ok:
+                    err_c, err_b = self._fp64_errors(inputs, cand, base, user=True)
+                    ref_ok = fp64_pass(err_c, err_b, gc["fp64_ratio"])
+                    row.update(reference_fp64_candidate_err=err_c, reference_fp64_baseline_err=err_b)
+                row["reference_pass"] = ref_ok
+                row["pass"] = row["pass"] and ref_ok
         return row
+
+    def _fp64_errors(self, inputs: list[Any], cand: Any, base: Any, user: bool = False) -> tuple[float, float]:
+        """The candidate's and the baseline's errors against an FP64 run: of the problem's own
+        ``reference`` (``user``, or whenever a standalone Triton problem has one: its kernels may
+        not take float64), else of the model in float64."""
+        import torch
+
+        inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
+        if user or self.m.user_reference is not None:
+            ref64 = outputs.flatten(self.m.user_reference(*inputs64))
+        else:
+            if self._model64 is None:
+                self._model64 = copy.deepcopy(self.m.rt.model).double()
+            ref64 = outputs.flatten(self._model64(*inputs64))
+        return _leaf_error(cand, ref64), _leaf_error(base, ref64)
 
 
 def _control(
@@ -357,4 +421,4 @@ def _control(
         )
 
 
-__all__ = ["NotStitchable", "Problem", "gate3", "pin_configs", "traceback", "ModuleType"]
+__all__ = ["NotStitchable", "Problem", "fp64_pass", "gate3", "pin_configs", "traceback", "ModuleType"]
