@@ -57,6 +57,7 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
                         "kernel": site["target"],
                         "heuristic": k.get("heuristic"),
                         "template": k.get("heuristic") == "template",
+                        "user": bool(k.get("user")),
                         "launches": 0,
                         "time_ms": 0.0,
                         "reference": "error" not in (k.get("reference") or {"error": 1}),

@@ -47,6 +47,14 @@ Patches, in application order (``patch_descriptions()`` gives the one-line reaso
 * ``interpret_config`` -- in interpret mode Inductor launches ``configs[0]``; launch
   the config needing the fewest interpreted block-programs instead (it is moved to
   ``configs[0]``, so "configs[0] is what ran" still holds after a launch).
+* ``user_kernels`` -- user-written ``@triton.jit`` kernels (standalone Triton problems) on the
+  CPU: Dynamo wraps a kernel only if ``has_triton()`` (false without a GPU), Inductor asks the
+  CPU device interface for a Triton 'cpu' backend and the backend-option names of the target,
+  and ``CachingAutotuner.run`` in interpret mode cannot bind a user kernel's constexprs and
+  fixed grid.  Answer those for Dynamo's builder only, name options from a CUDA target, and
+  launch user kernels through the interpreter with their recorded constants and grid.
+  :func:`user_jit` makes a problem file's ``@triton.jit`` a ``JITFunction`` (so Dynamo sees a
+  Triton kernel) whose eager launch runs in the interpreter.
 * ``inductor_config`` -- ``cpu_backend="triton"``, ATen-only GEMM/conv autotuning,
   no epilogue-fusion benchmarking, one compile thread (see ``inductor_config()``).
 """
@@ -54,13 +62,14 @@ Patches, in application order (``patch_descriptions()`` gives the one-line reaso
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
 import math
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = [
@@ -69,6 +78,9 @@ __all__ = [
     "installed",
     "inductor_config",
     "patch_descriptions",
+    "run_user_kernel_interpreted",
+    "user_jit",
+    "user_jit_class",
 ]
 
 
@@ -830,6 +842,8 @@ def _patch_interpret_config() -> None:
 
     @functools.wraps(orig)
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(self, "triton_interpret", False) and getattr(self, "custom_kernel", False):
+            return run_user_kernel_interpreted(self, args, kwargs)  # a user's own kernel
         configs = getattr(self, "configs", None)
         if getattr(self, "triton_interpret", False) and configs and len(configs) > 1:
             key = tuple(a for a in args if isinstance(a, int) and not isinstance(a, bool))
@@ -846,6 +860,147 @@ def _patch_interpret_config() -> None:
         return orig(self, *args, **kwargs)
 
     th.CachingAutotuner.run = _mark(run)
+
+
+# ---------------------------------------------------------------------------
+# user_kernels
+# ---------------------------------------------------------------------------
+
+_DYNAMO_ASKS = ("torch._dynamo.variables.builder",)
+
+
+def _patch_user_kernels() -> None:
+    """Let Dynamo and Inductor take user-written Triton kernels on the CPU (see the module doc)."""
+    import torch.utils._triton as tu
+    from torch._dynamo import device_interface as di
+    from torch._inductor.runtime import triton_helpers as thelp
+    from torch._inductor.runtime import triton_heuristics as th
+
+    _require("user_kernels", tu, "has_triton")
+    _require("user_kernels", di, "CpuInterface")
+    _require("user_kernels", thelp, "get_backend_options_for_target")
+    _require("user_kernels", th, "CachingAutotuner", "GridExpr")
+    orig_has = tu.has_triton
+    if not _is_ours(orig_has):
+
+        @functools.wraps(orig_has)
+        def has_triton() -> bool:
+            # only Dynamo's variable builder is told yes: it then wraps a JITFunction as a
+            # user Triton kernel instead of tracing into it; everything else sees the truth
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            return True if caller in _DYNAMO_ASKS else orig_has()
+
+        tu.has_triton = _mark(has_triton)
+    di.CpuInterface.raise_if_triton_unavailable = staticmethod(lambda device=None: None)
+    orig_opts = thelp.get_backend_options_for_target
+    if not _is_ours(orig_opts):
+
+        @functools.wraps(orig_opts)
+        def get_backend_options_for_target(target: Any, options: Any = None) -> Any:
+            if getattr(target, "backend", None) == "cpu":  # option *names* only: any GPU target has them
+                target = _TtirDriver().get_current_target()
+            return orig_opts(target, options)
+
+        thelp.get_backend_options_for_target = _mark(get_backend_options_for_target)
+    # Inductor reads a user kernel's TTIR to learn which arguments it writes (else it assumes
+    # all, with a warning and a traceback per kernel); TTIR needs a target, not a device
+    import torch._higher_order_ops.triton_kernel_wrap as tkw
+
+    _require("user_kernels", tkw, "generate_ttir")
+    orig_ttir = tkw.generate_ttir
+    if not _is_ours(orig_ttir):
+
+        @functools.wraps(orig_ttir)
+        def generate_ttir(*args: Any, **kwargs: Any) -> Any:
+            import triton
+
+            holder = triton.runtime.driver
+            saved = holder._active
+            holder._active = _TtirDriver()
+            try:
+                return orig_ttir(*args, **kwargs)
+            finally:
+                holder._active = saved
+
+        tkw.generate_ttir = _mark(generate_ttir)
+
+
+class _TtirDriver:
+    """Answers the one question TTIR generation asks a driver: the target."""
+
+    def get_current_target(self) -> Any:
+        from triton.backends.compiler import GPUTarget
+
+        return GPUTarget("cuda", 80, 32)
+
+
+def run_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Launch a user kernel's ``CachingAutotuner`` in the interpreter: positional arguments are
+    the non-constexpr signature then the extra launcher arguments (a fixed grid's three numbers),
+    constexprs come from the kernel's recorded constants and its first config."""
+    from torch._inductor.runtime.triton_heuristics import GridExpr
+
+    sig = autotuner.triton_meta.get("signature", {})
+    consts = dict(autotuner.triton_meta.get("constants", {}) or {})
+    cfg = autotuner.configs[0] if autotuner.configs else None
+    cfg_kwargs = dict(getattr(cfg, "kwargs", {}) or {})
+    names = [n for n, t in sig.items() if t != "constexpr"]
+    extra = list(autotuner.inductor_meta.get("extra_launcher_args", ()) or ())
+    if len(args) != len(names) + len(extra):
+        raise TypeError(f"{autotuner.fn.__name__}: {len(args)} launch arguments for {names + extra}")
+    bound = dict(zip(names + extra, args))
+    grid = GridExpr.from_meta(autotuner.inductor_meta, cfg_kwargs, mode="python").eval_slow({**cfg_kwargs, **bound})
+    fixed = {k: v for k, v in {**consts, **cfg_kwargs}.items() if k in sig and k not in names}
+    kw = {k: v for k, v in kwargs.items() if k != "stream"}
+    return autotuner.fn[grid](*args[: len(names)], **fixed, **kw)
+
+
+_user_jit_cls: type | None = None
+
+
+def user_jit_class() -> type:
+    """A ``JITFunction`` subclass whose launches run in Triton's interpreter."""
+    global _user_jit_cls
+    if _user_jit_cls is not None:
+        return _user_jit_cls
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    class InterpretedJIT(JITFunction):  # type: ignore[misc]
+        """A user's ``@triton.jit`` kernel in CPU mode: a JITFunction, so Dynamo wraps it as a
+        user-defined Triton kernel, launched eagerly through the interpreter."""
+
+        def run(self, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+            interp = self.__dict__.get("_kernelopt_interp")
+            if interp is None:
+                interp = self._kernelopt_interp = InterpretedFunction(self.fn)
+            return interp.run(*args, grid=grid, warmup=warmup, **kwargs)
+
+    _user_jit_cls = InterpretedJIT
+    return InterpretedJIT
+
+
+@contextlib.contextmanager
+def user_jit() -> Iterator[None]:
+    """While active (CPU mode), ``triton.jit`` makes :func:`user_jit_class` objects: used to
+    import a problem file whose ``Model`` launches its own Triton kernels."""
+    import triton
+    from triton.runtime import jit as tjit
+
+    cls = user_jit_class()
+    orig = tjit.jit
+
+    def jit(fn: Any = None, **options: Any) -> Any:
+        def wrap(f: Any) -> Any:
+            return cls(f, **options)
+
+        return wrap(fn) if fn is not None else wrap
+
+    tjit.jit = triton.jit = jit
+    try:
+        yield
+    finally:
+        tjit.jit = triton.jit = orig
 
 
 # ---------------------------------------------------------------------------
@@ -906,6 +1061,11 @@ _PATCHES: list[tuple[str, str, Callable[[], None]]] = [
         "interpret_config",
         "interpret mode launches configs[0] (often XBLOCK=1); use the fewest-programs config",
         _patch_interpret_config,
+    ),
+    (
+        "user_kernels",
+        "user @triton.jit kernels: Dynamo wraps them, Inductor emits them, interpreter launches them",
+        _patch_user_kernels,
     ),
     (
         "inductor_config",

@@ -120,7 +120,21 @@ def launch_config(inner: Any) -> dict[str, Any] | None:
         # In the Triton interpreter (CPU mode) Inductor launches configs[0] without autotuning.
         interpret = bool(getattr(inner, "triton_interpret", False))
         cfg = configs[0] if configs and (len(configs) == 1 or interpret) else None
-    return None if cfg is None else config_dict(cfg)
+    if cfg is None:
+        return None
+    out = config_dict(cfg)
+    if getattr(inner, "custom_kernel", False):
+        # a user kernel's own constexpr arguments (BLOCK=64 at the user's launch) are compiled in
+        # as constants, not config kwargs: a standalone launch must pass them like block sizes
+        meta = getattr(inner, "triton_meta", {}) or {}
+        sig = meta.get("signature", {}) or {}
+        consts = {
+            k: v
+            for k, v in (meta.get("constants", {}) or {}).items()
+            if sig.get(k) == "constexpr" and isinstance(v, (bool, int, float, str))
+        }
+        out["kwargs"] = {**consts, **out["kwargs"]}
+    return out
 
 
 def config_dict(cfg: Any) -> dict[str, Any]:

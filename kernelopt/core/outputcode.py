@@ -64,10 +64,16 @@ class KernelDef:
     heuristic: str  # pointwise | reduction | persistent_reduction | template | foreach | ...
     lineno: int
     device_str: str | None
+    function: str = ""  # the @triton.jit function's own name (Inductor's: the same as name)
 
     @property
     def is_template(self) -> bool:
         return self.heuristic == "template"
+
+    @property
+    def is_user(self) -> bool:
+        """A kernel the user wrote (a ``@triton.jit`` launched from the model), not Inductor."""
+        return self.heuristic == "user_autotune"
 
 
 @dataclass
@@ -140,7 +146,9 @@ def parse(source: str, path: str | Path = "<output_code>") -> OutputCode:
                         ),
                         None,
                     )
-                    oc.kernels[name] = KernelDef(name, src, _heuristic(src), node.lineno, dev)
+                    fn_node = node.value.args[0]
+                    fn = fn_node.value if isinstance(fn_node, ast.Constant) else name
+                    oc.kernels[name] = KernelDef(name, src, _heuristic(src), node.lineno, dev, str(fn))
                 elif name:
                     oc.other_defs.append(name)
 
@@ -252,3 +260,19 @@ def load(path: str | Path, constants: dict[str, Any] | None = None) -> ModuleTyp
 
 def kernel_objects(mod: ModuleType, oc: OutputCode) -> dict[str, Any]:
     return {name: getattr(mod, name) for name in oc.kernels if hasattr(mod, name)}
+
+
+def rename_function(source: str, old: str, new: str) -> str:
+    """``source`` with the top-level ``def old(`` renamed to ``new`` (located through the AST;
+    a user kernel's function is saved under the kernel's name in the wrapper, ``k_0``)."""
+    if old == new:
+        return source
+    lines = source.splitlines(keepends=True)
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == old:
+            i = node.lineno - 1
+            while not lines[i].lstrip().startswith("def "):
+                i += 1  # decorators above sit on the node's first lines in older Pythons
+            lines[i] = lines[i].replace(f"def {old}(", f"def {new}(", 1)
+            return "".join(lines)
+    raise ValueError(f"function {old} not found in the kernel source")

@@ -7,6 +7,7 @@ directory holding the file), sanitised so that it is a safe Snakemake wildcard v
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 import sys
@@ -123,10 +124,14 @@ def load(path: str | Path) -> Problem:
     module = importlib.util.module_from_spec(spec)
     try:
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        with _user_kernels_loadable():
+            spec.loader.exec_module(module)
     except Exception as e:  # noqa: BLE001 - any error in user code is reported the same way
         sys.modules.pop(name, None)
         raise ProblemError(str(path), "import", f"{type(e).__name__}: {e}\n{_tail(e)}") from e
+    from . import helion_input
+
+    helion_input.install_stand_ins(module)  # Helion kernels become their generated Triton code
     missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not hasattr(module, n)]
     if missing:
         raise ProblemError(
@@ -136,6 +141,44 @@ def load(path: str | Path) -> Problem:
             "a KernelBench problem defines class Model, get_inputs() and get_init_inputs()",
         )
     return Problem(path=path, module=module)
+
+
+def user_reference(problem: Problem, capture: dict[str, Any], model: Any) -> Any:
+    """A standalone Triton problem's ``reference(*inputs)`` (plain PyTorch) as a function of the
+    inputs, or None.  A reference whose first parameter is named ``model`` is given the model
+    too (its parameters; under FP64 a float64 copy).  Only for problems whose compiled model
+    launches the user's own kernels (capture.json ``user``), so a KernelBench file's unrelated
+    helper named ``reference`` is never taken for an oracle."""
+    import copy
+    import inspect
+
+    fn = getattr(problem.module, "reference", None)
+    has_user = any(k.get("user") for g in capture.get("graphs", []) for k in (g.get("kernels") or {}).values())
+    if not (callable(fn) and has_user):
+        return None
+    params = list(inspect.signature(fn).parameters)
+    if not params or params[0] != "model":
+        return fn
+    model64: list[Any] = []
+
+    def with_model(*inputs: Any) -> Any:
+        import torch
+
+        if any(isinstance(t, torch.Tensor) and t.dtype == torch.float64 for t in inputs):
+            if not model64:
+                model64.append(copy.deepcopy(model).double())
+            return fn(model64[0], *inputs)
+        return fn(model, *inputs)
+
+    return with_model
+
+
+def _user_kernels_loadable() -> Any:
+    """In CPU mode a problem's own ``@triton.jit`` kernels must be ``JITFunction`` s (Dynamo wraps
+    only those as user Triton kernels) that still launch in the interpreter (core/cpu_mode.py)."""
+    from . import cpu_mode
+
+    return cpu_mode.user_jit() if cpu_mode.installed() else contextlib.nullcontext()
 
 
 def _tail(e: BaseException) -> str:

@@ -414,7 +414,7 @@ def check_unit(
                 note = f"; {c['note']}" if c.get("note") else ""
                 found(
                     "mismatch",
-                    f"{where}: output {c['name']} differs from the eager reference: {c['mismatched']}/{c['numel']} "
+                    f"{where}: output {c['name']} differs from {_oracle(plan)}: {c['mismatched']}/{c['numel']} "
                     f"elements outside rtol={gc['rtol']}, atol={gc['atol']} (max abs {c['max_abs']:.3g}; "
                     f"{c.get('nonfinite', 0)} non-finite){note}",
                 )
@@ -456,7 +456,7 @@ def check_unit(
     return v1, GateVerdict(
         2,
         PASS,
-        f"matches the eager reference on {len(plan.calls) - 1} calls in random order "
+        f"matches {_oracle(plan)} on {len(plan.calls) - 1} calls in random order "
         f"(fresh seeds {plan.seeds[1:]}, inputs {', '.join(dists)}; NaN and random poison; "
         f"max abs error {numbers['max_abs']:.3g}){how}",
         numbers=numbers,
@@ -529,3 +529,9 @@ def _blame_or_fault(paths: ProblemPaths, plan: UnitCheck, outcome: sandbox.Outco
             f"the sandboxed child {outcome.status} ({outcome.detail}), and so did Inductor's own kernel "
             f"run the same way ({control.status}: {failed})"
         )
+
+
+def _oracle(plan: Any) -> str:
+    """What a unit's candidates are checked against, in words."""
+    user = getattr(plan.h.reference, "LEVEL", "kernel") == "user"
+    return "the user's own kernel (the unit's oracle)" if user else "the eager reference"

@@ -55,6 +55,7 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
         "kernel": kernel,
         "heuristic": kinfo.get("heuristic"),
         "template": kinfo.get("heuristic") == "template",
+        "user": bool(kinfo.get("user")),  # the user's own kernel (isolate/user.py)
         "device": capture["device"],
         "args": args,
         "launch_config": first.get("config"),

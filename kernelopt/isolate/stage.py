@@ -15,7 +15,7 @@ from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
-from . import fused
+from . import fused, user
 from .contract import build_contract
 from .harness import ProblemRuntime, UnitHarness, load_module
 from .inductor import render_inductor
@@ -56,7 +56,10 @@ def _isolate_kernel(
     paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
     ref_src = paths.kernels_dir / f"{stem}.reference.py"
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device}
-    if not ref_src.exists():
+    if contract["user"]:
+        result["reads_written"] = _user_reference(paths, unit, contract, kernel_src, cfg, device)
+        result.update(_check(paths, unit, read_json(paths.contract(unit)), cfg, device))
+    elif not ref_src.exists():
         result.update(ok=False, status="no-reference", reason=contract["reference"].get("error", "no reference"))
     else:
         shutil.copyfile(ref_src, paths.reference(unit))
@@ -65,6 +68,27 @@ def _isolate_kernel(
             shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
         result.update(_check(paths, unit, contract, cfg, device))
     return result
+
+
+def _user_reference(
+    paths: ProblemPaths, unit: str, contract: dict[str, Any], kernel_src: str, cfg: dict[str, Any], device: str
+) -> dict[str, bool]:
+    """The user's kernel as the unit's reference; written arguments whose old contents it reads
+    become ``readwrite`` in the contract (measured, user.probe_reads)."""
+    paths.reference(unit).write_text(user.render_reference(contract, kernel_src))
+    written = [a["name"] for a in contract["args"] if a.get("access") == "write"]
+    rt = ProblemRuntime(paths, device, cfg["seed"])
+    before, _ = UnitHarness(paths, unit, rt).inputs(cfg["isolate"]["seeds"][0])
+    reference = load_module(paths.reference(unit), "kernelopt_reference")
+    with gpulock.shared(device, f"isolate {paths.problem}/{unit}"):
+        reads = user.probe_reads(reference, before, [a["name"] for a in contract["args"]], written)
+    for a in contract["args"]:
+        if reads.get(a["name"]):
+            a["access"] = "readwrite"
+    write_json(paths.contract(unit), contract)
+    paths.reference(unit).write_text(user.render_reference(contract, kernel_src))
+    paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
+    return reads
 
 
 def _isolate_fused(

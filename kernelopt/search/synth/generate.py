@@ -49,6 +49,11 @@ def source_of(attempt: int) -> tuple[str, int]:
 def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:
     """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
     kind, index = source_of(attempt)
+    if contract.get("user"):
+        raise CannotSynthesize(
+            "the unit is the user's own kernel: its reference is that kernel, not ATen ops, so there is "
+            "nothing to write an independent implementation from (the search rewrites the user's kernel)"
+        )
     if kind == "handwritten":
         return generate(contract, (Path(unit_dir) / "reference.py").read_text(), index), "handwritten"
     from .relower import VARIANTS, relower

@@ -1,0 +1,70 @@
+"""Units whose kernel the user wrote (a standalone Triton problem: the model launches its own
+``@triton.jit`` kernels).  There is no ATen graph to cut a reference from: the user's kernel
+itself, launched with the user's launch parameters, is the unit's oracle.  ``reference.py`` is
+that kernel (as captured, renamed to the kernel's name in the wrapper) with LEVEL ``"user"``.
+
+Which written arguments the kernel also *reads* is not in its name (Inductor's ``out_ptr``
+convention does not apply) and Inductor's write analysis says nothing about reads: it is
+measured.  The user's kernel runs twice on the same inputs, the written argument filled with
+NaN once and with a random pattern once; equal results mean the prior contents are never read
+(``write``: candidates get it poisoned), different ones mean ``readwrite``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .inductor import render_inductor
+
+USER_TITLE = """The user's own kernel for unit {unit}, the oracle of this unit: the kernel as the user
+wrote it (captured from the compiled model, renamed to {kernel}), launched with the user's
+launch parameters.  ``reference(**args)`` launches it on the given arguments and returns the
+arguments it writes."""
+
+
+def render_reference(contract: dict[str, Any], kernel_source: str) -> str:
+    names = [a["name"] for a in contract["args"]]
+    outputs = [a["name"] for a in contract["args"] if a.get("access") in ("write", "readwrite")]
+    shapes = {a["name"]: a["shape"] for a in contract["args"] if a["kind"] == "tensor"}
+    body = render_inductor(contract, kernel_source, USER_TITLE.format(unit=contract["unit"], kernel=contract["kernel"]))
+    return "\n".join(
+        [
+            body.rstrip(),
+            "",
+            "",
+            'LEVEL = "user"',
+            f"ARGS = {names!r}",
+            f"INPUTS = {names!r}  # every argument: the kernel runs as the user launched it",
+            f"OUTPUTS = {outputs!r}",
+            f"SHAPES = {shapes!r}",
+            f"OUT_SHAPES = { ({n: shapes[n] for n in outputs})!r}",
+            "",
+            "",
+            "def reference(**args):",
+            '    """The user\'s kernel on these arguments (its outputs on copies: the inputs are left as',
+            '    they are).  Returns argument name -> tensor for the arguments it writes."""',
+            "    call = {n: (args[n].clone() if n in OUTPUTS else args[n]) for n in ARGS}",
+            "    launch(*(call[n] for n in ARGS))",
+            "    return {n: call[n] for n in OUTPUTS}",
+            "",
+        ]
+    )
+
+
+def probe_reads(reference: Any, before: list[Any], names: list[str], written: list[str]) -> dict[str, bool]:
+    """For each written argument: does the user's kernel read what it held before?  (Run twice,
+    NaN-filled and randomly filled; the results differ exactly when the old contents matter.)"""
+    from ..core.outputs import same_values
+    from .harness import poison
+
+    reads: dict[str, bool] = {}
+    for name in written:
+        results = []
+        for pattern in ("nan", "random"):
+            args = dict(zip(names, before))
+            buf = args[name].clone()
+            poison(buf, pattern, seed=1)
+            args[name] = buf
+            results.append(reference.reference(**args))
+        reads[name] = any(not same_values(results[0][o], results[1][o]) for o in results[0])
+    return reads
