@@ -1,7 +1,9 @@
-"""Standalone Triton problems on the CPU (issue 16): a model that launches its own ``@triton.jit``
-kernels goes through the whole pipeline; its kernels become units whose oracle is the user's
-kernel, hand-written wrong candidates are rejected, a kernel reading its output buffer gets a
-``readwrite`` contract, and the problem's own ``reference()`` is a second oracle at gate 3.
+"""Standalone Triton and Helion problems on the CPU (issue 16): a model that launches its own
+``@triton.jit`` kernels goes through the whole pipeline; its kernels become units whose oracle is
+the user's kernel, hand-written wrong candidates are rejected, a kernel reading its output buffer
+gets a ``readwrite`` contract, and the problem's own ``reference()`` is a second oracle at gate 3.
+A Helion kernel's generated Triton code is the baseline, and Helion's other configs are the
+synthesized candidates.
 """
 
 import json
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, load_candidate, snakemake
 
+HELION = ("helion_1_AddReLU", "problems_helion_2_RowSoftmaxScale")
 SOFTMAX = "triton_1_TwoPassSoftmax"  # problems/examples/triton/1_TwoPassSoftmax.py
 ACCUM = "problems_user_triton_2_ScaleThenAccumulate"  # tests/data, written for these tests
 
@@ -129,3 +132,90 @@ def test_user_kernel_renamed_and_launched_in_the_interpreter(tmp_path):
 
     x = torch.randn(5, 130)
     torch.testing.assert_close(mod.Model()(x), mod.reference(x))
+
+
+@pytest.fixture(scope="module")
+def helion_run(tmp_path_factory):
+    wd = tmp_path_factory.mktemp("helion")
+    r = snakemake(
+        "--cores",
+        "2",
+        "--config",
+        "problems=[problems/examples/helion/1_AddReLU.py, tests/data/problems_helion/2_RowSoftmaxScale.py]",
+        "device=cpu",
+        f"workdir={wd}",
+        "candidates=tests/data/candidates_user_triton",
+        "search={iterations: 1, beam_width: 2, synthesis_attempts: 2, retries: 0}",
+        timeout=1800,
+    )
+    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    return wd
+
+
+@pytest.mark.slow
+def test_helion_kernels_become_units_and_other_configs_candidates(helion_run):
+    for problem, kernel, unit in zip(
+        HELION, ("add_relu", "scaled_softmax"), ("_helion_add_relu_0", "_helion_scaled_softmax_0")
+    ):
+        cap = _json(helion_run / problem / "capture/capture.json")
+        assert cap["helion"][kernel]["triton_kernel"] == unit[:-2]
+        code = (helion_run / problem / "capture/helion" / f"{kernel}.py").read_text()
+        assert f"def {unit[:-2]}(" in code and "helion_triton_helpers." not in code  # helpers copied in
+        udir = helion_run / problem / "units" / unit
+        c = _json(udir / "contract.json")
+        assert c["user"] and c["helion"]["kernel"] == kernel
+        assert _json(udir / "isolate_check.json")["status"] == "pass"
+        for a in ("a0", "a1"):  # Helion's neighbouring configs, each checked against the user's kernel
+            slot = _json(udir / "synth" / a / "slot.json")
+            assert slot["source"] in ("helion:blocks-x2", "helion:blocks-half"), slot
+            g1, g2 = _verdicts(udir / "synth" / a)
+            assert (g1["verdict"], g2["verdict"]) == ("pass", "pass"), (g1["reason"], g2["reason"])
+        g3 = _json(helion_run / problem / "stitch/gate3.json")
+        assert g3["verdict"] == "pass" and "reference() directly" in g3["reason"], g3["reason"]
+    # a wrong hand-written candidate for the Helion unit (no ReLU) is rejected by gate 2
+    g1, g2 = _verdicts(helion_run / HELION[0] / "units/_helion_add_relu_0/cands/c1")
+    assert g1["verdict"] == "pass" and (g2["verdict"], g2["rule"]) == ("fail", "mismatch"), g2["reason"]
+
+
+def test_helion_config_neighbours_and_refusals():
+    from kernelopt.search.synth import helion
+    from kernelopt.search.synth.ops import CannotSynthesize
+
+    names = [n for n, _ in helion.variants({"block_sizes": [32, 16], "num_warps": 4})]
+    assert names[:2] == ["blocks-x2", "blocks-half"] and "warps-x2" in names and len(names) == len(set(names))
+    assert helion.variants({"block_sizes": [1], "num_warps": 1, "num_stages": 1})[0][0] == "blocks-x2"
+    contract = {"unit": "u", "kernel": "k_0", "args": [{"name": n, "kind": "tensor"} for n in ("x", "out")]}
+    two = (
+        "import triton\n@triton.jit\ndef k(x, out):\n    pass\n"
+        "def f(x, *, _launcher=None):\n    _launcher(k, (1,), x, out)\n    _launcher(k, (1,), x, out)\n"
+    )
+    with pytest.raises(CannotSynthesize, match="launches 2 kernels"):
+        helion.candidate_from_code(two, "f", contract, "t")
+    head = "import triton\n@triton.jit\n"
+    other = head + "def k(a, b):\n    pass\ndef f(a, *, _launcher=None):\n    _launcher(k, (1,), a, b)\n"
+    with pytest.raises(CannotSynthesize, match="takes"):
+        helion.candidate_from_code(other, "f", contract, "t")
+    ok = (
+        head + "def k(x, out):\n    pass\ndef f(x, *, _launcher=None):\n    _launcher(k, (4, 2), x, out, num_warps=8)\n"
+    )
+    src = helion.candidate_from_code(ok, "f", contract, "t")
+    assert "def k_0(x, out)" in src and "k_0[(4, 2)](x, out, **CONFIG, num_warps=NUM_WARPS)" in src
+
+
+def test_a_user_grid_is_inferred_only_when_unambiguous():
+    from kernelopt.isolate import user
+
+    def contract(grid, scalars, blocks):
+        return {
+            "grid": grid,
+            "grid_expr": {"type": "FixedGrid", "x": "_grid_0", "y": "_grid_1", "z": "_grid_2"},
+            "launch_config": {"kwargs": blocks},
+            "args": [{"name": n, "kind": "scalar", "type": "int", "value": v} for n, v in scalars.items()],
+        }
+
+    c = contract([40, 6, 1], {"n": 1000, "rows": 6}, {"BLOCK": 25})
+    assert user.infer_grid(c) == {"x": "triton.cdiv(n, BLOCK)"} and c["grid_expr"]["y"] == "_grid_1"
+    # two sizes give the same count: ambiguous, the recorded numbers stay
+    c = contract([4, 1, 1], {"n": 1000, "m": 1001}, {"BLOCK": 256})
+    assert user.infer_grid(c) == {} and c["grid_expr"]["x"] == "_grid_0"
+    assert user.infer_grid({**contract([4, 1, 1], {"n": 1000}, {"BLOCK": 256}), "grid_expr": {"type": "Grid1D"}}) == {}

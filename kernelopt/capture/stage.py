@@ -108,6 +108,8 @@ def _save_helion(problem: problems.Problem, paths: ProblemPaths) -> dict[str, An
         (paths.helion_dir / f"{name}.py").write_text(g.code)
         out[name] = {
             "config": g.config,
+            "config_dict": g.config_dict,
+            "args": g.args,
             "code": f"helion/{name}.py",
             "triton_kernel": helion_input.triton_kernel_name(g.code),
         }

@@ -970,11 +970,18 @@ def user_jit_class() -> type:
         """A user's ``@triton.jit`` kernel in CPU mode: a JITFunction, so Dynamo wraps it as a
         user-defined Triton kernel, launched eagerly through the interpreter."""
 
-        def run(self, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        def interpreted(self) -> Any:
             interp = self.__dict__.get("_kernelopt_interp")
             if interp is None:
                 interp = self._kernelopt_interp = InterpretedFunction(self.fn)
-            return interp.run(*args, grid=grid, warmup=warmup, **kwargs)
+            return interp
+
+        def run(self, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+            return self.interpreted().run(*args, grid=grid, warmup=warmup, **kwargs)
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            # a @triton.jit helper called from inside an interpreted kernel
+            return self.interpreted()(*args, **kwargs)
 
     _user_jit_cls = InterpretedJIT
     return InterpretedJIT

@@ -161,7 +161,7 @@ def estimate_mb(problem_path: str | Path) -> float | None:
         # not problems.build_model/make_inputs: they fall back to drawing on the CPU, and a
         # problem that cannot run on meta must cost the scheduler nothing
         mod = problems.load(problem_path).module
-        with torch.device("meta"):
+        with torch.device("meta"), _no_kernel_launches():
             model = mod.Model(*mod.get_init_inputs())
             inputs = mod.get_inputs()
             with torch.no_grad():
@@ -174,6 +174,29 @@ def estimate_mb(problem_path: str | Path) -> float | None:
     except Exception as e:  # noqa: BLE001 - any failure of the estimate is "unknown", never a verdict
         print(f"[gpu-mem] no shape estimate for {problem_path}: {type(e).__name__}: {str(e)[:200]}", flush=True)
         return None
+
+
+@contextlib.contextmanager
+def _no_kernel_launches() -> Iterator[None]:
+    """A problem's own Triton kernels (standalone Triton and Helion problems) skipped while its
+    model runs on ``meta``: launched on meta tensors they got null pointers, the GPU an illegal
+    address, and the Snakemake process running the estimate aborted.  Their outputs are
+    allocated by the model, so the shapes are known without them."""
+    try:
+        from triton.runtime.jit import JITFunction
+    except ImportError:
+        yield
+        return
+    orig = JITFunction.run
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return None  # nothing runs on meta; the scheduler's process launches no kernel
+
+    JITFunction.run = run  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        JITFunction.run = orig  # type: ignore[method-assign]
 
 
 def tensor_mb(tensors: list[Any]) -> float:

@@ -62,6 +62,11 @@ class ProblemPaths:
         return self.capture / "call_args_saved.pt"
 
     @property
+    def helion_dir(self) -> Path:
+        """Triton code Helion generated for the problem's Helion kernels (core/helion_input.py)."""
+        return self.capture / "helion"
+
+    @property
     def kernels_dir(self) -> Path:
         return self.capture / "kernels"
 

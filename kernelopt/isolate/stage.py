@@ -50,6 +50,8 @@ def _isolate_kernel(
     _: Any,
 ) -> dict[str, Any]:
     contract = build_contract(capture, dispatch, unit)
+    if contract["user"]:
+        contract["grid_inferred"] = user.infer_grid(contract)
     stem = unit  # kernels/<unit>.py: graph 0 units are named after the kernel, others g<k>_<kernel>
     kernel_src = (paths.kernels_dir / f"{stem}.py").read_text()
     write_json(paths.contract(unit), contract)

@@ -16,6 +16,46 @@ from typing import Any
 
 from .inductor import render_inductor
 
+
+def infer_grid(contract: dict[str, Any]) -> dict[str, str]:
+    """A user kernel's grid is three numbers the user computed (Inductor's ``FixedGrid``), so a
+    block-size change would keep the old grid.  Where a grid dimension equals
+    ``cdiv(n, B)`` for exactly one integer argument ``n`` and one constexpr block size ``B`` of
+    the launch (``cdiv(n_elements, BLOCK)``), the contract's grid says so and a candidate with
+    another ``B`` gets the grid it needs; other dimensions stay the recorded numbers.  Only a
+    hint to the search: the baseline's grid is the same numbers either way, and every candidate
+    still goes through the gates.  Returns the dimensions rewritten."""
+    g = contract.get("grid_expr") or {}
+    grid = contract.get("grid") or []
+    if g.get("type") != "FixedGrid" or len(grid) != 3:
+        return {}
+    blocks = {
+        k: v
+        for k, v in ((contract.get("launch_config") or {}).get("kwargs") or {}).items()
+        if isinstance(v, int) and not isinstance(v, bool) and v > 1 and "BLOCK" in k.upper()
+    }
+    sizes = {
+        a["name"]: a["value"]
+        for a in contract["args"]
+        if a["kind"] == "scalar"
+        and a.get("type") == "int"
+        and not a["name"].startswith("_grid_")
+        and isinstance(a.get("value"), int)
+        and a["value"] > 1
+    }
+    out: dict[str, str] = {}
+    for axis, value in zip(("x", "y", "z"), grid):
+        if value <= 1:
+            continue
+        hits = [(n, b) for n, nv in sizes.items() for b, bv in blocks.items() if -(-nv // bv) == value]
+        if len(hits) == 1:
+            n, b = hits[0]
+            out[axis] = f"triton.cdiv({n}, {b})"
+    if out:
+        contract["grid_expr"] = {**g, **out, "inferred_from": "user grid = cdiv(size, block)"}
+    return out
+
+
 USER_TITLE = """The user's own kernel for unit {unit}, the oracle of this unit: the kernel as the user
 wrote it (captured from the compiled model, renamed to {kernel}), launched with the user's
 launch parameters.  ``reference(**args)`` launches it on the given arguments and returns the

@@ -148,6 +148,11 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == "optimized" else 0.0
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
+    if any(u.get("user") for u in disp.get("units", [])) and res.get("eager_ms") and res.get("baseline_ms"):
+        # a standalone Triton / Helion problem: the user's own module (eager: the user's kernels,
+        # as the user launches them) against the deployed output code as gate 4 timed it
+        final = res["final_ms"] if res["category"] == "optimized" else res["baseline_ms"]
+        res["speedup_vs_user_module"] = res["eager_ms"] / final if final else None
     if res["category"] != "error" and disp["verdict"] not in ("library-dominated", "no-triton"):
         res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
         clause = describe(res["roofline"])

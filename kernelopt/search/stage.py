@@ -52,12 +52,12 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
             raise CannotSynthesize("the unit has no eager reference")
         if backend.name == "heuristic":
             # fused pairs: the hand-written generator; other units: the fixed order of sources
-            info["source"] = "handwritten" if contract.get("fused") else source_of(attempt)[0]
+            info["source"] = "handwritten" if contract.get("fused") else source_of(attempt, contract)[0]
             try:
                 if contract.get("fused"):
                     src = synthesize_fused(paths, contract, attempt)
                 else:
-                    if info["source"] == "inductor":  # Inductor's codegen needs the device's mode
+                    if info["source"] in ("inductor", "helion"):  # their codegen needs the device's mode
                         runtime.prepare(contract.get("device") or cfg["device"], paths.cache)
                     src, info["source"] = synthesize_attempt(contract, paths.unit(unit), attempt)
             except CannotSynthesize:

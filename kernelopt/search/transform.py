@@ -234,6 +234,9 @@ def is_inductor_form(source: str) -> bool:
     return True
 
 
+LAUNCH_GLOBALS = ("CONFIG", "NUM_WARPS", "NUM_STAGES")
+
+
 def signature(source: str) -> str:
     """Launch parameters + eviction policies + a hash of the kernel code: what makes two
     candidates differ (two kernels with the same launch are different candidates).  A
@@ -245,7 +248,17 @@ def signature(source: str) -> str:
         return f"does not parse; text={hashlib.sha256(source.encode()).hexdigest()[:8]}"
     try:
         launch = describe(launch_params(source))
-        kernels = [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.decorator_list]
+        # the kernels, the module-level values they read (Helion's block sizes are constexpr
+        # globals) and the launch (its grid): not CONFIG / NUM_WARPS / NUM_STAGES, in ``launch``
+        kernels = [
+            ast.unparse(n)
+            for n in tree.body
+            if (isinstance(n, ast.FunctionDef) and (n.decorator_list or n.name == "launch"))
+            or (
+                isinstance(n, ast.Assign)
+                and not any(isinstance(t, ast.Name) and t.id in LAUNCH_GLOBALS for t in n.targets)
+            )
+        ]
     except (TransformError, ValueError, TypeError):  # no CONFIG, or one that is not a literal
         launch = "free-form launch"
         kernels = [ast.unparse(tree)]  # comments and formatting do not count

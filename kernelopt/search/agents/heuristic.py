@@ -146,7 +146,15 @@ class HeuristicBackend:
         # the block over independent elements/rows: Inductor's XBLOCK, or the synthesised
         # kernels' BLOCK (pointwise) and ROWS (row kernels)
         xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
-        if xkey and cfg[xkey] * 2 <= xn and xn % (cfg[xkey] * 2) == 0:
+        divides = True
+        if contract.get("user") and cfg:
+            # a user's kernel: its block size is any constexpr named *BLOCK*, the elements it
+            # covers the size its grid was inferred from (isolate/user.py), masks its own
+            xkey = xkey or next((k for k in cfg if "BLOCK" in k.upper() and isinstance(cfg[k], int)), None)
+            inferred = " ".join((contract.get("grid_inferred") or {}).values())
+            xn = max([v for n, v in scal.items() if isinstance(v, int) and n in inferred] or [xn])
+            divides = False
+        if xkey and cfg[xkey] * 2 <= xn and (not divides or xn % (cfg[xkey] * 2) == 0):
             opts["bigger-xblock"] = (
                 "launch",
                 launch(config={xkey: cfg[xkey] * 2}),

@@ -39,17 +39,28 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
 
 
-def source_of(attempt: int) -> tuple[str, int]:
+def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str, int]:
     """The fixed order the heuristic backend's attempts draw from: the hand-written generator
     (``generate``) on even attempts, Inductor re-lowering the reference (``relower``) on odd
-    ones; the second value is the attempt's index within its source."""
+    ones; the second value is the attempt's index within its source.  A unit Helion generated
+    draws every attempt from Helion's other configs (``helion``); another user kernel has no
+    source (``user-kernel``: nothing to synthesize from)."""
+    if contract and contract.get("helion"):
+        return "helion", attempt
+    if contract and contract.get("user"):
+        return "user-kernel", attempt
     return ("handwritten", attempt // 2) if attempt % 2 == 0 else ("inductor", attempt // 2)
 
 
 def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:
     """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
-    kind, index = source_of(attempt)
-    if contract.get("user"):
+    kind, index = source_of(attempt, contract)
+    if kind == "helion":  # every attempt: the Helion kernel under another config
+        from .helion import synthesize_helion
+
+        source, name = synthesize_helion(contract, Path(unit_dir), index)
+        return source, f"helion:{name}"
+    if kind == "user-kernel":
         raise CannotSynthesize(
             "the unit is the user's own kernel: its reference is that kernel, not ATen ops, so there is "
             "nothing to write an independent implementation from (the search rewrites the user's kernel)"
