@@ -94,6 +94,42 @@ def test_planner_is_diverse_deterministic_and_remembers():
     assert hb.plan(1, beam, near, CONTRACT, Memory(), 4).stop
 
 
+def test_planner_on_a_huge_grid_and_with_momentum():
+    """Underutilized on a huge grid (a user's BLOCK=32 over 256 Mi elements: 10 % of the roof on
+    the H200) asks for more work per program, not more programs; a member a direction made
+    faster repeats that direction first."""
+    hb = backend("heuristic")
+    user_src = INDUCTOR_LIKE.replace("CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}", "CONFIG = {'BLOCK': 32}")
+    user = {
+        **CONTRACT,
+        "user": True,
+        "grid": [8388608, 1, 1],
+        "grid_inferred": {"x": "triton.cdiv(n, BLOCK)"},
+        "args": CONTRACT["args"][:2] + [{"name": "n", "kind": "scalar", "value": 268435456}],
+    }
+    idle = ProfileSummary("inductor", "ncu", {"memory_sol_pct": 10.0, "compute_sol_pct": 5.0}, "")
+    analyses = {"inductor": hb.analyze(idle, user, Memory())}
+    assert analyses["inductor"].bottleneck == "underutilized"
+    plan = hb.plan(1, [{"id": "inductor", "source": user_src}], analyses, user, Memory(), 2)
+    assert [d.name for d in plan.directions][0] == "bigger-xblock"
+    assert "smaller-xblock" not in [d.name for d in plan.directions]
+    # momentum: a member 2x faster by bigger-xblock tries bigger-xblock again before anything else
+    faster = user_src.replace("'BLOCK': 32", "'BLOCK': 64")
+    member = {"id": "iter1/cand0", "source": faster, "ratio": 0.5, "direction": "bigger-xblock on inductor"}
+    mem_bound = ProfileSummary("iter1/cand0", "ncu", {"memory_sol_pct": 60.0, "programs_per_sm": 3.0}, "")
+    analyses = {"iter1/cand0": hb.analyze(mem_bound, {**user, "grid": [1000, 1, 1]}, Memory())}
+    small = {**user, "grid": [1000, 1, 1]}
+    assert analyses["iter1/cand0"].bottleneck == "memory-bound"
+    for ratio, first in ((0.5, "bigger-xblock"), (1.0, None)):
+        plan = hb.plan(2, [{**member, "ratio": ratio}], analyses, small, Memory(), 1)
+        assert first is None or plan.directions[0].name == first
+    no_momentum = hb.plan(
+        2, [{**member, "ratio": 1.0, "direction": "fewer-warps on inductor"}], analyses, small, Memory(), 1
+    )
+    with_momentum = hb.plan(2, [{**member, "direction": "fewer-warps on inductor"}], analyses, small, Memory(), 1)
+    assert with_momentum.directions[0].name == "fewer-warps" != no_momentum.directions[0].name
+
+
 def test_ncu_raw_csv_parsing():
     text = (
         '"ID","Kernel Name","gpu__time_duration.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed",'

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from .. import profiler, transform
@@ -28,6 +29,10 @@ from .base import Analysis, Direction, Memory, Plan, ProfileSummary
 NEAR_OPTIMAL_SOL = 85.0  # % of peak memory bandwidth (or NCU memory SOL) that counts as at the roof
 MEMORY_SOL = 50.0
 COMPUTE_SOL = 60.0
+
+
+HUGE_GRID = 1 << 20  # programs: far beyond what any GPU holds at once (132 SMs x ~16 resident)
+MOMENTUM_RATIO = 0.97  # a member at least 3 % faster than Inductor's kernel repeats its direction
 
 
 class HeuristicBackend:
@@ -281,6 +286,14 @@ class HeuristicBackend:
             ],
             "near-optimal": [],
         }[bottleneck]
+        programs = math.prod(int(g) for g in (contract.get("grid") or [1]))
+        if bottleneck == "underutilized" and programs >= HUGE_GRID:
+            # busy with nothing on a huge grid: each program does too little (a user's BLOCK=32
+            # over 256 Mi elements ran 8 Mi programs at 10 % of the roof); more work per program
+            # first, never more programs
+            order = ["bigger-xblock", "bigger-rblock", "fewer-warps"] + [
+                n for n in order if n not in ("bigger-xblock", "bigger-rblock", "fewer-warps", "smaller-xblock")
+            ]
         return [(n, *opts[n]) for n in order if n in opts]
 
     def plan(
@@ -304,7 +317,13 @@ class HeuristicBackend:
             if a is None or a.bottleneck == "near-optimal":
                 continue
             params = transform.launch_params(m["source"])
-            queues.append([(m, params, c) for c in self.catalogue(a.bottleneck, params, contract, m["source"])])
+            options = self.catalogue(a.bottleneck, params, contract, m["source"])
+            # momentum: a member that a direction made faster tries the same direction again first
+            # (BLOCK 32 -> 64 halved the time; 64 -> 128 is the next step to try, not warps)
+            last = (m.get("direction") or "").split(" on ")[0]
+            if last and (m.get("ratio") or 1.0) < MOMENTUM_RATIO:
+                options = [c for c in options if c[0] == last] + [c for c in options if c[0] != last]
+            queues.append([(m, params, c) for c in options])
         while len(directions) < width and any(queues):
             for q in queues:
                 while q:
