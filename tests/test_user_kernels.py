@@ -21,24 +21,32 @@ def _json(p: Path) -> dict:
     return json.loads(p.read_text())
 
 
-@pytest.fixture(scope="module")
-def user_run(tmp_path_factory):
-    wd = tmp_path_factory.mktemp("user_triton")
+def _pipeline(wd: Path, problems: list[str], *config: str) -> Path:
+    """The whole pipeline in CPU mode on ``problems`` with the hand-written candidates of
+    ``tests/data/candidates_user_triton``."""
     r = snakemake(
         "--cores",
         "2",
         "--config",
-        "problems=[problems/examples/triton/1_TwoPassSoftmax.py, "
-        "tests/data/problems_user_triton/2_ScaleThenAccumulate.py]",
+        f"problems=[{', '.join(problems)}]",
         "device=cpu",
         f"workdir={wd}",
         "candidates=tests/data/candidates_user_triton",
-        "gates={user_candidates: 2}",
-        "search={iterations: 1, beam_width: 2, synthesis_attempts: 1, retries: 0}",
+        *config,
         timeout=1800,
     )
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
     return wd
+
+
+@pytest.fixture(scope="module")
+def user_run(tmp_path_factory):
+    return _pipeline(
+        tmp_path_factory.mktemp("user_triton"),
+        ["problems/examples/triton/1_TwoPassSoftmax.py", "tests/data/problems_user_triton/2_ScaleThenAccumulate.py"],
+        "gates={user_candidates: 2}",
+        "search={iterations: 1, beam_width: 2, synthesis_attempts: 1, retries: 0}",
+    )
 
 
 def _verdicts(slot: Path) -> tuple[dict, dict]:
@@ -136,20 +144,11 @@ def test_user_kernel_renamed_and_launched_in_the_interpreter(tmp_path):
 
 @pytest.fixture(scope="module")
 def helion_run(tmp_path_factory):
-    wd = tmp_path_factory.mktemp("helion")
-    r = snakemake(
-        "--cores",
-        "2",
-        "--config",
-        "problems=[problems/examples/helion/1_AddReLU.py, tests/data/problems_helion/2_RowSoftmaxScale.py]",
-        "device=cpu",
-        f"workdir={wd}",
-        "candidates=tests/data/candidates_user_triton",
+    return _pipeline(
+        tmp_path_factory.mktemp("helion"),
+        ["problems/examples/helion/1_AddReLU.py", "tests/data/problems_helion/2_RowSoftmaxScale.py"],
         "search={iterations: 1, beam_width: 2, synthesis_attempts: 2, retries: 0}",
-        timeout=1800,
     )
-    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
-    return wd
 
 
 @pytest.mark.slow
