@@ -43,7 +43,11 @@ def _pipeline(wd: Path, problems: list[str], *config: str) -> Path:
 def user_run(tmp_path_factory):
     return _pipeline(
         tmp_path_factory.mktemp("user_triton"),
-        ["problems/examples/triton/1_TwoPassSoftmax.py", "tests/data/problems_user_triton/2_ScaleThenAccumulate.py"],
+        [
+            "problems/examples/triton/1_TwoPassSoftmax.py",
+            "tests/data/problems_user_triton/2_ScaleThenAccumulate.py",
+            "tests/data/problems_user_triton/3_InplaceAdd.py",
+        ],
         "gates={user_candidates: 2}",
         "search={iterations: 1, beam_width: 2, synthesis_attempts: 1, retries: 0}",
     )
@@ -102,6 +106,17 @@ def test_a_kernel_that_reads_its_output_gets_a_readwrite_contract(user_run):
     access = {a["name"]: a.get("access") for a in bias["args"]}
     assert access["out_ptr"] == "readwrite"  # out += bias: measured, not guessed from the name
     assert _json(units / "add_bias_kernel_1/isolate_check.json")["reads_written"] == {"out_ptr": True}
+
+
+@pytest.mark.slow
+def test_an_in_place_launch_says_why_it_cannot_be_checked(user_run):
+    """A user kernel launched with one tensor as input and output (found by a review: the unit
+    was dropped as if Inductor's kernel missed its reference)."""
+    p = user_run / "problems_user_triton_3_InplaceAdd"
+    unit = next(u["id"] for u in _json(p / "dispatch.json")["units"] if u["user"])
+    check = _json(p / "units" / unit / "isolate_check.json")
+    assert check["status"] == "no-reference" and "a_ptr, out_ptr are the same memory" in check["reason"]
+    assert _json(p / "result.json")["status"] == "ok"
 
 
 @pytest.mark.slow
@@ -214,7 +229,117 @@ def test_a_user_grid_is_inferred_only_when_unambiguous():
 
     c = contract([40, 6, 1], {"n": 1000, "rows": 6}, {"BLOCK": 25})
     assert user.infer_grid(c) == {"x": "triton.cdiv(n, BLOCK)"} and c["grid_expr"]["y"] == "_grid_1"
+    # a contiguous row: its stride and its length are the same size
+    c = contract([1, 4, 1], {"n_cols": 1000, "stride": 1000}, {"BLOCK": 256})
+    assert user.infer_grid(c) == {"y": "triton.cdiv(n_cols, BLOCK)"}
     # two sizes give the same count: ambiguous, the recorded numbers stay
     c = contract([4, 1, 1], {"n": 1000, "m": 1001}, {"BLOCK": 256})
     assert user.infer_grid(c) == {} and c["grid_expr"]["x"] == "_grid_0"
     assert user.infer_grid({**contract([4, 1, 1], {"n": 1000}, {"BLOCK": 256}), "grid_expr": {"type": "Grid1D"}}) == {}
+
+
+def _judge_row(eager_model, reference, got, base, structure_of=None):
+    """One call of gate 3's judging (``ModelCalls._judge``) on a stub problem: ``eager_model``
+    is the user's module, ``reference`` the problem's reference(), ``got`` the stitched model's
+    outputs, ``base`` the baseline wrapper's."""
+    import types
+
+    import torch
+
+    from kernelopt.core import outputs
+    from kernelopt.gates.model import ModelCalls
+
+    torch.manual_seed(0)
+    x = torch.randn(6, 70)
+    structure = outputs.structure(structure_of if structure_of is not None else eager_model(x))
+    rt = types.SimpleNamespace(model_inputs=lambda s, d: [x.clone()], model=eager_model)
+    m = types.SimpleNamespace(
+        rt=rt,
+        device="cpu",
+        paths=types.SimpleNamespace(problem="p"),
+        user_reference=reference,
+        has_user_kernels=True,
+        leaves=lambda ts, eager: outputs.leaves_from(structure, ts),
+    )
+    calls = ModelCalls(m, [(1, "normal")], {"model_rtol": 1e-4, "model_atol": 1e-4, "fp64_ratio": 10.0})
+    calls._base = base(x)
+    return calls._judge(0, got(x))
+
+
+def test_gate3_never_measures_the_eager_oracle_against_reference():
+    """Found by a review: with reference() present, the eager comparison's FP64 fallback was
+    measured against reference(), so a stitched model 4x|bias| away from the user's kernels
+    passed when the user's kernels themselves missed reference().  Now the eager oracle's
+    fallback is the model in float64; reference() only ever adds a check."""
+    import torch
+
+    class User(torch.nn.Module):  # the user's module (runs in float64 too: the real fallback path)
+        def __init__(self):
+            super().__init__()
+            self.bias = torch.nn.Parameter(torch.randn(70))
+
+        def forward(self, x):
+            return 2 * x + self.bias
+
+    user = User()
+    bias = user.bias.detach()
+    row = _judge_row(
+        user,
+        lambda x: 2 * x + 2 * bias.to(x.dtype),  # a reference() the user's kernels miss
+        lambda x: [2 * x - 3 * bias],  # a wrong stitched model
+        lambda x: [2 * x + bias],
+    )
+    assert not row["direct_pass"] and not row["fp64_pass"] and not row["pass"]
+    assert row["fp64_candidate_err"] > 1.0 > row["fp64_baseline_err"]  # measured against the model
+    ok = _judge_row(user, lambda x: 2 * x + 2 * bias.to(x.dtype), lambda x: [2 * x + bias], lambda x: [2 * x + bias])
+    assert ok["direct_pass"] and ok["pass"] and not ok["reference_direct_pass"]
+
+
+def test_gate3_reference_may_return_its_tensors_in_another_container():
+    """reference() returning ``(t,)`` where the model returns ``t`` was a structure mismatch, so
+    gate 3 refused even the baseline itself."""
+    import torch
+
+    row = _judge_row(lambda x: x * 2, lambda x: (x * 2,), lambda x: [x * 2], lambda x: [x * 2])
+    assert row["reference_direct_pass"] and row["pass"]
+    assert torch.isfinite(torch.tensor(row["vs_reference_max_abs"]))
+
+
+def test_a_helion_kernel_called_with_another_specialization_is_refused(tmp_path):
+    """Found by a review: the Triton code generated on the first call (static shapes baked in)
+    replaced the kernel for every later call, so a second call with other shapes ran with the
+    wrong sizes in eager, the oracle itself.  It is now refused with the reason."""
+    load_candidate("x = 1\n", "ko_user_cpu_mode_2")  # installs CPU mode
+    import textwrap
+
+    import torch
+
+    from kernelopt.core import problems
+
+    src = textwrap.dedent(
+        """
+        import helion, helion.language as hl, torch, torch.nn as nn
+        @helion.kernel(config=helion.Config(block_sizes=[32, 32], num_warps=4), static_shapes=True)
+        def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            out = torch.empty_like(x)
+            for tile in hl.tile(out.size()):
+                out[tile] = torch.relu(x[tile] + y[tile])
+            return out
+        class Model(nn.Module):
+            def forward(self, x, y, a, b):
+                return add_relu(x, y), add_relu(a, b)
+        def get_inputs():
+            return [torch.randn(100, 70), torch.randn(100, 70), torch.randn(40, 200), torch.randn(40, 200)]
+        def get_init_inputs():
+            return []
+        """
+    )
+    path = tmp_path / "two_shapes.py"
+    path.write_text(src)
+    mod = problems.load(path).module
+    x, y = torch.randn(100, 70), torch.randn(100, 70)
+    with pytest.raises(ValueError, match="one specialization per Helion kernel"):
+        mod.Model()(x, y, torch.randn(40, 200), torch.randn(40, 200))
+    torch.testing.assert_close(mod.add_relu(x, y), torch.relu(x + y))  # the same shapes still run
+    with pytest.raises(TypeError, match="positional"):
+        problems.load(path).module.add_relu(x, y=y)

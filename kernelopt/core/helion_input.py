@@ -62,7 +62,7 @@ class HelionStandIn:
         self.kernel, self.module, self.attr = kernel, module, attr
         self.generated: Generated | None = None
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         import torch
 
         if torch.compiler.is_compiling():
@@ -70,17 +70,37 @@ class HelionStandIn:
                 f"Helion kernel {self.attr}: traced before its first eager call "
                 "(kernelopt generates its Triton code on that call)"
             )
+        if kwargs:
+            raise TypeError(f"Helion kernel {self.attr}: call it with positional arguments (kernelopt's stand-in)")
         if self.generated is None:
             self.generated = generate(self.kernel, args, self.attr)
-            host = self.generated.host
+            host, name, expected = self.generated.host, self.attr, specialization(args)
 
             def call(*a: Any) -> Any:
+                # the code is Helion's for one specialization (static shapes, these dtypes):
+                # another call is refused, never run with the wrong sizes baked in
+                if specialization(a) != expected:
+                    raise ValueError(
+                        f"Helion kernel {name} was generated for arguments {expected} and called with "
+                        f"{specialization(a)}: kernelopt takes one specialization per Helion kernel"
+                    )
                 return host(*a, _launcher=launcher)
 
             call.__name__ = f"{self.attr}_helion_triton"
             call.kernelopt_helion = self.generated  # type: ignore[attr-defined]
             setattr(self.module, self.attr, call)
         return getattr(self.module, self.attr)(*args)
+
+
+def specialization(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What Helion's generated code is specialized on: each tensor's shape, stride, dtype and
+    device; other arguments by value."""
+    import torch
+
+    return tuple(
+        (tuple(a.shape), tuple(a.stride()), str(a.dtype), a.device.type) if isinstance(a, torch.Tensor) else a
+        for a in args
+    )
 
 
 def generate(kernel: Any, args: tuple[Any, ...], name: str) -> Generated:

@@ -59,6 +59,7 @@ class Launch:
     config: dict[str, Any] | None = None
     grid: list[int] | None = None
     grid_expr: dict[str, Any] | None = None
+    aliases: list[list[int]] = field(default_factory=list)  # tensor arguments sharing memory
 
 
 class Observer:
@@ -192,6 +193,20 @@ def grid_of(inner: Any, config: dict[str, Any] | None, named_args: dict[str, Any
         return None
 
 
+def aliased(args: tuple[Any, ...]) -> list[list[int]]:
+    """Pairs of tensor arguments whose memory overlaps (a user's in-place launch passes one
+    tensor twice; a standalone launch on separate copies cannot reproduce it)."""
+    import torch
+
+    spans = []
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor) and a.numel():
+            lo = a.data_ptr()
+            hi = lo + (1 + sum((n - 1) * st for n, st in zip(a.shape, a.stride()) if n)) * a.element_size()
+            spans.append((i, lo, hi))
+    return [[i, j] for k, (i, lo, hi) in enumerate(spans) for j, lo2, hi2 in spans[k + 1 :] if lo < hi2 and lo2 < hi]
+
+
 class LaunchRecorder(Observer):
     """Records every launch: argument metadata, which tensors it wrote, config and grid."""
 
@@ -224,6 +239,7 @@ class LaunchRecorder(Observer):
                 config=cfg,
                 grid=grid_of(inner, cfg, dict(zip(names, args))),
                 grid_expr=grid_expr(inner, cfg),
+                aliases=aliased(args),
             )
         )
         return result

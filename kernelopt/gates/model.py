@@ -98,6 +98,9 @@ class Problem:
         # a standalone Triton problem may define reference(*inputs) in plain PyTorch: the
         # stitched model must then match it too (problems.user_reference)
         self.user_reference = problems.user_reference(self.rt.problem, self.rt.record, self.rt.model)
+        self.has_user_kernels = any(
+            k.get("user") for g in self.rt.record.get("graphs", []) for k in (g.get("kernels") or {}).values()
+        )
 
     def outputs(self, mod: Any, args: list[Any]) -> list[Any]:
         """The model's tensor outputs, in ``outputs.flatten`` order, as the wrapper computes them."""
@@ -359,7 +362,7 @@ class ModelCalls(sandbox.Stream):
                 row["structure"] = direct.reason
                 self.structure_fault = self.structure_fault or (seed, direct.reason)
             elif not direct.ok:
-                err_c, err_b = self._fp64_errors(inputs, cand, base)
+                err_c, err_b = self._fp64_errors(seed, dist, cand, base)
                 row.update(
                     fp64_candidate_err=err_c,
                     fp64_baseline_err=err_b,
@@ -367,33 +370,46 @@ class ModelCalls(sandbox.Stream):
                 )
             row["pass"] = direct.ok or row.get("fp64_pass", False)
             if m.user_reference is not None and direct.rule != outputs.STRUCTURE_RULE:
-                # the user's plain-PyTorch reference as a second oracle (standalone Triton problems)
-                vs_ref = outputs.check_leaves(
-                    cand, outputs.flatten(m.user_reference(*inputs)), gc["model_rtol"], gc["model_atol"]
-                )
+                # the problem's plain-PyTorch reference() as a second oracle (standalone Triton
+                # problems), on inputs of its own (a forward may change its inputs in place); its
+                # tensors in the model's output structure (a tuple of one for a tensor is fine)
+                ref = m.leaves(outputs.tensors(m.user_reference(*m.rt.model_inputs(seed, dist))), eager_out)
+                vs_ref = outputs.check_leaves(cand, ref, gc["model_rtol"], gc["model_atol"])
                 row.update(vs_reference_max_abs=vs_ref.max_abs, reference_direct_pass=vs_ref.ok)
                 ref_ok = vs_ref.ok
                 if not vs_ref.ok:
-                    err_c, err_b = self._fp64_errors(inputs, cand, base, user=True)
+                    err_c, err_b = self._fp64_errors(seed, dist, cand, base, of_reference=True)
                     ref_ok = fp64_pass(err_c, err_b, gc["fp64_ratio"])
                     row.update(reference_fp64_candidate_err=err_c, reference_fp64_baseline_err=err_b)
                 row["reference_pass"] = ref_ok
                 row["pass"] = row["pass"] and ref_ok
         return row
 
-    def _fp64_errors(self, inputs: list[Any], cand: Any, base: Any, user: bool = False) -> tuple[float, float]:
-        """The candidate's and the baseline's errors against an FP64 run: of the problem's own
-        ``reference`` (``user``, or whenever a standalone Triton problem has one: its kernels may
-        not take float64), else of the model in float64."""
+    def _fp64_errors(
+        self, seed: int, dist: str, cand: Any, base: Any, of_reference: bool = False
+    ) -> tuple[float, float]:
+        """The candidate's and the baseline's errors against an FP64 run on fresh inputs of the
+        call: of the model in float64 (the eager oracle's fallback; a standalone Triton problem's
+        model is the user's kernels, and if they cannot run in float64 there is no fallback:
+        infinite errors, a fail), or of the problem's ``reference()`` (``of_reference``: the
+        second oracle's fallback, never the eager one's)."""
         import torch
 
+        m = self.m
+        inputs = m.rt.model_inputs(seed, dist)
         inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
-        if user or self.m.user_reference is not None:
-            ref64 = outputs.flatten(self.m.user_reference(*inputs64))
+        if of_reference:
+            ref_out = m.user_reference(*inputs64)
         else:
-            if self._model64 is None:
-                self._model64 = copy.deepcopy(self.m.rt.model).double()
-            ref64 = outputs.flatten(self._model64(*inputs64))
+            try:
+                if self._model64 is None:
+                    self._model64 = copy.deepcopy(m.rt.model).double()
+                ref_out = self._model64(*inputs64)
+            except Exception:  # noqa: BLE001 - only the user's own kernels may refuse float64
+                if m.user_reference is None and not m.has_user_kernels:
+                    raise
+                return math.inf, math.inf
+        ref64 = m.leaves(outputs.tensors(ref_out), ref_out) if of_reference else outputs.flatten(ref_out)
         return _leaf_error(cand, ref64), _leaf_error(base, ref64)
 
 

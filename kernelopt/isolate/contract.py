@@ -61,6 +61,7 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
         "device": capture["device"],
         "args": args,
         "launch_config": first.get("config"),
+        "aliases": first.get("aliases", []),
         "grid": first.get("grid"),
         "grid_expr": first.get("grid_expr"),
         "launches": len(launches),

@@ -58,7 +58,15 @@ def _isolate_kernel(
     paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
     ref_src = paths.kernels_dir / f"{stem}.reference.py"
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device}
-    if contract["user"]:
+    if contract["user"] and contract.get("aliases"):
+        names = [", ".join(contract["args"][i]["name"] for i in pair) for pair in contract["aliases"]]
+        result.update(
+            ok=False,
+            status="no-reference",
+            reason=f"arguments {'; '.join(names)} are the same memory (an in-place launch): a standalone "
+            "launch on separate copies cannot reproduce it, so the unit stays the user's kernel",
+        )
+    elif contract["user"]:
         result["reads_written"] = _user_reference(paths, unit, contract, kernel_src, cfg, device)
         result.update(_check(paths, unit, read_json(paths.contract(unit)), cfg, device))
     elif not ref_src.exists():

@@ -19,12 +19,12 @@ from .inductor import render_inductor
 
 def infer_grid(contract: dict[str, Any]) -> dict[str, str]:
     """A user kernel's grid is three numbers the user computed (Inductor's ``FixedGrid``), so a
-    block-size change would keep the old grid.  Where a grid dimension equals
-    ``cdiv(n, B)`` for exactly one integer argument ``n`` and one constexpr block size ``B`` of
-    the launch (``cdiv(n_elements, BLOCK)``), the contract's grid says so and a candidate with
-    another ``B`` gets the grid it needs; other dimensions stay the recorded numbers.  Only a
-    hint to the search: the baseline's grid is the same numbers either way, and every candidate
-    still goes through the gates.  Returns the dimensions rewritten."""
+    block-size change would keep the old grid.  Where a grid dimension equals ``cdiv(n, B)`` for
+    exactly one integer size ``n`` (arguments of equal value count as one) and one constexpr
+    block size ``B`` of the launch (``cdiv(n_elements, BLOCK)``), the contract's grid says so,
+    and a candidate with another ``B`` gets the grid it needs; other dimensions stay the
+    recorded numbers.  Only a hint to the search: the baseline's grid is the same numbers either
+    way, and every candidate still goes through the gates.  Returns the dimensions rewritten."""
     g = contract.get("grid_expr") or {}
     grid = contract.get("grid") or []
     if g.get("type") != "FixedGrid" or len(grid) != 3:
@@ -48,7 +48,8 @@ def infer_grid(contract: dict[str, Any]) -> dict[str, str]:
         if value <= 1:
             continue
         hits = [(n, b) for n, nv in sizes.items() for b, bv in blocks.items() if -(-nv // bv) == value]
-        if len(hits) == 1:
+        # arguments of the same value (a contiguous row's stride and length) are one size
+        if len({(sizes[n], b) for n, b in hits}) == 1:
             n, b = hits[0]
             out[axis] = f"triton.cdiv({n}, {b})"
     if out:
