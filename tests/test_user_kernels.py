@@ -305,41 +305,21 @@ def test_gate3_reference_may_return_its_tensors_in_another_container():
     assert torch.isfinite(torch.tensor(row["vs_reference_max_abs"]))
 
 
-def test_a_helion_kernel_called_with_another_specialization_is_refused(tmp_path):
+def test_a_helion_kernel_called_with_another_specialization_is_refused():
     """Found by a review: the Triton code generated on the first call (static shapes baked in)
     replaced the kernel for every later call, so a second call with other shapes ran with the
     wrong sizes in eager, the oracle itself.  It is now refused with the reason."""
     load_candidate("x = 1\n", "ko_user_cpu_mode_2")  # installs CPU mode
-    import textwrap
-
     import torch
 
     from kernelopt.core import problems
 
-    src = textwrap.dedent(
-        """
-        import helion, helion.language as hl, torch, torch.nn as nn
-        @helion.kernel(config=helion.Config(block_sizes=[32, 32], num_warps=4), static_shapes=True)
-        def add_relu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-            out = torch.empty_like(x)
-            for tile in hl.tile(out.size()):
-                out[tile] = torch.relu(x[tile] + y[tile])
-            return out
-        class Model(nn.Module):
-            def forward(self, x, y, a, b):
-                return add_relu(x, y), add_relu(a, b)
-        def get_inputs():
-            return [torch.randn(100, 70), torch.randn(100, 70), torch.randn(40, 200), torch.randn(40, 200)]
-        def get_init_inputs():
-            return []
-        """
-    )
-    path = tmp_path / "two_shapes.py"
-    path.write_text(src)
-    mod = problems.load(path).module
+    example = ROOT / "problems/examples/helion/1_AddReLU.py"
+    mod = problems.load(example).module
     x, y = torch.randn(100, 70), torch.randn(100, 70)
+    torch.testing.assert_close(mod.add_relu(x, y), torch.relu(x + y))
     with pytest.raises(ValueError, match="one specialization per Helion kernel"):
-        mod.Model()(x, y, torch.randn(40, 200), torch.randn(40, 200))
+        mod.add_relu(torch.randn(40, 200), torch.randn(40, 200))
     torch.testing.assert_close(mod.add_relu(x, y), torch.relu(x + y))  # the same shapes still run
     with pytest.raises(TypeError, match="positional"):
-        problems.load(path).module.add_relu(x, y=y)
+        problems.load(example).module.add_relu(x, y=y)
