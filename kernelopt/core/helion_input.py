@@ -144,21 +144,15 @@ def _jit_helpers_for_dynamo() -> None:
     """CPU mode: Helion's ``@triton.jit`` helpers (``helion.runtime.triton.helpers``) were made
     ``InterpretedFunction`` s at import; Inductor follows a user kernel's calls into them and
     accepts only ``JITFunction`` s: make them the interpreter-backed JITFunctions of user kernels."""
-    import importlib
-
+    from helion.runtime.triton import helpers
     from triton.runtime.interpreter import InterpretedFunction
 
     from . import cpu_mode
 
     cls = cpu_mode.user_jit_class()
-    for name in ("helion.runtime.triton.helpers",):
-        try:
-            mod = importlib.import_module(name)
-        except ImportError:
-            continue
-        for attr, value in list(vars(mod).items()):
-            if isinstance(value, InterpretedFunction):
-                setattr(mod, attr, cls(value.fn))
+    for attr, value in list(vars(helpers).items()):
+        if isinstance(value, InterpretedFunction):
+            setattr(helpers, attr, cls(value.fn))
 
 
 def inline_helpers(code: str) -> str:

@@ -143,6 +143,11 @@ def load(path: str | Path) -> Problem:
     return Problem(path=path, module=module)
 
 
+def has_user_kernels(capture: dict[str, Any]) -> bool:
+    """Whether the compiled model launches the user's own kernels (capture.json ``user``)."""
+    return any(k.get("user") for g in capture.get("graphs", []) for k in (g.get("kernels") or {}).values())
+
+
 def user_reference(problem: Problem, capture: dict[str, Any], model: Any) -> Any:
     """A standalone Triton problem's ``reference(*inputs)`` (plain PyTorch) as a function of the
     inputs, or None.  A reference whose first parameter is named ``model`` is given the model
@@ -153,8 +158,7 @@ def user_reference(problem: Problem, capture: dict[str, Any], model: Any) -> Any
     import inspect
 
     fn = getattr(problem.module, "reference", None)
-    has_user = any(k.get("user") for g in capture.get("graphs", []) for k in (g.get("kernels") or {}).values())
-    if not (callable(fn) and has_user):
+    if not (callable(fn) and has_user_kernels(capture)):
         return None
     params = list(inspect.signature(fn).parameters)
     if not params or params[0] != "model":

@@ -98,9 +98,7 @@ class Problem:
         # a standalone Triton problem may define reference(*inputs) in plain PyTorch: the
         # stitched model must then match it too (problems.user_reference)
         self.user_reference = problems.user_reference(self.rt.problem, self.rt.record, self.rt.model)
-        self.has_user_kernels = any(
-            k.get("user") for g in self.rt.record.get("graphs", []) for k in (g.get("kernels") or {}).values()
-        )
+        self.has_user_kernels = problems.has_user_kernels(self.rt.record)
 
     def outputs(self, mod: Any, args: list[Any]) -> list[Any]:
         """The model's tensor outputs, in ``outputs.flatten`` order, as the wrapper computes them."""

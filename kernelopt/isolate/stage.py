@@ -67,8 +67,9 @@ def _isolate_kernel(
             "launch on separate copies cannot reproduce it, so the unit stays the user's kernel",
         )
     elif contract["user"]:
-        result["reads_written"] = _user_reference(paths, unit, contract, kernel_src, cfg, device)
-        result.update(_check(paths, unit, read_json(paths.contract(unit)), cfg, device))
+        rt = ProblemRuntime(paths, device, cfg["seed"])  # one rebuild of the problem for both steps
+        result["reads_written"] = _user_reference(paths, unit, contract, kernel_src, cfg, rt)
+        result.update(_check(paths, unit, contract, cfg, device, rt))
     elif not ref_src.exists():
         result.update(ok=False, status="no-reference", reason=contract["reference"].get("error", "no reference"))
     else:
@@ -81,23 +82,27 @@ def _isolate_kernel(
 
 
 def _user_reference(
-    paths: ProblemPaths, unit: str, contract: dict[str, Any], kernel_src: str, cfg: dict[str, Any], device: str
+    paths: ProblemPaths,
+    unit: str,
+    contract: dict[str, Any],
+    kernel_src: str,
+    cfg: dict[str, Any],
+    rt: ProblemRuntime,
 ) -> dict[str, bool]:
     """The user's kernel as the unit's reference; written arguments whose old contents it reads
-    become ``readwrite`` in the contract (measured, user.probe_reads)."""
+    become ``readwrite`` in the contract (measured, user.probe_reads).  ``inductor.py`` does
+    not depend on the accesses and stays as written."""
     paths.reference(unit).write_text(user.render_reference(contract, kernel_src))
     written = [a["name"] for a in contract["args"] if a.get("access") == "write"]
-    rt = ProblemRuntime(paths, device, cfg["seed"])
     before, _ = UnitHarness(paths, unit, rt).inputs(cfg["isolate"]["seeds"][0])
     reference = load_module(paths.reference(unit), "kernelopt_reference")
-    with gpulock.shared(device, f"isolate {paths.problem}/{unit}"):
+    with gpulock.shared(rt.device, f"isolate {paths.problem}/{unit}"):
         reads = user.probe_reads(reference, before, [a["name"] for a in contract["args"]], written)
     for a in contract["args"]:
         if reads.get(a["name"]):
             a["access"] = "readwrite"
     write_json(paths.contract(unit), contract)
     paths.reference(unit).write_text(user.render_reference(contract, kernel_src))
-    paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
     return reads
 
 
@@ -133,11 +138,16 @@ def _isolate_fused(
 
 
 def _check(
-    paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any], device: str
+    paths: ProblemPaths,
+    unit: str,
+    contract: dict[str, Any],
+    cfg: dict[str, Any],
+    device: str,
+    rt: ProblemRuntime | None = None,
 ) -> dict[str, Any]:
     icfg = cfg["isolate"]
     try:
-        rt = ProblemRuntime(paths, device, cfg["seed"])
+        rt = rt or ProblemRuntime(paths, device, cfg["seed"])
         h = UnitHarness(paths, unit, rt)
         cand = load_module(paths.inductor_kernel(unit), "kernelopt_inductor")
         with gpulock.shared(device, f"isolate {paths.problem}/{unit}"):
