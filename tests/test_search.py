@@ -1410,3 +1410,20 @@ def test_pointwise_ops_on_a_reduction_without_keepdim(chunk):
     out = torch.full((6, 20), float("nan"))
     _run_rows(src, f"synth_maxdim_epilogue_{chunk}", [out, x, 120, 40])
     torch.testing.assert_close(out, torch.relu((x * 1.5).max(1).values - 0.5), rtol=1e-6, atol=1e-6)
+
+
+def test_a_user_kernels_size_is_the_argument_its_grid_was_inferred_from():
+    """The size behind a user kernel's inferred grid is matched by name, not as a substring of
+    the grid expression (an argument named ``n`` matched ``triton.cdiv(n_cols, BLOCK)``)."""
+    hb = backend("heuristic")
+    src = INDUCTOR_LIKE.replace("CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}", "CONFIG = {'BLOCK': 64}")
+    user = {
+        **CONTRACT,
+        "user": True,
+        "grid": [2, 1, 1],
+        "grid_inferred": {"x": "triton.cdiv(n_cols, BLOCK)"},
+        "args": CONTRACT["args"][:2]
+        + [{"name": "n_cols", "kind": "scalar", "value": 100}, {"name": "n", "kind": "scalar", "value": 1 << 20}],
+    }
+    names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(src), user, src)]
+    assert "bigger-xblock" not in names  # 2 x 64 > 100 elements: no bigger block for them

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from .. import profiler, transform
@@ -156,8 +157,8 @@ class HeuristicBackend:
             # a user's kernel: its block size is any constexpr named *BLOCK*, the elements it
             # covers the size its grid was inferred from (isolate/user.py), masks its own
             xkey = xkey or next((k for k in cfg if "BLOCK" in k.upper() and isinstance(cfg[k], int)), None)
-            inferred = " ".join((contract.get("grid_inferred") or {}).values())
-            xn = max([v for n, v in scal.items() if isinstance(v, int) and n in inferred] or [xn])
+            sizes = {m for e in (contract.get("grid_inferred") or {}).values() for m in re.findall(r"cdiv\((\w+),", e)}
+            xn = max([v for n, v in scal.items() if isinstance(v, int) and n in sizes] or [xn])
             divides = False
         if xkey and cfg[xkey] * 2 <= xn and (not divides or xn % (cfg[xkey] * 2) == 0):
             opts["bigger-xblock"] = (
