@@ -90,6 +90,11 @@ def test_cpu_run_stages_1_to_3(root, tmp_path):
     assert check["status"] == "pass" and [s["seed"] for s in check["seeds"]] == [0, 1, 2]
     baseline = json.loads((p / "capture/baseline.json").read_text())
     assert baseline["compiled"]["meaningful"] is False  # CPU timings are never presented as real
+    # the output code's own time (gate 4's way: no CUDA-graph input copies) is recorded, and the
+    # result derives its times from it rather than from torch.compile's call
+    assert baseline["wrapper"]["median_ms"] > 0 and baseline["wrapper"]["meaningful"] is False
+    res = json.loads((p / "result.json").read_text())
+    assert res["baseline_wrapper_ms"] == baseline["wrapper"]["median_ms"]
     # a second run has nothing to do (everything cached on disk)
     r2 = snakemake(
         "-n",

@@ -217,3 +217,21 @@ def graphed(fn: Callable[[], Any], device: str) -> Callable[[], Any]:
 
 
 _GRAPH_OUTPUTS: list[Any] = []
+
+
+def time_graphed(fn: Callable[[], Any], device: str, protocol: Protocol | None = None) -> dict[str, Any]:
+    """``time_one`` of ``fn`` replayed in one CUDA graph built as gate 4 builds it (``graphed``),
+    the graph and its outputs released afterwards; CPU: ``time_one`` of the function itself."""
+    replay = graphed(fn, device)
+    try:
+        t = time_one(replay, device, protocol)
+    finally:
+        if device == "cuda":
+            import torch
+
+            out = _GRAPH_OUTPUTS.pop()
+            del out, replay
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+    t["method"] = ("one CUDA graph replayed, " if device == "cuda" else "") + t["method"]
+    return t
