@@ -112,3 +112,60 @@ def test_the_report_and_the_roofline_agree_on_which_timings_count(tmp_path):
     assert roofline.timed_candidates(paths, "a") == [("cands/c1/candidate.py", 1.2)]
     why = select_stage.no_candidate_reason(alts)
     assert "3 candidate(s)" in why and "cands/c1/candidate.py at 1.2000" in why
+
+
+LOOPED = """
+@triton.jit
+def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr):
+    x0 = tl.program_id(0)
+    acc = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        tmp0 = tl.load(in_ptr0 + (r0_offset + r0_numel * x0), None, eviction_policy='evict_last')
+        acc = acc + tmp0
+    s = tl.sum(acc, 1)[:, None]
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        tmp1 = tl.load(in_ptr0 + (r0_offset + r0_numel * x0), None, eviction_policy='evict_first')
+        tl.store(out_ptr0 + (r0_offset + r0_numel * x0), tmp1 / s, None)
+"""
+
+
+@pytest.mark.parametrize(("row", "fits"), [(393216, False), (16384, True)])
+def test_a_looped_reduction_that_reads_its_row_twice(tmp_path, row, fits):
+    """Inductor's kernel loads in_ptr0 in two loops: with a row larger than one SM's registers
+    and shared memory any kernel reads it twice (the roof at that traffic is 2/3 of the copy
+    bandwidth, reported with how close Inductor came); a row that fits is headroom, no floor."""
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    rows = 2**28 // row
+    _unit(paths, "u", [rows, row], 0.75, {})
+    c = roofline.read_json(paths.contract("u"))
+    c["kernel"] = "k"
+    c["args"] += [{"name": "r0_numel", "kind": "scalar", "value": row}]
+    write_json(paths.contract("u"), c)
+    paths.inductor_kernel("u").write_text(LOOPED)
+    roof = roofline.problem_roofline(paths, ["u"], 4300.0)
+    (u,) = roof["units"]
+    (r,) = u["rereads"]
+    assert r["arg"] == "in_ptr0" and r["loops"] == 2 and r["extra_bytes"] == 4 * rows * row
+    assert r["row_bytes"] == 4 * row and r["row_fits_on_chip"] is fits
+    text = roofline.describe(roof)
+    if fits:
+        assert "reread_roof_pct" not in u and "reread_roof_pct" not in roof and "read twice" not in text
+    else:
+        assert u["reread_roof_pct"] == pytest.approx(200 / 3) and roof["reread_roof_pct"] == pytest.approx(200 / 3)
+        # 2 x 1.0 GiB at 0.75 ms: 66.5 % of 4.3 TB/s, 99.8 % of the roof at three passes
+        assert "a row of up to 1.5 MiB does not fit" in text and "the roof at that traffic is 67 %" in text
+        assert text.endswith("Inductor reached 100 % of it")
+
+
+def test_a_single_loop_reduction_reads_once(tmp_path):
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    _unit(paths, "u", [64, 2**22], 0.5, {})
+    one_loop = LOOPED.split("    s = tl.sum")[0]
+    c = roofline.read_json(paths.contract("u"))
+    c["kernel"] = "k"
+    write_json(paths.contract("u"), c)
+    paths.inductor_kernel("u").write_text(one_loop)
+    (u,) = roofline.problem_roofline(paths, ["u"], 4300.0)["units"]
+    assert "rereads" not in u and "reread_roof_pct" not in u

@@ -11,12 +11,19 @@ On the CPU (or with no time) the percentages are ``None``: only the bytes are re
 
 from __future__ import annotations
 
+import ast
+import math
 from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
-from ..search.profiler import moved_bytes
+from ..search.profiler import moved_bytes, tensor_bytes
 from ..select.stage import valid_alternatives
+
+# One Hopper SM's on-chip memory: 228 KiB of shared memory and a 256 KiB register file.  A row
+# larger than this cannot be held by one program between computing its statistic (max, sum,
+# mean) and using it, so a kernel reads it from memory a second time.
+ON_CHIP_BYTES = (228 + 256) * 1024
 
 
 def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | None]:
@@ -57,6 +64,51 @@ def _pct(nbytes: int, ms: float | None, peak_gbs: float) -> tuple[float | None, 
     return gbs, 100.0 * gbs / peak_gbs
 
 
+def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tensor arguments Inductor's kernel loads in more than one of its loops (a looped
+    reduction that reads its row again once the statistic is known), each with the loops that
+    load it, the extra bytes those loads move, the row's size and whether it fits on chip."""
+    try:
+        fn = next(n for n in ast.parse(kernel_source).body if isinstance(n, ast.FunctionDef) and n.name == kernel)
+    except (SyntaxError, StopIteration):
+        return []
+    args = {a["name"]: a for a in contract.get("args", []) if a.get("kind") == "tensor"}
+    loops: dict[str, int] = {}
+    for stmt in fn.body:
+        if not isinstance(stmt, ast.For):
+            continue
+        loaded = set()
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "tl.load" and node.args:
+                names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+                loaded |= names & set(args)
+        for name in loaded:
+            loops[name] = loops.get(name, 0) + 1
+    row = math.prod(
+        int(a.get("value") or 1)
+        for a in contract.get("args", [])
+        if a.get("kind") == "scalar" and str(a.get("name", "")).startswith("r") and a["name"].endswith("numel")
+    )
+    out = []
+    for name, n in sorted(loops.items()):
+        if n < 2 or args[name].get("access") == "write":
+            continue
+        a = args[name]
+        numel = max(math.prod(int(d) for d in a.get("shape", [])), 1)
+        row_bytes = row * tensor_bytes(a) // numel
+        out.append(
+            {
+                "arg": name,
+                "loops": n,
+                "extra_bytes": (n - 1) * tensor_bytes(a),
+                "row_elements": row,
+                "row_bytes": row_bytes,
+                "row_fits_on_chip": row_bytes <= ON_CHIP_BYTES,
+            }
+        )
+    return out
+
+
 def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, Any]:
     contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else None
     if contract is None:
@@ -74,6 +126,13 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
         "inductor_time_from": source,
         "best_candidate": None,
     }
+    ind = paths.inductor_kernel(unit)
+    rereads = reread_inputs(ind.read_text(), contract.get("kernel", ""), contract) if ind.exists() else []
+    if rereads:
+        out["rereads"] = rereads
+        if not any(r["row_fits_on_chip"] for r in rereads):
+            # a row that does not fit on chip is read again by any kernel: the roof at that traffic
+            out["reread_roof_pct"] = 100.0 * nbytes / (nbytes + sum(r["extra_bytes"] for r in rereads))
     cands = timed_candidates(paths, unit) if ms else []
     if cands:
         path, ratio = min(cands, key=lambda c: c[1])
@@ -91,12 +150,18 @@ def problem_roofline(paths: ProblemPaths, units: list[str], peak_gbs: float) -> 
     t_ind = sum(r["inductor_ms"] for r in timed)
     t_best = sum(r["inductor_ms"] * (r["best_candidate"]["ratio"] if r["best_candidate"] else 1.0) for r in timed)
     any_cand = any(r["best_candidate"] for r in timed)
-    return {
+    out = {
         "peak_gbs": peak_gbs,
         "units": per_unit,
         "inductor_bw_pct": _pct(total, t_ind, peak_gbs)[1] if timed else None,
         "best_candidate_bw_pct": _pct(total, t_best, peak_gbs)[1] if any_cand else None,
     }
+    if timed and any(r.get("reread_roof_pct") for r in timed):
+        # the roof when the rows that do not fit on chip are read again: the bytes each unit
+        # must then move, at the copy bandwidth, over the bytes each unit must move at least
+        floor_ms = sum(r["bytes"] * 100.0 / (r.get("reread_roof_pct") or 100.0) / (peak_gbs * 1e9) * 1e3 for r in timed)
+        out["reread_roof_pct"] = _pct(total, floor_ms, peak_gbs)[1]
+    return out
 
 
 def describe(roof: dict[str, Any]) -> str | None:
@@ -109,4 +174,14 @@ def describe(roof: dict[str, Any]) -> str | None:
     if timed < len(roof["units"]):
         text += f" (the {timed} of {len(roof['units'])} units with a time)"
     best = roof.get("best_candidate_bw_pct")
-    return text + (f", the best candidates at {best:.0f} %" if best is not None else ", no other candidate was timed")
+    text += f", the best candidates at {best:.0f} %" if best is not None else ", no other candidate was timed"
+    floor = roof.get("reread_roof_pct")
+    if floor:
+        rows = [r for u in roof["units"] for r in u.get("rereads", []) if not r["row_fits_on_chip"]]
+        big = max(r["row_bytes"] for r in rows)
+        text += (
+            f"; a row of up to {big / 2**20:.1f} MiB does not fit in one SM's {ON_CHIP_BYTES // 1024} KiB of "
+            f"registers and shared memory, so it is read twice: the roof at that traffic is {floor:.0f} %, "
+            f"and Inductor reached {100.0 * ind / floor:.0f} % of it"
+        )
+    return text
