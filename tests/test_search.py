@@ -70,6 +70,16 @@ def test_analyst_rules_quote_the_evidence():
     assert a.bottleneck == "memory-bound" and any("65.0%" in e for e in a.evidence)
     assert analyse(memory_sol_pct=30.0, compute_sol_pct=80.0, programs_per_sm=4.0).bottleneck == "compute-bound"
     assert analyse(memory_sol_pct=30.0, compute_sol_pct=20.0, programs_per_sm=0.2).bottleneck == "underutilized"
+    # the roofline estimate of a unit whose rows are read twice (softmax over 393216 fp32 on the
+    # H200: 64 % of the copy bandwidth, 96 % of the 67 % roof at two reads) is near-optimal
+    roof = {"memory_sol_pct": 64.1, "programs_per_sm": 31.0, "reread_roof_pct": 66.7}
+    a = hb.analyze(ProfileSummary("m0", "roofline", roof, ""), CONTRACT, mem)
+    assert a.bottleneck == "near-optimal" and "read twice" in a.evidence[-1] and "96%" in a.evidence[-1]
+    # far below that roof it is not; and NCU's throughput already counts both reads
+    assert hb.analyze(
+        ProfileSummary("m0", "roofline", {**roof, "memory_sol_pct": 55.0}, ""), CONTRACT, mem
+    ).bottleneck == ("memory-bound")
+    assert analyse(**roof).bottleneck == "memory-bound"
 
 
 def test_planner_is_diverse_deterministic_and_remembers():

@@ -11,19 +11,12 @@ On the CPU (or with no time) the percentages are ``None``: only the bytes are re
 
 from __future__ import annotations
 
-import ast
-import math
 from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
-from ..search.profiler import moved_bytes, tensor_bytes
+from ..search.profiler import ON_CHIP_BYTES, moved_bytes, reread_inputs, reread_roof_pct
 from ..select.stage import valid_alternatives
-
-# One Hopper SM's on-chip memory: 228 KiB of shared memory and a 256 KiB register file.  A row
-# larger than this cannot be held by one program between computing its statistic (max, sum,
-# mean) and using it, so a kernel reads it from memory a second time.
-ON_CHIP_BYTES = (228 + 256) * 1024
 
 
 def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | None]:
@@ -64,51 +57,6 @@ def _pct(nbytes: int, ms: float | None, peak_gbs: float) -> tuple[float | None, 
     return gbs, 100.0 * gbs / peak_gbs
 
 
-def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tensor arguments Inductor's kernel loads in more than one of its loops (a looped
-    reduction that reads its row again once the statistic is known), each with the loops that
-    load it, the extra bytes those loads move, the row's size and whether it fits on chip."""
-    try:
-        fn = next(n for n in ast.parse(kernel_source).body if isinstance(n, ast.FunctionDef) and n.name == kernel)
-    except (SyntaxError, StopIteration):
-        return []
-    args = {a["name"]: a for a in contract.get("args", []) if a.get("kind") == "tensor"}
-    loops: dict[str, int] = {}
-    for stmt in fn.body:
-        if not isinstance(stmt, ast.For):
-            continue
-        loaded = set()
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and ast.unparse(node.func) == "tl.load" and node.args:
-                names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
-                loaded |= names & set(args)
-        for name in loaded:
-            loops[name] = loops.get(name, 0) + 1
-    row = math.prod(
-        int(a.get("value") or 1)
-        for a in contract.get("args", [])
-        if a.get("kind") == "scalar" and str(a.get("name", "")).startswith("r") and a["name"].endswith("numel")
-    )
-    out = []
-    for name, n in sorted(loops.items()):
-        if n < 2 or args[name].get("access") == "write":
-            continue
-        a = args[name]
-        numel = max(math.prod(int(d) for d in a.get("shape", [])), 1)
-        row_bytes = row * tensor_bytes(a) // numel
-        out.append(
-            {
-                "arg": name,
-                "loops": n,
-                "extra_bytes": (n - 1) * tensor_bytes(a),
-                "row_elements": row,
-                "row_bytes": row_bytes,
-                "row_fits_on_chip": row_bytes <= ON_CHIP_BYTES,
-            }
-        )
-    return out
-
-
 def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, Any]:
     contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else None
     if contract is None:
@@ -130,9 +78,9 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
     rereads = reread_inputs(ind.read_text(), contract.get("kernel", ""), contract) if ind.exists() else []
     if rereads:
         out["rereads"] = rereads
-        if not any(r["row_fits_on_chip"] for r in rereads):
-            # a row that does not fit on chip is read again by any kernel: the roof at that traffic
-            out["reread_roof_pct"] = 100.0 * nbytes / (nbytes + sum(r["extra_bytes"] for r in rereads))
+        floor = reread_roof_pct(contract, rereads)
+        if floor is not None:
+            out["reread_roof_pct"] = floor
     cands = timed_candidates(paths, unit) if ms else []
     if cands:
         path, ratio = min(cands, key=lambda c: c[1])

@@ -9,6 +9,7 @@ a few launches, sections from config; the ``.ncu-rep`` is kept and parsed with
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import math
@@ -74,6 +75,66 @@ def read_written_bytes(contract: dict[str, Any]) -> tuple[int, int]:
 
 def moved_bytes(contract: dict[str, Any]) -> int:
     return sum(read_written_bytes(contract))
+
+
+# One Hopper SM's on-chip memory: 228 KiB of shared memory and a 256 KiB register file.  A row
+# larger than this cannot be held by one program between computing its statistic (max, sum,
+# mean) and using it, so a kernel reads it from memory a second time.
+ON_CHIP_BYTES = (228 + 256) * 1024
+
+
+def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tensor arguments Inductor's kernel loads in more than one of its loops (a looped
+    reduction that reads its row again once the statistic is known), each with the loops that
+    load it, the extra bytes those loads move, the row's size and whether it fits on chip."""
+    try:
+        fn = next(n for n in ast.parse(kernel_source).body if isinstance(n, ast.FunctionDef) and n.name == kernel)
+    except (SyntaxError, StopIteration):
+        return []
+    args = {a["name"]: a for a in contract.get("args", []) if a.get("kind") == "tensor"}
+    loops: dict[str, int] = {}
+    for stmt in fn.body:
+        if not isinstance(stmt, ast.For):
+            continue
+        loaded = set()
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "tl.load" and node.args:
+                names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+                loaded |= names & set(args)
+        for name in loaded:
+            loops[name] = loops.get(name, 0) + 1
+    row = math.prod(
+        int(a.get("value") or 1)
+        for a in contract.get("args", [])
+        if a.get("kind") == "scalar" and str(a.get("name", "")).startswith("r") and a["name"].endswith("numel")
+    )
+    out = []
+    for name, n in sorted(loops.items()):
+        if n < 2 or args[name].get("access") == "write":
+            continue
+        a = args[name]
+        numel = max(math.prod(int(d) for d in a.get("shape", [])), 1)
+        row_bytes = row * tensor_bytes(a) // numel
+        out.append(
+            {
+                "arg": name,
+                "loops": n,
+                "extra_bytes": (n - 1) * tensor_bytes(a),
+                "row_elements": row,
+                "row_bytes": row_bytes,
+                "row_fits_on_chip": row_bytes <= ON_CHIP_BYTES,
+            }
+        )
+    return out
+
+
+def reread_roof_pct(contract: dict[str, Any], rereads: list[dict[str, Any]]) -> float | None:
+    """% of the copy bandwidth a kernel can reach when it must read those rows twice (none of
+    them fits on chip); None when no row must be read again."""
+    if not rereads or any(r["row_fits_on_chip"] for r in rereads):
+        return None
+    nbytes = moved_bytes(contract)
+    return 100.0 * nbytes / (nbytes + sum(r["extra_bytes"] for r in rereads))
 
 
 def roofline(contract: dict[str, Any], time_ms: float, device: str, peak_gbs: float, sms: int) -> dict[str, Any]:

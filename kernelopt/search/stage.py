@@ -216,6 +216,13 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
     sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
     metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
+    ind = paths.inductor_kernel(unit)
+    if ind.exists():  # rows too large for one SM are read twice by any kernel: the roof at that traffic
+        floor = profiler.reread_roof_pct(
+            h.contract, profiler.reread_inputs(ind.read_text(), h.contract.get("kernel", ""), h.contract)
+        )
+        if floor is not None:
+            metrics["reread_roof_pct"] = floor
     source = "roofline"
     ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():

@@ -48,6 +48,7 @@ class HeuristicBackend:
             "time_ms",
             "duration_us",
             "memory_sol_pct",
+            "reread_roof_pct",
             "compute_sol_pct",
             "achieved_occupancy_pct",
             "registers_per_thread",
@@ -104,6 +105,19 @@ class HeuristicBackend:
                 summary.member,
                 "near-optimal",
                 ev + [f">= {NEAR_OPTIMAL_SOL:.0f}% of the memory roof: little left to gain"],
+            )
+        floor = m.get("reread_roof_pct") if summary.source == "roofline" else None
+        if floor and mem >= NEAR_OPTIMAL_SOL / 100.0 * floor:
+            # the roofline estimate counts each row once; a row too large for one SM is read
+            # twice by any kernel (NCU's own throughput counts both reads, so NCU needs no floor)
+            return Analysis(
+                summary.member,
+                "near-optimal",
+                ev
+                + [
+                    f"its rows do not fit on chip and are read twice: the roof at that traffic is {floor:.1f}% "
+                    f"of the copy bandwidth, and {mem:.1f}% is {100.0 * mem / floor:.0f}% of it: little left to gain"
+                ],
             )
         if per_sm is not None and per_sm < 1.0:
             return Analysis(
