@@ -104,3 +104,37 @@ def test_a_lost_kernel_time_is_an_infrastructure_error_not_library_dominated():
         g["site_ms"] = {}
     got = classify.classify(cap, prof, 0.10)
     assert got["verdict"] == "error" and got["reason"].startswith("infrastructure: ")
+
+
+def test_launch_argument_names_when_inductor_specializes_a_size_of_one():
+    """On the H200 a CrossEntropy's final kernel (a mean over 4 values into one) had ``xnumel = 1``
+    specialized (constexpr in its signature) yet passed to ``.run``: the names fell back to
+    arg0..arg4, and the unit's launcher then failed on ``NameError: xnumel``.  The kernel's own
+    parameters name the positional arguments."""
+    import triton
+    import triton.language as tl
+
+    from kernelopt.core.instrument import arg_names
+
+    @triton.jit
+    def k(in_out_ptr0, in_ptr0, in_ptr1, xnumel, r0_numel, XBLOCK: tl.constexpr):
+        pass
+
+    class Inner:
+        fn = k
+        triton_meta = {
+            "signature": {
+                "in_out_ptr0": "*fp32",
+                "in_ptr0": "*fp32",
+                "in_ptr1": "*i64",
+                "xnumel": "constexpr",
+                "r0_numel": "i32",
+                "XBLOCK": "constexpr",
+            }
+        }
+        inductor_meta = {}
+
+    assert arg_names(Inner(), 5) == ["in_out_ptr0", "in_ptr0", "in_ptr1", "xnumel", "r0_numel"]
+    Inner.triton_meta["signature"]["xnumel"] = "i32"  # the usual case: the signature itself
+    assert arg_names(Inner(), 5) == ["in_out_ptr0", "in_ptr0", "in_ptr1", "xnumel", "r0_numel"]
+    assert arg_names(Inner(), 7) == [f"arg{i}" for i in range(7)]  # neither matches: generic names

@@ -153,7 +153,14 @@ def arg_names(inner: Any, nargs: int) -> list[str]:
     meta = getattr(inner, "triton_meta", {}) or {}
     sig = meta.get("signature", {}) or {}
     names = [n for n, t in sig.items() if t != "constexpr"]
-    names += list((getattr(inner, "inductor_meta", {}) or {}).get("extra_launcher_args", []) or [])
+    extra = list((getattr(inner, "inductor_meta", {}) or {}).get("extra_launcher_args", []) or [])
+    names += extra
+    if len(names) != nargs:
+        # Inductor specializes a size of 1 as a constant (``xnumel = 1``: constexpr in the
+        # signature) but still passes it: the kernel function's own parameters, less those
+        # annotated constexpr in its source, are the positional arguments then
+        params = getattr(getattr(inner, "fn", None), "params", None) or []
+        names = [p.name for p in params if not getattr(p, "is_constexpr", False)] + extra
     if len(names) != nargs:
         return [f"arg{i}" for i in range(nargs)]
     return names
