@@ -1,0 +1,167 @@
+"""The per-problem table of a run over problems/large/level1 (issue 8's H200 evidence): baseline
+and final time, category, the roofline of Inductor's kernels and of the best candidate, the roof
+when a row too large for one SM is read twice, and why each problem that was not optimized
+stayed; the geomean speedup over the problems.
+
+    python3 bench/level1_table.py RUN_DIR OUT.json OUT.md
+
+Times: where gate 4 ran, its baseline and stitched times (the output code in one CUDA graph,
+interleaved); the speedup is gate 4's (1.0 where the baseline was kept).  ``inductor_kernels_ms``
+is the sum of Inductor's kernel times (the search's profiles); ``compiled_ms`` torch.compile's own
+call, CUDA-graph input copies included; ``wrapper_ms`` the output code alone in one CUDA graph
+(runs captured from 2026-12-01 on).  The roofline is recomputed here with the current code from
+the run directory (so runs made before the re-read roof existed get it too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernelopt.core.paths import ProblemPaths  # noqa: E402
+from kernelopt.report.roofline import problem_roofline  # noqa: E402
+
+PEAK_GBS = 4300.0
+
+
+def _read(p: Path):
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _r(x, n=2):
+    return None if x is None else round(float(x), n)
+
+
+def unit_stop(udir: Path) -> str | None:
+    """The last stop reason a plan of the unit's search gave."""
+    plans = sorted(udir.glob("iter*/plan.json"), key=lambda p: int(re.sub(r"\D", "", p.parent.name) or 0))
+    for p in reversed(plans):
+        stop = (_read(p) or {}).get("stop")
+        if stop:
+            return f"{p.parent.name}: {stop}"
+    return None
+
+
+def why_stayed(res: dict, roof: dict) -> str:
+    cat = res.get("category", "")
+    if cat == "optimized":
+        return ""
+    reason = (res.get("reason") or "").split("; Inductor's kernels ran at")[0]
+    if cat.startswith("matched"):
+        units = roof.get("units") or []
+        near = [u for u in units if (u.get("inductor_pct") or 0) >= 90]
+        floor = roof.get("reread_roof_pct")
+        ind = roof.get("inductor_bw_pct")
+        if floor and ind and ind >= 0.9 * floor:
+            return f"near-optimal at the re-read roof ({ind:.0f} % of {floor:.0f} %); {reason}"
+        if units and len(near) == len(units):
+            return f"near-optimal ({ind:.0f} % of the copy bandwidth); {reason}"
+        return f"no candidate faster; {reason}"
+    return f"{cat}: {reason}"
+
+
+def row(wd: Path, problem: str) -> dict:
+    paths = ProblemPaths(wd, problem)
+    res = _read(paths.result) or {}
+    disp = _read(paths.dispatch) or {}
+    units = [u["id"] for u in disp.get("units", [])]
+    base = _read(paths.baseline) or {}
+    roof = problem_roofline(paths, units, PEAK_GBS) if units and res.get("category") != "error" else {}
+    kernels_ms = sum(u["inductor_ms"] for u in roof.get("units", []) if u.get("inductor_ms")) or None
+    speedup = res.get("speedup_vs_compiled") if res.get("category") == "optimized" else 1.0
+    per_unit = []
+    for u in roof.get("units", []):
+        best = u.get("best_candidate") or {}
+        per_unit.append(
+            {
+                "unit": u["unit"],
+                "inductor_pct": _r(u.get("inductor_pct"), 1),
+                "reread_roof_pct": _r(u.get("reread_roof_pct"), 1),
+                "best_candidate": best.get("path"),
+                "best_ratio": _r(best.get("ratio"), 4),
+                "best_pct": _r(best.get("pct"), 1),
+                "search_stop": unit_stop(paths.unit(u["unit"])),
+            }
+        )
+    return {
+        "problem": problem,
+        "category": res.get("category", "unfinished" if not res else "error"),
+        "gate4_baseline_ms": _r(res.get("baseline_ms"), 4),
+        "gate4_final_ms": _r(res.get("final_ms"), 4),
+        "speedup": _r(speedup, 4) if res else None,
+        "inductor_kernels_ms": _r(kernels_ms, 4),
+        "wrapper_ms": _r((base.get("wrapper") or {}).get("median_ms"), 4),
+        "compiled_ms": _r((base.get("compiled") or {}).get("median_ms"), 4),
+        "eager_ms": _r((base.get("eager") or {}).get("median_ms"), 4),
+        "inductor_bw_pct": _r(roof.get("inductor_bw_pct"), 1),
+        "best_candidate_bw_pct": _r(roof.get("best_candidate_bw_pct"), 1),
+        "reread_roof_pct": _r(roof.get("reread_roof_pct"), 1),
+        # the most any kernel set could gain: Inductor's kernels brought to their roof
+        "roof_bound_speedup": _r((roof.get("reread_roof_pct") or 100.0) / roof["inductor_bw_pct"], 3)
+        if roof.get("inductor_bw_pct")
+        else None,
+        "why": why_stayed(res, roof) if res else "not finished in the run",
+        "units": per_unit,
+    }
+
+
+def main() -> None:
+    wd, out_json, out_md = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    problems = sorted(
+        (p.name for p in wd.glob("level1_*") if (p / "capture").is_dir()),
+        key=lambda n: int(n.split("_")[1]),
+    )
+    rows = [row(wd, p) for p in problems]
+    done = [r for r in rows if r["speedup"]]
+    geo = math.exp(sum(math.log(r["speedup"]) for r in done) / len(done)) if done else None
+    bound = [r["roof_bound_speedup"] for r in rows if r["roof_bound_speedup"]]
+    summary = {
+        "problems_with_a_roof_bound": len(bound),
+        "geomean_roof_bound_speedup": _r(math.exp(sum(math.log(b) for b in bound) / len(bound)), 4) if bound else None,
+        "problems": len(rows),
+        "finished": len(done),
+        "optimized": sum(r["category"] == "optimized" for r in rows),
+        "regressions": sum(1 for r in done if r["speedup"] < 1.0),
+        "geomean_speedup_finished": _r(geo, 4),
+        "peak_gbs": PEAK_GBS,
+    }
+    out_json.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
+
+    def f(x, suffix=""):
+        return "–" if x is None else f"{x}{suffix}"
+
+    lines = [
+        "| problem | category | baseline → final ms (gate 4) | speedup | Inductor kernels ms | "
+        "Inductor % of roof | best candidate % | re-read roof % | at most (roof) | why it stayed |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        times = f"{r['gate4_baseline_ms']} → {r['gate4_final_ms']}" if r["gate4_baseline_ms"] else "–"
+        lines.append(
+            f"| `{r['problem']}` | {r['category']} | {times} | {f(r['speedup'])} | {f(r['inductor_kernels_ms'])} | "
+            f"{f(r['inductor_bw_pct'])} | {f(r['best_candidate_bw_pct'])} | {f(r['reread_roof_pct'])} | "
+            f"{f(r['roof_bound_speedup'], 'x')} | "
+            f"{r['why'][:220]} |"
+        )
+    lines.append("")
+    lines.append(
+        f"{summary['finished']} of {summary['problems']} problems finished, {summary['optimized']} optimized, "
+        f"{summary['regressions']} regressions; geomean speedup over the finished ones: "
+        f"{f(summary['geomean_speedup_finished'])}; geomean of the roof bound over the "
+        f"{summary['problems_with_a_roof_bound']} problems with a kernel time: "
+        f"{f(summary['geomean_roof_bound_speedup'])}"
+    )
+    out_md.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
