@@ -159,11 +159,25 @@ def arg_names(inner: Any, nargs: int) -> list[str]:
         # Inductor specializes a size of 1 as a constant (``xnumel = 1``: constexpr in the
         # signature) but still passes it: the kernel function's own parameters, less those
         # annotated constexpr in its source, are the positional arguments then
-        params = getattr(getattr(inner, "fn", None), "params", None) or []
-        names = [p.name for p in params if not getattr(p, "is_constexpr", False)] + extra
+        names = _runtime_params(getattr(inner, "fn", None)) + extra
     if len(names) != nargs:
         return [f"arg{i}" for i in range(nargs)]
     return names
+
+
+def _runtime_params(jit_fn: Any) -> list[str]:
+    """A ``@triton.jit`` function's parameters not annotated ``tl.constexpr`` in its source (the
+    raw Python function: a JITFunction's or, under TRITON_INTERPRET, an InterpretedFunction's)."""
+    import inspect
+
+    raw = getattr(jit_fn, "fn", None)
+    if raw is None:
+        return []
+    try:
+        params = inspect.signature(raw).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if "constexpr" not in str(p.annotation)]
 
 
 def grid_expr(inner: Any, config: dict[str, Any] | None) -> dict[str, Any] | None:
