@@ -169,3 +169,34 @@ def test_a_single_loop_reduction_reads_once(tmp_path):
     paths.inductor_kernel("u").write_text(one_loop)
     (u,) = roofline.problem_roofline(paths, ["u"], 4300.0)["units"]
     assert "rereads" not in u and "reread_roof_pct" not in u
+
+
+def test_reread_counts_one_more_read_and_no_gathers():
+    """A third loop over the row is Inductor's choice (two passes always suffice): one extra
+    read is counted, not two; a load through an index read from memory (a gather, as in a
+    cross-entropy's target lookup) is not a re-read of its tensor."""
+    from kernelopt.search.profiler import reread_inputs, reread_roof_pct
+
+    three = LOOPED.replace(
+        "    s = tl.sum(acc, 1)[:, None]\n",
+        "    s = tl.sum(acc, 1)[:, None]\n"
+        "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n"
+        "        v = tl.load(in_ptr0 + (r0_offset + r0_numel * x0))\n"
+        "        tmp9 = tl.load(in_ptr1 + (x0))\n"
+        "        g = tl.load(in_ptr1 + (tmp9 + r0_offset))\n",
+    )
+    args = [
+        {"name": "in_ptr0", "kind": "tensor", "access": "read", "shape": [64, 2**20], "dtype": "float32"},
+        {"name": "in_ptr1", "kind": "tensor", "access": "read", "shape": [64, 2**20], "dtype": "float32"},
+        {"name": "out_ptr0", "kind": "tensor", "access": "write", "shape": [64, 2**20], "dtype": "float32"},
+        {"name": "r0_numel", "kind": "scalar", "value": 2**20},
+    ]
+    (r,) = reread_inputs(three, "k", {"args": args})
+    assert r["arg"] == "in_ptr0" and r["loops"] == 3 and r["extra_bytes"] == 4 * 64 * 2**20
+    gather = (
+        three + "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        w = tl.load(in_ptr1 + (tmp9 + 1))\n"
+    )
+    (r,) = reread_inputs(gather, "k", {"args": args})  # in_ptr1: once plainly, once gathered: no re-read
+    assert r["arg"] == "in_ptr0"
+    # three tensors of 256 MiB move 768 MiB; one more read of in_ptr0: the roof is 3/4
+    assert reread_roof_pct({"args": args}, [r]) == pytest.approx(75.0)

@@ -129,7 +129,8 @@ def describe(roof: dict[str, Any]) -> str | None:
         big = max(r["row_bytes"] for r in rows)
         text += (
             f"; a row of up to {big / 2**20:.1f} MiB does not fit in one SM's {ON_CHIP_BYTES // 1024} KiB of "
-            f"registers and shared memory, so it is read twice: the roof at that traffic is {floor:.0f} %, "
-            f"and Inductor reached {100.0 * ind / floor:.0f} % of it"
+            f"registers and shared memory, so Inductor's kernel reads it twice, as any kernel must that keeps "
+            f"a row to one SM: the roof at that traffic is {floor:.0f} %, and Inductor reached "
+            f"{100.0 * ind / floor:.0f} % of it"
         )
     return text

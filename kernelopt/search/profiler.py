@@ -86,7 +86,9 @@ ON_CHIP_BYTES = (228 + 256) * 1024
 def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> list[dict[str, Any]]:
     """The tensor arguments Inductor's kernel loads in more than one of its loops (a looped
     reduction that reads its row again once the statistic is known), each with the loops that
-    load it, the extra bytes those loads move, the row's size and whether it fits on chip."""
+    load it, the extra bytes of one more read (two passes always suffice: a third loop is
+    Inductor's choice, not a need), the row's size and whether it fits on one SM.  Gathers
+    (a pointer indexed by a loaded value, ``tmp*``) are not counted: they read a few elements."""
     try:
         fn = next(n for n in ast.parse(kernel_source).body if isinstance(n, ast.FunctionDef) and n.name == kernel)
     except (SyntaxError, StopIteration):
@@ -100,7 +102,8 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call) and ast.unparse(node.func) == "tl.load" and node.args:
                 names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
-                loaded |= names & set(args)
+                if not any(n.startswith("tmp") for n in names):
+                    loaded |= names & set(args)
         for name in loaded:
             loops[name] = loops.get(name, 0) + 1
     row = math.prod(
@@ -119,7 +122,7 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
             {
                 "arg": name,
                 "loops": n,
-                "extra_bytes": (n - 1) * tensor_bytes(a),
+                "extra_bytes": tensor_bytes(a),
                 "row_elements": row,
                 "row_bytes": row_bytes,
                 "row_fits_on_chip": row_bytes <= ON_CHIP_BYTES,
@@ -129,8 +132,9 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
 
 
 def reread_roof_pct(contract: dict[str, Any], rereads: list[dict[str, Any]]) -> float | None:
-    """% of the copy bandwidth a kernel can reach when it must read those rows twice (none of
-    them fits on chip); None when no row must be read again."""
+    """% of the copy bandwidth a kernel reaches at best when it reads those rows twice, as a
+    kernel must whose rows do not fit on one SM (unless it splits a row over several SMs and
+    keeps it on chip: an estimate, not a bound); None when no row needs reading again."""
     if not rereads or any(r["row_fits_on_chip"] for r in rereads):
         return None
     nbytes = moved_bytes(contract)

@@ -115,7 +115,8 @@ class HeuristicBackend:
                 "near-optimal",
                 ev
                 + [
-                    f"its rows do not fit on chip and are read twice: the roof at that traffic is {floor:.1f}% "
+                    f"its rows do not fit on one SM and are read twice (as by any kernel that keeps a row to one "
+                    f"SM): the roof at that traffic is {floor:.1f}% "
                     f"of the copy bandwidth, and {mem:.1f}% is {100.0 * mem / floor:.0f}% of it: little left to gain"
                 ],
             )
