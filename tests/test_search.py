@@ -1437,3 +1437,69 @@ def test_a_user_kernels_size_is_the_argument_its_grid_was_inferred_from():
     }
     names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(src), user, src)]
     assert "bigger-xblock" not in names  # 2 x 64 > 100 elements: no bigger block for them
+
+
+LOOPED_SOFTMAX = """
+@triton.jit
+def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr):
+    x0 = tl.program_id(0)
+    m = tl.full([XBLOCK, R0_BLOCK], float('-inf'), tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        m = tl.maximum(m, tl.load(in_ptr0 + (r0_offset + 393216 * x0)))
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        tmp1 = tl.load(in_ptr0 + (r0_offset + 393216 * x0))
+        tl.store(out_ptr0 + (r0_offset + 393216 * x0), tmp1 - tl.max(m, 1)[:, None])
+"""
+
+
+@pytest.mark.parametrize(("ms", "skipped"), [(4.675, True), (6.0, False)])
+def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
+    """On the GPU a unit whose Inductor kernel ran at capture at >= 95 % of its roof gets no
+    synthesized kernel (softmax over 4096 x 393216 fp32 at 4.675 ms on the H200: 64 % of the copy
+    bandwidth, 96 % of the 67 % roof at two reads), and its slot says why; 6 ms is 75 % of that
+    roof: synthesized.  The CPU never skips (times mean nothing there)."""
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.search import stage as search
+
+    paths = ProblemPaths(tmp_path, "p")
+    shape = [4096, 393216]
+    contract = {
+        "unit": "k",
+        "kernel": "k",
+        "device": "cuda",
+        "args": [
+            {"name": "in_ptr0", "kind": "tensor", "shape": shape, "dtype": "float32", "access": "read"},
+            {"name": "out_ptr0", "kind": "tensor", "shape": shape, "dtype": "float32", "access": "write"},
+            {"name": "xnumel", "kind": "scalar", "value": 4096},
+            {"name": "r0_numel", "kind": "scalar", "value": 393216},
+        ],
+    }
+    write_json(paths.contract("k"), contract)
+    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms}]})
+    paths.inductor_kernel("k").write_text(LOOPED_SOFTMAX)
+    cfg = config.validate({"device": "cuda"})
+    why = search.near_roof(paths, "k", contract, cfg)
+    assert (why is not None) is skipped
+    assert search.near_roof(paths, "k", {**contract, "device": "cpu"}, cfg) is None
+    assert (
+        search.near_roof(paths, "k", contract, config.validate({"search": {"synthesis_skip_roof_pct": None}})) is None
+    )
+    # figures not to trust: above the roof (the contract's bytes overstate a gather's reads),
+    # a unit that fits in a few L2s (timed partly from L2), launches of different shapes
+    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms / 20}]})
+    assert search.near_roof(paths, "k", contract, cfg) is None
+    small = {**contract, "args": [{**a, "shape": [64, 1024]} if a["kind"] == "tensor" else a for a in contract["args"]]}
+    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms * 64 * 1024 / (4096 * 393216)}]})
+    assert search.near_roof(paths, "k", small, cfg) is None
+    # two launches of the same shapes: dispatch's time is their sum
+    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": 2 * ms, "launches": 2}]})
+    assert (search.near_roof(paths, "k", {**contract, "launch_shapes_identical": True}, cfg) is not None) is skipped
+    assert search.near_roof(paths, "k", {**contract, "launch_shapes_identical": False}, cfg) is None
+    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms}]})
+    if skipped:
+        assert "64.1 % of the 4.3 TB/s copy bandwidth" in why and "96 % of its roof" in why
+        paths.reference("k").write_text("# the eager reference\n")
+        slot = search.synthesize(paths, "k", 0, cfg)
+        assert slot["empty"] and slot["near_roof"] and slot["reason"] == f"not synthesized: {why}"
+        assert not (paths.synth_dir("k", 0) / "candidate.py").exists()

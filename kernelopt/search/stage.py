@@ -35,6 +35,46 @@ from .synth.ops import CannotSynthesize
 from .timing import time_against_inductor, time_candidate
 from .transform import signature
 
+# L2 of the H200 (60 MB): a unit that moves less than a few times this was timed at capture
+# partly from L2 (back-to-back runs, no flush), so its share of the DRAM roof is not a measure
+L2_BYTES = 60 * 10**6
+
+
+def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str | None:
+    """Why a unit is not worth synthesizing: on the GPU, Inductor's kernel ran at capture at
+    ``search.synthesis_skip_roof_pct`` % or more of its roof (the copy bandwidth, or the roof at
+    two reads of rows that do not fit on one SM); None otherwise, always on the CPU, and
+    whenever the figure cannot be trusted: a unit moving less than 4x the L2, one launched with
+    different shapes, a share above 105 % of the roof (the contract's bytes overstate what the
+    kernel reads, e.g. a gather), or a figure that cannot be computed."""
+    limit = cfg["search"].get("synthesis_skip_roof_pct")
+    if limit is None or contract.get("device") != "cuda" or contract.get("fused"):
+        return None
+    try:
+        disp = read_json(paths.dispatch) if paths.dispatch.exists() else {}
+        entry = next((u for u in disp.get("units", []) if u.get("id") == unit), {})
+        ms, launches = entry.get("time_ms"), int(entry.get("launches") or contract.get("launches") or 1)
+        nbytes = profiler.moved_bytes(contract)
+        if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.get("launch_shapes_identical")):
+            return None
+        peak = float(cfg["search"]["peak_bandwidth_gbs"])
+        pct = nbytes / (ms / launches * 1e-3) / 1e9 / peak * 100.0  # dispatch's time sums the launches
+        ind = paths.inductor_kernel(unit)
+        rereads = profiler.reread_inputs(ind.read_text(), contract.get("kernel", ""), contract) if ind.exists() else []
+        floor = profiler.reread_roof_pct(contract, rereads)
+    except Exception as e:  # noqa: BLE001 - no figure, no skip: the unit is synthesized as before
+        print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e}); synthesizing")
+        return None
+    roof = floor or 100.0
+    if pct < float(limit) / 100.0 * roof or pct > 1.05 * roof:
+        return None
+    where = f"{floor:.0f} % roof at two reads of rows too large for one SM" if floor else "copy bandwidth"
+    return (
+        f"Inductor's kernel ran at {pct:.1f} % of the {peak / 1000:.1f} TB/s copy bandwidth at capture "
+        f"({100.0 * pct / roof:.0f} % of its roof, the {where}; search.synthesis_skip_roof_pct = {limit}): "
+        "an independent implementation has next to nothing to gain"
+    )
+
 
 def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
     """Rule synthesize: writes synth/a<k>/candidate.py and slot.json (empty with the reason
@@ -47,10 +87,14 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     ref = paths.reference(unit)
     clear_transcripts(d, ["synthesizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
+    near = near_roof(paths, unit, contract, cfg)
     try:
         if not ref.exists():
             raise CannotSynthesize("the unit has no eager reference")
-        if backend.name == "heuristic":
+        if near:
+            info.update(reason=f"not synthesized: {near}", near_roof=True)
+            src = None
+        elif backend.name == "heuristic":
             # fused pairs: the hand-written generator; other units: the fixed order of sources
             info["source"] = "handwritten" if contract.get("fused") else source_of(attempt, contract)[0]
             try:
