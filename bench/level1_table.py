@@ -76,7 +76,10 @@ def row(wd: Path, problem: str) -> dict:
     base = _read(paths.baseline) or {}
     roof = problem_roofline(paths, units, PEAK_GBS) if units and res.get("category") != "error" else {}
     kernels_ms = sum(u["inductor_ms"] for u in roof.get("units", []) if u.get("inductor_ms")) or None
-    speedup = res.get("speedup_vs_compiled") if res.get("category") == "optimized" else 1.0
+    # what the problem ships with: gate 4's speedup, the baseline (1.0) when it was kept; an error
+    # has none (left out of the geomean, as the report does)
+    cat = res.get("category")
+    speedup = res.get("speedup_vs_compiled") if cat == "optimized" else None if cat == "error" else 1.0
     per_unit = []
     for u in roof.get("units", []):
         best = u.get("best_candidate") or {}
@@ -105,7 +108,7 @@ def row(wd: Path, problem: str) -> dict:
         "best_candidate_bw_pct": _r(roof.get("best_candidate_bw_pct"), 1),
         "reread_roof_pct": _r(roof.get("reread_roof_pct"), 1),
         # the most any kernel set could gain: Inductor's kernels brought to their roof
-        "roof_bound_speedup": _r((roof.get("reread_roof_pct") or 100.0) / roof["inductor_bw_pct"], 3)
+        "roof_bound_speedup": _r(max((roof.get("reread_roof_pct") or 100.0) / roof["inductor_bw_pct"], 1.0), 3)
         if roof.get("inductor_bw_pct")
         else None,
         "why": why_stayed(res, roof) if res else "not finished in the run",
