@@ -324,3 +324,23 @@ def test_snakemakes_own_report_of_the_finished_run(demo_run, tmp_path):
     assert out.stat().st_size > 10_000
     for name in ("results.csv", "summary.json", "stages.csv", "index.html"):
         assert re.search(re.escape(name), text), name
+
+
+def test_a_unit_page_names_the_reread_roof(llm_run, tmp_path):
+    """A unit whose rows do not fit on one SM (result.json: roofline.units[].reread_roof_pct)
+    has that roof on its line of the problem page."""
+    import shutil
+
+    wd = tmp_path / "run"
+    shutil.copytree(llm_run, wd)
+    res_path = wd / "level1_1_Softmax/result.json"
+    res = json.loads(res_path.read_text())
+    unit = next((wd / "level1_1_Softmax/units").iterdir()).name
+    line = {"unit": unit, "bytes": 2**29, "inductor_ms": 0.2, "inductor_gbs": 2684.0, "inductor_pct": 62.4}
+    for roof, said in ((66.7, True), (None, False)):
+        res["roofline"] = {"peak_gbs": 4300.0, "units": [{**line, "best_candidate": None, "reread_roof_pct": roof}]}
+        res_path.write_text(json.dumps(res))
+        html.build(wd)
+        _, text = _refs(wd / "report/problems/level1_1_Softmax.html")
+        assert "62.4 % of the copy bandwidth" in text
+        assert ("so Inductor's kernel reads them twice: the roof at that traffic is 66.7 %" in text) is said
