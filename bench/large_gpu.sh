@@ -7,7 +7,8 @@
 # EXTRA=run: run it for real, EXTRA_TIMEOUT), CUDA_VISIBLE_DEVICES=0 (one GPU of a 2-GPU machine),
 # RESUME=<tar of the run dir> (large_workdir.tar.gz of an earlier call), TARGET=<a file under
 # the run directory> (only what it needs, e.g. one unit's gate2.json).
-# Results in $OUT: large_h200.json + large_jobs.csv (bench/collect_large.py), large_results.csv,
+# Results in $OUT: large_h200.json + large_jobs.csv (bench/collect_large.py), level1_table.{json,md}
+# (bench/level1_table.py), large_results.csv,
 # large_summary.json, large_snakemake.log, large_dryrun_extra.log, large_workdir.tar.gz,
 # gpu_util.csv (nvidia-smi once a second).
 set -uo pipefail
@@ -45,6 +46,8 @@ if [ "${EXTRA:-0}" = 1 ]; then
 fi
 kill $SMI 2>/dev/null
 python3 bench/collect_large.py $WD $OUTDIR/large_snakemake.log $OUTDIR/large_h200.json $OUTDIR/large_jobs.csv $OUTDIR/gpu_util.csv
+python3 bench/level1_table.py $WD $OUTDIR/level1_table.json $OUTDIR/level1_table.md > /dev/null 2>&1 \
+  && tail -1 $OUTDIR/level1_table.md  # issue 8's table of the level-1 problems (finished or not)
 cp $WD/report/summary.json $OUTDIR/large_summary.json 2>/dev/null; cp $WD/report/results.csv $OUTDIR/large_results.csv 2>/dev/null
 du -sh $WD; tar czf $OUTDIR/large_workdir.tar.gz -C $WD --exclude='*/capture/cache' --exclude='*.pt' . 2>/dev/null
 ls -la $OUTDIR
