@@ -333,3 +333,28 @@ def test_gate3_fp64_fallback_measures_float32_against_float64():
     assert model.fp64_pass(model._leaf_error(leaves(good), leaves(ref64)), err_b, 2.0)
     assert not model.fp64_pass(math.inf, math.inf, 2.0) and not model.fp64_pass(0.0, math.nan, 2.0)
     assert model._leaf_error(leaves(torch.zeros(3)), leaves(torch.zeros(4, dtype=torch.float64))) == math.inf
+
+
+@pytest.mark.parametrize(("ci_high", "words"), [(0.9993, "is below the minimum"), (1.002, "is not significant")])
+def test_a_passing_stitch_below_the_minimum_speedup_says_which_condition_failed(tmp_path, ci_high, words):
+    """H200 run 10, GELU: all gates passed at 1.0037 with the 95 % CI below 1 (significant, but
+    under gates.optimized_min_speedup): the reason said "not significant", which it was not."""
+    from kernelopt.core.config import validate
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.report.stage import finalize
+
+    paths = ProblemPaths(tmp_path, "level1_9_X")
+    write_json(paths.baseline, {"device": "cuda", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
+    write_json(paths.dispatch, {"verdict": "optimizable", "units": [{"id": "u"}]})
+    write_json(paths.attempt_dir(0) / "plan.json", {"status": "stitched", "replacements": {"u": "iter1/cand0"}})
+    write_json(paths.attempt_dir(0) / "gate3.json", {"verdict": "pass", "reason": "ok"})
+    numbers = {"speedup": 1.0037, "a_ms": 0.1319, "b_ms": 0.1315, "ci_low": 0.9956, "ci_high": ci_high}
+    write_json(
+        paths.attempt_dir(0) / "gate4.json",
+        {"verdict": "pass", "reason": "ok", "numbers": {**numbers, "noise_band": [0.9956, ci_high]}},
+    )
+    write_json(paths.best("u"), {"candidates": {}, "ranked": []})
+    res = finalize(paths, ["u"], validate({}))
+    assert res["category"] == "matched (optimized)" and res["speedup_vs_compiled"] == 1.0
+    assert f"the speedup 1.0037 {words} (time ratio 95% CI 0.9956-{ci_high:.4f}" in res["reason"]
