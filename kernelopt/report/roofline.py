@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
-from ..search.profiler import ON_CHIP_BYTES, moved_bytes, reread_inputs, reread_roof_pct
+from ..search.profiler import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 
 
@@ -74,8 +74,7 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
         "inductor_time_from": source,
         "best_candidate": None,
     }
-    ind = paths.inductor_kernel(unit)
-    rereads = reread_inputs(ind.read_text(), contract.get("kernel", ""), contract) if ind.exists() else []
+    rereads = unit_rereads(paths.inductor_kernel(unit), contract)
     if rereads:
         out["rereads"] = rereads
         floor = reread_roof_pct(contract, rereads)

@@ -131,6 +131,13 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
     return out
 
 
+def unit_rereads(inductor_py: Path, contract: dict[str, Any]) -> list[dict[str, Any]]:
+    """``reread_inputs`` of a unit's ``inductor.py`` (none when the file is missing)."""
+    if not inductor_py.exists():
+        return []
+    return reread_inputs(inductor_py.read_text(), contract.get("kernel", ""), contract)
+
+
 def reread_roof_pct(contract: dict[str, Any], rereads: list[dict[str, Any]]) -> float | None:
     """% of the copy bandwidth a kernel reaches at best when it reads those rows twice, as a
     kernel must whose rows do not fit on one SM (unless it splits a row over several SMs and

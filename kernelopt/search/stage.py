@@ -59,9 +59,7 @@ def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dic
             return None
         peak = float(cfg["search"]["peak_bandwidth_gbs"])
         pct = nbytes / (ms / launches * 1e-3) / 1e9 / peak * 100.0  # dispatch's time sums the launches
-        ind = paths.inductor_kernel(unit)
-        rereads = profiler.reread_inputs(ind.read_text(), contract.get("kernel", ""), contract) if ind.exists() else []
-        floor = profiler.reread_roof_pct(contract, rereads)
+        floor = profiler.reread_roof_pct(contract, profiler.unit_rereads(paths.inductor_kernel(unit), contract))
     except Exception as e:  # noqa: BLE001 - no figure, no skip: the unit is synthesized as before
         print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e}); synthesizing")
         return None
@@ -260,13 +258,10 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
     sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
     metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
-    ind = paths.inductor_kernel(unit)
-    if ind.exists():  # rows too large for one SM are read twice by any kernel: the roof at that traffic
-        floor = profiler.reread_roof_pct(
-            h.contract, profiler.reread_inputs(ind.read_text(), h.contract.get("kernel", ""), h.contract)
-        )
-        if floor is not None:
-            metrics["reread_roof_pct"] = floor
+    # rows too large for one SM are read twice by a kernel that keeps a row to one SM: the roof at that traffic
+    floor = profiler.reread_roof_pct(h.contract, profiler.unit_rereads(paths.inductor_kernel(unit), h.contract))
+    if floor is not None:
+        metrics["reread_roof_pct"] = floor
     source = "roofline"
     ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
