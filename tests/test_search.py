@@ -104,19 +104,26 @@ def test_planner_is_diverse_deterministic_and_remembers():
     assert hb.plan(1, beam, near, CONTRACT, Memory(), 4).stop
 
 
+def _user_kernel(block: int, programs: int, grid_x: str, scalars: dict[str, int]) -> tuple[str, dict]:
+    """A user kernel's source (``INDUCTOR_LIKE`` with one ``BLOCK``) and its contract: a 1-D grid of
+    ``programs`` inferred as ``grid_x``, the two tensors of ``CONTRACT`` and ``scalars``."""
+    src = INDUCTOR_LIKE.replace("CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}", f"CONFIG = {{'BLOCK': {block}}}")
+    contract = {
+        **CONTRACT,
+        "user": True,
+        "grid": [programs, 1, 1],
+        "grid_inferred": {"x": grid_x},
+        "args": CONTRACT["args"][:2] + [{"name": n, "kind": "scalar", "value": v} for n, v in scalars.items()],
+    }
+    return src, contract
+
+
 def test_planner_on_a_huge_grid_and_with_momentum():
     """Underutilized on a huge grid (a user's BLOCK=32 over 256 Mi elements: 10 % of the roof on
     the H200) asks for more work per program, not more programs; a member a direction made
     faster repeats that direction first."""
     hb = backend("heuristic")
-    user_src = INDUCTOR_LIKE.replace("CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}", "CONFIG = {'BLOCK': 32}")
-    user = {
-        **CONTRACT,
-        "user": True,
-        "grid": [8388608, 1, 1],
-        "grid_inferred": {"x": "triton.cdiv(n, BLOCK)"},
-        "args": CONTRACT["args"][:2] + [{"name": "n", "kind": "scalar", "value": 268435456}],
-    }
+    user_src, user = _user_kernel(32, 8388608, "triton.cdiv(n, BLOCK)", {"n": 268435456})
     idle = ProfileSummary("inductor", "ncu", {"memory_sol_pct": 10.0, "compute_sol_pct": 5.0}, "")
     analyses = {"inductor": hb.analyze(idle, user, Memory())}
     assert analyses["inductor"].bottleneck == "underutilized"
@@ -1426,15 +1433,7 @@ def test_a_user_kernels_size_is_the_argument_its_grid_was_inferred_from():
     """The size behind a user kernel's inferred grid is matched by name, not as a substring of
     the grid expression (an argument named ``n`` matched ``triton.cdiv(n_cols, BLOCK)``)."""
     hb = backend("heuristic")
-    src = INDUCTOR_LIKE.replace("CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}", "CONFIG = {'BLOCK': 64}")
-    user = {
-        **CONTRACT,
-        "user": True,
-        "grid": [2, 1, 1],
-        "grid_inferred": {"x": "triton.cdiv(n_cols, BLOCK)"},
-        "args": CONTRACT["args"][:2]
-        + [{"name": "n_cols", "kind": "scalar", "value": 100}, {"name": "n", "kind": "scalar", "value": 1 << 20}],
-    }
+    src, user = _user_kernel(64, 2, "triton.cdiv(n_cols, BLOCK)", {"n_cols": 100, "n": 1 << 20})
     names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(src), user, src)]
     assert "bigger-xblock" not in names  # 2 x 64 > 100 elements: no bigger block for them
 
