@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,79 @@ from ..core.errors import JobFault, ProblemError, looks_like_oom
 from ..core.instrument import LaunchRecorder, instrumented
 from ..core.jsonio import write_json
 from ..core.paths import ProblemPaths
-from . import fxref
+from . import fxref, regions
 from .callargs import build_call_args, map_call_args, match_outputs
 from .hooks import CompileHooks, GraphCapture, KernelSite
 from .profiling import profile_compiled, profile_sites
 
 
 # --------------------------------------------------------------------------- references
+def _node_finder(cap: GraphCapture) -> Callable[[str], Any]:
+    """buffer name -> the FX node whose value it holds (a graph input is its placeholder)."""
+    if cap.gm is None:
+        raise fxref.ReferenceUnavailable("the post-grad graph was not captured")
+    nodes = {n.name: n for n in cap.gm.graph.nodes}
+
+    def node_of(buf: str) -> Any:
+        name = buf if buf in nodes and nodes[buf].op == "placeholder" else cap.buffer_origin.get(buf)
+        if name is None or name not in nodes:
+            raise fxref.ReferenceUnavailable(f"buffer {buf} has no origin FX node")
+        return nodes[name]
+
+    return node_of
+
+
+def region_references(
+    cap: GraphCapture, source: str, kernels: dict[str, Any], kernel_sources: dict[str, str], paths: ProblemPaths
+) -> dict[str, Any]:
+    """Regions (capture/regions.py) of graph 0 that start at a kernel with no reference of its
+    own, each with the eager reference of the FX subgraph from its inputs to its outputs
+    (``kernels/<region>.reference.py``); the refused starts with their reasons."""
+    starts = [k for k, e in kernels.items() if "error" in (e.get("reference") or {}) and not e.get("user")]
+    if not starts or cap.gm is None:
+        return {"found": [], "refused": []}
+    node_of = _node_finder(cap)
+
+    def mappable(buf: str) -> bool:
+        try:
+            return fxref.numel(node_of(buf)) is not None
+        except fxref.ReferenceUnavailable:
+            return False
+
+    found, refused = regions.find_regions(
+        source, kernel_sources, {k: e.get("heuristic") for k, e in kernels.items()}, starts, mappable
+    )
+    out = []
+    for r in found:
+        rid = regions.region_id(r["members"])
+        try:
+            ref = fxref.build(cap.gm, {b: node_of(b) for b in r["inputs"]}, {b: node_of(b) for b in r["outputs"]})
+        except fxref.ReferenceUnavailable as e:
+            refused.append({"start": r["members"][0], "function": r["function"], "reason": str(e)})
+            continue
+        (paths.kernels_dir / f"{rid}.reference.py").write_text(fxref.render(rid, ref))
+        if ref.constants:
+            import torch
+
+            torch.save(
+                {k: v.detach().cpu() for k, v in ref.constants.items()},
+                paths.kernels_dir / f"{rid}.reference_constants.pt",
+            )
+        out.append(
+            {
+                **r,
+                "id": rid,
+                "reference": {
+                    "file": f"kernels/{rid}.reference.py",
+                    "inputs": ref.input_nodes,
+                    "outputs": ref.output_nodes,
+                    "aten_ops": ref.aten_ops,
+                },
+            }
+        )
+    return {"found": out, "refused": refused}
+
+
 def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.ReferenceCode, dict[str, Any]]:
     """Map the kernel's argument buffers to FX nodes and cut the subgraph between them.
 
@@ -38,16 +105,8 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
     ``layout_copy`` is set when the output is a re-laid-out copy of the single input
     (Inductor's stride conversions for extern kernels have no FX node of their own).
     """
-    if cap.gm is None:
-        raise fxref.ReferenceUnavailable("the post-grad graph was not captured")
-    nodes = {n.name: n for n in cap.gm.graph.nodes}
+    node_of = _node_finder(cap)
     computed = set(site.computed)
-
-    def node_of(buf: str) -> Any:
-        name = buf if buf in nodes and nodes[buf].op == "placeholder" else cap.buffer_origin.get(buf)
-        if name is None or name not in nodes:
-            raise fxref.ReferenceUnavailable(f"buffer {buf} has no origin FX node")
-        return nodes[name]
 
     inputs: dict[str, Any] = {}
     out_bufs: dict[str, str] = {}
@@ -245,6 +304,12 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
                 entry["reference"] = {"error": "define_kernel hook did not see this kernel"}
             kernels[name] = entry
 
+        if g == 0:
+            kernel_sources = {k: (paths.capture / e["source"]).read_text() for k, e in kernels.items()}
+            try:
+                found_regions = region_references(cap, source, kernels, kernel_sources, paths)
+            except Exception as e:  # noqa: BLE001 - no regions, said why; the kernels stay units as before
+                found_regions = {"found": [], "refused": [], "error": f"{type(e).__name__}: {e}"}
         rec: dict[str, Any] = {
             "index": g,
             "output_code": out_path.name,
@@ -255,6 +320,8 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             "constants": sorted(cap.constants),
             "sites": [s.to_dict() for s in oc.sites],
         }
+        if g == 0:
+            rec["regions"] = found_regions
         if cap.constants:
             torch.save(
                 {k: v.detach().cpu() for k, v in cap.constants.items() if isinstance(v, torch.Tensor)},

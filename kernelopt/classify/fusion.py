@@ -31,15 +31,24 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..core.outputcode import classify_call, dotted, functions
+from ..core.outputcode import (
+    Refused,
+    dotted,
+    functions,
+    is_call_to,
+    kernel_def,
+    kernel_params,
+    launched_kernel,
+    names_in,
+    statements_in_order,
+)
 
 PROLOGUE = {"xnumel", "xoffset", "xindex", "xmask"}
 FORBIDDEN_IN_PRODUCER = {"xoffset", "xnumel", "XBLOCK", "yindex", "ynumel", "YBLOCK", "program_id", "arange"}
 BETWEEN_CALLS = ("empty_strided", "get_raw_stream")
 
 
-class NotFusible(Exception):
-    pass
+NotFusible = Refused  # a pair that is not fusible, with the reason
 
 
 def unit_id(producer_unit: str, consumer_unit: str) -> str:
@@ -47,50 +56,6 @@ def unit_id(producer_unit: str, consumer_unit: str) -> str:
 
 
 # --------------------------------------------------------------------------- wrapper analysis
-def statements_in_order(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Statements of a function in execution order, ``with`` blocks opened."""
-    out: list[ast.stmt] = []
-    for s in body:
-        if isinstance(s, ast.With):
-            out.extend(statements_in_order(s.body))
-        else:
-            out.append(s)
-    return out
-
-
-def launched_kernel(stmt: ast.stmt, kernels: set[str]) -> str | None:
-    """The kernel a statement ``K.run(...)`` launches (outputcode's launch-site rule)."""
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        site = classify_call(stmt.value, kernels)  # type: ignore[arg-type]
-        if site and site[0] == "triton":
-            return site[1]
-    return None
-
-
-def names_in(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def _is_call_to(node: ast.AST, suffixes: tuple[str, ...]) -> bool:
-    return isinstance(node, ast.Call) and (dotted(node.func) or "").split(".")[-1].startswith(suffixes)
-
-
-def kernel_params(source: str, kernel: str) -> tuple[list[str], list[str]]:
-    """(runtime parameters in order, constexpr parameters) of ``kernel`` in ``source``."""
-    fn = kernel_def(ast.parse(source), kernel)
-    runtime, const = [], []
-    for a in fn.args.args:
-        (const if a.annotation is not None and "constexpr" in ast.unparse(a.annotation) else runtime).append(a.arg)
-    return runtime, const
-
-
-def kernel_def(tree: ast.Module, kernel: str) -> ast.FunctionDef:
-    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
-    if fn is None:
-        raise NotFusible(f"kernel {kernel} not found in its source")
-    return fn
-
-
 def find_pairs(
     wrapper_src: str, kernel_sources: dict[str, str], heuristics: dict[str, str]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -155,7 +120,7 @@ def _check_pair(
             continue
         if (
             isinstance(s, ast.Assign)
-            and (_is_call_to(s.value, BETWEEN_CALLS) or isinstance(s.value, ast.Name))
+            and (is_call_to(s.value, BETWEEN_CALLS) or isinstance(s.value, ast.Name))
             and buf not in names_in(s)
         ):
             continue

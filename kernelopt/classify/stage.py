@@ -153,6 +153,40 @@ def add_fused_units(dispatch: dict[str, Any], pairs: list[dict[str, Any]], refus
     dispatch["fusion"] = {"fused_units": [u["id"] for u in fused], "refused_pairs": refused}
 
 
+def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
+    """Regions (capture/regions.py, found at capture with their references): each becomes one
+    more unit ``rg_<first>__<last>``; its members stay units (not checkable on their own), and
+    the stitch stage takes the region's candidate in their place."""
+    rec = capture["graphs"][0].get("regions") or {}
+    by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0}
+    added = []
+    for r in rec.get("found", []):
+        members = [by_kernel.get(k) for k in r["members"]]
+        if any(m is None for m in members):
+            continue
+        time_ms = sum(m["time_ms"] or 0.0 for m in members)  # type: ignore[index]
+        added.append(
+            {
+                "id": r["id"],
+                "graph": 0,
+                "kernel": r["members"][-1],
+                "heuristic": members[-1]["heuristic"],  # type: ignore[index]
+                "template": False,
+                "launches": 1,
+                "time_ms": time_ms,
+                "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+                "reference": True,
+                "region": {**r, "member_units": [m["id"] for m in members]},  # type: ignore[index]
+            }
+        )
+    dispatch["units"] += added
+    dispatch["regions"] = {
+        "region_units": [u["id"] for u in added],
+        "refused_starts": rec.get("refused", []),
+        **({"error": rec["error"]} if rec.get("error") else {}),
+    }
+
+
 def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = True) -> dict[str, Any]:
     capture = read_json(paths.capture_record)
     profile = read_json(paths.profile)
@@ -175,12 +209,15 @@ def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = Tr
                 paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()}
             )
             add_fused_units(dispatch, pairs, refused)
+        if dispatch["verdict"] == "optimizable":
+            add_region_units(dispatch, capture)
     write_json(paths.dispatch, dispatch)
     kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
     nf = len((dispatch.get("fusion") or {}).get("fused_units", []))
     print(
         f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)"
         + (f" ({nf} fused neighbour pair(s))" if nf else "")
+        + (f" ({nr} region(s))" if (nr := len((dispatch.get("regions") or {}).get("region_units", []))) else "")
         + f"; {kinds}",
         flush=True,
     )

@@ -276,3 +276,53 @@ def rename_function(source: str, old: str, new: str) -> str:
             lines[i] = lines[i].replace(f"def {old}(", f"def {new}(", 1)
             return "".join(lines)
     raise ValueError(f"function {old} not found in the kernel source")
+
+
+# --------------------------------------------------------------------------- wrapper analysis
+# (shared by classify/fusion.py, capture/regions.py and the stitch halves)
+class Refused(Exception):
+    """A wrapper or kernel shape an analysis does not handle; the message says why."""
+
+
+def statements_in_order(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements of a function in execution order, ``with`` blocks opened."""
+    out: list[ast.stmt] = []
+    for s in body:
+        if isinstance(s, ast.With):
+            out.extend(statements_in_order(s.body))
+        else:
+            out.append(s)
+    return out
+
+
+def launched_kernel(stmt: ast.stmt, kernels: set[str]) -> str | None:
+    """The kernel a statement ``K.run(...)`` launches (outputcode's launch-site rule)."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        site = classify_call(stmt.value, kernels)  # type: ignore[arg-type]
+        if site and site[0] == "triton":
+            return site[1]
+    return None
+
+
+def names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def is_call_to(node: ast.AST, suffixes: tuple[str, ...]) -> bool:
+    return isinstance(node, ast.Call) and (dotted(node.func) or "").split(".")[-1].startswith(suffixes)
+
+
+def kernel_params(source: str, kernel: str) -> tuple[list[str], list[str]]:
+    """(runtime parameters in order, constexpr parameters) of ``kernel`` in ``source``."""
+    fn = kernel_def(ast.parse(source), kernel)
+    runtime, const = [], []
+    for a in fn.args.args:
+        (const if a.annotation is not None and "constexpr" in ast.unparse(a.annotation) else runtime).append(a.arg)
+    return runtime, const
+
+
+def kernel_def(tree: ast.Module, kernel: str) -> ast.FunctionDef:
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
+    if fn is None:
+        raise Refused(f"kernel {kernel} not found in its source")
+    return fn

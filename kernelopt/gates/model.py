@@ -12,8 +12,9 @@ own code, configs pinned to capture's) runs, and everything is compared:
   dicts and dataclass records included), then in value at ``model_rtol``/``model_atol``, else by
   the FP64 fallback: err(candidate vs fp64) <= ``fp64_ratio`` x err(baseline vs fp64);
 * the proof written at stitch time must hold, every replaced kernel must have run as its
-  candidate, a fused producer must not have run (``stitch-proof``), and a candidate's launch may
-  dispatch no torch compute and launch only its own Triton kernels.
+  candidate, a fused producer or a region's earlier member must not have run
+  (``stitch-proof``), and a candidate's launch may dispatch no torch compute and launch only
+  its own Triton kernels.
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     if any(n == 0 for n in ran.values()) or any(k in by_inductor for k in replaced):
         return fail("stitch-proof", f"a replaced kernel did not run as its candidate ({ran})")
     if any(k in by_inductor or k in by_candidate for k in dropped):
-        return fail("stitch-proof", f"a fused producer still ran ({sorted(dropped)})")
+        return fail("stitch-proof", f"a dropped launch (fused producer, region member) still ran ({sorted(dropped)})")
     if reply.get("sandbox", {}).get("denied"):
         return fail("sandbox", reply["sandbox"]["denied"][0])
     launcher = set(reply.get("launcher_ops", []))
@@ -248,7 +249,7 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
         return fail(outputs.STRUCTURE_RULE, f"seed {seed}: the stitched model's outputs differ from eager's: {why}")
     if all(r["pass"] for r in per_seed):
         how = "directly at 1e-4" if all(r["direct_pass"] for r in per_seed) else "by the FP64 fallback"
-        fused = f"; fused producers {sorted(dropped)} did not run" if dropped else ""
+        fused = f"; dropped launches (fused producers, region members) {sorted(dropped)} did not run" if dropped else ""
         dists = sorted({r["distribution"] for r in per_seed})
         why = (
             f"stitched model matches eager on {len(stream.sets)} calls (fresh seeds {seeds}; "

@@ -166,6 +166,30 @@ class ProblemRuntime:
             after.append(v)
         return before, after
 
+    def region_io(
+        self, contract: dict[str, Any], seed: int, distribution: str = "normal"
+    ) -> tuple[list[Any], list[Any]]:
+        """Arguments of a region (capture/regions.py) for ``seed``: each input as the wrapper
+        passed it to the region's first kernel that reads it, each output before its first
+        writer and after its last (isolate/regions.py: region_io)."""
+        import torch
+
+        from .regions import region_io
+
+        members = contract["region"]["members"]
+        mod, oc = self.wrapper(contract["graph"])
+        obs = {k: IOCapture(k) for k in members}
+
+        class Members(Observer):
+            def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+                return (obs[name] if name in obs else _RUN).on_kernel(name, inner, lineno, args, kwargs)
+
+        with torch.no_grad(), instrumented(mod, oc, Members()):
+            mod.call(self.call_args(contract["graph"], seed, distribution))
+        if any(o.before is None or o.after is None for o in obs.values()):
+            raise RuntimeError(f"the region's kernels {members} were not all launched by the wrapper")
+        return region_io(obs, contract)
+
 
 def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
     """Fill an output with values no correct kernel leaves behind: NaN, or (``pattern="random"``)
@@ -209,6 +233,8 @@ class UnitHarness:
         and after Inductor's own kernel ran on them in the captured wrapper."""
         if self.contract.get("fused"):
             return self.rt.fused_io(self.contract, seed, distribution)
+        if self.contract.get("region"):
+            return self.rt.region_io(self.contract, seed, distribution)
         return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed, distribution=distribution)
 
     def expected(self, args: list[Any], seed: int, distribution: str = "normal") -> dict[str, Any]:

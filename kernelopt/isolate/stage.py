@@ -15,7 +15,7 @@ from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
-from . import fused, user
+from . import fused, regions, user
 from .contract import build_contract
 from .harness import ProblemRuntime, UnitHarness, load_module
 from .inductor import render_inductor
@@ -27,11 +27,16 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     dispatch = read_json(paths.dispatch)
     udir = paths.unit(unit)
     udir.mkdir(parents=True, exist_ok=True)
-    fused = next((u.get("fused") for u in dispatch["units"] if u["id"] == unit), None)
-    result = (_isolate_fused if fused else _isolate_kernel)(paths, unit, cfg, device, capture, dispatch, fused)
+    entry = next((u for u in dispatch["units"] if u["id"] == unit), {})
+    fused, region = entry.get("fused"), entry.get("region")
+    if region:
+        result = _isolate_region(paths, unit, cfg, device, capture, dispatch, region)
+    else:
+        result = (_isolate_fused if fused else _isolate_kernel)(paths, unit, cfg, device, capture, dispatch, fused)
     result["meaningful_timing"] = device == "cuda"
     write_json(paths.isolate_check(unit), result)
     what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
+    what = f" (region {' -> '.join(region['member_units'])})" if region else what
     print(
         f"[isolate] {paths.problem}/{unit}{what}: {result['status']}"
         + (f" ({result.get('reason')})" if result.get("reason") else ""),
@@ -134,6 +139,31 @@ def _isolate_fused(
         result.update(_check(paths, unit, contract, cfg, device))
     except NotFusible as e:
         result.update(ok=False, status="no-reference", reason=str(e))
+    return result
+
+
+def _isolate_region(
+    paths: ProblemPaths,
+    unit: str,
+    cfg: dict[str, Any],
+    device: str,
+    capture: dict[str, Any],
+    dispatch: dict[str, Any],
+    region: dict[str, Any],
+) -> dict[str, Any]:
+    """A region (capture/regions.py): its contract, its kernels as Inductor launches them
+    (inductor.py), the reference cut at capture, and the same 3-seed check."""
+    members = [build_contract(capture, dispatch, u) for u in region["member_units"]]
+    contract = regions.region_contract(members, region, unit)
+    write_json(paths.contract(unit), contract)
+    sources = [(paths.kernels_dir / f"{u}.py").read_text() for u in region["member_units"]]
+    paths.inductor_kernel(unit).write_text(regions.render_region(contract, sources))
+    shutil.copyfile(paths.capture / region["reference"]["file"], paths.reference(unit))
+    consts = paths.kernels_dir / f"{unit}.reference_constants.pt"
+    if consts.exists():
+        shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
+    result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "region": region["members"]}
+    result.update(_check(paths, unit, contract, cfg, device))
     return result
 
 

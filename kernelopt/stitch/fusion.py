@@ -6,8 +6,8 @@ its parts.
   ``del`` statements of those arguments between the two launches move after C's launch.
 * ``expected_function`` applies the same declared edits on the AST, independently of the text
   edit; gate 3's proof requires the two to agree.
-* ``choose_fusions``: a fused unit and its parts cannot all be replaced; the option that saves
-  more time wins.
+* ``choose_fusions``: a fused unit (or a region, stitch/regions.py) and its parts cannot all be
+  replaced; the option that saves more time wins.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..classify.fusion import launched_kernel, statements_in_order
 from ..core.jsonio import read_json
-from ..core.outputcode import functions
+from ..core.outputcode import functions, launched_kernel, statements_in_order
 from ..core.paths import ProblemPaths
 
 
@@ -114,7 +113,7 @@ def expected_function(fn: ast.FunctionDef, fusions: list[dict[str, Any]]) -> ast
 def choose_fusions(
     paths: ProblemPaths, replacements: dict[str, str], best_of: dict[str, dict[str, Any]]
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """A fused unit and its parts cannot all be replaced.  On the GPU the option that saves the
+    """A fused unit (or a region) and its parts cannot all be replaced.  On the GPU the option that saves the
     most time wins: (producer + consumer time at capture) x (1 - ratio) for the fused candidate
     against the sum over the parts' own candidates; on the CPU (times mean nothing) the fused
     candidate is taken, so the fusion path is exercised.  Overlapping pairs: the larger saving first."""
@@ -128,18 +127,23 @@ def choose_fusions(
         r = (b["candidates"].get(Path(out[u]).relative_to(paths.unit(u)).as_posix()) or {}).get("ratio")
         return (disp[u].get("time_ms") or 0.0) * (1.0 - r) if r is not None else None
 
-    fused = sorted((u for u in out if (disp.get(u) or {}).get("fused")), key=lambda u: (-(saving(u) or 0.0), u))
+    def parts_of(u: str) -> list[str]:
+        e = disp.get(u) or {}
+        if e.get("fused"):
+            return [e["fused"]["producer_unit"], e["fused"]["consumer_unit"]]
+        return list((e.get("region") or {}).get("member_units", []))
+
+    fused = sorted((u for u in out if parts_of(u)), key=lambda u: (-(saving(u) or 0.0), u))
     taken: set[str] = set()
     decisions = []
     for u in fused:
-        f = disp[u]["fused"]
-        parts = [f["producer_unit"], f["consumer_unit"]]
+        parts = parts_of(u)
         if taken & set(parts):
             decisions.append(
                 {
                     "unit": u,
                     "taken": False,
-                    "why": f"a part is already replaced by another fused unit ({sorted(taken & set(parts))})",
+                    "why": f"a part is already replaced by another fused unit or region ({sorted(taken & set(parts))})",
                 }
             )
             out.pop(u)

@@ -1,7 +1,8 @@
 """Gate 3's proof of a stitch, computed when the stitch is written: the stitched module differs
 from the baseline only in the replaced kernels' definitions (plus the loader) and, for fused
-pairs, in exactly the declared call-site edits, re-derived on the baseline's AST independently
-of the text edit; and each declared fusion is one that the pair finder allows on that baseline.
+pairs and regions, in exactly the declared call-site edits, re-derived on the baseline's AST
+independently of the text edit; and each declared fusion (region) is one that the pair finder
+(``capture.regions.check_region``) allows on that baseline.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import difflib
 import json
 from typing import Any
 
+from ..capture.regions import NotARegion, check_region
 from ..classify.fusion import find_pairs
 from ..core import outputcode
 from .fusion import expected_function
+from .regions import expected_function as region_edits
+from .regions import region_args
 
 
 def _fusion_key(f: dict[str, Any]) -> tuple:
@@ -23,19 +27,47 @@ def _fusion_key(f: dict[str, Any]) -> tuple:
     return (f["producer"], f["consumer"], f["buffer"], f["producer_param"], f["consumer_param"], extra)
 
 
+REGION_KEYS = ("function", "members", "inputs", "outputs", "intermediates", "calls")
+
+
+def _regions_not_allowed(baseline: str, oc: Any, regions: list[dict[str, Any]]) -> list[str]:
+    """Declared regions that ``capture.regions.check_region`` does not derive, as declared, on
+    this very baseline."""
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    heuristics = {k: v.heuristic for k, v in oc.kernels.items()}
+    bad = []
+    for r in regions:
+        try:
+            derived = check_region(baseline, sources, heuristics, r["function"], r["members"])
+        except NotARegion:
+            bad.append(r["unit"])
+            continue
+        if any(derived[k] != r.get(k) for k in REGION_KEYS):
+            bad.append(r["unit"])
+    return sorted(bad)
+
+
 def diff_proof(
-    baseline: str, stitched: str, replaced: set[str], fusions: list[dict[str, Any]] | None = None
+    baseline: str,
+    stitched: str,
+    replaced: set[str],
+    fusions: list[dict[str, Any]] | None = None,
+    regions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Show that the two modules differ only in the replaced kernels' definitions (plus the loader)
-    and, for fusions, in exactly the declared call-site edits: the baseline's functions with
-    ``stitch.fusion.expected_function`` applied on their AST must equal the stitched functions."""
+    and, for fusions and regions, in exactly the declared call-site edits: the baseline's
+    functions with ``stitch.fusion.expected_function`` and ``stitch.regions.expected_function``
+    applied on their AST must equal the stitched functions."""
+
+    def edit(fn: ast.FunctionDef) -> ast.FunctionDef:
+        return region_edits(expected_function(fn, fusions or []), regions or [])
 
     def dump(node: ast.stmt) -> str:
-        if fusions and isinstance(node, ast.FunctionDef):
-            node = expected_function(node, fusions)
-        elif fusions and isinstance(node, ast.ClassDef):
+        if (fusions or regions) and isinstance(node, ast.FunctionDef):
+            node = edit(node)
+        elif (fusions or regions) and isinstance(node, ast.ClassDef):
             node = copy.deepcopy(node)
-            node.body = [expected_function(n, fusions) if isinstance(n, ast.FunctionDef) else n for n in node.body]
+            node.body = [edit(n) if isinstance(n, ast.FunctionDef) else n for n in node.body]
         return ast.dump(node)
 
     def stmts(src: str, apply: bool) -> list[tuple[str, str]]:
@@ -54,8 +86,8 @@ def diff_proof(
     # each declared fusion must be one that classify.fusion.find_pairs allows on this very baseline
     # (consecutive launches, the buffer read by nothing else, ...), not just one that was declared
     unproven = []
+    oc = outputcode.parse(baseline)
     if fusions:
-        oc = outputcode.parse(baseline)
         allowed, _ = find_pairs(
             baseline, {k: v.source for k, v in oc.kernels.items()}, {k: v.heuristic for k, v in oc.kernels.items()}
         )
@@ -63,9 +95,18 @@ def diff_proof(
             {f["unit"] for f in fusions}
             - {f["unit"] for f in fusions if _fusion_key(f) in {_fusion_key(x) for x in allowed}}
         )
+    regions_bad = _regions_not_allowed(baseline, oc, regions) if regions else []
     return {
-        "identical_except_replaced": identical and changed_defs == sorted(replaced) and not unproven,
+        "identical_except_replaced": identical
+        and changed_defs == sorted(replaced)
+        and not unproven
+        and not regions_bad,
         "fusions_not_allowed_on_baseline": unproven,
+        "regions_not_allowed_on_baseline": regions_bad,
+        "region_edits": [
+            f"{', '.join(r['members'][:-1])} launch(es) dropped; {r['members'][-1]} launch takes {region_args(r)}"
+            for r in regions or []
+        ],
         "fusion_edits": [
             f"{f['producer']} launch dropped; {f['consumer']} launch + {[e['call_arg'] for e in f['extra']]}"
             for f in fusions or []

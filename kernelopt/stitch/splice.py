@@ -21,6 +21,7 @@ from ..core import loader, outputcode
 from ..core.jsonio import sha256
 from .fusion import edit_call_sites
 from .proof import diff_proof
+from .regions import edit_call_sites as edit_region_calls
 
 
 def helper() -> str:
@@ -56,12 +57,19 @@ def _kernelopt_candidate(name, relpath):
 
 
 def write_stitched(
-    baseline: Path, out_dir: Path, replacements: dict[str, Path], fusions: list[dict[str, Any]] | None = None
+    baseline: Path,
+    out_dir: Path,
+    replacements: dict[str, Path],
+    fusions: list[dict[str, Any]] | None = None,
+    regions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write ``out_dir/output_code.py`` = baseline with ``replacements`` {kernel: candidate file}.
     ``fusions`` (classify/fusion.py pairs, each with its ``unit``): the consumer's replacement is the fused
-    kernel; the producer's launch is dropped and its other inputs are passed to the consumer."""
-    fusions = fusions or []
+    kernel; the producer's launch is dropped and its other inputs are passed to the consumer.
+    ``regions`` (capture/regions.py, each with its ``unit``): the last member's replacement is the
+    region's candidate, the other members' launches are dropped, the last launch takes the
+    region's arguments."""
+    fusions, regions = fusions or [], regions or []
     src = Path(baseline).read_text()
     oc = outputcode.parse(src, baseline)
     missing = [k for k in replacements if k not in oc.kernels]
@@ -110,6 +118,13 @@ def write_stitched(
             {k: f[k] for k in ("unit", "producer", "consumer", "buffer", "function", "extra")} for f in fusions
         ]
         info["dropped"] = sorted(f["producer"] for f in fusions)
+    if regions:
+        for r in regions:
+            if r["members"][-1] not in replacements:
+                raise KeyError(f"region {r['unit']}: the last member {r['members'][-1]} has no replacement")
+        text = edit_region_calls(text, regions)
+        info["regions"] = [{k: r[k] for k in ("unit", "members", "function", "inputs", "outputs")} for r in regions]
+        info["dropped"] = sorted(info.get("dropped", []) + [k for r in regions for k in r["members"][:-1]])
     (out_dir / "output_code.py").write_text(text)
-    info["proof"] = diff_proof(src, text, set(replacements), fusions)
+    info["proof"] = diff_proof(src, text, set(replacements), fusions, regions)
     return info

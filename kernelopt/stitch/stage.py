@@ -17,6 +17,7 @@ from ..core.paths import ProblemPaths
 from ..gates.verdict import PASS, SKIPPED_BY_MODE
 from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
 from .fusion import choose_fusions
+from .proof import REGION_KEYS
 from .splice import write_stitched
 
 
@@ -76,14 +77,17 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
 
 def stitch_units(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
     """Splice {unit: candidate file} into the baseline wrapper; a fused unit replaces its
-    consumer's kernel and drops its producer's launch."""
-    kernel_files, fusions = {}, []
+    consumer's kernel and drops its producer's launch; a region replaces its last member's
+    kernel and drops the other members' launches."""
+    kernel_files, fusions, regions = {}, [], []
     for u, f in replacements.items():
         c = read_json(paths.contract(u))
         kernel_files[c["kernel"]] = Path(f)
         if c.get("fused"):
             fusions.append({**{k: v for k, v in c["fused"].items() if not k.endswith("_contract")}, "unit": u})
-    return write_stitched(paths.output_code, directory, kernel_files, fusions)
+        if c.get("region"):
+            regions.append({**{k: v for k, v in c["region"].items() if k in REGION_KEYS}, "unit": u})
+    return write_stitched(paths.output_code, directory, kernel_files, fusions, regions)
 
 
 def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:

@@ -1,0 +1,215 @@
+"""Regions as units, the analysis half: a run of consecutive Triton launches of one wrapper
+function whose intermediate buffers nothing outside the run reads becomes one more unit
+``rg_<first>__<last>`` (classify/stage.py), checked against the eager reference of the FX
+subgraph from the region's inputs to its outputs (built here at capture, ``capture/stage.py``,
+where the FX graph is).  The other halves: ``isolate/regions.py`` (contract, baseline, inputs)
+and ``stitch/regions.py`` (call-site edits).
+
+Why: a split reduction's partial kernel writes a buffer no FX node holds (partial sums, a
+group norm's per-group statistics), so neither it nor the kernel that reads that buffer has an
+eager reference of its own; through their region both are checked, synthesized (Inductor's
+re-lowering of the region's reference) and replaced together.
+
+Regions start at a kernel with no reference of its own (``starts``) and grow forward, one
+launch at a time (at most ``MAX_MEMBERS``), until every buffer the run writes and anything
+after it reads is an FX node's value (the caller's ``mappable``).  ``check_region`` says
+whether a declared run is one (gate 3's proof calls it again on the baseline):
+
+* the members are consecutive Triton launches of one function, each launched once in the
+  module, with only allocations, stream handles, ``del`` and aliases of fresh allocations
+  between them; every launch argument is a plain buffer name or a numeric constant;
+* a buffer the run writes is never one it read from outside (no in-place region inputs);
+* an ``in_out_ptr`` argument whose buffer is a fresh allocation (``empty_strided``, or an
+  alias of one, named by nothing before) is written, not read;
+* outputs: the written buffers that a statement after the last launch names (a ``del`` does
+  not count); intermediates: the other written buffers;
+* a ``del`` between the launches that deletes a region argument deletes only region arguments
+  and has a line of its own (the stitch moves it after the region's launch).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from ..core.outputcode import (
+    Refused,
+    functions,
+    is_call_to,
+    kernel_params,
+    launched_kernel,
+    names_in,
+    statements_in_order,
+)
+
+NotARegion = Refused  # a run of launches that is not a region, with the reason
+BETWEEN_CALLS = ("empty_strided", "get_raw_stream")  # what may stand between the launches
+MAX_MEMBERS = 4
+TENSOR_PREFIXES = ("in_ptr", "out_ptr", "in_out_ptr")
+
+
+def region_id(member_units: list[str]) -> str:
+    return f"rg_{member_units[0]}__{member_units[-1]}"
+
+
+def _fresh_before(stmts: list[ast.stmt], end: int) -> set[str]:
+    """Buffers that hold a fresh allocation at statement ``end``: defined by ``empty_strided``
+    (or an alias of such a buffer) and named by nothing else since."""
+    fresh: set[str] = set()
+    for s in stmts[:end]:
+        if isinstance(s, ast.Delete):
+            continue
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            t = s.targets[0].id
+            if is_call_to(s.value, ("empty_strided",)):
+                fresh.add(t)
+                continue
+            if isinstance(s.value, ast.Name):
+                (fresh.add if s.value.id in fresh else fresh.discard)(t)
+                continue
+        fresh -= names_in(s)
+    return fresh
+
+
+def _launch_counts(tree: ast.Module, kernels: set[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for fn in functions(tree):
+        for s in ast.walk(fn):
+            if isinstance(s, ast.stmt) and (k := launched_kernel(s, kernels)):
+                counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def check_region(
+    wrapper_src: str, kernel_sources: dict[str, str], heuristics: dict[str, str], function: str, members: list[str]
+) -> dict[str, Any]:
+    """The region ``members`` (kernel names, in launch order) of ``function``: its inputs,
+    outputs, intermediates and each member's call arguments; NotARegion with the reason if the
+    run is not a region (module docstring)."""
+    tree = ast.parse(wrapper_src)
+    fn = next((f for f in functions(tree) if f.name == function), None)
+    if fn is None:
+        raise NotARegion(f"function {function} not in the wrapper")
+    return _check(fn, tree, kernel_sources, heuristics, members)
+
+
+def _check(
+    fn: ast.FunctionDef, tree: ast.Module, sources: dict[str, str], heuristics: dict[str, str], members: list[str]
+) -> dict[str, Any]:
+    if len(members) < 2:
+        raise NotARegion("a region has at least two launches")
+    counts = _launch_counts(tree, set(sources))
+    stmts = statements_in_order(fn.body)
+    at = {k: i for i, s in enumerate(stmts) if (k := launched_kernel(s, set(sources)))}
+    if any(m not in at for m in members):
+        raise NotARegion(f"not every member is launched in {fn.name}")
+    idx = [at[m] for m in members]
+    launches = sorted(at.values())
+    first = launches.index(idx[0])
+    if idx != launches[first : first + len(members)]:
+        raise NotARegion("the members are not consecutive launches")
+    for m in members:
+        if counts.get(m) != 1:
+            raise NotARegion(f"{m} is launched {counts.get(m)} times (a region's kernels are launched once)")
+        if heuristics.get(m) == "template":
+            raise NotARegion(f"{m} is a template GEMM")
+    inputs: list[str] = []
+    written: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for m, i in zip(members, idx):
+        params, _ = kernel_params(sources[m], m)
+        call = stmts[i].value  # type: ignore[attr-defined]
+        if len(call.args) != len(params):
+            raise NotARegion(f"{m}'s launch does not pass one positional argument per kernel parameter")
+        fresh = _fresh_before(stmts, i)
+        args: list[Any] = []
+        for p, a in zip(params, call.args):
+            if p.startswith(TENSOR_PREFIXES):
+                if not isinstance(a, ast.Name):
+                    raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a plain buffer name")
+                b = a.id
+                reads = p.startswith("in_ptr") or (p.startswith("in_out_ptr") and b not in fresh)
+                if reads and b not in written and b not in inputs:
+                    inputs.append(b)
+                if p.startswith(("out_ptr", "in_out_ptr")):
+                    if b in inputs:
+                        raise NotARegion(f"{m} writes {b}, which the region reads from outside (in place)")
+                    if b not in written:
+                        written.append(b)
+                args.append({"param": p, "buffer": b})
+            elif isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
+                args.append({"param": p, "value": a.value})
+            else:
+                raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a numeric constant")
+        calls.append({"kernel": m, "args": args})
+    after = stmts[idx[-1] + 1 :]
+    used_after = set().union(*[names_in(s) for s in after if not isinstance(s, ast.Delete)], set())
+    outputs = [b for b in written if b in used_after]
+    intermediates = [b for b in written if b not in used_after]
+    if not outputs:
+        raise NotARegion("nothing after the region reads what it writes")
+    region_args = set(inputs) | set(outputs)
+    lines = [s.lineno for s in stmts]
+    for s in stmts[idx[0] + 1 : idx[-1]]:
+        if s in (stmts[i] for i in idx):
+            continue
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant):
+            continue
+        if isinstance(s, ast.Delete):
+            named = names_in(s) & region_args
+            if named and not all(isinstance(t, ast.Name) and t.id in region_args for t in s.targets):
+                raise NotARegion(f"`{ast.unparse(s)}` deletes a region argument together with other names")
+            if named and lines.count(s.lineno) > 1:
+                raise NotARegion(f"`{ast.unparse(s)}` shares its line with other code")
+            continue
+        if isinstance(s, ast.Assign) and is_call_to(s.value, BETWEEN_CALLS) and not names_in(s) & set(inputs):
+            continue  # an allocation (of an output, say) or a stream handle
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name) and s.value.id not in set(written) | region_args:
+            if not names_in(s.targets[0]) & region_args:
+                continue
+        raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
+    return {
+        "function": fn.name,
+        "members": list(members),
+        "inputs": inputs,
+        "outputs": outputs,
+        "intermediates": intermediates,
+        "calls": calls,
+    }
+
+
+def find_regions(
+    wrapper_src: str,
+    kernel_sources: dict[str, str],
+    heuristics: dict[str, str],
+    starts: list[str],
+    mappable: Callable[[str], bool],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """For each kernel in ``starts`` (no reference of its own), the shortest region it begins
+    whose outputs are all ``mappable`` (an FX node's value), and the refused starts with their
+    reasons."""
+    tree = ast.parse(wrapper_src)
+    kernels = set(kernel_sources)
+    found, refused = [], []
+    for fn in functions(tree):
+        order = [k for s in statements_in_order(fn.body) if (k := launched_kernel(s, kernels))]
+        for k in starts:
+            if k not in order:
+                continue
+            i = order.index(k)
+            whys = [] if i + 1 < len(order) else ["it is the function's last launch"]
+            for n in range(2, min(MAX_MEMBERS, len(order) - i) + 1):
+                try:
+                    r = _check(fn, tree, kernel_sources, heuristics, order[i : i + n])
+                except NotARegion as e:
+                    whys.append(f"{n} launches: {e}")
+                    continue
+                bad = [b for b in r["outputs"] if not mappable(b)]
+                if not bad:
+                    found.append(r)
+                    break
+                whys.append(f"{n} launches: its outputs {bad} hold no FX node's value")
+            if not found or found[-1]["members"][0] != k:
+                refused.append({"start": k, "function": fn.name, "reason": "; ".join(whys)})
+    return found, refused

@@ -1,0 +1,212 @@
+"""Regions as units (kernelopt/capture/regions.py and its halves in capture/, isolate/, stitch/):
+detection on a real wrapper (the CPU capture of problems/generalize/level2/2_Conv2d_GroupNorm_Swish,
+whose group norm Inductor splits into a statistics kernel that writes buffers no FX node holds
+and a kernel that reads them), the refusals, the region's baseline module, the stitcher's
+call-site edits and gate 3's proof of them, and the choice between a region and its members."""
+
+import json
+
+import pytest
+import torch
+from conftest import ROOT, load_candidate
+
+from kernelopt.capture import regions
+from kernelopt.core import cpu_mode, outputcode
+from kernelopt.isolate.regions import region_contract, region_io, render_region
+from kernelopt.stitch.fusion import choose_fusions
+from kernelopt.stitch.proof import REGION_KEYS, diff_proof
+from kernelopt.stitch.splice import write_stitched
+
+WRAPPER = ROOT / "tests/fixtures/regions/groupnorm_cpu_output_code.py"
+STATS, AFFINE = "triton_per_fused_native_group_norm_2", "triton_poi_fused_native_group_norm_3"
+FX_VALUES = {"buf2", "buf6", "buf7", "buf8", "arg3_1", "arg4_1"}  # buffers that hold an FX node's value
+RID = regions.region_id([STATS, AFFINE])
+
+
+def _find(src: str | None = None, mappable=FX_VALUES.__contains__):
+    src = src if src is not None else WRAPPER.read_text()
+    oc = outputcode.parse(WRAPPER.read_text())
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    return regions.find_regions(src, sources, {k: v.heuristic for k, v in oc.kernels.items()}, [STATS], mappable)
+
+
+def _region():
+    found, refused = _find()
+    assert refused == [] and len(found) == 1
+    return found[0]
+
+
+def test_the_group_norm_region_is_found():
+    r = _region()
+    assert r["members"] == [STATS, AFFINE]
+    assert (r["inputs"], r["outputs"], r["intermediates"]) == (
+        ["buf2", "arg3_1", "arg4_1"],
+        ["buf6", "buf7"],
+        ["buf4", "buf5"],
+    )
+    # buf4 is the statistics kernel's in_out_ptr0, but a fresh allocation (buf3, aliased): written, not read
+    assert r["calls"][0]["args"][0] == {"param": "in_out_ptr0", "buffer": "buf4"}
+    assert r["calls"][1]["args"][-1] == {"param": "xnumel", "value": 16}
+
+
+def test_regions_are_refused_with_a_reason():
+    src = WRAPPER.read_text()
+    launch = f"        {AFFINE}.run(buf5, arg3_1, buf4, arg4_1, buf6, buf7, 16, stream=raw_streamNone)\n"
+    assert launch in src
+    # the statistics read after the region: they become outputs, and no FX node holds them
+    found, refused = _find(src.replace(launch, launch + "        print(buf5.sum())\n"))
+    assert found == [] and "hold no FX node's value" in refused[0]["reason"]
+    # something between the launches touches an intermediate
+    found, refused = _find(src.replace(launch, "        buf5.add_(1)\n" + launch))
+    assert found == [] and "between the launches" in refused[0]["reason"]
+    # the second kernel writes a buffer the region reads from outside
+    found, refused = _find(src.replace(launch, launch.replace("buf6, buf7", "arg3_1, buf7")))
+    assert found == [] and "in place" in refused[0]["reason"]
+    # the outputs must be FX values, or the region grows (here: up to the function's end)
+    found, refused = _find(mappable=lambda b: False)
+    assert found == [] and refused[0]["start"] == STATS
+
+
+def _member_contract(kernel, args, config):
+    return {
+        "unit": kernel,
+        "kernel": kernel,
+        "graph": 0,
+        "device": "cpu",
+        "args": args,
+        "launch_config": {"kwargs": config, "num_warps": 1, "num_stages": 1},
+        "grid_expr": None,
+    }
+
+
+def _tensor(name, shape, stride, access="read"):
+    return {
+        "name": name,
+        "kind": "tensor",
+        "shape": shape,
+        "stride": stride,
+        "dtype": "float32",
+        "device": "cpu",
+        "storage_offset": 0,
+        "access": access,
+    }
+
+
+def test_the_region_contract_names_the_buffers_and_io_follows_the_members():
+    r = {**_region(), "member_units": [STATS, AFFINE], "reference": {"aten_ops": ["aten.var_mean.correction"]}}
+    stats = _member_contract(
+        STATS,
+        [
+            _tensor("in_out_ptr0", [2, 4, 1, 1], [4, 1, 8, 8], "readwrite"),
+            _tensor("in_ptr0", [2, 8, 8, 8], [512, 1, 64, 8]),
+            _tensor("out_ptr0", [2, 4, 1, 1], [4, 1, 8, 8], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 8},
+            {"name": "r0_numel", "kind": "scalar", "value": 128},
+        ],
+        {"XBLOCK": 8},
+    )
+    affine = _member_contract(
+        AFFINE,
+        [
+            _tensor("in_ptr0", [2, 4, 1, 1], [4, 1, 8, 8]),
+            _tensor("in_ptr1", [8], [1]),
+            _tensor("in_ptr2", [2, 4, 1, 1], [4, 1, 8, 8]),
+            _tensor("in_ptr3", [8], [1]),
+            _tensor("out_ptr0", [2, 4, 2, 1], [8, 2, 1, 1], "write"),
+            _tensor("out_ptr1", [2, 4, 2, 1], [8, 2, 1, 1], "write"),
+            {"name": "xnumel", "kind": "scalar", "value": 16},
+        ],
+        {"XBLOCK": 16},
+    )
+    c = region_contract([stats, affine], r, RID)
+    assert [(a["name"], a["access"], a["shape"]) for a in c["args"]] == [
+        ("buf2", "read", [2, 8, 8, 8]),
+        ("arg3_1", "read", [8]),
+        ("arg4_1", "read", [8]),
+        ("buf6", "write", [2, 4, 2, 1]),
+        ("buf7", "write", [2, 4, 2, 1]),
+    ]
+    assert c["kernel"] == AFFINE and c["region"]["intermediate_specs"]["buf5"]["stride"] == [4, 1, 8, 8]
+
+    class Seen:  # what IOCapture holds for one launch
+        def __init__(self, before, after):
+            self.before, self.after = before, after
+
+    s_before = ["b4", "x", "b5?", 8, 128]
+    a_before, a_after = ["b5", "w", "b4", "b", "o6?", "o7?", 16], ["b5", "w", "b4", "b", "o6", "o7", 16]
+    before, after = region_io({STATS: Seen(s_before, s_before), AFFINE: Seen(a_before, a_after)}, c)
+    assert before == ["x", "w", "b", "o6?", "o7?"] and after == ["x", "w", "b", "o6", "o7"]
+
+
+@pytest.mark.slow
+def test_the_region_baseline_runs_the_wrappers_kernels_in_order(tmp_path):
+    """render_region's module under the Triton interpreter: its launch gives what the captured
+    wrapper's two kernels give (intermediates allocated inside it)."""
+    cpu_mode.install()
+    oc = outputcode.parse(WRAPPER.read_text())
+    rec = json.loads((ROOT / "tests/fixtures/regions/groupnorm_cpu_contracts.json").read_text())
+    r = {**_region(), "member_units": [STATS, AFFINE], "reference": {"aten_ops": []}}
+    c = region_contract(rec["members"], r, RID)
+    mod = load_candidate(render_region(c, [oc.kernels[STATS].source, oc.kernels[AFFINE].source]), "region_base")
+    torch.manual_seed(0)
+    x = torch.randn(2, 8, 8, 8).to(memory_format=torch.channels_last)
+    w, b = torch.randn(8), torch.randn(8)
+    o6, o7 = torch.full((2, 4, 2, 1), float("nan")), torch.full((2, 4, 2, 1), float("nan"))
+    mod.launch(x, w, b, o6, o7)
+    var, mean = torch.var_mean(x.reshape(2, 4, 2 * 64), dim=-1, correction=0)
+    rstd = torch.rsqrt(var + 1e-5)[:, :, None]
+    scale = (rstd * w.reshape(4, 2)).reshape(2, 4, 2, 1)
+    torch.testing.assert_close(o6, scale)
+    torch.testing.assert_close(o7, (-mean[:, :, None] * rstd * w.reshape(4, 2) + b.reshape(4, 2)).reshape(2, 4, 2, 1))
+
+
+def _declared():
+    return {**{k: v for k, v in _region().items() if k in REGION_KEYS}, "unit": RID}
+
+
+def test_the_stitch_drops_the_first_launch_and_gate_3_proves_it(tmp_path):
+    cand = tmp_path / "cand.py"
+    cand.write_text("def launch(*args):\n    pass\n")
+    info = write_stitched(WRAPPER, tmp_path / "s", {AFFINE: cand}, regions=[_declared()])
+    text = (tmp_path / "s/output_code.py").read_text()
+    assert f"{STATS}.run(" not in text and f"# kernelopt: {STATS}'s launch dropped: part of region {RID}" in text
+    assert f"{AFFINE}.run(buf2, arg3_1, arg4_1, buf6, buf7, stream=raw_streamNone)" in text
+    assert info["dropped"] == [STATS]
+    p = info["proof"]
+    assert p["identical_except_replaced"] and p["regions_not_allowed_on_baseline"] == [], p
+    # a stitched file whose edits are not the declared ones fails the proof
+    wrong = text.replace("buf6, buf7, stream", "buf7, buf6, stream")
+    assert not diff_proof(WRAPPER.read_text(), wrong, {AFFINE}, None, [_declared()])["identical_except_replaced"]
+    kept = text.replace(
+        f"# kernelopt: {STATS}'s launch dropped: part of region {RID}",
+        f"{STATS}.run(buf4, buf2, buf5, 8, 128, stream=raw_streamNone)",
+    )
+    assert not diff_proof(WRAPPER.read_text(), kept, {AFFINE}, None, [_declared()])["identical_except_replaced"]
+    # a declared region that the baseline does not allow (another input) fails it, edits agreeing or not
+    bad = {**_declared(), "inputs": ["buf2", "arg3_1"]}
+    info = write_stitched(WRAPPER, tmp_path / "b", {AFFINE: cand}, regions=[bad])
+    assert info["proof"]["regions_not_allowed_on_baseline"] == [RID]
+    assert not info["proof"]["identical_except_replaced"]
+
+
+def test_a_region_and_its_members_are_never_both_replaced(tmp_path):
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.paths import ProblemPaths
+
+    paths = ProblemPaths(tmp_path, "p")
+    units = [
+        {"id": STATS, "time_ms": 1.0},
+        {"id": AFFINE, "time_ms": 1.0},
+        {"id": RID, "time_ms": 2.0, "region": {"member_units": [STATS, AFFINE]}},
+    ]
+    write_json(paths.dispatch, {"units": units})
+    files = {u["id"]: str(paths.unit(u["id"]) / "synth/a0/candidate.py") for u in units}
+
+    def best(ratio):
+        return {"meaningful": True, "candidates": {"synth/a0/candidate.py": {"ratio": ratio}}}
+
+    # the region saves 2 x 0.5 ms; a member alone (were it checkable) 1 x 0.2 ms: the region wins
+    out, why = choose_fusions(paths, dict(files), {STATS: best(0.8), AFFINE: best(1.0), RID: best(0.5)})
+    assert set(out) == {RID} and why[0]["taken"]
+    out, why = choose_fusions(paths, dict(files), {STATS: best(0.1), AFFINE: best(0.1), RID: best(0.9)})
+    assert set(out) == {STATS, AFFINE} and not why[0]["taken"]
