@@ -332,7 +332,11 @@ class HeuristicBackend:
             a = analyses.get(m["id"])
             if a is None or a.bottleneck == "near-optimal":
                 continue
-            params = transform.launch_params(m["source"])
+            try:
+                params = transform.launch_params(m["source"])
+            except transform.TransformError as e:  # e.g. a region's several kernels, one CONFIG each
+                diversity.append(f"no launch parameters to tune on {m['id']}: {e}")
+                continue
             options = self.catalogue(a.bottleneck, params, contract, m["source"])
             # momentum: a member that a direction made faster tries the same direction again first
             # (BLOCK 32 -> 64 halved the time; 64 -> 128 is the next step to try, not warps)

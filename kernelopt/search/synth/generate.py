@@ -42,14 +42,17 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
 def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str, int]:
     """The fixed order the heuristic backend's attempts draw from: the hand-written generator
     (``generate``) on even attempts, Inductor re-lowering the reference (``relower``) on odd
-    ones; the second value is the attempt's index within its source.  A unit Helion generated
+    ones (a region, capture/regions.py, the other way round: its reference spans kernels that
+    Inductor lowers again, the hand-written generator rarely does); the second value is the
+    attempt's index within its source.  A unit Helion generated
     draws every attempt from Helion's other configs (``helion``); another user kernel has no
     source (``user-kernel``: nothing to synthesize from)."""
     if contract and contract.get("helion"):
         return "helion", attempt
     if contract and contract.get("user"):
         return "user-kernel", attempt
-    return ("handwritten", attempt // 2) if attempt % 2 == 0 else ("inductor", attempt // 2)
+    first, second = ("inductor", "handwritten") if contract and contract.get("region") else ("handwritten", "inductor")
+    return (first, attempt // 2) if attempt % 2 == 0 else (second, attempt // 2)
 
 
 def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:

@@ -5,15 +5,19 @@ reductions, looped instead of persistent reductions, ...), turned into a candida
 How: the reference is traced with fake tensors of the contract's shapes and strides (no device
 memory is used: nothing runs), compiled with ``compile_fx`` under the variant's config patch, and
 the wrapper Inductor writes is read (``core/outputcode.py``).  Only a wrapper that launches
-exactly one Triton kernel, whose tensor arguments are the reference's inputs and the buffers it
-returns, laid out as the unit's arguments, becomes a candidate: the kernel (Inductor's name with
-a ``relowered_`` prefix), the first config of its heuristics, Inductor's grid, and a ``launch``
-with the unit's argument names that passes them on (the kernel's size arguments as constants).
+exactly one Triton kernel (a region's: several), whose tensor arguments are the reference's
+inputs and the buffers it returns, laid out as the unit's arguments, becomes a candidate: the
+kernel (Inductor's name with a ``relowered_`` prefix), the first config of its heuristics,
+Inductor's grid, and a ``launch`` with the unit's argument names that passes them on (the
+kernel's size arguments as constants).
 Everything else is answered with ``CannotSynthesize`` and the reason (several kernels, a
 library call, a constant the unit's kernel does not get, another output layout).
 
 This runs in the synthesize job (the generator is kernelopt's code, not a candidate's); on CUDA
 the codegen needs the device's properties, so the job starts a CUDA context (no tensors).
+
+A region (capture/regions.py) may take several kernels: they are launched in the wrapper's
+order, and the buffers Inductor allocates between them are allocated inside ``launch``.
 """
 
 from __future__ import annotations
@@ -49,11 +53,11 @@ def _call_args(tree: ast.Module, lineno: int, kernel: str) -> list[ast.expr]:
     raise CannotSynthesize(f"no launch of {kernel} at line {lineno} of the re-lowered wrapper")
 
 
-def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int]]], list[str]]:
-    """(shape, stride) of each ``buf = empty_strided_<dev>(shape, stride, dtype)`` of the
+def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str]]:
+    """(shape, stride, dtype) of each ``buf = empty_strided_<dev>(shape, stride, dtype)`` of the
     wrapper's ``call`` and the names it returns (anything else returned, e.g. a reinterpreted
     view, is refused)."""
-    bufs: dict[str, tuple[list[int], list[int]]] = {}
+    bufs: dict[str, tuple[list[int], list[int], str]] = {}
     alias: dict[str, str] = {}  # "buf3 = buf0; del buf0  # reuse"
     returned: list[str] | None = None
     for node in ast.walk(tree):
@@ -67,7 +71,8 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int]]], 
                     and isinstance(st.targets[0], ast.Name)
                 ):
                     shape, stride = (ast.literal_eval(a) for a in st.value.args[:2])
-                    bufs[st.targets[0].id] = (list(shape), list(stride))
+                    dtype = ast.unparse(st.value.args[2]) if len(st.value.args) > 2 else "torch.float32"
+                    bufs[st.targets[0].id] = (list(shape), list(stride), dtype)
                 if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name):
                     alias[ast.unparse(st.targets[0])] = st.value.id
                 if isinstance(st, ast.Return) and st.value is not None:
@@ -156,11 +161,16 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
     tree = ast.parse(source)
     oc = outputcode.parse(source)
     sites = [s for s in oc.sites if s.kind == "triton"]
-    if len(oc.sites) != 1 or len(sites) != 1:
+    if not sites or len(oc.sites) != len(sites):
         kinds = ", ".join(f"{s.kind} {s.target}" for s in oc.sites) or "nothing"
-        raise CannotSynthesize(f"Inductor ({vname}) lowers the reference to {kinds}: only one Triton kernel is used")
-    kname = sites[0].target
-    kd = oc.kernels[kname]
+        raise CannotSynthesize(f"Inductor ({vname}) lowers the reference to {kinds}: only Triton kernels are used")
+    if len({s.target for s in sites}) != len(sites):
+        raise CannotSynthesize(f"Inductor ({vname}) launches one kernel twice")
+    if len(sites) > 1 and not contract.get("region"):
+        kinds = ", ".join(f"{s.kind} {s.target}" for s in oc.sites)
+        raise CannotSynthesize(
+            f"Inductor ({vname}) lowers the reference to {kinds}: one Triton kernel per unit (several for a region)"
+        )
     bufs, returned = _buffers(tree)
     unit_args = {a["name"]: a for a in contract["args"]}
     # wrapper names -> the unit's argument names
@@ -170,7 +180,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
     for buf, out in zip(returned, ref.OUTPUTS):
         if buf not in bufs:
             raise CannotSynthesize(f"the re-lowered graph returns {buf}, which is not a buffer it allocates")
-        shape, stride = bufs[buf]
+        shape, stride, _ = bufs[buf]
         a = unit_args[out]
         if a.get("storage_offset", 0):
             raise CannotSynthesize(f"argument {out} starts at an offset into its buffer")
@@ -179,46 +189,67 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
                 f"Inductor ({vname}) writes {out} as {shape} with strides {stride}; "
                 f"the unit's is {a['shape']} with strides {a['stride']}"
             )
-        if out in ref.INPUTS and kd.heuristic != "pointwise":
-            raise CannotSynthesize(f"the unit writes {out} in place and the re-lowered kernel is a {kd.heuristic}")
-        names[buf] = out
-    launch_args = _call_args(tree, sites[0].lineno, kname)
-    inner = _kernel_object(kd.source, kname)
-    configs = list(getattr(inner, "configs", None) or [])
-    if not configs:
-        raise CannotSynthesize(f"Inductor's {kname} has no configs")
-    config = instrument.config_dict(configs[0])
-    knames = instrument.arg_names(inner, len(launch_args))
-    kargs, passed = [], []
-    for kn, node in zip(knames, launch_args):
-        text = ast.unparse(node)
-        if isinstance(node, ast.Name) and node.id in names:
-            passed.append(names[node.id])
-            kargs.append({"name": kn, "kind": "tensor"})
-        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            passed.append(repr(node.value))
-            kargs.append({"name": kn, "kind": "scalar", "value": node.value})
-        else:
+        if out in ref.INPUTS and (len(sites) > 1 or oc.kernels[sites[0].target].heuristic != "pointwise"):
             raise CannotSynthesize(
-                f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
+                f"the unit writes {out} in place and the re-lowered code is not one pointwise kernel"
             )
-    new = f"relowered_{kname}"
-    pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
-    kernel_src = strip_heuristics_decorator(kd.source, kname)
-    kernel_src = re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src)
+        names[buf] = out
+    kernels, launchers, calls, scratch = [], [], [], {}
+    for i, site in enumerate(sites):
+        prefix = "relowered_" if len(sites) == 1 else f"relowered{i}_"
+        kname = site.target
+        kd = oc.kernels[kname]
+        launch_args = _call_args(tree, site.lineno, kname)
+        inner = _kernel_object(kd.source, kname)
+        configs = list(getattr(inner, "configs", None) or [])
+        if not configs:
+            raise CannotSynthesize(f"Inductor's {kname} has no configs")
+        config = instrument.config_dict(configs[0])
+        knames = instrument.arg_names(inner, len(launch_args))
+        kargs, passed = [], []
+        for kn, node in zip(knames, launch_args):
+            text = ast.unparse(node)
+            if isinstance(node, ast.Name) and node.id in names:
+                passed.append(names[node.id])
+                kargs.append({"name": kn, "kind": "tensor"})
+            elif isinstance(node, ast.Name) and node.id in bufs and len(sites) > 1:
+                scratch[node.id] = bufs[node.id]  # an intermediate of the region's re-lowering
+                passed.append(f"_{node.id}")
+                kargs.append({"name": kn, "kind": "tensor"})
+            elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+                passed.append(repr(node.value))
+                kargs.append({"name": kn, "kind": "scalar", "value": node.value})
+            else:
+                raise CannotSynthesize(
+                    f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
+                )
+        new = f"{prefix}{kname}"
+        pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
+        kernel_src = strip_heuristics_decorator(kd.source, kname)
+        kernels += [re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src).strip(), ""]
+        cfg_prefix = "" if len(sites) == 1 else f"K{i}_"
+        launchers += [*launcher_lines(new, pseudo, cfg_prefix=cfg_prefix, fn_prefix=prefix), "", ""]
+        calls.append(f"    {prefix}launch({', '.join(passed)})")
     where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
+    params = [a["name"] for a in contract["args"]]
+    first_tensor = next(a["name"] for a in contract["args"] if a.get("kind") == "tensor")
+    alloc = [
+        f"    _{b} = torch.empty_strided({tuple(shape)}, {tuple(stride)}, dtype={dtype}, device={first_tensor}.device)"
+        for b, (shape, stride, dtype) in scratch.items()
+    ]
+    what = "its heuristics' first config" if len(sites) == 1 else f"{len(sites)} kernels, each with its first config"
     return "\n".join(
         [
             f'"""Synthesised by kernelopt (Inductor re-lowering, variant {vname}, attempt {attempt}): Inductor\'s',
-            f"own lowering of the unit's eager reference with {where}, its heuristics' first config.",
+            f"own lowering of the unit's eager reference with {where}, {what}.",
             '"""',
-            kernel_src.strip(),
+            *(["import torch", ""] if scratch else []),
+            *kernels,
             "",
-            *launcher_lines(new, pseudo, fn_prefix="relowered_"),
-            "",
-            "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-            f"    relowered_launch({', '.join(passed)})",
+            *launchers,
+            f"def launch({', '.join(params)}):",
+            *alloc,
+            *calls,
             "",
         ]
     )
