@@ -1262,8 +1262,11 @@ class Reference(torch.nn.Module):
 @pytest.mark.slow
 def test_synthesis_reaches_the_generalization_problems(tmp_path):
     """Issue 8, end to end on CPU: the units Inductor makes for a LayerNorm over three dims, a
-    logsumexp over dim 1, a conv + instance norm + divide and a GELU + padded 3x3 max pool +
-    global mean each get a synthesized candidate that passes gates 1-2 (`kernelopt coverage`)."""
+    logsumexp over dim 1, a conv + instance norm + divide, a GELU + padded 3x3 max pool +
+    global mean and a conv + group norm + swish each get a synthesized candidate that passes
+    gates 1-2 (`kernelopt coverage`); the group norm's split statistics kernel and the kernel
+    that reads its output, not checkable alone, through their region (capture/regions.py),
+    whose candidate is stitched and passes gate 3."""
     from kernelopt.report.coverage import coverage
 
     r = snakemake(
@@ -1272,7 +1275,8 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         "--config",
         "problems=[problems/generalize/level1/3_LayerNorm3D.py, problems/generalize/level1/4_LogSumExpDim1.py, "
         "problems/generalize/level2/1_Conv2d_InstanceNorm_Divide.py, "
-        "problems/generalize/level1/6_MaxPool3x3_GlobalMean.py]",
+        "problems/generalize/level1/6_MaxPool3x3_GlobalMean.py, "
+        "problems/generalize/level2/2_Conv2d_GroupNorm_Swish.py]",
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
@@ -1281,12 +1285,20 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     cov = coverage(tmp_path)
     missing = [
-        (x["problem"], x["unit"], x["not_checkable_because"] or x["why_not"])
-        for x in cov["rows"]
-        if not x["passed_gates_1_2"]
+        (x["problem"], x["unit"], x["not_checkable_because"] or x["why_not"]) for x in cov["rows"] if not x["covered"]
     ]
-    assert cov["units"] >= 6 and not missing, missing
+    assert cov["units"] >= 12 and not missing, missing
     assert any("max_pool2d" in x["unit"] for x in cov["rows"])
+    gn = "level2_2_Conv2d_GroupNorm_Swish"
+    rows = {x["unit"]: x for x in cov["rows"] if x["problem"] == gn}
+    region = next(u for u in rows if u.startswith("rg_"))
+    assert rows[region]["passed_gates_1_2"] and rows[region]["checkable"]
+    members = json.loads((tmp_path / gn / "units" / region / "contract.json").read_text())["region"]["member_units"]
+    assert all(rows[m]["through_region"] == region for m in members) and not rows[members[0]]["checkable"], rows
+    plan = json.loads((tmp_path / gn / "stitch/plan.json").read_text())
+    assert region in plan["replacements"] and plan["stitch"]["dropped"] == members[:-1]
+    assert plan["stitch"]["proof"]["identical_except_replaced"]
+    assert json.loads((tmp_path / gn / "stitch/gate3.json").read_text())["verdict"] == "pass"
 
 
 def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):

@@ -255,6 +255,7 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
         "share": disp_unit.get("share"),
         "time_ms": disp_unit.get("time_ms"),
         "fused": unit.startswith("fz_"),
+        "region": (disp_unit.get("region") or {}).get("member_units"),
         "check": {
             "status": check.get("status") or ("pass" if check.get("ok") else None),
             "reason": check.get("reason"),
@@ -341,6 +342,7 @@ def problem_info(
         "launches": disp.get("launches", []),
         "kinds": sorted((disp.get("time_by_kind_ms") or {}).items(), key=lambda kv: -kv[1]),
         "refused_pairs": (disp.get("fusion") or {}).get("refused_pairs", []),
+        "refused_regions": (disp.get("regions") or {}).get("refused_starts", []),
         "units": units,
         "attempts": _attempts(paths, linker),
         # deployed: only an optimized problem ships its stitched model; a matched one keeps the baseline
