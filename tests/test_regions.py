@@ -210,3 +210,24 @@ def test_a_region_and_its_members_are_never_both_replaced(tmp_path):
     assert set(out) == {RID} and why[0]["taken"]
     out, why = choose_fusions(paths, dict(files), {STATS: best(0.1), AFFINE: best(0.1), RID: best(0.9)})
     assert set(out) == {STATS, AFFINE} and not why[0]["taken"]
+
+
+def test_a_whole_tensor_reduction_is_one_region_of_four_launches():
+    """problems/generalize/level1/7_WholeTensorStandardize (written after the region code): the
+    mean and std of a whole tensor split into partial sums, two combines and the pointwise
+    standardize.  The three kernels with no reference start one region, not three."""
+    wrapper = ROOT / "tests/fixtures/regions/standardize_cpu_output_code.py"
+    oc = outputcode.parse(wrapper.read_text())
+    order = ["triton_red_fused_mean_std_0", "triton_per_fused_mean_1", "triton_per_fused_std_2"]
+    found, refused = regions.find_regions(
+        wrapper.read_text(),
+        {k: v.source for k, v in oc.kernels.items()},
+        {k: v.heuristic for k, v in oc.kernels.items()},
+        list(reversed(order)),  # any order: regions start from the earliest launch
+        {"arg0_1", "buf8"}.__contains__,
+    )
+    assert refused == [] and len(found) == 1
+    r = found[0]
+    assert r["members"] == [*order, "triton_poi_fused_add_div_mean_std_sub_3"]
+    assert (r["inputs"], r["outputs"]) == (["arg0_1"], ["buf8"])
+    assert r["intermediates"] == ["buf0", "buf2", "buf3", "buf4", "buf1", "buf6"]

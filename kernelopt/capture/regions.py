@@ -186,17 +186,17 @@ def find_regions(
     starts: list[str],
     mappable: Callable[[str], bool],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """For each kernel in ``starts`` (no reference of its own), the shortest region it begins
-    whose outputs are all ``mappable`` (an FX node's value), and the refused starts with their
-    reasons."""
+    """For each kernel in ``starts`` (no reference of its own), in launch order, that no region
+    found before holds, the shortest region it begins whose outputs are all ``mappable`` (an FX
+    node's value), and the refused starts with their reasons."""
     tree = ast.parse(wrapper_src)
     kernels = set(kernel_sources)
     found, refused = [], []
     for fn in functions(tree):
         order = [k for s in statements_in_order(fn.body) if (k := launched_kernel(s, kernels))]
-        for k in starts:
-            if k not in order:
-                continue
+        for k in sorted((k for k in starts if k in order), key=order.index):
+            if any(k in r["members"] for r in found):
+                continue  # checked through a region found before
             i = order.index(k)
             whys = [] if i + 1 < len(order) else ["it is the function's last launch"]
             for n in range(2, min(MAX_MEMBERS, len(order) - i) + 1):

@@ -72,7 +72,8 @@ def region_references(
         try:
             ref = fxref.build(cap.gm, {b: node_of(b) for b in r["inputs"]}, {b: node_of(b) for b in r["outputs"]})
         except fxref.ReferenceUnavailable as e:
-            refused.append({"start": r["members"][0], "function": r["function"], "reason": str(e)})
+            why = f"the region {' -> '.join(r['members'])} has no reference: {e}"
+            refused.append({"start": r["members"][0], "function": r["function"], "reason": why})
             continue
         (paths.kernels_dir / f"{rid}.reference.py").write_text(fxref.render(rid, ref))
         if ref.constants:
