@@ -203,3 +203,54 @@ class Reference(torch.nn.Module):
     out = torch.full((64,), float("nan"))
     load_candidate(src, "relowered_long").launch(*xs, out, 64)
     torch.testing.assert_close(out, sum(xs[1:], xs[0]), rtol=1e-5, atol=1e-5)
+
+
+# the group norm region of problems/generalize/level2/2_Conv2d_GroupNorm_Swish (capture/regions.py):
+# per-group statistics of a channels-last conv output, then per-channel scale and shift
+GROUP_NORM_REGION = """
+LEVEL = 'kernel'
+INPUTS = ['buf2', 'arg3_1', 'arg4_1']
+OUTPUTS = ['buf6', 'buf7']
+SHAPES = {'buf2': [2, 8, 8, 8], 'arg3_1': [8], 'arg4_1': [8]}
+OUT_SHAPES = {'buf6': [2, 4, 2, 1], 'buf7': [2, 4, 2, 1]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        view_1 = torch.ops.aten.reshape.default(x1, [1, 4, 2, 1])
+        view = torch.ops.aten.reshape.default(x0, [2, 4, 2, 64])
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)
+        rsqrt = torch.ops.aten.rsqrt.default(torch.ops.aten.add.Tensor(var_mean[0], 1e-05))
+        mul = torch.ops.aten.mul.Tensor(rsqrt, view_1)
+        view_2 = torch.ops.aten.reshape.default(x2, [1, 4, 2, 1])
+        mul_1 = torch.ops.aten.mul.Tensor(torch.ops.aten.neg.default(var_mean[1]), mul)
+        return (mul, torch.ops.aten.add.Tensor(mul_1, view_2))
+"""
+
+
+def test_a_region_relowers_to_several_kernels_launched_in_order(tmp_path):
+    """A region's candidate may launch several kernels (statistics, then scale and shift), the
+    buffer between them allocated in launch; a single kernel unit is still refused that."""
+    cpu_mode.install()
+    args = [
+        _arg("buf2", [2, 8, 8, 8], "read", stride=[512, 1, 64, 8]),
+        _arg("arg3_1", [8], "read"),
+        _arg("arg4_1", [8], "read"),
+        _arg("buf6", [2, 4, 2, 1], "write"),
+        _arg("buf7", [2, 4, 2, 1], "write"),
+    ]
+    unit = _unit(tmp_path, "gn", GROUP_NORM_REGION)
+    with pytest.raises(CannotSynthesize, match="one Triton kernel per unit"):
+        relower({"args": args}, unit, 1, 0)
+    src = relower({"args": args, "region": {"members": ["a", "b"]}}, unit, 1, 0)
+    assert "def relowered0_launch(" in src and "def relowered1_launch(" in src and "torch.empty_strided(" in src
+    mod = load_candidate(src, "relowered_region")
+    torch.manual_seed(3)
+    x = torch.randn(2, 8, 8, 8).to(memory_format=torch.channels_last) * 2 + 1
+    w, b = torch.randn(8), torch.randn(8)
+    o6, o7 = torch.full((2, 4, 2, 1), float("nan")), torch.full((2, 4, 2, 1), float("nan"))
+    mod.launch(x, w, b, o6, o7)
+    var, mean = torch.var_mean(x.reshape(2, 4, 128), dim=-1, correction=0)
+    scale = torch.rsqrt(var + 1e-5)[:, :, None] * w.reshape(4, 2)
+    torch.testing.assert_close(o6, scale.reshape(2, 4, 2, 1))
+    torch.testing.assert_close(o7, (-mean[:, :, None] * scale + b.reshape(4, 2)).reshape(2, 4, 2, 1))

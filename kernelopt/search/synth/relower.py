@@ -23,6 +23,7 @@ order, and the buffers Inductor allocates between them are allocated inside ``la
 from __future__ import annotations
 
 import ast
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,18 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], st
                     bufs[st.targets[0].id] = (list(shape), list(stride), dtype)
                 if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name):
                     alias[ast.unparse(st.targets[0])] = st.value.id
+                if (  # "buf6 = reinterpret_tensor(buf4, shape, stride, 0); del buf4  # reuse"
+                    isinstance(st, ast.Assign)
+                    and isinstance(st.value, ast.Call)
+                    and ast.unparse(st.value.func) == "reinterpret_tensor"
+                    and isinstance(st.value.args[0], ast.Name)
+                    and st.value.args[0].id in bufs
+                    and ast.unparse(st.value.args[3]) == "0"
+                ):
+                    shape, stride = (ast.literal_eval(a) for a in st.value.args[1:3])
+                    base = bufs[st.value.args[0].id]
+                    if math.prod(shape) == math.prod(base[0]):  # the whole buffer, another layout
+                        bufs[ast.unparse(st.targets[0])] = (list(shape), list(stride), base[2])
                 if isinstance(st, ast.Return) and st.value is not None:
                     vals = st.value.elts if isinstance(st.value, ast.Tuple) else [st.value]
                     if not all(isinstance(v, ast.Name) for v in vals):
