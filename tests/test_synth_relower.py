@@ -254,3 +254,41 @@ def test_a_region_relowers_to_several_kernels_launched_in_order(tmp_path):
     scale = torch.rsqrt(var + 1e-5)[:, :, None] * w.reshape(4, 2)
     torch.testing.assert_close(o6, scale.reshape(2, 4, 2, 1))
     torch.testing.assert_close(o7, (-mean[:, :, None] * scale + b.reshape(4, 2)).reshape(2, 4, 2, 1))
+
+
+STANDARDIZE_REGION = """
+LEVEL = 'kernel'
+INPUTS = ['arg0_1']
+OUTPUTS = ['buf8']
+SHAPES = {'arg0_1': [4, 8192]}
+OUT_SHAPES = {'buf8': [4, 8192]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        var = torch.ops.aten.var.correction(x0, correction = 1.0)
+        add = torch.ops.aten.add.Tensor(torch.ops.aten.sqrt.default(var), 1e-05)
+        sub = torch.ops.aten.sub.Tensor(x0, torch.ops.aten.mean.default(x0))
+        return (torch.ops.aten.div.Tensor(sub, add),)
+"""
+
+
+@pytest.mark.parametrize("variant,first_launch", [(0, ", 8, 4096)"), (1, ", 4, 8192)")])
+def test_a_regions_split_factor_is_a_search_direction(tmp_path, variant, first_launch):
+    """problems/generalize/level1/7_WholeTensorStandardize's region (a whole-tensor mean and std,
+    split by Inductor into 4 partial sums of 8192 at capture on the CPU): re-lowered with the
+    split factor doubled, the partial-sum kernel writes 8 partials of 4096; halved, the 4
+    partials are combined in two steps of 2 (six kernels); the result is right either way."""
+    cpu_mode.install()
+    args = [_arg("arg0_1", [4, 8192], "read"), _arg("buf8", [4, 8192], "write")]
+    contract = {"args": args, "region": {"members": ["a", "b", "c", "d"]}}
+    src = relower(contract, _unit(tmp_path, "std", STANDARDIZE_REGION), 0, variant)
+    first = next(line for line in src.splitlines() if line.startswith("    relowered0_launch("))
+    assert first.endswith(first_launch), first
+    assert src.count("def relowered") == (12 if variant == 0 else 18)  # kernel, grid, launch: 4 or 6 kernels
+    mod = load_candidate(src, f"relowered_split_{variant}")
+    torch.manual_seed(5)
+    x = torch.randn(4, 8192) * 3 + 1.5
+    out = torch.full((4, 8192), float("nan"))
+    mod.launch(x, out)
+    torch.testing.assert_close(out, (x - x.mean()) / (x.std() + 1e-5))

@@ -70,9 +70,9 @@ def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -
         )
     if kind == "handwritten":
         return generate(contract, (Path(unit_dir) / "reference.py").read_text(), index), "handwritten"
-    from .relower import VARIANTS, relower
+    from .relower import relower, variants
 
-    name = VARIANTS[index % len(VARIANTS)][0]
+    name = variants(contract)[index % len(variants(contract))][0]
     try:
         return relower(contract, Path(unit_dir), attempt, index), f"inductor:{name}"
     except CannotSynthesize as e:

@@ -23,6 +23,7 @@ order, and the buffers Inductor allocates between them are allocated inside ``la
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
 import re
 from pathlib import Path
@@ -30,13 +31,38 @@ from typing import Any
 
 from .ops import CannotSynthesize
 
-# (name, Inductor config patch) per variant, in the order the attempts use them
+# (name, Inductor config patch) per variant, in the order the attempts use them; ``split_scale``
+# is not a config key: the split factor Inductor picks for a split reduction, scaled
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("looped-reductions", {"triton.persistent_reductions": False, "split_reductions": False}),
     ("no-split-reductions", {"split_reductions": False}),
     ("max-tiles-3", {"triton.max_tiles": 3, "split_reductions": False}),
     ("default", {}),
 ]
+# a region (capture/regions.py) is mostly a split reduction and what reads its result: other
+# split factors first, then one cooperative kernel, then no split at all
+REGION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("split-x2", {"split_scale": 2.0}),
+    ("split-x0.5", {"split_scale": 0.5}),
+    ("cooperative-reductions", {"triton.cooperative_reductions": True}),
+    ("no-split-reductions", {"split_reductions": False}),
+]
+
+
+def variants(contract: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return REGION_VARIANTS if contract.get("region") else VARIANTS
+
+
+def _scaled_splits(scale: float) -> Any:
+    """Inductor's heuristics, with the split factor of every split reduction scaled."""
+    from torch._inductor.choices import InductorChoices
+
+    class ScaledSplits(InductorChoices):
+        def reduction_split_factor(self, *args: Any, **kwargs: Any) -> int:
+            base = super().reduction_split_factor(*args, **kwargs)
+            return base if base <= 1 else max(2, round(base * scale))
+
+    return ScaledSplits()
 
 
 def _call_args(tree: ast.Module, lineno: int, kernel: str) -> list[ast.expr]:
@@ -147,7 +173,15 @@ def _compile(contract: dict[str, Any], ref: Any, patch: dict[str, Any]) -> str:
 
     gm = make_fx(forward, tracing_mode="fake")(*ins)
     hooks = CompileHooks()
-    with hooks.active(), ic.patch({"fx_graph_cache": False, **patch}):
+    patch = dict(patch)
+    scale = patch.pop("split_scale", None)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(hooks.active())
+        stack.enter_context(ic.patch({"fx_graph_cache": False, **patch}))
+        if scale is not None:
+            from torch._inductor.virtualized import V
+
+            stack.enter_context(V.set_choices_handler(_scaled_splits(scale)))
         compile_fx(gm, ins)
     if not hooks.graphs:
         raise CannotSynthesize(
@@ -163,7 +197,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
     from ...isolate.harness import load_module
     from ...isolate.inductor import launcher_lines, strip_heuristics_decorator
 
-    vname, patch = VARIANTS[variant % len(VARIANTS)]
+    vname, patch = variants(contract)[variant % len(variants(contract))]
     unit_dir = Path(unit_dir)
     if (unit_dir / "reference_constants.pt").exists():
         raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")
