@@ -292,3 +292,26 @@ def test_a_regions_split_factor_is_a_search_direction(tmp_path, variant, first_l
     out = torch.full((4, 8192), float("nan"))
     mod.launch(x, out)
     torch.testing.assert_close(out, (x - x.mean()) / (x.std() + 1e-5))
+
+
+def test_the_relowered_kernel_object_loads_without_the_interpreter(tmp_path):
+    """On the GPU ``triton.jit`` reads its function's source from a file: the kernel object was
+    built by ``exec`` of the text, which only the interpreter accepts, and every re-lowering on
+    the H200 failed ("@jit functions should be defined in a Python file").  Run without the
+    interpreter, as on the GPU (building a JITFunction needs no device)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from kernelopt.search.synth.relower import _kernel_object\n"
+        "src = 'import triton\\nimport triton.language as tl\\n@triton.jit\\n'\n"
+        "src += 'def k(x, XBLOCK: tl.constexpr):\\n    pass\\n'\n"
+        "k = _kernel_object(src, 'k', Path(sys.argv[1]))\n"
+        "print(type(k).__name__, list(k.arg_names))\n"
+    )
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "JITFunction ['x', 'XBLOCK']" in r.stdout

@@ -26,6 +26,7 @@ import ast
 import contextlib
 import math
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -129,11 +130,16 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], st
     return bufs, returned
 
 
-def _kernel_object(src: str, name: str) -> Any:
-    """Inductor's kernel object (its heuristics decorator applied; nothing is compiled)."""
-    scope: dict[str, Any] = {"__file__": f"<relowered {name}>", "__name__": f"relowered_{name}"}
-    exec(compile(src, f"<relowered {name}>", "exec"), scope)  # noqa: S102 - Inductor's generated kernel source
-    return scope[name]
+def _kernel_object(src: str, name: str, directory: Path) -> Any:
+    """Inductor's kernel object (its heuristics decorator applied; nothing is compiled), imported
+    from a file in ``directory``: ``triton.jit`` reads its function's source from the file (the
+    interpreter does not, so on the CPU an ``exec`` of the text worked and on the GPU every
+    re-lowering failed with "@jit functions should be defined in a Python file", H200 runs 10-12)."""
+    from ...isolate.harness import load_module
+
+    path = Path(directory) / f"{name}.py"
+    path.write_text(src)
+    return getattr(load_module(path, f"kernelopt_relowered_{name}"), name)
 
 
 def _compile(contract: dict[str, Any], ref: Any, patch: dict[str, Any]) -> str:
@@ -242,41 +248,42 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
             )
         names[buf] = out
     kernels, launchers, calls, scratch = [], [], [], {}
-    for i, site in enumerate(sites):
-        prefix = "relowered_" if len(sites) == 1 else f"relowered{i}_"
-        kname = site.target
-        kd = oc.kernels[kname]
-        launch_args = _call_args(tree, site.lineno, kname)
-        inner = _kernel_object(kd.source, kname)
-        configs = list(getattr(inner, "configs", None) or [])
-        if not configs:
-            raise CannotSynthesize(f"Inductor's {kname} has no configs")
-        config = instrument.config_dict(configs[0])
-        knames = instrument.arg_names(inner, len(launch_args))
-        kargs, passed = [], []
-        for kn, node in zip(knames, launch_args):
-            text = ast.unparse(node)
-            if isinstance(node, ast.Name) and node.id in names:
-                passed.append(names[node.id])
-                kargs.append({"name": kn, "kind": "tensor"})
-            elif isinstance(node, ast.Name) and node.id in bufs and len(sites) > 1:
-                scratch[node.id] = bufs[node.id]  # an intermediate of the region's re-lowering
-                passed.append(f"_{node.id}")
-                kargs.append({"name": kn, "kind": "tensor"})
-            elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-                passed.append(repr(node.value))
-                kargs.append({"name": kn, "kind": "scalar", "value": node.value})
-            else:
-                raise CannotSynthesize(
-                    f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
-                )
-        new = f"{prefix}{kname}"
-        pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
-        kernel_src = strip_heuristics_decorator(kd.source, kname)
-        kernels += [re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src).strip(), ""]
-        cfg_prefix = "" if len(sites) == 1 else f"K{i}_"
-        launchers += [*launcher_lines(new, pseudo, cfg_prefix=cfg_prefix, fn_prefix=prefix), "", ""]
-        calls.append(f"    {prefix}launch({', '.join(passed)})")
+    with tempfile.TemporaryDirectory(prefix="kernelopt-relower-") as tmp:
+        for i, site in enumerate(sites):
+            prefix = "relowered_" if len(sites) == 1 else f"relowered{i}_"
+            kname = site.target
+            kd = oc.kernels[kname]
+            launch_args = _call_args(tree, site.lineno, kname)
+            inner = _kernel_object(kd.source, kname, tmp)
+            configs = list(getattr(inner, "configs", None) or [])
+            if not configs:
+                raise CannotSynthesize(f"Inductor's {kname} has no configs")
+            config = instrument.config_dict(configs[0])
+            knames = instrument.arg_names(inner, len(launch_args))
+            kargs, passed = [], []
+            for kn, node in zip(knames, launch_args):
+                text = ast.unparse(node)
+                if isinstance(node, ast.Name) and node.id in names:
+                    passed.append(names[node.id])
+                    kargs.append({"name": kn, "kind": "tensor"})
+                elif isinstance(node, ast.Name) and node.id in bufs and len(sites) > 1:
+                    scratch[node.id] = bufs[node.id]  # an intermediate of the region's re-lowering
+                    passed.append(f"_{node.id}")
+                    kargs.append({"name": kn, "kind": "tensor"})
+                elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+                    passed.append(repr(node.value))
+                    kargs.append({"name": kn, "kind": "scalar", "value": node.value})
+                else:
+                    raise CannotSynthesize(
+                        f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
+                    )
+            new = f"{prefix}{kname}"
+            pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
+            kernel_src = strip_heuristics_decorator(kd.source, kname)
+            kernels += [re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src).strip(), ""]
+            cfg_prefix = "" if len(sites) == 1 else f"K{i}_"
+            launchers += [*launcher_lines(new, pseudo, cfg_prefix=cfg_prefix, fn_prefix=prefix), "", ""]
+            calls.append(f"    {prefix}launch({', '.join(passed)})")
     where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
     params = [a["name"] for a in contract["args"]]
     first_tensor = next(a["name"] for a in contract["args"] if a.get("kind") == "tensor")
