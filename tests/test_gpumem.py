@@ -145,6 +145,10 @@ def test_needs_come_from_the_capture_record_and_the_units_tensors():
         ]
     }
     assert gpumem.unit_mb(contract) == 8.0
+    # a region's member kernels' arguments count too (its inputs are drawn through them)
+    member = {"args": contract["args"][:1] + [{"kind": "tensor", "shape": [16], "dtype": "float32"}]}
+    region = {**contract, "region": {"member_contracts": [member, member]}}
+    assert gpumem.unit_mb(region) == 8.0 + 2 * (4.0 + 64 / 2**20)
     # ... plus a share of the problem's (the judging process rebuilds the problem)
     f = gpumem.UNIT_FACTORS["gate12"]
     assert gpumem.need_mb("gate12", mem, None, unit_mb=8.0) == int(8 * f + 1500) + 2 * gpumem.CONTEXT_MB

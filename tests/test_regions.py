@@ -12,7 +12,7 @@ from conftest import ROOT, load_candidate
 
 from kernelopt.capture import regions
 from kernelopt.core import cpu_mode, outputcode
-from kernelopt.isolate.regions import region_contract, region_io, render_region
+from kernelopt.isolate.regions import RegionIO, region_contract, render_region
 from kernelopt.stitch.fusion import choose_fusions
 from kernelopt.stitch.proof import REGION_KEYS, diff_proof
 from kernelopt.stitch.splice import write_stitched
@@ -92,7 +92,7 @@ def _tensor(name, shape, stride, access="read"):
     }
 
 
-def test_the_region_contract_names_the_buffers_and_io_follows_the_members():
+def test_the_region_contract_names_the_buffers_and_its_inputs_are_drawn_through_the_members():
     r = {**_region(), "member_units": [STATS, AFFINE], "reference": {"aten_ops": ["aten.var_mean.correction"]}}
     stats = _member_contract(
         STATS,
@@ -128,14 +128,26 @@ def test_the_region_contract_names_the_buffers_and_io_follows_the_members():
     ]
     assert c["kernel"] == AFFINE and c["region"]["intermediate_specs"]["buf5"]["stride"] == [4, 1, 8, 8]
 
-    class Seen:  # what IOCapture holds for one launch
-        def __init__(self, before, after):
-            self.before, self.after = before, after
+    class Kernel:  # what the wrapper launches: writes 1 + its first argument into its outputs
+        def __init__(self, written):
+            self.written = written
 
-    s_before = ["b4", "x", "b5?", 8, 128]
-    a_before, a_after = ["b5", "w", "b4", "b", "o6?", "o7?", 16], ["b5", "w", "b4", "b", "o6", "o7", 16]
-    before, after = region_io({STATS: Seen(s_before, s_before), AFFINE: Seen(a_before, a_after)}, c)
-    assert before == ["x", "w", "b", "o6?", "o7?"] and after == ["x", "w", "b", "o6", "o7"]
+        def run(self, *args, **kwargs):
+            for i in self.written:
+                args[i].fill_(1.0 + float(args[0].flatten()[0]))
+
+    obs = RegionIO(c)
+    b4, x, b5 = torch.zeros(1), torch.full((1,), 7.0), torch.zeros(1)
+    w, b, o6, o7 = torch.full((1,), 2.0), torch.full((1,), 3.0), torch.full((1,), -1.0), torch.full((1,), -2.0)
+    obs.on_kernel(STATS, Kernel([0, 2]), 0, (b4, x, b5, 8, 128), {})
+    obs.on_kernel(AFFINE, Kernel([4, 5]), 0, (b5, w, b4, b, o6, o7, 16), {})
+    before, after = obs.io()
+    # inputs as the first reader got them; outputs before their first writer and after their last
+    assert [float(t) for t in before] == [7.0, 2.0, 3.0, -1.0, -2.0]
+    assert [float(t) for t in after] == [7.0, 2.0, 3.0, 3.0, 3.0]
+    assert before[0] is after[0] and before[0] is not x  # a clone, held once
+    with pytest.raises(RuntimeError, match="not launched"):
+        RegionIO(c).io()
 
 
 @pytest.mark.slow

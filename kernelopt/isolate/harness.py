@@ -171,24 +171,16 @@ class ProblemRuntime:
     ) -> tuple[list[Any], list[Any]]:
         """Arguments of a region (capture/regions.py) for ``seed``: each input as the wrapper
         passed it to the region's first kernel that reads it, each output before its first
-        writer and after its last (isolate/regions.py: region_io)."""
+        writer and after its last (isolate/regions.py: RegionIO)."""
         import torch
 
-        from .regions import region_io
+        from .regions import RegionIO
 
-        members = contract["region"]["members"]
         mod, oc = self.wrapper(contract["graph"])
-        obs = {k: IOCapture(k) for k in members}
-
-        class Members(Observer):
-            def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
-                return (obs[name] if name in obs else _RUN).on_kernel(name, inner, lineno, args, kwargs)
-
-        with torch.no_grad(), instrumented(mod, oc, Members()):
+        obs = RegionIO(contract)
+        with torch.no_grad(), instrumented(mod, oc, obs):
             mod.call(self.call_args(contract["graph"], seed, distribution))
-        if any(o.before is None or o.after is None for o in obs.values()):
-            raise RuntimeError(f"the region's kernels {members} were not all launched by the wrapper")
-        return region_io(obs, contract)
+        return obs.io()
 
 
 def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
