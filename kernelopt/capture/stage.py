@@ -75,27 +75,26 @@ def region_references(
             why = f"the region {' -> '.join(r['members'])} has no reference: {e}"
             refused.append({"start": r["members"][0], "function": r["function"], "reason": why})
             continue
-        (paths.kernels_dir / f"{rid}.reference.py").write_text(fxref.render(rid, ref))
-        if ref.constants:
-            import torch
-
-            torch.save(
-                {k: v.detach().cpu() for k, v in ref.constants.items()},
-                paths.kernels_dir / f"{rid}.reference_constants.pt",
-            )
-        out.append(
-            {
-                **r,
-                "id": rid,
-                "reference": {
-                    "file": f"kernels/{rid}.reference.py",
-                    "inputs": ref.input_nodes,
-                    "outputs": ref.output_nodes,
-                    "aten_ops": ref.aten_ops,
-                },
-            }
-        )
+        out.append({**r, "id": rid, "reference": save_reference(paths, rid, ref)})
     return {"found": out, "refused": refused}
+
+
+def save_reference(paths: ProblemPaths, stem: str, ref: fxref.ReferenceCode) -> dict[str, Any]:
+    """``kernels/<stem>.reference.py`` (and its constants); the record capture.json keeps."""
+    (paths.kernels_dir / f"{stem}.reference.py").write_text(fxref.render(stem, ref))
+    if ref.constants:
+        import torch
+
+        torch.save(
+            {k: v.detach().cpu() for k, v in ref.constants.items()},
+            paths.kernels_dir / f"{stem}.reference_constants.pt",
+        )
+    return {
+        "file": f"kernels/{stem}.reference.py",
+        "inputs": ref.input_nodes,
+        "outputs": ref.output_nodes,
+        "aten_ops": ref.aten_ops,
+    }
 
 
 def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.ReferenceCode, dict[str, Any]]:
@@ -286,19 +285,7 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
             elif sites:
                 try:
                     ref, notes = kernel_reference(cap, sites[0])
-                    (paths.kernels_dir / f"{stem}.reference.py").write_text(fxref.render(stem, ref))
-                    if ref.constants:
-                        torch.save(
-                            {k: v.detach().cpu() for k, v in ref.constants.items()},
-                            paths.kernels_dir / f"{stem}.reference_constants.pt",
-                        )
-                    entry["reference"] = {
-                        "file": f"kernels/{stem}.reference.py",
-                        "inputs": ref.input_nodes,
-                        "outputs": ref.output_nodes,
-                        "aten_ops": ref.aten_ops,
-                        **notes,
-                    }
+                    entry["reference"] = {**save_reference(paths, stem, ref), **notes}
                 except fxref.ReferenceUnavailable as e:
                     entry["reference"] = {"error": str(e)}
             else:

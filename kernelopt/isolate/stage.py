@@ -78,12 +78,17 @@ def _isolate_kernel(
     elif not ref_src.exists():
         result.update(ok=False, status="no-reference", reason=contract["reference"].get("error", "no reference"))
     else:
-        shutil.copyfile(ref_src, paths.reference(unit))
-        consts = paths.kernels_dir / f"{stem}.reference_constants.pt"
-        if consts.exists():
-            shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
+        _copy_reference(paths, unit, stem)
         result.update(_check(paths, unit, contract, cfg, device))
     return result
+
+
+def _copy_reference(paths: ProblemPaths, unit: str, stem: str) -> None:
+    """Capture's ``kernels/<stem>.reference.py`` (and its constants) into the unit's directory."""
+    shutil.copyfile(paths.kernels_dir / f"{stem}.reference.py", paths.reference(unit))
+    consts = paths.kernels_dir / f"{stem}.reference_constants.pt"
+    if consts.exists():
+        shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
 
 
 def _user_reference(
@@ -158,10 +163,7 @@ def _isolate_region(
     write_json(paths.contract(unit), contract)
     sources = [(paths.kernels_dir / f"{u}.py").read_text() for u in region["member_units"]]
     paths.inductor_kernel(unit).write_text(regions.render_region(contract, sources))
-    shutil.copyfile(paths.capture / region["reference"]["file"], paths.reference(unit))
-    consts = paths.kernels_dir / f"{unit}.reference_constants.pt"
-    if consts.exists():
-        shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
+    _copy_reference(paths, unit, unit)  # kernels/<region>.reference.py, cut at capture
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "region": region["members"]}
     result.update(_check(paths, unit, contract, cfg, device))
     return result
