@@ -187,7 +187,9 @@ def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
     }
 
 
-def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = True) -> dict[str, Any]:
+def run(
+    paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = True, regions: bool = True
+) -> dict[str, Any]:
     capture = read_json(paths.capture_record)
     profile = read_json(paths.profile)
     if capture.get("failed"):
@@ -209,7 +211,7 @@ def run(paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = Tr
                 paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()}
             )
             add_fused_units(dispatch, pairs, refused)
-        if dispatch["verdict"] == "optimizable":
+        if regions and dispatch["verdict"] == "optimizable":
             add_region_units(dispatch, capture)
     write_json(paths.dispatch, dispatch)
     kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
