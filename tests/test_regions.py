@@ -243,3 +243,21 @@ def test_a_whole_tensor_reduction_is_one_region_of_four_launches():
     assert r["members"] == [*order, "triton_poi_fused_add_div_mean_std_sub_3"]
     assert (r["inputs"], r["outputs"]) == (["arg0_1"], ["buf8"])
     assert r["intermediates"] == ["buf0", "buf2", "buf3", "buf4", "buf1", "buf6"]
+
+
+def test_classify_adds_the_region_as_one_more_unit():
+    from kernelopt.classify.stage import add_region_units
+
+    r = {**_region(), "id": RID, "reference": {"file": f"kernels/{RID}.reference.py", "aten_ops": []}}
+    dispatch = {
+        "total_ms": 4.0,
+        "units": [
+            {"id": STATS, "kernel": STATS, "graph": 0, "heuristic": "persistent_reduction", "time_ms": 1.0},
+            {"id": AFFINE, "kernel": AFFINE, "graph": 0, "heuristic": "pointwise", "time_ms": 0.5},
+        ],
+    }
+    add_region_units(dispatch, {"graphs": [{"regions": {"found": [r], "refused": [{"start": "k", "reason": "x"}]}}]})
+    unit = dispatch["units"][-1]
+    assert (unit["id"], unit["kernel"], unit["time_ms"], unit["share"]) == (RID, AFFINE, 1.5, 0.375)
+    assert unit["region"]["member_units"] == [STATS, AFFINE] and unit["region"]["inputs"] == r["inputs"]
+    assert dispatch["regions"] == {"region_units": [RID], "refused_starts": [{"start": "k", "reason": "x"}]}
