@@ -62,6 +62,21 @@ def test_regions_are_refused_with_a_reason():
     # the second kernel writes a buffer the region reads from outside
     found, refused = _find(src.replace(launch, launch.replace("buf6, buf7", "arg3_1, buf7")))
     assert found == [] and "in place" in refused[0]["reason"]
+    # an alias made before the region and read after it: the buffer is an output, not an
+    # intermediate the stitched model could leave unwritten (review of the first version)
+    stats = f"        {STATS}.run(buf4, buf2, buf5, 8, 128, stream=raw_streamNone)\n"
+    aliased = src.replace(stats, "        buf9 = reinterpret_tensor(buf5, (8,), (1,), 0)\n" + stats)
+    aliased = aliased.replace("return (buf8, )", "return (buf8, buf9, )")
+    found, refused = _find(aliased)
+    assert found == [] and "['buf5']" in refused[0]["reason"] and "hold no FX node's value" in refused[0]["reason"]
+    # a write to memory the function did not allocate (a graph input mutated in place)
+    found, refused = _find(src.replace(launch, launch.replace("buf6, buf7", "arg0_1, buf7")))
+    assert found == [] and "did not allocate" in refused[0]["reason"]
+    # the in_out_ptr's buffer is not fresh once its allocation was read under another name
+    touched = src.replace(stats, "        print(buf3)\n" + stats)
+    touched = touched.replace("buf4 = buf3; del buf3  # reuse", "buf4 = buf3")
+    found, refused = _find(touched)
+    assert found == [] and "reads from outside (in place)" in refused[0]["reason"]
     # the outputs must be FX values, or the region grows (here: up to the function's end)
     found, refused = _find(mappable=lambda b: False)
     assert found == [] and refused[0]["start"] == STATS
@@ -254,6 +269,8 @@ def test_classify_adds_the_region_as_one_more_unit():
         "units": [
             {"id": STATS, "kernel": STATS, "graph": 0, "heuristic": "persistent_reduction", "time_ms": 1.0},
             {"id": AFFINE, "kernel": AFFINE, "graph": 0, "heuristic": "pointwise", "time_ms": 0.5},
+            # a fused unit carries its consumer's kernel: never taken for the kernel's own unit
+            {"id": "fz_p__s", "kernel": STATS, "graph": 0, "time_ms": 2.0, "fused": {"consumer": STATS}},
         ],
     }
     add_region_units(dispatch, {"graphs": [{"regions": {"found": [r], "refused": [{"start": "k", "reason": "x"}]}}]})

@@ -21,8 +21,10 @@ whether a declared run is one (gate 3's proof calls it again on the baseline):
 * a buffer the run writes is never one it read from outside (no in-place region inputs);
 * an ``in_out_ptr`` argument whose buffer is a fresh allocation (``empty_strided``, or an
   alias of one, named by nothing before) is written, not read;
-* outputs: the written buffers that a statement after the last launch names (a ``del`` does
-  not count); intermediates: the other written buffers;
+* every buffer the run writes is a local ``empty_strided`` allocation (under any alias), two of
+  them never one memory;
+* outputs: the written buffers that a statement after the last launch names under any alias
+  (a ``del`` does not count); intermediates: the other written buffers;
 * a ``del`` between the launches that deletes a region argument deletes only region arguments
   and has a line of its own (the stitch moves it after the region's launch).
 """
@@ -53,23 +55,61 @@ def region_id(member_units: list[str]) -> str:
     return f"rg_{member_units[0]}__{member_units[-1]}"
 
 
-def _fresh_before(stmts: list[ast.stmt], end: int) -> set[str]:
-    """Buffers that hold a fresh allocation at statement ``end``: defined by ``empty_strided``
-    (or an alias of such a buffer) and named by nothing else since."""
-    fresh: set[str] = set()
+class Aliases:
+    """Which names of a function share memory: ``t = s``, and ``t = f(s, ...)`` for a call whose
+    first argument is a name (``reinterpret_tensor``, ``as_strided``, a view), put ``t`` and ``s``
+    in one class; ``allocated`` are the classes that hold a local ``empty_strided`` allocation."""
+
+    def __init__(self, stmts: list[ast.stmt]):
+        self.parent: dict[str, str] = {}
+        allocs = []
+        for s in stmts:
+            if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+                continue
+            t, v = s.targets[0].id, s.value
+            if is_call_to(v, ("empty_strided",)):
+                allocs.append(t)
+            elif isinstance(v, ast.Name):
+                self._union(t, v.id)
+            elif isinstance(v, ast.Call) and v.args and isinstance(v.args[0], ast.Name):
+                self._union(t, v.args[0].id)
+        self.allocated = {self.root(a) for a in allocs}
+
+    def root(self, n: str) -> str:
+        while n in self.parent:
+            n = self.parent[n]
+        return n
+
+    def _union(self, a: str, b: str) -> None:
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+    def names(self, stmt: ast.AST) -> set[str]:
+        """The alias classes (roots) a statement names."""
+        return {self.root(n) for n in names_in(stmt)}
+
+
+def _definition(s: ast.stmt) -> bool:
+    """An allocation, an alias (``t = s``) or a ``del``: names memory, reads none of it."""
+    if isinstance(s, ast.Delete):
+        return True
+    return (
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and (is_call_to(s.value, ("empty_strided",)) or isinstance(s.value, ast.Name))
+    )
+
+
+def _fresh_before(stmts: list[ast.stmt], end: int, aliases: Aliases) -> set[str]:
+    """Alias classes that hold a fresh allocation at statement ``end``: a local ``empty_strided``
+    that no statement since (but allocations, aliases and ``del``) names, under any name."""
+    touched: set[str] = set()
     for s in stmts[:end]:
-        if isinstance(s, ast.Delete):
-            continue
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            t = s.targets[0].id
-            if is_call_to(s.value, ("empty_strided",)):
-                fresh.add(t)
-                continue
-            if isinstance(s.value, ast.Name):
-                (fresh.add if s.value.id in fresh else fresh.discard)(t)
-                continue
-        fresh -= names_in(s)
-    return fresh
+        if not _definition(s):
+            touched |= aliases.names(s)
+    return aliases.allocated - touched
 
 
 def _launch_counts(tree: ast.Module, kernels: set[str]) -> dict[str, int]:
@@ -117,24 +157,30 @@ def _check(
     inputs: list[str] = []
     written: list[str] = []
     calls: list[dict[str, Any]] = []
+    aliases = Aliases(stmts)
     for m, i in zip(members, idx):
         params, _ = kernel_params(sources[m], m)
         call = stmts[i].value  # type: ignore[attr-defined]
         if len(call.args) != len(params):
             raise NotARegion(f"{m}'s launch does not pass one positional argument per kernel parameter")
-        fresh = _fresh_before(stmts, i)
+        fresh = _fresh_before(stmts, i, aliases)
         args: list[Any] = []
         for p, a in zip(params, call.args):
             if p.startswith(TENSOR_PREFIXES):
                 if not isinstance(a, ast.Name):
                     raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a plain buffer name")
                 b = a.id
-                reads = p.startswith("in_ptr") or (p.startswith("in_out_ptr") and b not in fresh)
+                reads = p.startswith("in_ptr") or (p.startswith("in_out_ptr") and aliases.root(b) not in fresh)
                 if reads and b not in written and b not in inputs:
                     inputs.append(b)
                 if p.startswith(("out_ptr", "in_out_ptr")):
-                    if b in inputs:
+                    if aliases.root(b) in {aliases.root(x) for x in inputs}:
                         raise NotARegion(f"{m} writes {b}, which the region reads from outside (in place)")
+                    if aliases.root(b) not in aliases.allocated:
+                        raise NotARegion(
+                            f"{m} writes {b}, which the function did not allocate (a graph input, or memory "
+                            "from outside the function): the region's writes must be to its own buffers"
+                        )
                     if b not in written:
                         written.append(b)
                 args.append({"param": p, "buffer": b})
@@ -143,13 +189,21 @@ def _check(
             else:
                 raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a numeric constant")
         calls.append({"kernel": m, "args": args})
+    # read after the region under any name (an alias or a view made before, between or after
+    # its launches): an output; else an intermediate, which the stitched model never writes
     after = stmts[idx[-1] + 1 :]
-    used_after = set().union(*[names_in(s) for s in after if not isinstance(s, ast.Delete)], set())
-    outputs = [b for b in written if b in used_after]
-    intermediates = [b for b in written if b not in used_after]
+    used_after = set().union(*[aliases.names(s) for s in after if not isinstance(s, ast.Delete)], set())
+    outputs = [b for b in written if aliases.root(b) in used_after]
+    intermediates = [b for b in written if aliases.root(b) not in used_after]
+    roots = [aliases.root(b) for b in written]
+    if len(set(roots)) != len(roots):
+        raise NotARegion("two of the buffers the region writes are one memory (aliases)")
     if not outputs:
         raise NotARegion("nothing after the region reads what it writes")
     region_args = set(inputs) | set(outputs)
+    last = stmts[idx[-1]]
+    if last.lineno != last.end_lineno:
+        raise NotARegion(f"the launch of {members[-1]} spans several lines (the stitch edits it as one line)")
     lines = [s.lineno for s in stmts]
     for s in stmts[idx[0] + 1 : idx[-1]]:
         if s in (stmts[i] for i in idx):

@@ -71,8 +71,8 @@ def region_references(
         rid = regions.region_id(r["members"])
         try:
             ref = fxref.build(cap.gm, {b: node_of(b) for b in r["inputs"]}, {b: node_of(b) for b in r["outputs"]})
-        except fxref.ReferenceUnavailable as e:
-            why = f"the region {' -> '.join(r['members'])} has no reference: {e}"
+        except Exception as e:  # noqa: BLE001 - this region has no reference, said why; the others go on
+            why = f"the region {' -> '.join(r['members'])} has no reference: {type(e).__name__}: {e}"
             refused.append({"start": r["members"][0], "function": r["function"], "reason": why})
             continue
         out.append({**r, "id": rid, "reference": save_reference(paths, rid, ref)})

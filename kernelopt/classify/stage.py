@@ -158,7 +158,8 @@ def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
     more unit ``rg_<first>__<last>``; its members stay units (not checkable on their own), and
     the stitch stage takes the region's candidate in their place."""
     rec = capture["graphs"][0].get("regions") or {}
-    by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0}
+    # the kernels' own units (a fused unit carries its consumer's kernel too)
+    by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0 and not u.get("fused")}
     added = []
     for r in rec.get("found", []):
         members = [by_kernel.get(k) for k in r["members"]]

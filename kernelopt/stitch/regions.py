@@ -49,7 +49,7 @@ def edit_call_sites(src: str, regions: list[dict[str, Any]]) -> str:
         moved = []
         for s in stmts[first + 1 : last]:
             if _moved(s, r):
-                if lines[s.lineno - 1].strip() != ast.unparse(s):
+                if lines[s.lineno - 1].split("#")[0].strip() != ast.unparse(s):
                     raise ValueError(f"line {s.lineno}: `{ast.unparse(s)}` shares its line with other code")
                 replace[s.lineno] = ""
                 moved.append(ast.unparse(s))
