@@ -41,11 +41,12 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("default", {}),
 ]
 # a region (capture/regions.py) is mostly a split reduction and what reads its result: other
-# split factors first, then one cooperative kernel, then no split at all
+# split factors first, then no split at all (a cooperative reduction is not a variant: on CUDA
+# Inductor zeroes its semaphores with a tensor op, which a candidate may not do)
 REGION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("split-x2", {"split_scale": 2.0}),
     ("split-x0.5", {"split_scale": 0.5}),
-    ("cooperative-reductions", {"triton.cooperative_reductions": True}),
+    ("split-x4", {"split_scale": 4.0}),
     ("no-split-reductions", {"split_reductions": False}),
 ]
 
@@ -115,6 +116,7 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], st
                     base = bufs[st.value.args[0].id]
                     if math.prod(shape) == math.prod(base[0]):  # the whole buffer, another layout
                         bufs[ast.unparse(st.targets[0])] = (list(shape), list(stride), base[2])
+                        alias.setdefault(ast.unparse(st.targets[0]), st.value.args[0].id)
                 if isinstance(st, ast.Return) and st.value is not None:
                     vals = st.value.elts if isinstance(st.value, ast.Tuple) else [st.value]
                     if not all(isinstance(v, ast.Name) for v in vals):
@@ -124,10 +126,31 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], st
         while base in alias:
             base = alias[base]
         if base in bufs:
-            bufs[name] = bufs[base]
+            bufs.setdefault(name, bufs[base])
     if returned is None:
         raise CannotSynthesize("no call() in the re-lowered wrapper")
     return bufs, returned
+
+
+def _root(name: str, tree: ast.Module) -> str:
+    """The allocation a wrapper name is (an alias, or a reinterpreted whole buffer, of it)."""
+    alias = {}
+    for st in ast.walk(tree):
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            v = st.value
+            if isinstance(v, ast.Name):
+                alias[st.targets[0].id] = v.id
+            elif (
+                isinstance(v, ast.Call)
+                and ast.unparse(v.func) == "reinterpret_tensor"
+                and isinstance(v.args[0], ast.Name)
+            ):
+                alias[st.targets[0].id] = v.args[0].id
+    seen = set()
+    while name in alias and name not in seen:
+        seen.add(name)
+        name = alias[name]
+    return name
 
 
 def _kernel_object(src: str, name: str, directory: Path) -> Any:
@@ -247,6 +270,12 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
                 f"the unit writes {out} in place and the re-lowered code is not one pointwise kernel"
             )
         names[buf] = out
+    # every other name of a returned buffer's memory (Inductor's "buf6 = buf3; del buf3  # reuse"
+    # between two kernels) is that output too: the earlier kernel must write into it
+    for name in bufs:
+        owner = next((b for b in returned if _root(b, tree) == _root(name, tree)), None)
+        if owner is not None and name not in names:
+            names[name] = names[owner]
     kernels, launchers, calls, scratch = [], [], [], {}
     with tempfile.TemporaryDirectory(prefix="kernelopt-relower-") as tmp:
         for i, site in enumerate(sites):
@@ -267,8 +296,11 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
                     passed.append(names[node.id])
                     kargs.append({"name": kn, "kind": "tensor"})
                 elif isinstance(node, ast.Name) and node.id in bufs and len(sites) > 1:
-                    scratch[node.id] = bufs[node.id]  # an intermediate of the region's re-lowering
-                    passed.append(f"_{node.id}")
+                    # an intermediate of the region's re-lowering: one tensor per allocation,
+                    # whatever name (alias) a kernel gets it under
+                    root = _root(node.id, tree)
+                    scratch[root] = bufs.get(root, bufs[node.id])
+                    passed.append(f"_{root}")
                     kargs.append({"name": kn, "kind": "tensor"})
                 elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
                     passed.append(repr(node.value))
