@@ -132,25 +132,26 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], st
     return bufs, returned
 
 
-def _root(name: str, tree: ast.Module) -> str:
-    """The allocation a wrapper name is (an alias, or a reinterpreted whole buffer, of it)."""
+def _roots(tree: ast.Module) -> dict[str, str]:
+    """Each name of the wrapper -> the allocation it is (an alias ``t = s``, or a reinterpreted
+    whole buffer, of it); names that alias nothing map to themselves (``.get(n, n)``)."""
     alias = {}
     for st in ast.walk(tree):
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
             v = st.value
             if isinstance(v, ast.Name):
                 alias[st.targets[0].id] = v.id
-            elif (
-                isinstance(v, ast.Call)
-                and ast.unparse(v.func) == "reinterpret_tensor"
-                and isinstance(v.args[0], ast.Name)
-            ):
-                alias[st.targets[0].id] = v.args[0].id
-    seen = set()
-    while name in alias and name not in seen:
-        seen.add(name)
-        name = alias[name]
-    return name
+            elif isinstance(v, ast.Call) and ast.unparse(v.func) == "reinterpret_tensor":
+                if isinstance(v.args[0], ast.Name):
+                    alias[st.targets[0].id] = v.args[0].id
+    roots = {}
+    for name in alias:
+        root, seen = name, set()
+        while root in alias and root not in seen:
+            seen.add(root)
+            root = alias[root]
+        roots[name] = root
+    return roots
 
 
 def _kernel_object(src: str, name: str, directory: Path) -> Any:
@@ -248,6 +249,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
             f"Inductor ({vname}) lowers the reference to {kinds}: one Triton kernel per unit (several for a region)"
         )
     bufs, returned = _buffers(tree)
+    roots = _roots(tree)
     unit_args = {a["name"]: a for a in contract["args"]}
     # wrapper names -> the unit's argument names
     names = dict(zip(oc.call_args, ref.INPUTS))
@@ -273,7 +275,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
     # every other name of a returned buffer's memory (Inductor's "buf6 = buf3; del buf3  # reuse"
     # between two kernels) is that output too: the earlier kernel must write into it
     for name in bufs:
-        owner = next((b for b in returned if _root(b, tree) == _root(name, tree)), None)
+        owner = next((b for b in returned if roots.get(b, b) == roots.get(name, name)), None)
         if owner is not None and name not in names:
             names[name] = names[owner]
     kernels, launchers, calls, scratch = [], [], [], {}
@@ -298,7 +300,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
                 elif isinstance(node, ast.Name) and node.id in bufs and len(sites) > 1:
                     # an intermediate of the region's re-lowering: one tensor per allocation,
                     # whatever name (alias) a kernel gets it under
-                    root = _root(node.id, tree)
+                    root = roots.get(node.id, node.id)
                     scratch[root] = bufs.get(root, bufs[node.id])
                     passed.append(f"_{root}")
                     kargs.append({"name": kn, "kind": "tensor"})
