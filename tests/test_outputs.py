@@ -94,3 +94,28 @@ def test_gate2_may_compare_a_view_of_the_reference_value():
     ref = torch.arange(6.0)
     assert outputs.compare("o", ref.reshape(2, 3), ref, 0, 0, reshape=True).ok
     assert not outputs.compare("o", ref.reshape(2, 3), ref, 0, 0).ok
+
+
+def test_a_user_kernels_output_that_already_held_its_result_is_still_written():
+    """CI, test_user_kernels: a Helion add + ReLU's `torch.empty` output reused the memory of the
+    compiled run's identical result, so its launch changed nothing and capture recorded the
+    output as read-only (gates 1-2 then failed the right candidates for writing it).  A user
+    kernel's unchanged arguments are probed on copies filled with a pattern."""
+    import torch
+
+    from kernelopt.core.instrument import LaunchRecorder
+
+    class Inner:  # a kernel object: out = relu(x + y); x, y read
+        configs = []
+
+        def run(self, x, y, out, **kwargs):
+            out.copy_(torch.relu(x + y))
+
+    x, y = torch.randn(64), torch.randn(64)
+    out = torch.relu(x + y)  # already the result, as a reused allocation can be
+    rec = LaunchRecorder(user={"k"})
+    rec.on_kernel("k", Inner(), 1, (x, y, out), {})
+    assert rec.launches[-1].written == [2]
+    plain = LaunchRecorder()  # an Inductor kernel: its parameter names say what it writes
+    plain.on_kernel("k", Inner(), 1, (x, y, out), {})
+    assert plain.launches[-1].written == []

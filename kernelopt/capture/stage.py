@@ -413,7 +413,7 @@ def _standalone_check(
     try:
         mod = outputcode.load(out_path, cap.constants)
         args = build_call_args(mapping, model, inputs, saved, device)
-        recorder = LaunchRecorder()
+        recorder = LaunchRecorder(user={k for k, kd in oc.kernels.items() if kd.is_user})
         with torch.no_grad(), gpulock.exclusive(device, "standalone run"), instrumented(mod, oc, recorder):
             outs = mod.call(list(args))
         runtime.sync(device)

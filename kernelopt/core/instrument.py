@@ -228,13 +228,45 @@ def aliased(args: tuple[Any, ...]) -> list[list[int]]:
     return [[i, j] for k, (i, lo, hi) in enumerate(spans) for j, lo2, hi2 in spans[k + 1 :] if lo < hi2 and lo2 < hi]
 
 
-class LaunchRecorder(Observer):
-    """Records every launch: argument metadata, which tensors it wrote, config and grid."""
+def _pattern(t: Any, seed: int) -> Any:
+    """A copy of ``t``'s layout filled with values no kernel computes from its inputs by chance."""
+    import torch
 
-    def __init__(self, check_writes: bool = True):
+    g = torch.Generator(device=t.device).manual_seed(seed)
+    out = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device)
+    if t.is_floating_point():
+        out.uniform_(-1e3, 1e3, generator=g)
+    elif t.dtype == torch.bool:
+        out.copy_(~t)
+    else:
+        out.random_(0, 127, generator=g)
+    return out
+
+
+def probe_writes(inner: Any, args: tuple, kwargs: dict, before: dict[int, Any], unchanged: list[int]) -> list[int]:
+    """Which of the ``unchanged`` arguments a launch writes after all: an output whose memory
+    already held the result (CPU, a user kernel's ``torch.empty`` output reusing the memory of
+    an identical earlier computation: its launch was recorded as writing nothing, so the
+    contract made the output read-only).  A second launch on copies (``before``: the arguments
+    as they were), the unchanged ones filled with a random pattern first."""
+    probe = list(args)
+    for i, b in before.items():
+        probe[i] = _pattern(b, 1000 + i) if i in unchanged else b.clone()
+    inner.run(*probe, **kwargs)
+    # the pattern drawn again, one argument at a time (not every copy held at once)
+    return [i for i in unchanged if not same_values(probe[i], _pattern(before[i], 1000 + i))]
+
+
+class LaunchRecorder(Observer):
+    """Records every launch: argument metadata, which tensors it wrote, config and grid.  A user
+    kernel's (``user``: their names) arguments it left unchanged are probed once more
+    (``probe_writes``): Inductor's kernels say what they write in their parameters' names."""
+
+    def __init__(self, check_writes: bool = True, user: set[str] | None = None):
         self.launches: list[Launch] = []
         self.externs: list[dict[str, Any]] = []
         self.check_writes = check_writes
+        self.user = set(user or ())
 
     def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
         import torch
@@ -242,6 +274,9 @@ class LaunchRecorder(Observer):
         before = {i: a.clone() for i, a in enumerate(args) if isinstance(a, torch.Tensor)} if self.check_writes else {}
         result = inner.run(*args, **kwargs)
         written = [i for i, b in before.items() if not same_values(b, args[i])]
+        unchanged = [i for i in before if i not in written]
+        if name in self.user and unchanged:
+            written = sorted(written + probe_writes(inner, args, kwargs, before, unchanged))
         cfg = launch_config(inner)
         names = arg_names(inner, len(args))
         metas = []
