@@ -82,10 +82,13 @@ def _call_args(tree: ast.Module, lineno: int, kernel: str) -> list[ast.expr]:
     raise CannotSynthesize(f"no launch of {kernel} at line {lineno} of the re-lowered wrapper")
 
 
-def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str]]:
+def _buffers(
+    tree: ast.Module,
+) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str], dict[str, str]]:
     """(shape, stride, dtype) of each ``buf = empty_strided_<dev>(shape, stride, dtype)`` of the
-    wrapper's ``call`` and the names it returns (anything else returned, e.g. a reinterpreted
-    view, is refused)."""
+    wrapper's ``call`` (and of its aliases and whole-buffer reinterpretations), the names it
+    returns (anything else returned, e.g. a reinterpreted view, is refused), and each alias ->
+    the allocation it is (names that alias nothing: ``.get(n, n)``)."""
     bufs: dict[str, tuple[list[int], list[int], str]] = {}
     alias: dict[str, str] = {}  # "buf3 = buf0; del buf0  # reuse"
     returned: list[str] | None = None
@@ -122,36 +125,16 @@ def _buffers(tree: ast.Module) -> tuple[dict[str, tuple[list[int], list[int], st
                     if not all(isinstance(v, ast.Name) for v in vals):
                         raise CannotSynthesize("the re-lowered graph returns views of its buffers")
                     returned = [v.id for v in vals]  # type: ignore[attr-defined]
+    roots = {}
     for name, base in alias.items():
         while base in alias:
             base = alias[base]
+        roots[name] = base
         if base in bufs:
             bufs.setdefault(name, bufs[base])
     if returned is None:
         raise CannotSynthesize("no call() in the re-lowered wrapper")
-    return bufs, returned
-
-
-def _roots(tree: ast.Module) -> dict[str, str]:
-    """Each name of the wrapper -> the allocation it is (an alias ``t = s``, or a reinterpreted
-    whole buffer, of it); names that alias nothing map to themselves (``.get(n, n)``)."""
-    alias = {}
-    for st in ast.walk(tree):
-        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-            v = st.value
-            if isinstance(v, ast.Name):
-                alias[st.targets[0].id] = v.id
-            elif isinstance(v, ast.Call) and ast.unparse(v.func) == "reinterpret_tensor":
-                if isinstance(v.args[0], ast.Name):
-                    alias[st.targets[0].id] = v.args[0].id
-    roots = {}
-    for name in alias:
-        root, seen = name, set()
-        while root in alias and root not in seen:
-            seen.add(root)
-            root = alias[root]
-        roots[name] = root
-    return roots
+    return bufs, returned, roots
 
 
 def _kernel_object(src: str, name: str, directory: Path) -> Any:
@@ -248,8 +231,7 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
         raise CannotSynthesize(
             f"Inductor ({vname}) lowers the reference to {kinds}: one Triton kernel per unit (several for a region)"
         )
-    bufs, returned = _buffers(tree)
-    roots = _roots(tree)
+    bufs, returned, roots = _buffers(tree)
     unit_args = {a["name"]: a for a in contract["args"]}
     # wrapper names -> the unit's argument names
     names = dict(zip(oc.call_args, ref.INPUTS))
