@@ -65,8 +65,11 @@ DEFAULT_FACTOR = 1.5
 # poisoned copies and chunked comparison temporaries, in the judge and in its child: ~5x by
 # count (the 9.0-11.2x measured in runs 4-7 were a leak, every call's arguments kept alive by
 # CUDA IPC until the job ended, fixed since); profile and select hold one or two candidates'
-# arguments and an L2 flush buffer (run 7: profile 2.9-3.6x, select 2.6x)
-UNIT_FACTORS = {"gate12": 6.0, "profile": 5.0, "select": 4.0, "select_iter": 4.0}
+# arguments and an L2 flush buffer (run 7: profile 2.9-3.6x, select 2.6x).  Runs 10-13 (H200,
+# 36 profile and 46 select_iter jobs at 6 GiB inputs) peaked at no more than 0.43x and 0.52x of
+# what factors of 5 and 4 declared, so 3.0 and 2.5 (the jobs that waited longest for memory
+# were these, behind gates 1-2 that really need theirs)
+UNIT_FACTORS = {"gate12": 6.0, "profile": 3.0, "select": 2.5, "select_iter": 2.5}
 # ... plus this share of the capture's peak: the judging process rebuilds the problem (its
 # inputs, parameters, the compiled wrapper's buffers) to draw the unit's inputs (a small unit
 # of a convolution problem peaked at 3 GiB)
