@@ -1514,3 +1514,86 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
         slot = search.synthesize(paths, "k", 0, cfg)
         assert slot["empty"] and slot["near_roof"] and slot["reason"] == f"not synthesized: {why}"
         assert not (paths.synth_dir("k", 0) / "candidate.py").exists()
+
+
+PROGRAMS_FIXTURES = ROOT / "tests" / "fixtures" / "programs"
+
+
+def test_programs_per_sm_makes_a_kernel_persistent_and_keeps_it_right():
+    """The grid-stride transform on Inductor's own kernels (a pointwise one and a looped
+    reduction, as a CPU run wrote them): fewer programs than blocks, every block still done once
+    (outputs start as NaN), the launch constants hoisted; then only PROGRAMS changes; kernels it
+    cannot make persistent are refused."""
+    import torch
+
+    relu = transform.set_launch((PROGRAMS_FIXTURES / "relu_poi.py").read_text(), config={"XBLOCK": 16})
+    ln = (PROGRAMS_FIXTURES / "layernorm_red.py").read_text().replace("'XBLOCK': 2,", "'XBLOCK': 1,")
+    x = torch.randn(4096)
+    a, w, b = torch.randn(4, 8, 16, 16), torch.randn(8, 16, 16), torch.randn(8, 16, 16)
+    ln_ref = torch.nn.functional.layer_norm(a, (8, 16, 16), w, b)
+    for programs in (1, 3, 7):
+        p_relu = transform.set_programs(relu, programs)
+        p_ln = transform.set_programs(ln, programs)
+        assert transform.programs_of(p_relu) == programs and transform.programs_of(relu) is None
+        body = p_relu.split("@triton.jit")[1].split("CONFIG")[0]
+        assert "tl.program_id(0)" in body.split("for _kpid")[1].split("\n")[0]  # only in the loop's start
+        assert body.count("tl.program_id") == 1 and "xnumel = 4096\n    for _kpid" in body  # constants hoisted
+        m = load_candidate(p_relu, f"prog_relu_{programs}")
+        out = torch.full_like(x, float("nan"))
+        m.launch(x, out, 4096)
+        torch.testing.assert_close(out, torch.relu(x))
+        m = load_candidate(p_ln, f"prog_ln_{programs}")
+        out = torch.full_like(a, float("nan"))
+        m.launch(a, w, b, out, 4, 2048)
+        torch.testing.assert_close(out, ln_ref, atol=1e-5, rtol=1e-5)
+    once = transform.set_programs(relu, 3)
+    twice = transform.set_programs(once, 6)
+    assert twice.replace("PROGRAMS = 6", "PROGRAMS = 3") == once  # only the constant changes
+    assert signature(once) != signature(twice) != signature(relu)
+    with pytest.raises(transform.TransformError, match="already"):
+        transform.set_programs(once, 3)
+    two_d = relu.replace("tl.program_id(0) * XBLOCK", "(tl.program_id(0) + tl.program_id(1)) * XBLOCK")
+    with pytest.raises(transform.TransformError, match="program_id"):
+        transform.set_programs(two_d, 4)
+    with pytest.raises(transform.TransformError, match="jit kernels"):
+        transform.set_programs(relu + "\n\n@triton.jit\ndef other(x):\n    pass\n", 4)
+
+
+def test_planner_offers_programs_per_sm_on_grids_of_many_waves():
+    """With the SM count known from the profile, a grid of many waves gets a persistent grid of one
+    wave; a persistent member gets more or fewer programs per SM; unknown SMs offer neither."""
+    hb = backend("heuristic")
+    relu = transform.set_launch((PROGRAMS_FIXTURES / "relu_poi.py").read_text(), config={"XBLOCK": 16})
+    contract = {
+        "args": [
+            {"name": "in_ptr0", "kind": "tensor", "shape": [4096], "dtype": "float32", "access": "read"},
+            {"name": "out_ptr0", "kind": "tensor", "shape": [4096], "dtype": "float32", "access": "write"},
+            {"name": "xnumel", "kind": "scalar", "value": 4096},
+        ],
+        "grid": [256, 1, 1],
+    }
+    # 256 programs on 2 SMs (the profile: 128 per SM), 4 warps: 16 resident per SM, 8 waves
+    prof = {"memory_sol_pct": 60.0, "programs": 256, "programs_per_sm": 128.0}
+    a = hb.analyze(ProfileSummary("inductor", "roofline", prof, ""), contract, Memory())
+    assert a.bottleneck == "memory-bound" and a.sms == 2
+    names = [c[0] for c in hb.catalogue(a.bottleneck, transform.launch_params(relu), contract, relu, a.sms)]
+    assert "persistent-programs" in names and "more-programs-per-sm" not in names
+    offered = hb.catalogue(a.bottleneck, transform.launch_params(relu), contract, relu, 2)
+    opt = next(c for c in offered if c[0] == "persistent-programs")
+    assert opt[1] == "programs" and opt[2] == {"programs": 32}
+    plan = hb.plan(1, [{"id": "inductor", "source": relu}], {"inductor": a}, contract, Memory(), 8)
+    assert "persistent-programs" in [d.name for d in plan.directions]
+    persistent = hb.execute(next(d for d in plan.directions if d.name == "persistent-programs"), relu, contract)
+    assert transform.programs_of(persistent) == 32
+    names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(persistent), contract, persistent, 2)]
+    assert "more-programs-per-sm" in names and "fewer-programs-per-sm" in names and "persistent-programs" not in names
+    # CPU mode (no throughput) or no programs in the profile: the SMs are unknown, nothing offered
+    cpu_prof = {"memory_sol_pct": None, "programs": 256, "programs_per_sm": 256.0}
+    cpu = hb.analyze(ProfileSummary("inductor", "roofline", cpu_prof, ""), contract, Memory())
+    assert cpu.sms is None
+    names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(relu), contract, relu, cpu.sms)]
+    assert not {"persistent-programs", "more-programs-per-sm"} & set(names)
+    # a grid of one wave is left alone
+    few = {**contract, "args": [*contract["args"][:2], {"name": "xnumel", "kind": "scalar", "value": 1024}]}
+    names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(relu), few, relu, 2)]
+    assert "persistent-programs" not in names

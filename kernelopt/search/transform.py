@@ -194,6 +194,118 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
     return "".join(lines)
 
 
+PROGRAMS_NOTE = "persistent grid: programs launched, each looping over blocks of XBLOCK (grid-stride)"
+
+
+def _launched_kernel(tree: ast.Module) -> ast.FunctionDef:
+    """The one ``@triton.jit`` kernel that ``launch`` launches as ``kernel[grid(...)](...)``."""
+    jit = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in n.decorator_list)
+    ]
+    if len(jit) != 1:
+        raise TransformError(f"{len(jit)} jit kernels in the module: a persistent grid needs exactly one")
+    return jit[0]
+
+
+def _launch_subscript(tree: ast.Module, kernel: str) -> ast.Subscript:
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "launch"), None)
+    subs = [
+        n
+        for n in (ast.walk(fn) if fn is not None else [])
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == kernel
+    ]
+    if len(subs) != 1:
+        raise TransformError(f"launch() does not launch {kernel}[grid](...) exactly once")
+    return subs[0]
+
+
+def set_programs(source: str, programs: int) -> str:
+    """Programs per SM as a knob: the kernel becomes persistent over a capped 1-D grid.
+
+    The first time, the body of a kernel whose only program id is ``tl.program_id(0)`` and whose
+    blocks are ``XBLOCK`` elements of ``xnumel`` is wrapped in a grid-stride loop (``for pid in
+    tl.range(tl.program_id(0), cdiv(xnumel, XBLOCK), tl.num_programs(0))``, the statements before
+    the first use of the program id, Inductor's constants, hoisted out of it), and ``launch`` caps
+    the x of the grid at the module-level ``PROGRAMS``.  On such a kernel, only ``PROGRAMS``
+    changes.  Gates 1-2 judge the result as any other candidate."""
+    programs = int(programs)
+    if programs < 1:
+        raise TransformError("PROGRAMS must be at least 1")
+    tree = ast.parse(source)
+    node = _module_assign(tree, "PROGRAMS")
+    if node is not None:
+        if ast.literal_eval(node.value) == programs:
+            raise TransformError(f"PROGRAMS is already {programs}")
+        return _replace_node_text(source, node.value, repr(programs))
+    params = launch_params(source)
+    if "XBLOCK" not in params.config:
+        raise TransformError("no XBLOCK in CONFIG: not a kernel of blocks over xnumel")
+    kernel = _launched_kernel(tree)
+    names = [a.arg for a in kernel.args.args]
+    if "xnumel" not in names:
+        raise TransformError("the kernel takes no xnumel")
+    pids = [
+        n
+        for n in ast.walk(kernel)
+        if isinstance(n, ast.Call) and ast.unparse(n.func) in ("tl.program_id", "tl.num_programs")
+    ]
+    if not pids or any(ast.unparse(n) != "tl.program_id(0)" for n in pids):
+        raise TransformError("the kernel does not read exactly tl.program_id(0) (a 2-D grid, or already persistent)")
+    if any(isinstance(n, (ast.Return, ast.FunctionDef)) for b in kernel.body for n in ast.walk(b)):
+        raise TransformError("a return (or nested function) in the kernel: its body cannot become a loop body")
+    first = next(i for i, st in enumerate(kernel.body) if any(n in pids for n in ast.walk(st)))
+    sub = _launch_subscript(tree, kernel.name)
+    # edits bottom-up: the launch, then the kernel body (below the launch only if launch comes first)
+    lines = source.splitlines(keepends=True)
+    body_start, body_end = kernel.body[first].lineno - 1, kernel.body[-1].end_lineno or kernel.body[-1].lineno
+    indent = " " * kernel.body[first].col_offset
+    loop = (
+        f"{indent}for _kpid in tl.range(tl.program_id(0), tl.cdiv(xnumel, XBLOCK), tl.num_programs(0)):"
+        f"  # {PROGRAMS_NOTE}\n"
+    )
+    body = "".join(lines[body_start:body_end]).replace("tl.program_id(0)", "_kpid")
+    body = "".join(("    " + l if l.strip() else l) for l in body.splitlines(keepends=True))
+    if sub.lineno - 1 < body_start:
+        raise TransformError("launch() comes before the kernel")
+    grid_text = ast.unparse(sub.slice)
+    launch_line = lines[sub.lineno - 1]
+    seg = ast.get_source_segment(source, sub.slice) or grid_text
+    if seg not in launch_line:
+        raise TransformError("the launch's grid spans several lines")
+    lines[sub.lineno - 1] = launch_line.replace(seg, f"_capped({seg})", 1)
+    lines[body_start:body_end] = [loop, body]
+    out = "".join(lines)
+    # after the launch constants (CONFIG, NUM_WARPS, NUM_STAGES, ASSUMES_DIVISIBLE)
+    at = max(
+        n.end_lineno or n.lineno
+        for n in ast.parse(out).body
+        if isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id in (*LAUNCH_GLOBALS, "ASSUMES_DIVISIBLE") for t in n.targets)
+    )
+    outl = out.splitlines(keepends=True)
+    outl[at:at] = [
+        f"PROGRAMS = {programs}  # {PROGRAMS_NOTE}\n",
+        "\n",
+        "\n",
+        "def _capped(g):\n",
+        "    return (min(int(g[0]), PROGRAMS), *g[1:])\n",
+    ]
+    out = "".join(outl)
+    ast.parse(out)
+    return out
+
+
+def programs_of(source: str) -> int | None:
+    """The persistent grid's ``PROGRAMS`` (None: not persistent)."""
+    try:
+        node = _module_assign(ast.parse(source), "PROGRAMS")
+    except SyntaxError:
+        return None
+    return ast.literal_eval(node.value) if node is not None else None
+
+
 def retitle(source: str, note: str) -> str:
     """Prepend a comment saying how this candidate was derived."""
     return "".join(f"# kernelopt: {line}\n" for line in note.splitlines()) + source
@@ -218,6 +330,8 @@ def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | Non
         )
     if kind == "eviction":
         return set_eviction(source, args.get("policy"), only=args.get("only"))
+    if kind == "programs":
+        return set_programs(source, int(args["programs"]))
     if kind == "drop-masks":
         if contract is None:
             raise TransformError("drop-masks needs the unit's contract")

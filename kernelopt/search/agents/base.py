@@ -35,6 +35,7 @@ class Analysis:
     member: str
     bottleneck: str
     evidence: list[str]
+    sms: int | None = None  # the GPU's SMs, where the profile tells (programs / programs per SM)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -6,7 +6,8 @@
   underutilized / near-optimal,
   quoting the evidence.
 - planner: a catalogue of transformations that suit the bottleneck (block sizes, num_warps,
-  num_stages, eviction policy, persistent instead of looped reductions, masking
+  num_stages, eviction policy, persistent instead of looped reductions, programs per SM (a
+  grid-stride loop over a grid of one wave, then more or fewer programs), masking
   simplification when every numel divides its block, one program for tiny launch-bound
   kernels), a diversity rule (no two directions that lead to
   the same launch parameters, none already tried), deterministic order.
@@ -76,6 +77,13 @@ class HeuristicBackend:
 
     # -- strategy analyst ----------------------------------------------------------------------
     def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
+        a = self._analyze(summary)
+        m = summary.metrics
+        if m.get("programs") and m.get("programs_per_sm") and m.get("memory_sol_pct") is not None:
+            a.sms = max(1, round(float(m["programs"]) / float(m["programs_per_sm"])))
+        return a
+
+    def _analyze(self, summary: ProfileSummary) -> Analysis:
         m = summary.metrics
         mem = m.get("memory_sol_pct")
         comp = m.get("compute_sol_pct")
@@ -145,9 +153,15 @@ class HeuristicBackend:
 
     # -- planner ---------------------------------------------------------------------------
     def catalogue(
-        self, bottleneck: str, params: transform.LaunchParams, contract: dict[str, Any], source: str = ""
+        self,
+        bottleneck: str,
+        params: transform.LaunchParams,
+        contract: dict[str, Any],
+        source: str = "",
+        sms: int | None = None,
     ) -> list[tuple[str, str, dict[str, Any], str, str]]:
-        """(name, kind, args, rationale, prediction) in preference order for this bottleneck."""
+        """(name, kind, args, rationale, prediction) in preference order for this bottleneck
+        (``sms``: the GPU's SMs, for the programs-per-SM directions; None: not offered)."""
         cfg = params.config
         # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
         # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
@@ -243,6 +257,37 @@ class HeuristicBackend:
                 "software pipelining depth of the loads",
                 "small change either way",
             )
+        # programs per SM: a grid of many short-lived programs becomes one wave of persistent
+        # programs, each looping over blocks (transform.set_programs), then their number is tuned
+        persistent = transform.programs_of(source) if source else None
+        blocks = -(-int(xn) // int(cfg["XBLOCK"])) if "XBLOCK" in cfg and not contract.get("user") else None
+        resident = max(1, 64 // (w or 4))  # an SM holds 64 warps: programs of w warps at once
+        if sms and blocks and persistent is None and blocks > 2 * sms * resident:
+            opts["persistent-programs"] = (
+                "programs",
+                {"programs": sms * resident},
+                f"{blocks} programs of {cfg['XBLOCK']} elements run in {blocks / (sms * resident):.0f} waves: "
+                f"{resident} persistent programs per SM ({sms} SMs) loop over the blocks instead, so block "
+                "scheduling and the prologue are paid once and no tail wave is left",
+                "a few % on grids of many short programs",
+            )
+        if sms and blocks and persistent is not None:
+            if persistent * 2 <= blocks:
+                opts["more-programs-per-sm"] = (
+                    "programs",
+                    {"programs": persistent * 2},
+                    f"{2 * persistent / sms:.0f} programs per SM instead of {persistent / sms:.0f}: "
+                    "more loads in flight",
+                    "faster if the persistent programs left the memory system idle",
+                )
+            if persistent // 2 >= sms:
+                opts["fewer-programs-per-sm"] = (
+                    "programs",
+                    {"programs": persistent // 2},
+                    f"{persistent // 2 / sms:.0f} programs per SM instead of {persistent / sms:.0f}: "
+                    "fewer programs competing for registers and L1",
+                    "faster if occupancy was limited",
+                )
         opts["evict-first"] = (
             "eviction",
             {"policy": "evict_first", "only": None},
@@ -263,10 +308,13 @@ class HeuristicBackend:
                 "bigger-xblock",
                 "bigger-rblock",
                 "drop-masks",
+                "persistent-programs",
+                "more-programs-per-sm",
                 "more-warps",
                 "evict-first",
                 "more-stages",
                 "fewer-warps",
+                "fewer-programs-per-sm",
                 "smaller-rblock",
                 "smaller-xblock",
                 "fewer-stages",
@@ -283,6 +331,9 @@ class HeuristicBackend:
                 "drop-masks",
                 "bigger-rblock",
                 "bigger-xblock",
+                "persistent-programs",
+                "more-programs-per-sm",
+                "fewer-programs-per-sm",
                 "evict-first",
                 "fewer-stages",
             ],
@@ -297,6 +348,9 @@ class HeuristicBackend:
                 "bigger-xblock",
                 "smaller-xblock",
                 "bigger-rblock",
+                "persistent-programs",
+                "more-programs-per-sm",
+                "fewer-programs-per-sm",
                 "evict-first",
                 "one-program",
             ],
@@ -307,9 +361,8 @@ class HeuristicBackend:
             # busy with nothing on a huge grid: each program does too little (a user's BLOCK=32
             # over 256 Mi elements ran 8 Mi programs at 10 % of the roof); more work per program
             # first, never more programs
-            order = ["bigger-xblock", "bigger-rblock", "fewer-warps"] + [
-                n for n in order if n not in ("bigger-xblock", "bigger-rblock", "fewer-warps", "smaller-xblock")
-            ]
+            head = ["bigger-xblock", "bigger-rblock", "persistent-programs", "fewer-warps"]
+            order = head + [n for n in order if n not in (*head, "smaller-xblock", "more-programs-per-sm")]
         return [(n, *opts[n]) for n in order if n in opts]
 
     def plan(
@@ -337,7 +390,7 @@ class HeuristicBackend:
             except transform.TransformError as e:  # e.g. a region's several kernels, one CONFIG each
                 diversity.append(f"no launch parameters to tune on {m['id']}: {e}")
                 continue
-            options = self.catalogue(a.bottleneck, params, contract, m["source"])
+            options = self.catalogue(a.bottleneck, params, contract, m["source"], sms=a.sms)
             # momentum: a member that a direction made faster tries the same direction again first
             # (BLOCK 32 -> 64 halved the time; 64 -> 128 is the next step to try, not warps)
             last = (m.get("direction") or "").split(" on ")[0]
@@ -426,6 +479,8 @@ class HeuristicBackend:
         "more-stages",
         "fewer-stages",
         "evict-first",
+        "more-programs-per-sm",
+        "fewer-programs-per-sm",
     )
 
     def fix(
@@ -443,7 +498,8 @@ class HeuristicBackend:
         params = transform.launch_params(member_source)
         allowed = {"resources": self.SHRINKING, "crash": self.SHRINKING}.get(cls, self.SAFE)
         why = f"{failed.name} failed gate {failure.get('gate')} ({cls}: {str(failure.get('reason', ''))[:120]})"
-        for name, kind, args, rationale, pred in self.catalogue(bottleneck, params, contract, member_source):
+        sms = analysis.sms if analysis else None
+        for name, kind, args, rationale, pred in self.catalogue(bottleneck, params, contract, member_source, sms):
             if name == failed.name or name not in allowed:
                 continue
             sig = self._result_signature(member_source, kind, args, contract)
