@@ -1263,7 +1263,8 @@ class Reference(torch.nn.Module):
 def test_synthesis_reaches_the_generalization_problems(tmp_path):
     """Issue 8, end to end on CPU: the units Inductor makes for a LayerNorm over three dims, a
     logsumexp over dim 1, a conv + instance norm + divide, a GELU + padded 3x3 max pool +
-    global mean and a conv + group norm + swish each get a synthesized candidate that passes
+    global mean, a conv + group norm + swish and a linear + group norm + tanh (its statistics over
+    a finer view of the features) each get a synthesized candidate that passes
     gates 1-2 (`kernelopt coverage`); the group norm's split statistics kernel and the kernel
     that reads its output, not checkable alone, through their region (capture/regions.py),
     whose candidate is stitched and passes gate 3."""
@@ -1276,7 +1277,7 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         "problems=[problems/generalize/level1/3_LayerNorm3D.py, problems/generalize/level1/4_LogSumExpDim1.py, "
         "problems/generalize/level2/1_Conv2d_InstanceNorm_Divide.py, "
         "problems/generalize/level1/6_MaxPool3x3_GlobalMean.py, "
-        "problems/generalize/level2/2_Conv2d_GroupNorm_Swish.py]",
+        "problems/generalize/level2/2_Conv2d_GroupNorm_Swish.py, problems/generalize/level2/4_Linear_GroupNorm_Tanh.py]",
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
@@ -1597,3 +1598,39 @@ def test_planner_offers_programs_per_sm_on_grids_of_many_waves():
     few = {**contract, "args": [*contract["args"][:2], {"name": "xnumel", "kind": "scalar", "value": 1024}]}
     names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(relu), few, relu, 2)]
     assert "persistent-programs" not in names
+
+
+def test_a_group_norm_over_a_linear_layers_features_is_synthesized_in_its_finer_view():
+    """Issue 8 item 3 (the coverage miss of `4_Linear_GroupNorm_Tanh`): Inductor reduces [16, 6, 8, 1]
+    views of the [16, 48] features, reads the weights as [1, 6, 8, 1], re-views the statistics as
+    [16, 48] with as_strided and writes the result in place.  The unit is synthesized in the finer
+    view (96 rows of 8), whole rows and looped; a reduction over a coarser value is still refused."""
+    import torch
+
+    from kernelopt.search.synth import generate as synthesize
+    from kernelopt.search.synth.ops import CannotSynthesize
+    from kernelopt.search.synth.rows import coarsens, synthesize_rows
+
+    fx = ROOT / "tests" / "fixtures" / "groupnorm_linear"
+    contract = json.loads((fx / "contract.json").read_text())
+    ref = (fx / "reference.py").read_text()
+    assert coarsens([16, 48], [16, 6, 8, 1]) and coarsens([96, 8], [16, 6, 8, 1])
+    assert not coarsens([48, 16], [16, 6, 8, 1]) and not coarsens([12, 64], [16, 6, 8, 1])
+    torch.manual_seed(0)
+    x, w, b = torch.randn(16, 48) * 3 + 1, torch.randn(48), torch.randn(48)
+    expected = torch.tanh(torch.nn.functional.group_norm(x, 6, w, b))
+    for name, src in (
+        ("whole", synthesize.generate(contract, ref, 0)),
+        ("looped", synthesize_rows(contract, ref, 0, chunk=4)),
+    ):
+        assert "96 independent rows of 8 elements" in src, src[:400]
+        buf = x.clone()  # in place: the kernel reads its input from the buffer it writes
+        _run_rows(src, f"synth_gn_linear_{name}", [buf, w, b, 96, 8])
+        torch.testing.assert_close(buf, expected, rtol=1e-4, atol=1e-5)
+    # the same statistics over the [16, 48] value itself (not a view): no finer view to lift to
+    coarse = ref.replace(
+        "var_mean = torch.ops.aten.var_mean.correction(view, [2, 3]",
+        "var_mean = torch.ops.aten.var_mean.correction(x0, [1]",
+    )
+    with pytest.raises(CannotSynthesize):
+        synthesize_rows(contract, coarse, 0)

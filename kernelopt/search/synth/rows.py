@@ -128,14 +128,32 @@ class Fold:
         raise CannotSynthesize(f"a reduction over dims {dims} in a unit folded over {list(self.run)}")
 
 
-def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
-    """The dimensions the reference's reductions reduce (of the unit's largest tensor, shape
-    ``S``), the same for all of them, size-1 dimensions left out (reducing one changes nothing:
-    Inductor's instance norm reduces dims [0, 2, 3] of a [1, C*N, H, W] view): the last by
-    default; CannotSynthesize when they differ."""
-    rank = len(S)
-    seen: set[tuple[int, ...]] = set()
-    literal: dict[str, list[int]] = {}  # values made by a reshape/view to a literal shape
+def contiguous_strides(shape: list[int]) -> list[int]:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return out[::-1]
+
+
+def coarsens(shape: list[int], S: list[int]) -> bool:
+    """Whether ``shape`` is ``S`` with runs of adjacent dimensions merged ([16, 48] of
+    [16, 6, 8, 1]): a contiguous tensor of either shape has its elements in the same order."""
+    a, b = [x for x in shape if x != 1], [x for x in S if x != 1]
+    j = 0
+    for n in a:
+        acc = 1
+        while j < len(b) and acc < n:
+            acc *= b[j]
+            j += 1
+        if acc != n:
+            return False
+    return j == len(b) and math.prod(shape) == math.prod(S)
+
+
+def _literal_views(fwd: ast.FunctionDef) -> dict[str, list[int]]:
+    """Values made by a reshape/view to a literal shape."""
+    literal: dict[str, list[int]] = {}
     for stmt in fwd.body:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) > 1:
             parts = ast.unparse(stmt.value.func).split(".")
@@ -144,6 +162,12 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
                     literal[stmt.targets[0].id] = list(ast.literal_eval(stmt.value.args[1]))
                 except ValueError:
                     pass
+    return literal
+
+
+def _reductions(fwd: ast.FunctionDef) -> list[tuple[str, ast.Call]]:
+    """(op, call) of every reduction of the reference."""
+    out = []
     for node in ast.walk(fwd):
         if not isinstance(node, ast.Call):
             continue
@@ -154,6 +178,35 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
         if op not in REDUCE and op not in ("var_mean", "var", "prepare_softmax_online", "_softmax", "_log_softmax"):
             if not (op in ("max", "min") and parts[4] == "dim"):
                 continue
+        out.append((op, node))
+    return out
+
+
+def _lifted_shape(fwd: ast.FunctionDef, S: list[int]) -> list[int] | None:
+    """The finer view every reduction reduces, when the unit's values are a coarser grouping of
+    it: a group norm after a linear layer reduces ``[16, 6, 8, 1]`` views of ``[16, 48]`` values
+    (6 groups of 8 features).  The unit is then synthesized in that view's shape (None: no
+    such view, or not every reduction reads one)."""
+    literal = _literal_views(fwd)
+    views = []
+    for _, node in _reductions(fwd):
+        src = node.args[0] if node.args else None
+        views.append(literal.get(src.id) if isinstance(src, ast.Name) else None)
+    if not views or any(v is None for v in views) or any(v != views[0] for v in views):
+        return None
+    v = views[0]
+    return list(v) if len(v) > len(S) and coarsens(S, v) else None
+
+
+def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
+    """The dimensions the reference's reductions reduce (of the unit's largest tensor, shape
+    ``S``), the same for all of them, size-1 dimensions left out (reducing one changes nothing:
+    Inductor's instance norm reduces dims [0, 2, 3] of a [1, C*N, H, W] view): the last by
+    default; CannotSynthesize when they differ."""
+    rank = len(S)
+    seen: set[tuple[int, ...]] = set()
+    literal = _literal_views(fwd)
+    for op, node in _reductions(fwd):
         kw = {k.arg: k.value for k in node.keywords}
         arg = node.args[1] if len(node.args) > 1 else kw.get("dim")
         if arg is None:
@@ -219,6 +272,12 @@ class RowKernel:
         self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
         if len(self.S) < 1:
             raise CannotSynthesize("scalar unit")
+        # reductions over a finer view of the unit's values (a group norm's [N, G, C/G, 1] of
+        # [N, C]): the unit is that view; its coarser groupings are the same elements in order
+        lifted = _lifted_shape(fwd, self.S)
+        self.lifted = lifted is not None
+        if lifted is not None:
+            self.S = lifted
         # the dimensions every reduction reduces (the columns); the other dimensions are the rows.
         # Several adjacent ones (a LayerNorm over the last three) are folded into one, in every
         # shape and in the arguments' strides, where the tensors are contiguous across them.
@@ -269,6 +328,9 @@ class RowKernel:
         """(offset expression, kind) of an argument holding an FX value of ``fx_shape``
         (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
         a = self.args[name]
+        if strides is None and list(a["shape"]) == list(fx_shape) != self._canon(fx_shape) and self._contiguous(a):
+            # a lifted unit's coarser grouping of its values: indexed as the finer view
+            fx_shape, strides = list(self.S), contiguous_strides(self.S)
         last = self.red == len(self.S) - 1
         if last and math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
             return f"rows * {self.N} + cols", "full"
@@ -290,7 +352,7 @@ class RowKernel:
         lead = self.lead
         for d, size in enumerate(self.S):
             k = d - pad
-            if k < 0 or fx_shape[k] == 1 and size != 1:
+            if k < 0 or fx_shape[k] == 1 and (size != 1 or d != self.red):  # broadcast, or size 1: no index
                 continue
             if fx_shape[k] != size:
                 raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
@@ -326,6 +388,8 @@ class RowKernel:
             and shape[-1] == self.N
         ):
             return list(self.S)
+        if shape is not None and self.lifted and list(shape) != list(self.S) and coarsens(list(shape), self.S):
+            return list(self.S)
         return shape
 
     def input(self, name: str) -> Val:
@@ -333,7 +397,10 @@ class RowKernel:
         logical shape; the load happens at first use, indexed for that shape."""
         fx = self._canon(list(self.consts["SHAPES"][name]))
         a = self.args[name]
-        return Val(name, fx, "input", arg=name, strides=list(a["stride"]) if list(a["shape"]) == fx else None)
+        strides = list(a["stride"]) if list(a["shape"]) == fx else None
+        if strides is None and self.lifted and fx == list(self.S) and self._contiguous(a):
+            strides = contiguous_strides(fx)
+        return Val(name, fx, "input", arg=name, strides=strides)
 
     def _unsqueeze(self, v: Val, d: int, rank: int) -> Val:
         """unsqueeze(v, d) of a value of ``rank`` dims, pushed down to the arguments (a
@@ -530,6 +597,13 @@ class RowKernel:
             except ValueError:
                 raise CannotSynthesize(f"aten.as_strided with symbolic sizes: {ast.unparse(call)[:120]}") from None
             offset = args[2] if len(args) > 2 else kw.get("storage_offset", 0)
+            if (
+                x.kind in ("full", "lazy")
+                and not offset
+                and list(args[1]) == contiguous_strides(list(args[0]))
+                and self._canon(list(args[0])) == self._canon(list(x.shape)) == list(self.S)
+            ):
+                return x  # a computed (contiguous) value re-viewed with its own strides: a reshape
             if x.kind != "input" or x.strides is None and list(x.shape) != list(self.args[x.arg]["shape"]) or offset:
                 raise CannotSynthesize("aten.as_strided of a computed value, a view or with a storage offset")
             return Val(x.code, list(args[0]), "input", arg=x.arg, strides=list(args[1]))
@@ -550,7 +624,12 @@ class RowKernel:
             new = self._canon(list(new))
             if list(new) == list(x.shape):
                 return x
-            return Val(x.code, list(new), "input", arg=x.arg, strides=None)  # only contiguous views can be indexed
+            # a view of an argument that is contiguous in its logical shape is contiguous in the new
+            # one; other views cannot be indexed
+            plain = x.strides is not None and [t for n, t in zip(x.shape, x.strides) if n != 1] == [
+                t for n, t in zip(x.shape, contiguous_strides(list(x.shape))) if n != 1
+            ]
+            return Val(x.code, list(new), "input", arg=x.arg, strides=contiguous_strides(new) if plain else None)
         x = self.load(x)
         if op in VIEW_OPS:
             new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
