@@ -1277,7 +1277,8 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         "problems=[problems/generalize/level1/3_LayerNorm3D.py, problems/generalize/level1/4_LogSumExpDim1.py, "
         "problems/generalize/level2/1_Conv2d_InstanceNorm_Divide.py, "
         "problems/generalize/level1/6_MaxPool3x3_GlobalMean.py, "
-        "problems/generalize/level2/2_Conv2d_GroupNorm_Swish.py, problems/generalize/level2/4_Linear_GroupNorm_Tanh.py]",
+        "problems/generalize/level2/2_Conv2d_GroupNorm_Swish.py, "
+        "problems/generalize/level2/4_Linear_GroupNorm_Tanh.py]",
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
