@@ -3,7 +3,10 @@ and final time, category, the roofline of Inductor's kernels and of the best can
 when a row too large for one SM is read twice, and why each problem that was not optimized
 stayed; the geomean speedup over the problems.
 
-    python3 bench/level1_table.py RUN_DIR OUT.json OUT.md
+    python3 bench/level1_table.py RUN_DIR [RUN_DIR ...] OUT.json OUT.md
+
+Several run directories (the suite run in chunks, one per device call) give one table: each
+problem's row comes from the directory where it finished.
 
 Times: where gate 4 ran, its baseline and stitched times (the output code in one CUDA graph,
 interleaved); the speedup is gate 4's (1.0 where the baseline was kept).  ``inductor_kernels_ms``
@@ -117,12 +120,18 @@ def row(wd: Path, problem: str) -> dict:
 
 
 def main() -> None:
-    wd, out_json, out_md = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-    problems = sorted(
-        (p.name for p in wd.glob("level1_*") if (p / "capture").is_dir()),
-        key=lambda n: int(n.split("_")[1]),
-    )
-    rows = [row(wd, p) for p in problems]
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    *wds, out_json, out_md = (Path(a) for a in sys.argv[1:])
+    # several run directories (a suite run in chunks, one per device call): a problem's row is
+    # taken from the directory where it finished (else the last one that has it)
+    by_problem: dict[str, dict] = {}
+    for wd in wds:
+        for p in (p.name for p in wd.glob("level1_*") if (p / "capture").is_dir()):
+            r = {**row(wd, p), "run_dir": wd.name}
+            if p not in by_problem or r["speedup"] or not by_problem[p]["speedup"]:
+                by_problem[p] = r
+    rows = [by_problem[p] for p in sorted(by_problem, key=lambda n: int(n.split("_")[1]))]
     done = [r for r in rows if r["speedup"]]
     geo = math.exp(sum(math.log(r["speedup"]) for r in done) / len(done)) if done else None
     bound = [r["roof_bound_speedup"] for r in rows if r["roof_bound_speedup"]]
