@@ -1635,3 +1635,48 @@ def test_a_group_norm_over_a_linear_layers_features_is_synthesized_in_its_finer_
     )
     with pytest.raises(CannotSynthesize):
         synthesize_rows(contract, coarse, 0)
+
+
+def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path):
+    """Run 14 on the H200: CrossEntropy's third kernel (0.9 us of a 0.17 ms problem) was searched
+    for five iterations, ~250 s of GPU jobs on the problem's critical path, and the problem did not
+    finish.  On the GPU, the smallest units whose Inductor kernels together take under
+    ``search.negligible_share_pct`` (1) % of the output code's time are not synthesized and their
+    beam stops at once (Inductor's kernel stays their answer); the CPU never skips."""
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.search import stage as search
+
+    paths = ProblemPaths(tmp_path, "p")
+    cfg = config.validate({"device": "cuda"})
+    units = {"big": 0.1666, "mid": 0.0117, "tiny": 0.0009}  # CrossEntropy's three kernels at capture (ms)
+    write_json(paths.dispatch, {"units": [{"id": u, "time_ms": t} for u, t in units.items()]})
+    write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
+    contract = {"unit": "tiny", "device": "cuda", "args": []}
+    why = search.negligible(paths, "tiny", contract, cfg)
+    assert why and "0.9 us" in why and "at most 1.0052x" in why, why
+    assert search.negligible(paths, "mid", contract, cfg) is None  # 6.7 % with the tiny one
+    assert search.negligible(paths, "big", contract, cfg) is None
+    assert search.negligible(paths, "tiny", {**contract, "device": "cpu"}, cfg) is None
+    off = config.validate({"search": {"negligible_share_pct": None}})
+    assert search.negligible(paths, "tiny", contract, off) is None
+    # a larger share lets two small units go, the smallest first; both together stay under it
+    wide = config.validate({"device": "cuda", "search": {"negligible_share_pct": 8.0}})
+    assert search.negligible(paths, "mid", contract, wide) and not search.negligible(paths, "big", contract, wide)
+    # no output-code time at capture (several graphs, or it failed): no skip
+    write_json(paths.baseline, {"wrapper": None})
+    assert search.negligible(paths, "tiny", contract, cfg) is None
+    write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
+    # the synthesis slot and the first beam of the tiny unit say why
+    write_json(paths.contract("tiny"), contract)
+    paths.reference("tiny").write_text("# the eager reference\n")
+    slot = search.synthesize(paths, "tiny", 0, cfg)
+    assert slot["empty"] and slot["negligible"] and slot["reason"] == f"not synthesized: {why}"
+    c0 = paths.candidate_dir("tiny", 0)
+    c0.mkdir(parents=True, exist_ok=True)
+    (c0 / "candidate.py").write_text("x = 1\n")
+    write_json(c0 / "gate2.json", {"gate": 2, "verdict": "pass", "reason": ""})
+    write_json(paths.synth_dir("tiny", 0) / "gate2.json", {"gate": 2, "verdict": "skipped", "reason": "empty"})
+    beam = search.seed_beam(paths, "tiny", config.validate({"device": "cuda", "search": {"synthesis_attempts": 1}}))
+    assert [m["id"] for m in beam["members"]] == ["inductor"] and beam["stopped"] == f"not searched: {why}"
+    assert search.profile_member(paths, "tiny", 0, 0, cfg) == {"empty": True, "member": None}

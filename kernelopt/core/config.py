@@ -59,8 +59,18 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
         "gates.timeout_s",
         "gates.timeout_factor",
     ),
-    "synthesize": (*AGENT_REPLY, "search.synthesis_skip_roof_pct", "search.peak_bandwidth_gbs"),
-    "seed_beam": ("search.seed_with_inductor", "search.beam_width", "search.synthesis_attempts"),
+    "synthesize": (
+        *AGENT_REPLY,
+        "search.synthesis_skip_roof_pct",
+        "search.negligible_share_pct",
+        "search.peak_bandwidth_gbs",
+    ),
+    "seed_beam": (
+        "search.seed_with_inductor",
+        "search.beam_width",
+        "search.synthesis_attempts",
+        "search.negligible_share_pct",
+    ),
     "profile": (
         "device",
         "seed",

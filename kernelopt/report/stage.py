@@ -174,12 +174,13 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
 
 
 def near_roof_reasons(paths: ProblemPaths, units: list[str]) -> list[str]:
-    """Per unit whose synthesis was skipped because Inductor's kernel is at its roof, why."""
+    """Per unit whose synthesis was skipped because Inductor's kernel is at its roof, or too
+    small a share of the problem's time to matter, why."""
     out = []
     for unit in units:
         slot = paths.synth_dir(unit, 0) / "slot.json"
         info = read_json(slot) if slot.exists() else {}
-        if info.get("near_roof"):
+        if info.get("near_roof") or info.get("negligible"):
             out.append(f"{unit}: {info['reason']}")
     return out
 
