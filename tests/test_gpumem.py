@@ -614,3 +614,28 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_out_of_memory_in_capture_s_standalone_check_is_a_fault_not_an_unstitchable_graph(monkeypatch):
+    """The standalone check (the saved wrapper run with the real arguments, the write probe's
+    second launch on copies, the site profile) recorded any exception as the graph being not
+    stitchable: at 6 GiB inputs an out-of-memory error there would have become the problem's
+    verdict.  It now reaches capture's own handling (a job fault, retried on a GPU of its own);
+    other errors are still recorded with the reason."""
+    from types import SimpleNamespace
+
+    from kernelopt.capture import stage as capture
+
+    cap = SimpleNamespace(constants={})
+
+    def check(error):
+        def load(*a, **k):
+            raise error
+
+        monkeypatch.setattr(capture.outputcode, "load", load)
+        return capture._standalone_check(None, None, cap, [], {}, None, [], None, "cpu", {}, 1)
+
+    with pytest.raises(RuntimeError, match="out of memory"):
+        check(RuntimeError("CUDA out of memory. Tried to allocate 6.00 GiB"))
+    rec = check(ValueError("the wrapper cannot run standalone"))
+    assert rec["ok"] is False and rec["reason"] == "ValueError: the wrapper cannot run standalone"

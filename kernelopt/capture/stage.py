@@ -464,6 +464,11 @@ def _standalone_check(
     except JobFault:
         raise
     except Exception as e:  # noqa: BLE001 - recorded; classify/isolate report it
+        if looks_like_oom(f"{type(e).__name__}: {e}"):
+            # the machine's fault (the wrapper's run, the write probe's second launch on copies, the
+            # site profile), never the graph's "not stitchable": capture's own handling retries the
+            # job on a GPU of its own, or records an infrastructure failure
+            raise
         return {"ok": False, "reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
 
 
