@@ -1559,6 +1559,27 @@ def test_programs_per_sm_makes_a_kernel_persistent_and_keeps_it_right():
         transform.set_programs(two_d, 4)
     with pytest.raises(transform.TransformError, match="jit kernels"):
         transform.set_programs(relu + "\n\n@triton.jit\ndef other(x):\n    pass\n", 4)
+    # a value the body carries from one block to the next (an accumulator set before the first
+    # program id, an advanced pointer) would leak across the loop's iterations: refused
+    acc = relu.replace("    xoffset = ", "    acc = tl.zeros([XBLOCK], tl.float32)\n    xoffset = ", 1)
+    acc = acc.replace("    tmp1 = tl.full", "    acc += tmp0\n    tmp1 = tl.full", 1)
+    with pytest.raises(transform.TransformError, match=r"reassigns \['acc'\]"):
+        transform.set_programs(acc, 3)
+    with pytest.raises(transform.TransformError, match="in_ptr0"):
+        transform.set_programs(relu.replace("    x0 = xindex", "    in_ptr0 += 0\n    x0 = xindex", 1), 3)
+    # the grid is wrapped where the launch subscripts the kernel, whatever else the line holds
+    named = relu.replace(
+        "triton_poi_fused_relu_0[grid(in_ptr0, out_ptr0, xnumel)]",
+        "g = grid(in_ptr0, out_ptr0, xnumel)\n    triton_poi_fused_relu_0[g]",
+    )
+    named = named.replace("def triton_poi_fused_relu_0(", "def triton_poi_fused_relu_g(").replace(
+        "    triton_poi_fused_relu_0[g]", "    triton_poi_fused_relu_g[g]"
+    )
+    p_named = transform.set_programs(named, 5)
+    assert "triton_poi_fused_relu_g[_capped(g)](" in p_named
+    out = torch.full_like(x, float("nan"))
+    load_candidate(p_named, "prog_relu_named").launch(x, out, 4096)
+    torch.testing.assert_close(out, torch.relu(x))
 
 
 def test_planner_offers_programs_per_sm_on_grids_of_many_waves():
@@ -1583,6 +1604,10 @@ def test_planner_offers_programs_per_sm_on_grids_of_many_waves():
     offered = hb.catalogue(a.bottleneck, transform.launch_params(relu), contract, relu, 2)
     opt = next(c for c in offered if c[0] == "persistent-programs")
     assert opt[1] == "programs" and opt[2] == {"programs": 32}
+    # programs of one warp: 32 resident per SM at most (Hopper's limit), not 64 (two waves)
+    one_warp = transform.set_launch(relu, num_warps=1)
+    offered = hb.catalogue(a.bottleneck, transform.launch_params(one_warp), contract, one_warp, 2)
+    assert {c[0]: c[2] for c in offered}.get("persistent-programs") == {"programs": 64}
     plan = hb.plan(1, [{"id": "inductor", "source": relu}], {"inductor": a}, contract, Memory(), 8)
     assert "persistent-programs" in [d.name for d in plan.directions]
     persistent = hb.execute(next(d for d in plan.directions if d.name == "persistent-programs"), relu, contract)
@@ -1635,6 +1660,41 @@ def test_a_group_norm_over_a_linear_layers_features_is_synthesized_in_its_finer_
     )
     with pytest.raises(CannotSynthesize):
         synthesize_rows(contract, coarse, 0)
+    # a per-sample [16, 1] factor would broadcast along the finer view's last dims (per channel of
+    # a group) in a lifted unit: refused, not synthesized wrong
+    scaled = ref.replace("tanh = torch.ops.aten.tanh.default(add_2)", "tanh = torch.ops.aten.mul.Tensor(add_2, x3)")
+    scaled = scaled.replace("def forward(self, x0, x1, x2):", "def forward(self, x0, x1, x2, x3):")
+    scaled = scaled.replace(
+        "INPUTS = ['in_out_ptr1', 'in_ptr0', 'in_ptr1']", "INPUTS = ['in_out_ptr1', 'in_ptr0', 'in_ptr1', 'in_ptr2']"
+    )
+    scaled = scaled.replace("'in_ptr1': [48]}", "'in_ptr1': [48], 'in_ptr2': [16, 1]}")
+    with_scale = {
+        **contract,
+        "args": [
+            *contract["args"][:3],
+            {**contract["args"][1], "name": "in_ptr2", "shape": [16, 1], "stride": [1, 1]},
+            *contract["args"][3:],
+        ],
+    }
+    with pytest.raises(CannotSynthesize, match=r"\[16, 1\] value"):
+        synthesize_rows(with_scale, scaled, 0)
+    # as_strided of a computed value is a reshape only when eager's result is contiguous: of a
+    # transposed input, elementwise results keep the transposed layout, and as_strided reads it raw
+    as_strided = (
+        "LEVEL = 'kernel'\nINPUTS = ['in_ptr0']\nOUTPUTS = ['out_ptr0']\nSHAPES = {'in_ptr0': [16, 48]}\n"
+        "OUT_SHAPES = {'out_ptr0': [16, 48]}\n\n\nclass Reference(torch.nn.Module):\n"
+        "    def forward(self, x0):\n"
+        "        mul = torch.ops.aten.mul.Tensor(x0, 2.0)\n"
+        "        as_strided = torch.ops.aten.as_strided.default(mul, [16, 48], [48, 1])\n"
+        "        amax = torch.ops.aten.amax.default(as_strided, [1], True)\n"
+        "        sub = torch.ops.aten.sub.Tensor(as_strided, amax)\n"
+        "        return (sub,)\n"
+    )
+    plain = {"args": [_t("in_ptr0", [16, 48], "read"), _t("out_ptr0", [16, 48], "write")]}
+    assert "16 independent rows of 48 elements" in synthesize_rows(plain, as_strided, 0)
+    transposed = {"args": [{**plain["args"][0], "stride": [1, 16]}, plain["args"][1]]}
+    with pytest.raises(CannotSynthesize, match="as_strided"):
+        synthesize_rows(transposed, as_strided, 0)
 
 
 def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path):
@@ -1680,3 +1740,22 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     beam = search.seed_beam(paths, "tiny", config.validate({"device": "cuda", "search": {"synthesis_attempts": 1}}))
     assert [m["id"] for m in beam["members"]] == ["inductor"] and beam["stopped"] == f"not searched: {why}"
     assert search.profile_member(paths, "tiny", 0, 0, cfg) == {"empty": True, "member": None}
+    no_seed = config.validate({"device": "cuda", "search": {"synthesis_attempts": 1, "seed_with_inductor": False}})
+    assert search.seed_beam(paths, "tiny", no_seed)["stopped"] == f"not searched: {why}"
+    # a fused pair's and a region's times are their members' again: not counted, never negligible
+    pair = {"fused": {"producer_unit": "mid", "consumer_unit": "tiny"}}
+    write_json(
+        paths.dispatch,
+        {
+            "units": [
+                *({"id": u, "time_ms": t} for u, t in units.items()),
+                {"id": "fz_mid__tiny", "time_ms": 0.0126, **pair},
+                {"id": "rg_mid__tiny", "time_ms": 0.0126, "region": {"member_units": ["mid", "tiny"]}},
+            ]
+        },
+    )
+    assert search.negligible(paths, "tiny", contract, cfg) == why
+    fifth = config.validate({"device": "cuda", "search": {"negligible_share_pct": 20.0}})  # > tiny + mid + pair
+    assert search.negligible(paths, "fz_mid__tiny", contract, fifth) is None
+    assert search.negligible(paths, "rg_mid__tiny", contract, fifth) is None
+    assert "1 other smallest unit(s) that is 7.26 %" in search.negligible(paths, "mid", contract, fifth)

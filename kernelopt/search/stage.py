@@ -88,7 +88,11 @@ def negligible(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: di
     try:
         disp = read_json(paths.dispatch)
         wrapper = float((read_json(paths.baseline).get("wrapper") or {}).get("median_ms") or 0.0)
-        times = {u["id"]: float(u["time_ms"]) for u in disp.get("units", []) if u.get("time_ms") is not None}
+        times = {  # kernels only: a fused pair's or a region's time is its members' again
+            u["id"]: float(u["time_ms"])
+            for u in disp.get("units", [])
+            if u.get("time_ms") is not None and not u.get("fused") and not u.get("region")
+        }
     except (OSError, ValueError, TypeError, KeyError):
         return None
     if wrapper <= 0 or unit not in times:
@@ -233,14 +237,15 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
                     }
                 )
     c0_verdict = read_json(c0 / "gate2.json")
+    contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else {}
+    tiny = negligible(paths, unit, contract, cfg)
     if c0_verdict["verdict"] == NOT_CHECKABLE:
         members, why = [], c0_verdict["reason"]  # nothing is judged, so nothing is searched
+    elif tiny:  # it keeps its members (Inductor's kernel is its answer) but is not searched
+        why = f"not searched: {tiny}"
     else:
         why = "no candidate passed gates 1-2 to seed the beam"
-    contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else {}
-    tiny = negligible(paths, unit, contract, cfg) if members else None
-    # a negligible unit keeps its members (Inductor's kernel is its answer) but is not searched
-    stopped = f"not searched: {tiny}" if tiny else (None if members else why)
+    stopped = why if tiny or not members else None
     beam = {"iteration": 0, "members": members, "stopped": stopped}
     write_json(d / "beam.json", beam)
     write_json(

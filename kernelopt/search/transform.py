@@ -221,6 +221,17 @@ def _launch_subscript(tree: ast.Module, kernel: str) -> ast.Subscript:
     return subs[0]
 
 
+def _targets(node: ast.AST) -> list[ast.Name]:
+    """Names an assignment (plain, augmented, annotated) or a for loop binds."""
+    if isinstance(node, ast.Assign):
+        tops = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+        tops = [node.target]
+    else:
+        return []
+    return [n for t in tops for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
 def set_programs(source: str, programs: int) -> str:
     """Programs per SM as a knob: the kernel becomes persistent over a capped 1-D grid.
 
@@ -256,8 +267,18 @@ def set_programs(source: str, programs: int) -> str:
     if any(isinstance(n, (ast.Return, ast.FunctionDef)) for b in kernel.body for n in ast.walk(b)):
         raise TransformError("a return (or nested function) in the kernel: its body cannot become a loop body")
     first = next(i for i, st in enumerate(kernel.body) if any(n in pids for n in ast.walk(st)))
+    # a name the loop body assigns that the prologue (or the kernel's arguments) already holds
+    # would carry one iteration's value into the next (an accumulator, an advanced pointer)
+    before = set(names) | {t.id for st in kernel.body[:first] for n in ast.walk(st) for t in _targets(n)}
+    carried = sorted(before & {t.id for st in kernel.body[first:] for n in ast.walk(st) for t in _targets(n)})
+    if carried:
+        raise TransformError(f"the body reassigns {carried}, set before it: a grid-stride loop would carry them over")
     sub = _launch_subscript(tree, kernel.name)
-    # edits bottom-up: the launch, then the kernel body (below the launch only if launch comes first)
+    if sub.lineno - 1 < kernel.body[-1].lineno:
+        raise TransformError("launch() comes before the kernel")
+    # the launch first (it lies below the kernel, so the kernel's lines keep their numbers)
+    seg = ast.get_source_segment(source, sub.slice) or ast.unparse(sub.slice)
+    source = _replace_node_text(source, sub.slice, f"_capped({seg})")
     lines = source.splitlines(keepends=True)
     body_start, body_end = kernel.body[first].lineno - 1, kernel.body[-1].end_lineno or kernel.body[-1].lineno
     indent = " " * kernel.body[first].col_offset
@@ -267,14 +288,6 @@ def set_programs(source: str, programs: int) -> str:
     )
     body = "".join(lines[body_start:body_end]).replace("tl.program_id(0)", "_kpid")
     body = "".join(("    " + l if l.strip() else l) for l in body.splitlines(keepends=True))
-    if sub.lineno - 1 < body_start:
-        raise TransformError("launch() comes before the kernel")
-    grid_text = ast.unparse(sub.slice)
-    launch_line = lines[sub.lineno - 1]
-    seg = ast.get_source_segment(source, sub.slice) or grid_text
-    if seg not in launch_line:
-        raise TransformError("the launch's grid spans several lines")
-    lines[sub.lineno - 1] = launch_line.replace(seg, f"_capped({seg})", 1)
     lines[body_start:body_end] = [loop, body]
     out = "".join(lines)
     # after the launch constants (CONFIG, NUM_WARPS, NUM_STAGES, ASSUMES_DIVISIBLE)
@@ -293,7 +306,10 @@ def set_programs(source: str, programs: int) -> str:
         "    return (min(int(g[0]), PROGRAMS), *g[1:])\n",
     ]
     out = "".join(outl)
-    ast.parse(out)
+    try:
+        ast.parse(out)
+    except SyntaxError as e:
+        raise TransformError(f"the persistent form does not parse: {e}") from None
     return out
 
 

@@ -261,7 +261,7 @@ class HeuristicBackend:
         # programs, each looping over blocks (transform.set_programs), then their number is tuned
         persistent = transform.programs_of(source) if source else None
         blocks = -(-int(xn) // int(cfg["XBLOCK"])) if "XBLOCK" in cfg and not contract.get("user") else None
-        resident = max(1, 64 // (w or 4))  # an SM holds 64 warps: programs of w warps at once
+        resident = max(1, min(32, 64 // (w or 4)))  # an SM holds 64 warps and 32 programs at once
         if sms and blocks and persistent is None and blocks > 2 * sms * resident:
             opts["persistent-programs"] = (
                 "programs",

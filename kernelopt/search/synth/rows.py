@@ -469,6 +469,16 @@ class RowKernel:
         self.lines.append(Line(f"{name} = {code}", name, kind))
         return Val(name, shape, kind)
 
+    def _lifted_rank(self, shape: list[int], op: str) -> None:
+        """In a unit lifted to a finer view, a value of lower rank that is not a regrouping of it
+        would broadcast against the view's trailing dims, not the unit's own ([N, 1] against
+        [N, G, C/G, 1] reads as per channel within a group): refused."""
+        if self.lifted and math.prod(shape) > 1 and len(self._canon(list(shape))) != len(self.S):
+            raise CannotSynthesize(
+                f"aten.{op} of a {list(shape)} value in a unit synthesized in its finer view {self.S}: "
+                "it would broadcast along the view's dims, not the unit's"
+            )
+
     def _kind_of(self, shape: list[int]) -> str:
         """full ([ROWS, BLOCK_N]), row ([ROWS, 1]), col ([1, BLOCK_N]) or const, for a value
         that broadcasts to the unit's shape (a per-channel [C, 1, 1] value is a row value:
@@ -556,6 +566,7 @@ class RowKernel:
             shape: list[int] | None = None
             for v in vals:
                 if v.shape is not None:
+                    self._lifted_rank(v.shape, op)
                     shape = self._canon(v.shape) if shape is None else broadcast_shapes(shape, self._canon(v.shape))
             ph = [f"{{{k}}}" for k in range(len(vals))]
             if op in UNARY and len(vals) == 1:
@@ -600,6 +611,8 @@ class RowKernel:
             if (
                 x.kind in ("full", "lazy")
                 and not offset
+                # eager elementwise results keep their inputs' layout: contiguous only if they are
+                and all(self._contiguous(a) for a in self.args.values() if a.get("kind", "tensor") == "tensor")
                 and list(args[1]) == contiguous_strides(list(args[0]))
                 and self._canon(list(args[0])) == self._canon(list(x.shape)) == list(self.S)
             ):
