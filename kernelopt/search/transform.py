@@ -197,16 +197,12 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
 PROGRAMS_NOTE = "persistent grid: programs launched, each looping over blocks of XBLOCK (grid-stride)"
 
 
-def _launched_kernel(tree: ast.Module) -> ast.FunctionDef:
-    """The one ``@triton.jit`` kernel that ``launch`` launches as ``kernel[grid(...)](...)``."""
-    jit = [
-        n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in n.decorator_list)
-    ]
+def _launched_kernel(source: str, tree: ast.Module) -> ast.FunctionDef:
+    """The module's one ``@triton.jit`` kernel (the one ``launch`` launches)."""
+    jit = jit_kernel_names(source)
     if len(jit) != 1:
         raise TransformError(f"{len(jit)} jit kernels in the module: a persistent grid needs exactly one")
-    return jit[0]
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == jit[0])
 
 
 def _launch_subscript(tree: ast.Module, kernel: str) -> ast.Subscript:
@@ -253,7 +249,7 @@ def set_programs(source: str, programs: int) -> str:
     params = launch_params(source)
     if "XBLOCK" not in params.config:
         raise TransformError("no XBLOCK in CONFIG: not a kernel of blocks over xnumel")
-    kernel = _launched_kernel(tree)
+    kernel = _launched_kernel(source, tree)
     names = [a.arg for a in kernel.args.args]
     if "xnumel" not in names:
         raise TransformError("the kernel takes no xnumel")

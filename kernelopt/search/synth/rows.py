@@ -136,6 +136,13 @@ def contiguous_strides(shape: list[int]) -> list[int]:
     return out[::-1]
 
 
+def is_contiguous(shape: list[int], strides: list[int]) -> bool:
+    """Row-major contiguous, size-1 dimensions' strides aside."""
+    return [t for n, t in zip(shape, strides) if n != 1] == [
+        t for n, t in zip(shape, contiguous_strides(list(shape))) if n != 1
+    ]
+
+
 def coarsens(shape: list[int], S: list[int]) -> bool:
     """Whether ``shape`` is ``S`` with runs of adjacent dimensions merged ([16, 48] of
     [16, 6, 8, 1]): a contiguous tensor of either shape has its elements in the same order."""
@@ -309,13 +316,7 @@ class RowKernel:
 
     # -- loads and stores ---------------------------------------------------------------
     def _contiguous(self, a: dict[str, Any]) -> bool:
-        st, acc = [], 1
-        for s in reversed(a["shape"]):
-            st.append(acc)
-            acc *= s
-        return [x for s, x in zip(a["shape"], a["stride"]) if s != 1] == [
-            x for s, x in zip(a["shape"], reversed(st)) if s != 1
-        ]
+        return is_contiguous(a["shape"], a["stride"])
 
     def _red_name(self) -> str:
         if self.fold is not None:
@@ -639,9 +640,7 @@ class RowKernel:
                 return x
             # a view of an argument that is contiguous in its logical shape is contiguous in the new
             # one; other views cannot be indexed
-            plain = x.strides is not None and [t for n, t in zip(x.shape, x.strides) if n != 1] == [
-                t for n, t in zip(x.shape, contiguous_strides(list(x.shape))) if n != 1
-            ]
+            plain = x.strides is not None and is_contiguous(x.shape, x.strides)
             return Val(x.code, list(new), "input", arg=x.arg, strides=contiguous_strides(new) if plain else None)
         x = self.load(x)
         if op in VIEW_OPS:
