@@ -1759,3 +1759,105 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     assert search.negligible(paths, "fz_mid__tiny", contract, fifth) is None
     assert search.negligible(paths, "rg_mid__tiny", contract, fifth) is None
     assert "1 other smallest unit(s) that is 7.26 %" in search.negligible(paths, "mid", contract, fifth)
+
+
+SWIZZLE_FIXTURE = ROOT / "tests" / "fixtures" / "swizzle" / "layernorm_poi.py"
+
+
+def _ln_poi_contract(rows: int, period: int) -> dict:
+    full = [rows, period]
+    t = lambda n, shape, acc: {"name": n, "kind": "tensor", "shape": shape, "dtype": "float32", "access": acc}  # noqa: E731
+    return {
+        "args": [
+            t("in_ptr0", full, "read"),
+            t("in_ptr1", [rows, 1], "read"),
+            t("in_ptr2", [rows, 1], "read"),
+            t("in_ptr3", [period], "read"),
+            t("in_ptr4", [period], "read"),
+            t("out_ptr0", full, "write"),
+            {"name": "xnumel", "kind": "scalar", "value": rows * period},
+        ],
+        "grid": [rows * period // 256, 1, 1],
+    }
+
+
+def test_block_swizzle_reorders_blocks_and_keeps_the_kernel_right():
+    """Issue 8 item 5 (run 14's LayerNorm): the block re-ordering is a permutation of the blocks,
+    whatever the rows (dividing the blocks or not, more rows than blocks), on its own and under a
+    persistent grid; kernels it cannot re-order are refused."""
+    import torch
+
+    src = SWIZZLE_FIXTURE.read_text()
+    x, mean, rstd = torch.randn(4, 2048), torch.randn(4, 1), torch.rand(4, 1) + 0.5
+    w, b = torch.randn(2048), torch.randn(2048)
+    ref = (x - mean) * rstd * w + b
+    for xblock, rows in ((256, 4), (256, 3), (64, 5), (2048, 7), (1024, 64)):
+        cand = transform.set_swizzle(transform.set_launch(src, config={"XBLOCK": xblock}), rows)
+        assert transform.swizzle_of(cand) == rows and transform.swizzle_of(src) is None
+        body = cand.split("@triton.jit")[1].split("CONFIG")[0]
+        assert body.count("tl.program_id(0)") == 1 and "xoffset = _kp * XBLOCK" in body
+        for programs in (None, 3):
+            c = cand if programs is None else transform.set_programs(cand, programs)
+            out = torch.full_like(x, float("nan"))
+            load_candidate(c, f"swz_{xblock}_{rows}_{programs}").launch(x, mean, rstd, w, b, out, 8192)
+            torch.testing.assert_close(out, ref)
+    once = transform.set_swizzle(src, 4)
+    assert signature(once) != signature(src)
+    with pytest.raises(transform.TransformError, match="already"):
+        transform.set_swizzle(once, 4)
+    with pytest.raises(transform.TransformError, match="persistent"):
+        transform.set_swizzle(transform.set_programs(src, 3), 4)
+    with pytest.raises(transform.TransformError, match="program_id"):
+        transform.set_swizzle(src.replace("tl.program_id(0) * XBLOCK", "tl.program_id(1) * XBLOCK"), 4)
+    with pytest.raises(transform.TransformError, match="at least 2"):
+        transform.set_swizzle(src, 1)
+
+
+def test_planner_reorders_blocks_when_a_broadcast_operand_outgrows_the_l2():
+    """A pointwise kernel reading its weight at ``xindex % K`` re-reads it once per row of K: at
+    run 14's LayerNorm sizes (16 rows of 4 Mi, 64 MiB of traffic per row) the planner offers the
+    re-ordering first, the analyst does not take NCU's DRAM throughput (re-reads included) for the
+    roof; at small periods, on reductions and on operands not read at the period nothing is offered."""
+    hb = backend("heuristic")
+    big = SWIZZLE_FIXTURE.read_text().replace("xnumel = 8192", "xnumel = 67108864").replace("% 2048", "% 4194304")
+    big = big.replace("// 2048", "// 4194304")
+    contract = _ln_poi_contract(16, 4194304)
+    bc = transform.broadcast_period(big, contract)
+    assert bc == {"rows": 16, "period": 4194304, "operands": ["in_ptr3", "in_ptr4"], "period_bytes": 64 << 20}
+    roof = hb.analyze(ProfileSummary("inductor", "roofline", {"memory_sol_pct": 53.6}, ""), contract, Memory(), big)
+    assert roof.bottleneck == "memory-bound"
+    offered = hb.catalogue(roof.bottleneck, transform.launch_params(big), contract, big)
+    assert offered[0][:3] == ("broadcast-swizzle", "swizzle", {"rows": 16})
+    plan = hb.plan(1, [{"id": "inductor", "source": big}], {"inductor": roof}, contract, Memory(), 1)
+    assert [d.name for d in plan.directions] == ["broadcast-swizzle"]
+    done = hb.execute(plan.directions[0], big, contract)
+    assert transform.swizzle_of(done) == 16
+    assert "broadcast-swizzle" not in [
+        c[0] for c in hb.catalogue("memory-bound", transform.launch_params(done), contract, done)
+    ]
+    # NCU's 97 % counts the re-reads: not near-optimal while the blocks are in Inductor's order
+    ncu = ProfileSummary("inductor", "ncu", {"memory_sol_pct": 97.0}, "")
+    a = hb.analyze(ncu, contract, Memory(), big)
+    assert a.bottleneck == "memory-bound" and "read 16 times" in a.evidence[-1]
+    assert hb.analyze(ncu, contract, Memory(), done).bottleneck == "near-optimal"
+    # the CPU-size fixture: 32 KiB per row stays in any L2
+    small = SWIZZLE_FIXTURE.read_text()
+    assert transform.broadcast_period(small, _ln_poi_contract(4, 2048))["period_bytes"] == 32 << 10
+    names = [
+        c[0] for c in hb.catalogue("memory-bound", transform.launch_params(small), _ln_poi_contract(4, 2048), small)
+    ]
+    assert "broadcast-swizzle" not in names
+    # an operand read per row (xindex // K) is not a broadcast; a shape that is not K elements neither
+    per_row = big.replace("(x0), xmask, eviction", "(x1), xmask, eviction")
+    assert transform.broadcast_period(per_row, contract) is None
+    odd = {
+        **contract,
+        "args": [{**a, "shape": [2, 4194304]} if a["name"] == "in_ptr3" else a for a in contract["args"]],
+    }
+    assert transform.broadcast_period(big, odd)["operands"] == ["in_ptr4"]
+    assert (
+        transform.broadcast_period(
+            big, {**contract, "args": [*contract["args"], {"name": "r0_numel", "kind": "scalar", "value": 8}]}
+        )
+        is None
+    )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -309,6 +311,118 @@ def set_programs(source: str, programs: int) -> str:
     return out
 
 
+SWIZZLE_NOTE = "blocks re-ordered: the programs in flight share one chunk of the broadcast operand"
+# a broadcast operand's period (the elements between two reads of one of its values, over every
+# stream the kernel touches) from which block order matters: below it, the operand stays in the
+# H100/H200's 50 MB L2 between its reads whatever the order
+SWIZZLE_MIN_PERIOD_BYTES = 16 << 20
+
+
+def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | None:
+    """A pointwise kernel that reads an operand of K elements at ``xindex % K`` (a weight over the
+    trailing dims of a normalization, a bias over rows) re-reads it once per row of K outputs.
+    Where one row's traffic is larger than the L2, every re-read comes from DRAM (run 14's
+    LayerNorm: 32 MiB of weight and bias read 16 times).  Returns {"rows", "period", "operands",
+    "period_bytes"} for the largest such K, or None."""
+    try:
+        tree = ast.parse(source)
+        kernel = _launched_kernel(source, tree)
+    except (SyntaxError, TransformError):
+        return None
+    scal = {a["name"]: a.get("value") for a in contract.get("args", []) if a.get("kind") == "scalar"}
+    xn = scal.get("xnumel")
+    if not isinstance(xn, int) or "r0_numel" in scal or "XBLOCK" not in launch_params(source).config:
+        return None
+    mods: dict[str, int] = {}  # name -> K of ``name = xindex % K``
+    for n in ast.walk(kernel):
+        v = n.value if isinstance(n, ast.Assign) and len(n.targets) == 1 else None
+        if (
+            isinstance(v, ast.BinOp)
+            and isinstance(v.op, ast.Mod)
+            and isinstance(v.left, ast.Name)
+            and v.left.id == "xindex"
+            and isinstance(v.right, ast.Constant)
+            and isinstance(v.right.value, int)
+            and isinstance(n.targets[0], ast.Name)
+        ):
+            mods[n.targets[0].id] = v.right.value
+    tensors = {a["name"]: a for a in contract.get("args", []) if a.get("kind") == "tensor"}
+    by_k: dict[int, list[str]] = {}
+    for n in ast.walk(kernel):
+        if not (isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.load" and n.args):
+            continue
+        names = {m.id for m in ast.walk(n.args[0]) if isinstance(m, ast.Name)}
+        ptrs = [m for m in names if m in tensors]
+        ks = {mods[m] for m in names if m in mods}
+        if len(ptrs) == 1 and len(ks) == 1 and names <= {ptrs[0], *mods}:
+            k = ks.pop()
+            if 1 < k < xn and xn % k == 0 and math.prod(tensors[ptrs[0]].get("shape") or [1]) == k:
+                by_k.setdefault(k, []).append(ptrs[0])
+    if not by_k:
+        return None
+    k = max(by_k)
+
+    def itemsize(a: dict[str, Any]) -> int:
+        d = str(a.get("dtype", "float32"))
+        return 8 if "64" in d else 2 if "16" in d else 1 if "8" in d or d == "bool" else 4
+
+    # one row of K outputs: every full-size stream's K elements plus the broadcast operands
+    full = sum(itemsize(a) for a in tensors.values() if math.prod(a.get("shape") or [1]) == xn)
+    period_bytes = k * full + sum(k * itemsize(tensors[p]) for p in set(by_k[k]))
+    return {"rows": xn // k, "period": k, "operands": sorted(set(by_k[k])), "period_bytes": period_bytes}
+
+
+def set_swizzle(source: str, rows: int) -> str:
+    """Block order as a knob: program ``p`` of a 1-D grid of ``nb`` blocks of XBLOCK takes block
+    ``(p % rows) * (nb // rows) + p // rows`` (the tail past ``rows * (nb // rows)`` in order), a
+    permutation of the blocks, so the ``rows`` programs launched together cover the same offset
+    of each of ``rows`` equal parts of the output: for an operand read at ``xindex % K`` with
+    ``rows = xnumel / K``, one chunk of it serves them all from L2.  Gates 1-2 judge the result."""
+    rows = int(rows)
+    if rows < 2:
+        raise TransformError("a swizzle needs at least 2 rows")
+    if SWIZZLE_NOTE in source:
+        raise TransformError("the blocks are already re-ordered")
+    tree = ast.parse(source)
+    if _module_assign(tree, "PROGRAMS") is not None:
+        raise TransformError("a persistent kernel: its programs do not map to one block each")
+    if "XBLOCK" not in launch_params(source).config:
+        raise TransformError("no XBLOCK in CONFIG: not a kernel of blocks over xnumel")
+    kernel = _launched_kernel(source, tree)
+    if "xnumel" not in [a.arg for a in kernel.args.args]:
+        raise TransformError("the kernel takes no xnumel")
+    pids = [
+        n
+        for n in ast.walk(kernel)
+        if isinstance(n, ast.Call) and ast.unparse(n.func) in ("tl.program_id", "tl.num_programs")
+    ]
+    if not pids or any(ast.unparse(n) != "tl.program_id(0)" for n in pids):
+        raise TransformError("the kernel does not read exactly tl.program_id(0) (a 2-D grid, or persistent)")
+    first = next(i for i, st in enumerate(kernel.body) if any(n in pids for n in ast.walk(st)))
+    lines = source.splitlines(keepends=True)
+    start, end = kernel.body[first].lineno - 1, kernel.body[-1].end_lineno or kernel.body[-1].lineno
+    indent = " " * kernel.body[first].col_offset
+    head = [
+        f"{indent}_kper = tl.cdiv(xnumel, XBLOCK) // {rows}  # {SWIZZLE_NOTE} ({rows} rows)\n",
+        f"{indent}_kp = tl.program_id(0)\n",
+        f"{indent}_kp = tl.where(_kp < _kper * {rows}, (_kp % {rows}) * _kper + _kp // {rows}, _kp)\n",
+    ]
+    body = "".join(lines[start:end]).replace("tl.program_id(0)", "_kp")
+    lines[start:end] = [*head, body]
+    out = "".join(lines)
+    try:
+        ast.parse(out)
+    except SyntaxError as e:
+        raise TransformError(f"the re-ordered kernel does not parse: {e}") from None
+    return out
+
+
+def swizzle_of(source: str) -> int | None:
+    """The rows of a kernel's block re-ordering (set_swizzle), None if it has none."""
+    m = re.search(r"_kp // (\d+), _kp\)", source) if SWIZZLE_NOTE in source else None
+    return int(m.group(1)) if m else None
+
+
 def programs_of(source: str) -> int | None:
     """The persistent grid's ``PROGRAMS`` (None: not persistent)."""
     try:
@@ -344,6 +458,8 @@ def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | Non
         return set_eviction(source, args.get("policy"), only=args.get("only"))
     if kind == "programs":
         return set_programs(source, int(args["programs"]))
+    if kind == "swizzle":
+        return set_swizzle(source, int(args["rows"]))
     if kind == "drop-masks":
         if contract is None:
             raise TransformError("drop-masks needs the unit's contract")

@@ -79,6 +79,22 @@ class HeuristicBackend:
     def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
         a = self._analyze(summary)
         m = summary.metrics
+        bc = transform.broadcast_period(kernel, contract) if kernel and not contract.get("user") else None
+        if (
+            a.bottleneck == "near-optimal"
+            and summary.source == "ncu"
+            and bc
+            and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES
+            and transform.swizzle_of(kernel) is None
+        ):
+            # NCU counts the DRAM bytes moved, re-reads included: a kernel busy re-reading a
+            # broadcast operand the L2 could have kept is at the roof of traffic it need not make
+            a.bottleneck = "memory-bound"
+            a.evidence.append(
+                f"but {', '.join(bc['operands'])} is read {bc['rows']} times, once per row of {bc['period']} "
+                f"outputs ({bc['period_bytes'] / 2**20:.0f} MiB of traffic between two reads, more than the L2 "
+                "holds): the DRAM throughput counts re-reads a different block order avoids"
+            )
         if m.get("programs") and m.get("programs_per_sm") and m.get("memory_sol_pct") is not None:
             a.sms = max(1, round(float(m["programs"]) / float(m["programs_per_sm"])))
         return a
@@ -288,6 +304,22 @@ class HeuristicBackend:
                     "fewer programs competing for registers and L1",
                     "faster if occupancy was limited",
                 )
+        bc = transform.broadcast_period(source, contract) if source and not contract.get("user") else None
+        if (
+            bc
+            and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES
+            and transform.swizzle_of(source) is None
+            and persistent is None
+        ):
+            opts["broadcast-swizzle"] = (
+                "swizzle",
+                {"rows": bc["rows"]},
+                f"{', '.join(bc['operands'])} ({bc['period']} elements) is read once per row of {bc['period']} "
+                f"outputs, {bc['rows']} times, and one row's traffic ({bc['period_bytes'] / 2**20:.0f} MiB) "
+                "outgrows the L2 between two reads: re-order the blocks so that the programs in flight cover "
+                f"the same offset of all {bc['rows']} rows and share each chunk of it from L2",
+                "up to the re-read traffic saved, on a memory-bound kernel",
+            )
         opts["evict-first"] = (
             "eviction",
             {"policy": "evict_first", "only": None},
@@ -304,6 +336,7 @@ class HeuristicBackend:
             )
         order = {
             "memory-bound": [
+                "broadcast-swizzle",
                 "persistent-rblock",
                 "bigger-xblock",
                 "bigger-rblock",
@@ -321,6 +354,7 @@ class HeuristicBackend:
                 "one-program",
             ],
             "underutilized": [
+                "broadcast-swizzle",
                 "one-program",
                 "smaller-xblock",
                 "fewer-warps",
@@ -353,6 +387,7 @@ class HeuristicBackend:
                 "fewer-programs-per-sm",
                 "evict-first",
                 "one-program",
+                "broadcast-swizzle",
             ],
             "near-optimal": [],
         }[bottleneck]
