@@ -46,7 +46,9 @@ class Direction:
     """Planner -> executor: one transformation of one beam member, with a prediction."""
 
     member: str
-    kind: str  # "launch" | "eviction" (heuristic, AST transforms) | "llm" | "llm-fix" (LLM executor / fixer)
+    # "launch" | "eviction" | "programs" | "drop-masks" | "swizzle" (heuristic, transform.apply);
+    # "llm" | "llm-fix" (LLM executor / fixer)
+    kind: str
     args: dict[str, Any]
     name: str
     rationale: str
