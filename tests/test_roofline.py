@@ -88,7 +88,7 @@ def test_units_without_a_time_are_said(tmp_path):
     _unit(paths, "a", [2**20], 0.002, {})
     write_json(paths.contract("b"), {"args": []})  # e.g. a split reduction's partial kernel, never profiled
     text = roofline.describe(roofline.problem_roofline(paths, ["a", "b"], 4300.0))
-    assert "(the 1 of 2 units with a time)" in text
+    assert "(the 1 of 2 kernels with a time)" in text
 
 
 def test_the_report_and_the_roofline_agree_on_which_timings_count(tmp_path):
@@ -200,3 +200,21 @@ def test_reread_counts_one_more_read_and_no_gathers():
     assert r["arg"] == "in_ptr0"
     # three tensors of 256 MiB move 768 MiB; one more read of in_ptr0: the roof is 3/4
     assert reread_roof_pct({"args": args}, [r]) == pytest.approx(75.0)
+
+
+def test_a_region_is_its_members_again_and_counts_once(tmp_path):
+    """Run 14's LayerNorm: the region of its kernels and the kernels themselves are all units;
+    the problem's totals count each kernel once (the region's time is its members')."""
+    paths = ProblemPaths(tmp_path, "p")
+    write_json(paths.capture_record, {"device": "cuda"})
+    _unit(paths, "a", [2**26], 0.25, {})
+    _unit(paths, "b", [2**26], 0.25, {})
+    _unit(paths, "rg_a__b", [2**26], 0.75, {"synth/a0/candidate.py": 0.5})
+    write_json(
+        paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "region": {"members": ["a", "b"]}}]}
+    )
+    roof = roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)
+    assert [u.get("composite", False) for u in roof["units"]] == [False, False, True]
+    assert roof["inductor_bw_pct"] == pytest.approx(100 * 4 * 2**26 * 4 / 0.5e-3 / 1e9 / 4300, abs=0.01)
+    assert roof["best_candidate_bw_pct"] is None  # the region's candidate is not a kernel's
+    assert "kernels with a time" not in roofline.describe(roof)
