@@ -3,7 +3,10 @@ and final time, category, the roofline of Inductor's kernels and of the best can
 when a row too large for one SM is read twice, and why each problem that was not optimized
 stayed; the geomean speedup over the problems.
 
-    python3 bench/level1_table.py RUN_DIR [RUN_DIR ...] OUT.json OUT.md
+    python3 bench/level1_table.py [--exclude=PROBLEM ...] SOURCE [SOURCE ...] OUT.json OUT.md
+
+A source is a run directory or the JSON of an earlier table (its rows as they were, for runs whose
+directories are gone); a later source's finished row replaces an earlier one's.
 
 Several run directories (the suite run in chunks, one per device call) give one table: each
 problem's row comes from the directory where it finished.
@@ -159,7 +162,10 @@ def _older_row(r: dict, table: Path) -> dict:
 def main() -> None:
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    *wds, out_json, out_md = (Path(a) for a in sys.argv[1:])
+    # --exclude=PROBLEM (repeatable): a problem of a run directory that is not the suite's (run
+    # 15 ran a fresh problem beside two of the suite's in one directory)
+    exclude = {a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--exclude=")}
+    *wds, out_json, out_md = (Path(a) for a in sys.argv[1:] if not a.startswith("--exclude="))
     # several run directories (a suite run in chunks, one per device call): a problem's row is
     # taken from the directory where it finished (else the last one that has it)
     by_problem: dict[str, dict] = {}
@@ -171,6 +177,8 @@ def main() -> None:
             found = [(p.name, {**row(wd, p.name), "run_dir": wd.name}) for p in wd.glob("level*_*")]
             found = [(p, r) for p, r in found if (wd / p / "capture").is_dir()]
         for p, r in found:
+            if p in exclude:
+                continue
             if p not in by_problem or r["speedup"] or not by_problem[p]["speedup"]:
                 by_problem[p] = r
     rows = [by_problem[p] for p in sorted(by_problem, key=lambda n: (n.split("_")[0], int(n.split("_")[1])))]
