@@ -1840,6 +1840,11 @@ def test_planner_reorders_blocks_when_a_broadcast_operand_outgrows_the_l2():
     a = hb.analyze(ncu, contract, Memory(), big)
     assert a.bottleneck == "memory-bound" and "read 16 times" in a.evidence[-1]
     assert hb.analyze(ncu, contract, Memory(), done).bottleneck == "near-optimal"
+    # a free-form candidate (no CONFIG: a synthesized or LLM-written kernel) is analysed as before
+    free = big.replace("CONFIG = {'XBLOCK': 256}", "BLOCK = 256").replace("**CONFIG", "XBLOCK=BLOCK")
+    assert transform.broadcast_period(free, contract) is None
+    assert hb.analyze(ncu, contract, Memory(), free).bottleneck == "near-optimal"
+    assert transform.broadcast_period("def launch(:\n", contract) is None
     # the CPU-size fixture: 32 KiB per row stays in any L2
     small = SWIZZLE_FIXTURE.read_text()
     assert transform.broadcast_period(small, _ln_poi_contract(4, 2048))["period_bytes"] == 32 << 10

@@ -327,11 +327,12 @@ def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | 
     try:
         tree = ast.parse(source)
         kernel = _launched_kernel(source, tree)
-    except (SyntaxError, TransformError):
+        config = launch_params(source).config
+    except (SyntaxError, TransformError, ValueError, TypeError):  # e.g. a free-form candidate: no CONFIG
         return None
     scal = {a["name"]: a.get("value") for a in contract.get("args", []) if a.get("kind") == "scalar"}
     xn = scal.get("xnumel")
-    if not isinstance(xn, int) or "r0_numel" in scal or "XBLOCK" not in launch_params(source).config:
+    if not isinstance(xn, int) or "r0_numel" in scal or "XBLOCK" not in config:
         return None
     mods: dict[str, int] = {}  # name -> K of ``name = xindex % K``
     for n in ast.walk(kernel):

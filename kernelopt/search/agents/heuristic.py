@@ -79,14 +79,9 @@ class HeuristicBackend:
     def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
         a = self._analyze(summary)
         m = summary.metrics
-        bc = transform.broadcast_period(kernel, contract) if kernel and not contract.get("user") else None
-        if (
-            a.bottleneck == "near-optimal"
-            and summary.source == "ncu"
-            and bc
-            and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES
-            and transform.swizzle_of(kernel) is None
-        ):
+        near_ncu = a.bottleneck == "near-optimal" and summary.source == "ncu" and kernel and not contract.get("user")
+        bc = transform.broadcast_period(kernel, contract) if near_ncu else None
+        if bc and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES and transform.swizzle_of(kernel) is None:
             # NCU counts the DRAM bytes moved, re-reads included: a kernel busy re-reading a
             # broadcast operand the L2 could have kept is at the roof of traffic it need not make
             a.bottleneck = "memory-bound"
