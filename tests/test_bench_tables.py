@@ -38,3 +38,16 @@ def test_in_model_bound_counts_each_kernel_once_and_keeps_library_time():
     assert table.in_model_bound(disp, roof, None) == (None, None)
     # never below 1: the output code cannot be made slower by bringing kernels to their roof
     assert table.in_model_bound({"units": [{"id": "red", "time_ms": 0.1}]}, roof, 0.1)[1] == 1.0
+
+
+def test_in_model_bound_counts_every_launch_and_no_negative_gap():
+    roof = {"units": [{"unit": "k", "bytes": 10**9}]}
+    # launched twice at its roof: capture's time is both launches, the bytes one launch's
+    at_roof = 2 * MS_PER_GB
+    assert (
+        abs(table.in_model_bound({"units": [{"id": "k", "time_ms": at_roof, "launches": 2}]}, roof, at_roof)[1] - 1)
+        < 1e-9
+    )
+    # kernels timed one by one a little over the graph's time: the gap is 0, not negative
+    t, bound = table.in_model_bound({"units": [{"id": "k", "time_ms": 1.05}]}, roof, 1.0)
+    assert abs(bound - 1.0 / MS_PER_GB) < 1e-9

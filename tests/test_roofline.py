@@ -210,11 +210,22 @@ def test_a_region_is_its_members_again_and_counts_once(tmp_path):
     _unit(paths, "a", [2**26], 0.25, {})
     _unit(paths, "b", [2**26], 0.25, {})
     _unit(paths, "rg_a__b", [2**26], 0.75, {"synth/a0/candidate.py": 0.5})
-    write_json(
-        paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "region": {"members": ["a", "b"]}}]}
-    )
+    region = {"members": ["a", "b"], "member_units": ["a", "b"]}
+    write_json(paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "region": region}]})
     roof = roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)
     assert [u.get("composite", False) for u in roof["units"]] == [False, False, True]
     assert roof["inductor_bw_pct"] == pytest.approx(100 * 4 * 2**26 * 4 / 0.5e-3 / 1e9 / 4300, abs=0.01)
     assert roof["best_candidate_bw_pct"] is None  # the region's candidate is not a kernel's
-    assert "kernels with a time" not in roofline.describe(roof)
+    text = roofline.describe(roof)
+    assert "kernels with a time" not in text and "only candidates of fused pairs or regions were timed" in text
+    # members without a time of their own (a split reduction's, not checkable alone): the
+    # region's time stands in for them; a fused pair likewise
+    for f in ("a", "b"):
+        for p in paths.iter_dir(f, 0).glob("profile/m0/summary.json"):
+            p.unlink()
+        paths.best(f).unlink()
+    roof = roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)
+    assert roof["inductor_bw_pct"] == pytest.approx(100 * 2 * 2**26 * 4 / 0.75e-3 / 1e9 / 4300, abs=0.01)
+    fused = {"producer_unit": "a", "consumer_unit": "b"}
+    write_json(paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "fused": fused}]})
+    assert roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)["inductor_bw_pct"] == roof["inductor_bw_pct"]

@@ -1840,6 +1840,10 @@ def test_planner_reorders_blocks_when_a_broadcast_operand_outgrows_the_l2():
     a = hb.analyze(ncu, contract, Memory(), big)
     assert a.bottleneck == "memory-bound" and "read 16 times" in a.evidence[-1]
     assert hb.analyze(ncu, contract, Memory(), done).bottleneck == "near-optimal"
+    # nor once the re-ordering was tried, or where it cannot apply (a persistent member)
+    tried = Memory(tried={signature(done): {"ratio": 1.02}})
+    assert hb.analyze(ncu, contract, tried, big).bottleneck == "near-optimal"
+    assert hb.analyze(ncu, contract, Memory(), transform.set_programs(big, 264)).bottleneck == "near-optimal"
     # a free-form candidate (no CONFIG: a synthesized or LLM-written kernel) is analysed as before
     free = big.replace("CONFIG = {'XBLOCK': 256}", "BLOCK = 256").replace("**CONFIG", "XBLOCK=BLOCK")
     assert transform.broadcast_period(free, contract) is None

@@ -98,11 +98,21 @@ def problem_roofline(paths: ProblemPaths, units: list[str], peak_gbs: float) -> 
         disp = read_json(paths.dispatch).get("units", [])
     except (OSError, ValueError):
         disp = []
-    composite = {u["id"] for u in disp if u.get("fused") or u.get("region")}
+
+    def _members(u: dict[str, Any]) -> set[str]:
+        if u.get("region"):
+            return set(u["region"].get("member_units") or [])
+        return {u["fused"].get("producer_unit"), u["fused"].get("consumer_unit")} - {None}
+
+    members = {u["id"]: _members(u) for u in disp if u.get("fused") or u.get("region")}
+    timed_ids = {r["unit"] for r in per_unit if r.get("inductor_ms")}
     for r in per_unit:
-        if r["unit"] in composite:
+        if r["unit"] in members:
             r["composite"] = True
-    timed = [r for r in per_unit if r.get("inductor_ms") and r["unit"] not in composite]
+    # a composite unit stands in for its members only where none of them has a time of its own
+    timed = [
+        r for r in per_unit if r.get("inductor_ms") and (r["unit"] not in members or not members[r["unit"]] & timed_ids)
+    ]
     total = sum(r["bytes"] for r in timed)
     t_ind = sum(r["inductor_ms"] for r in timed)
     t_best = sum(r["inductor_ms"] * (r["best_candidate"]["ratio"] if r["best_candidate"] else 1.0) for r in timed)
@@ -132,7 +142,12 @@ def describe(roof: dict[str, Any]) -> str | None:
     if timed < len(kernels):
         text += f" (the {timed} of {len(kernels)} kernels with a time)"
     best = roof.get("best_candidate_bw_pct")
-    text += f", the best candidates at {best:.0f} %" if best is not None else ", no other candidate was timed"
+    if best is not None:
+        text += f", the best candidates at {best:.0f} %"
+    elif any(u.get("best_candidate") for u in roof["units"]):
+        text += ", only candidates of fused pairs or regions were timed (per unit in the roofline)"
+    else:
+        text += ", no other candidate was timed"
     floor = roof.get("reread_roof_pct")
     if floor:
         rows = [r for u in roof["units"] for r in u.get("rereads", []) if not r["row_fits_on_chip"]]

@@ -81,18 +81,31 @@ class HeuristicBackend:
         m = summary.metrics
         near_ncu = a.bottleneck == "near-optimal" and summary.source == "ncu" and kernel and not contract.get("user")
         bc = transform.broadcast_period(kernel, contract) if near_ncu else None
-        if bc and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES and transform.swizzle_of(kernel) is None:
+        if (
+            bc
+            and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES
+            and self._swizzle_untried(kernel, bc, memory)
+        ):
             # NCU counts the DRAM bytes moved, re-reads included: a kernel busy re-reading a
             # broadcast operand the L2 could have kept is at the roof of traffic it need not make
             a.bottleneck = "memory-bound"
             a.evidence.append(
                 f"but {', '.join(bc['operands'])} is read {bc['rows']} times, once per row of {bc['period']} "
-                f"outputs ({bc['period_bytes'] / 2**20:.0f} MiB of traffic between two reads, more than the L2 "
-                "holds): the DRAM throughput counts re-reads a different block order avoids"
+                f"outputs ({bc['period_bytes'] / 2**20:.0f} MiB of traffic between two reads, too much for the L2 "
+                "to keep it): the DRAM throughput counts re-reads a different block order avoids"
             )
         if m.get("programs") and m.get("programs_per_sm") and m.get("memory_sol_pct") is not None:
             a.sms = max(1, round(float(m["programs"]) / float(m["programs_per_sm"])))
         return a
+
+    @staticmethod
+    def _swizzle_untried(kernel: str, bc: dict[str, Any], memory: Memory) -> bool:
+        """Whether the block order applies to this kernel and its result was not tried yet (else
+        the kernel at NCU's DRAM roof is near-optimal for all the search can still do)."""
+        try:
+            return signature(transform.set_swizzle(kernel, bc["rows"])) not in memory.tried
+        except (transform.TransformError, SyntaxError, ValueError):
+            return False
 
     def _analyze(self, summary: ProfileSummary) -> Analysis:
         m = summary.metrics
