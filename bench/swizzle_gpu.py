@@ -11,25 +11,17 @@ L2 flushed).  GB/s counts the bytes a kernel must move (x, output, weight and bi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from programs_gpu import load  # noqa: E402  (a candidate's source as a module)
 
 from kernelopt.search import transform  # noqa: E402
-
-
-def load(src: str, name: str):
-    path = Path(tempfile.mkdtemp()) / f"{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def main(out: str) -> None:
