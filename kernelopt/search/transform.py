@@ -230,6 +230,24 @@ def _targets(node: ast.AST) -> list[ast.Name]:
     return [n for t in tops for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
+def _blocks_kernel(source: str, tree: ast.Module) -> tuple[ast.FunctionDef, list[ast.Call]]:
+    """The module's kernel, if it is one of blocks of XBLOCK over xnumel on a 1-D grid, and its
+    ``tl.program_id(0)`` calls (set_programs and set_swizzle re-map them)."""
+    if "XBLOCK" not in launch_params(source).config:
+        raise TransformError("no XBLOCK in CONFIG: not a kernel of blocks over xnumel")
+    kernel = _launched_kernel(source, tree)
+    if "xnumel" not in [a.arg for a in kernel.args.args]:
+        raise TransformError("the kernel takes no xnumel")
+    pids = [
+        n
+        for n in ast.walk(kernel)
+        if isinstance(n, ast.Call) and ast.unparse(n.func) in ("tl.program_id", "tl.num_programs")
+    ]
+    if not pids or any(ast.unparse(n) != "tl.program_id(0)" for n in pids):
+        raise TransformError("the kernel does not read exactly tl.program_id(0) (a 2-D grid, or a persistent one)")
+    return kernel, pids
+
+
 def set_programs(source: str, programs: int) -> str:
     """Programs per SM as a knob: the kernel becomes persistent over a capped 1-D grid.
 
@@ -248,20 +266,8 @@ def set_programs(source: str, programs: int) -> str:
         if ast.literal_eval(node.value) == programs:
             raise TransformError(f"PROGRAMS is already {programs}")
         return _replace_node_text(source, node.value, repr(programs))
-    params = launch_params(source)
-    if "XBLOCK" not in params.config:
-        raise TransformError("no XBLOCK in CONFIG: not a kernel of blocks over xnumel")
-    kernel = _launched_kernel(source, tree)
+    kernel, pids = _blocks_kernel(source, tree)
     names = [a.arg for a in kernel.args.args]
-    if "xnumel" not in names:
-        raise TransformError("the kernel takes no xnumel")
-    pids = [
-        n
-        for n in ast.walk(kernel)
-        if isinstance(n, ast.Call) and ast.unparse(n.func) in ("tl.program_id", "tl.num_programs")
-    ]
-    if not pids or any(ast.unparse(n) != "tl.program_id(0)" for n in pids):
-        raise TransformError("the kernel does not read exactly tl.program_id(0) (a 2-D grid, or already persistent)")
     if any(isinstance(n, (ast.Return, ast.FunctionDef)) for b in kernel.body for n in ast.walk(b)):
         raise TransformError("a return (or nested function) in the kernel: its body cannot become a loop body")
     first = next(i for i, st in enumerate(kernel.body) if any(n in pids for n in ast.walk(st)))
@@ -387,18 +393,7 @@ def set_swizzle(source: str, rows: int) -> str:
     tree = ast.parse(source)
     if _module_assign(tree, "PROGRAMS") is not None:
         raise TransformError("a persistent kernel: its programs do not map to one block each")
-    if "XBLOCK" not in launch_params(source).config:
-        raise TransformError("no XBLOCK in CONFIG: not a kernel of blocks over xnumel")
-    kernel = _launched_kernel(source, tree)
-    if "xnumel" not in [a.arg for a in kernel.args.args]:
-        raise TransformError("the kernel takes no xnumel")
-    pids = [
-        n
-        for n in ast.walk(kernel)
-        if isinstance(n, ast.Call) and ast.unparse(n.func) in ("tl.program_id", "tl.num_programs")
-    ]
-    if not pids or any(ast.unparse(n) != "tl.program_id(0)" for n in pids):
-        raise TransformError("the kernel does not read exactly tl.program_id(0) (a 2-D grid, or persistent)")
+    kernel, pids = _blocks_kernel(source, tree)
     first = next(i for i, st in enumerate(kernel.body) if any(n in pids for n in ast.walk(st)))
     lines = source.splitlines(keepends=True)
     start, end = kernel.body[first].lineno - 1, kernel.body[-1].end_lineno or kernel.body[-1].lineno
