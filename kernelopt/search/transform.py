@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .profiler import jit_kernel_names
+from .profiler import jit_kernel_names, tensor_bytes
 
 
 class TransformError(ValueError):
@@ -368,15 +368,11 @@ def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | 
     if not by_k:
         return None
     k = max(by_k)
-
-    def itemsize(a: dict[str, Any]) -> int:
-        d = str(a.get("dtype", "float32"))
-        return 8 if "64" in d else 2 if "16" in d else 1 if "8" in d or d == "bool" else 4
-
+    operands = sorted(set(by_k[k]))
     # one row of K outputs: every full-size stream's K elements plus the broadcast operands
-    full = sum(itemsize(a) for a in tensors.values() if math.prod(a.get("shape") or [1]) == xn)
-    period_bytes = k * full + sum(k * itemsize(tensors[p]) for p in set(by_k[k]))
-    return {"rows": xn // k, "period": k, "operands": sorted(set(by_k[k])), "period_bytes": period_bytes}
+    full = sum(tensor_bytes(a) for a in tensors.values() if math.prod(a.get("shape") or [1]) == xn)
+    period_bytes = full // (xn // k) + sum(tensor_bytes(tensors[p]) for p in operands)
+    return {"rows": xn // k, "period": k, "operands": operands, "period_bytes": period_bytes}
 
 
 def set_swizzle(source: str, rows: int) -> str:

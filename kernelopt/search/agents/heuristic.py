@@ -37,6 +37,15 @@ HUGE_GRID = 1 << 20  # programs: far beyond what any GPU holds at once (132 SMs 
 MOMENTUM_RATIO = 0.97  # a member at least 3 % faster than Inductor's kernel repeats its direction
 
 
+def _big_broadcast(source: str, contract: dict[str, Any]) -> dict[str, Any] | None:
+    """transform.broadcast_period of an Inductor kernel whose re-read operand outgrows the L2
+    between two reads (where block order matters), else None."""
+    if not source or contract.get("user"):
+        return None
+    bc = transform.broadcast_period(source, contract)
+    return bc if bc and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES else None
+
+
 class HeuristicBackend:
     name = "heuristic"
 
@@ -79,13 +88,8 @@ class HeuristicBackend:
     def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
         a = self._analyze(summary)
         m = summary.metrics
-        near_ncu = a.bottleneck == "near-optimal" and summary.source == "ncu" and kernel and not contract.get("user")
-        bc = transform.broadcast_period(kernel, contract) if near_ncu else None
-        if (
-            bc
-            and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES
-            and self._swizzle_untried(kernel, bc, memory)
-        ):
+        bc = _big_broadcast(kernel, contract) if a.bottleneck == "near-optimal" and summary.source == "ncu" else None
+        if bc and self._swizzle_untried(kernel, bc, memory):
             # NCU counts the DRAM bytes moved, re-reads included: a kernel busy re-reading a
             # broadcast operand the L2 could have kept is at the roof of traffic it need not make
             a.bottleneck = "memory-bound"
@@ -312,13 +316,8 @@ class HeuristicBackend:
                     "fewer programs competing for registers and L1",
                     "faster if occupancy was limited",
                 )
-        bc = transform.broadcast_period(source, contract) if source and not contract.get("user") else None
-        if (
-            bc
-            and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES
-            and transform.swizzle_of(source) is None
-            and persistent is None
-        ):
+        bc = _big_broadcast(source, contract)
+        if bc and transform.swizzle_of(source) is None and persistent is None:
             opts["broadcast-swizzle"] = (
                 "swizzle",
                 {"rows": bc["rows"]},
