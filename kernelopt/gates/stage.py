@@ -19,7 +19,7 @@ from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
 from ..core.phases import timed
 from .faults import INFRASTRUCTURE, NOT_CHECKABLE, retry_alone
-from .rules import static_problems
+from .form import static_problems
 from .speed import DECISION, gate4
 from .verdict import ERROR, FAIL, PASS, SKIPPED, GateVerdict
 from .verdict import NOT_CHECKABLE as NOT_CHECKABLE_VERDICT

@@ -9,14 +9,23 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+DRIVER_CALLS = ("triton_helpers.set_driver_to_cpu", "triton_helpers.set_driver_to_gpu")
+
 
 def strip_heuristics_decorator(source: str, kernel: str) -> str:
-    """Drop ``@triton_heuristics.<kind>(...)`` above the kernel (located through the AST)."""
+    """Inductor's kernel source in the candidate form (``gates/form.py``): without the
+    ``@triton_heuristics.<kind>(...)`` decorator above the kernel and without the module-level
+    ``triton_helpers.set_driver_to_cpu/gpu()`` call (the process that loads a candidate has its
+    driver set already; the form has no module-level code).  Located through the AST."""
     tree = ast.parse(source)
     lines = source.splitlines()
+    drop: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            if ast.unparse(node.value.func) in DRIVER_CALLS and not node.value.args:
+                drop.update(range(node.lineno - 1, node.end_lineno or node.lineno))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == kernel:
-            drop: set[int] = set()
             for dec in node.decorator_list:
                 text = ast.get_source_segment(source, dec) or ""
                 if text.startswith("triton_heuristics."):
