@@ -57,18 +57,10 @@ def main() -> None:
         m = Problem(paths, cfg)  # the baseline loaded twice: A = m.base, B = a second load of it
         second = load_wrapper(paths, 0, paths.output_code, m.device)
         args = m.rt.call_args(0, 0)
-        # gate 4's own path: both loads timed in its sandboxed child, `trials` times
-        job = {
-            "kind": "speed",
-            "device": m.device,
-            "problem_dir": str(paths.root),
-            "stitched": str(paths.output_code),
-            "args": args,
-            "protocol": proto.__dict__,
-            "trials": a.trials,
-            "point": "aa",
-        }
-        outcome = sandbox.run(job, 600, cache=paths.cache)
+        # gate 4's own path: both loads timed in its jailed child, `trials` times
+        job, files = m.job(paths.output_code, "aa")
+        job.update(kind="speed", args=args, protocol=proto.__dict__, trials=a.trials)
+        outcome = sandbox.run(job, 600, cache=paths.cache, files=files)
         gate4_path = [
             measure.Comparison(**{k: v for k, v in t.items() if k in measure.Comparison.__dataclass_fields__})
             for t in (outcome.reply or {}).get("trials", [])

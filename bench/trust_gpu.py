@@ -1,16 +1,19 @@
 """The cheating corpus on a real GPU unit, and what the hardened gates cost.
 
 usage: python bench/trust_gpu.py WORKDIR OUT.json [--problem level1_1_Softmax] [--parallel 6]
-                                 [--before DIR] [--cost-problems p1,p2]
+                                 [--before DIR] [--cost-problems p1,p2] [--skip-corpus]
 
-1. Every candidate of ``tests/data/cheats/softmax/`` (written for the demo softmax unit's
-   ``launch(in_out_ptr0, in_ptr0, xnumel, r0_numel)``) is adapted to the unit's own contract
-   (its output, input and size arguments renamed, the signature put in the contract's order)
-   and checked with ``kernelopt check``; the verdicts go next to each file's expectation.
-2. With ``--before DIR`` (a copy of an earlier ``kernelopt/`` package, e.g. ``git archive``
-   of the commit before the hardening), the wall seconds of gates 1-2 (``kernelopt check``) and
-   of gates 3-4 (``kernelopt stitch-check``) for Inductor's own kernel of each unit of
-   ``--cost-problems``, with the earlier code and with this one.
+1. Every candidate of ``tests/data/cheats/softmax/`` and ``tests/data/cheats/classes/`` (written
+   for the demo softmax unit's ``launch(in_out_ptr0, in_ptr0, xnumel, r0_numel)``) is adapted to
+   the unit's own contract (its output, input and size arguments renamed, the signature put in
+   the contract's order) and checked with ``kernelopt check``; the verdicts go next to each
+   file's expectation, with what of its attempts reached the host (``tests/redteam.py``).
+2. The cheats with a ``BENEATH`` line (the operating-system boundary's and the judge's) again
+   with the form not checked: the layer beneath must stop them the same way on the GPU.
+3. With ``--before DIR`` (a copy of an earlier ``kernelopt/`` package, e.g. ``git archive``
+   of the landed commit), the wall seconds of gates 1-2 (``kernelopt check``) and of gates 3-4
+   (``kernelopt stitch-check``) for Inductor's own kernel of each unit of ``--cost-problems``,
+   with the earlier code and with this one.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "data" / "cheats" / "softmax"
+CORPORA = [ROOT / "tests" / "data" / "cheats" / "softmax", ROOT / "tests" / "data" / "cheats" / "classes"]
 DEMO_SIGNATURE = ("in_out_ptr0", "in_ptr0", "xnumel", "r0_numel")
+sys.path.insert(0, str(ROOT / "tests"))
+import redteam  # noqa: E402
 
 
 def expectation(text: str) -> tuple[int | None, str]:
@@ -75,14 +80,16 @@ def corpus(workdir: Path, problem: str, parallel: int) -> list[dict]:
     contract = json.loads((unit_dir / "contract.json").read_text())
     tmp = Path(tempfile.mkdtemp(prefix="kernelopt-corpus-"))
     jobs = []
-    for f in sorted(CORPUS.glob("*.py")):
+    for f in sorted(p for c in CORPORA for p in c.glob("*.py")):
         text = f.read_text()
-        adapted = tmp / f.name
+        adapted = tmp / f"{f.parent.name}__{f.name}"
         adapted.write_text(adapt(text, contract))
-        jobs.append((f.name, expectation(text), adapted))
+        jobs.append((f"{f.parent.name}/{f.name}", expectation(text), adapted))
 
     def one(job):
         name, (gate, rule), path = job
+        h = redteam.header(path)
+        redteam.clear(h)
         seconds, r = run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(path), "--json"])
         vs = verdicts(r)
         got = next(((v["gate"], v["verdict"], v.get("rule")) for v in vs if v["verdict"] != "pass"), None)
@@ -99,10 +106,64 @@ def corpus(workdir: Path, problem: str, parallel: int) -> list[dict]:
             "as_expected": ok,
             "seconds": round(seconds, 1),
             "reasons": [v["reason"][:300] for v in vs],
+            "escaped": redteam.escaped(h, workdir, None, wait_s=0.0),
         }
 
     with ThreadPoolExecutor(parallel) as pool:
         return list(pool.map(one, jobs))
+
+
+BENEATH = """
+import json, sys
+from pathlib import Path
+from kernelopt.core import runtime
+from kernelopt.core.config import validate
+from kernelopt.core.paths import ProblemPaths
+from kernelopt.gates.isolated import check_unit
+from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
+paths, unit = ProblemPaths.of_unit(sys.argv[1])
+cfg = validate({"device": "cuda"})
+device = runtime.prepare("cuda", paths.cache)
+v1, v2 = check_unit(paths, unit, Path(sys.argv[2]), cfg, UnitHarness(paths, unit, ProblemRuntime(paths, device, 0)))
+print("VERDICTS " + json.dumps([v.to_dict() for v in (v1, v2)]))
+"""
+
+
+def beneath(workdir: Path, problem: str, parallel: int = 4) -> list[dict]:
+    """The cheats with a BENEATH line, the form not checked (each with its own markers and
+    ports, so they may run side by side)."""
+    unit_dir = next(p for p in (workdir / problem / "units").iterdir() if (p / "contract.json").exists())
+    contract = json.loads((unit_dir / "contract.json").read_text())
+    tmp = Path(tempfile.mkdtemp(prefix="kernelopt-beneath-"))
+    files = [f for f in sorted(CORPORA[1].glob("*.py")) if redteam.header(f).beneath is not None]
+
+    def one(f: Path) -> dict:
+        h = redteam.header(f)
+        path = tmp / f.name
+        path.write_text(adapt(f.read_text(), contract))
+        redteam.clear(h)
+        listener = redteam.Listener(h.ports)
+        seconds, r = run([sys.executable, "-c", BENEATH, str(unit_dir), str(path)])
+        listener.close()
+        line = next((l for l in r.stdout.splitlines() if l.startswith("VERDICTS ")), None)
+        vs = json.loads(line[9:]) if line else [{"gate": 0, "verdict": "no-output", "reason": r.stderr[-500:]}]
+        got = next(((v["gate"], v.get("rule")) for v in vs if v["verdict"] != "pass"), (None, "pass"))
+        row = {
+            "candidate": f.name,
+            "class": h.cls,
+            "layer": h.layer,
+            "expect": list(h.beneath),
+            "got": list(got),
+            "as_expected": tuple(got) == tuple(h.beneath),
+            "escaped": redteam.escaped(h, workdir, listener),
+            "seconds": round(seconds, 1),
+            "reasons": [v["reason"][:300] for v in vs],
+        }
+        print(json.dumps(row)[:400], flush=True)
+        return row
+
+    with ThreadPoolExecutor(parallel) as pool:
+        return list(pool.map(one, files))
 
 
 def cost(workdir: Path, problems: list[str], before: Path | None) -> list[dict]:
@@ -169,11 +230,15 @@ def main() -> None:
     out: dict = {}
     if not a.skip_corpus:
         out["corpus"] = corpus(wd, a.problem, a.parallel)
+        out["beneath"] = beneath(wd, a.problem)
         out["corpus_summary"] = {
             "candidates": len(out["corpus"]),
             "as_expected": sum(r["as_expected"] for r in out["corpus"]),
             "cheats_rejected": sum(1 for r in out["corpus"] if r["expect_rule"] != "pass" and r["got"] is not None),
             "honest_passed": sum(1 for r in out["corpus"] if r["expect_rule"] == "pass" and r["got"] is None),
+            "escaped": sum(len(r["escaped"]) for r in out["corpus"] + out["beneath"]),
+            "beneath": len(out["beneath"]),
+            "beneath_as_expected": sum(r["as_expected"] for r in out["beneath"]),
         }
         print(json.dumps(out["corpus_summary"]), flush=True)
     if a.cost_problems:

@@ -413,9 +413,12 @@ def test_gate_calls_are_streamed_one_at_a_time_to_one_child(tmp_path):
     class Calls(sandbox.Stream):
         calls = 5
 
-        def send(self, k):
+        def send(self, k, slots):
             events.append(("send", k))
-            return {"args": [torch.full((4,), float(k)), torch.zeros(4)], "interleave": False}
+            return {
+                "args": [slots.put(0, torch.full((4,), float(k))), slots.put(1, torch.zeros(4))],
+                "interleave": False,
+            }
 
         def receive(self, k, result, sent):
             events.append(("receive", k))
@@ -425,8 +428,8 @@ def test_gate_calls_are_streamed_one_at_a_time_to_one_child(tmp_path):
             return True
 
     counts: list[int] = []
-    job = {"kind": "unit", "device": "cpu", "candidate": str(cand), "calls": [], "point": "gate12"}
-    outcome = sandbox.run(job, 120, stream=Calls())
+    job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
+    outcome = sandbox.run(job, 120, stream=Calls(), files={"cand.py": cand})
     assert outcome.status == "ok", outcome.detail + outcome.log_tail
     assert events == [(e, k) for k in range(4) for e in ("send", "receive")], events  # stopped at the error
     assert counts == [1, 2, 3, 4], "the calls did not all run in one process"
@@ -460,7 +463,7 @@ def test_the_judges_own_time_is_not_charged_to_a_streamed_candidate(tmp_path):
         def __init__(self, calls, hang_at=None):
             self.calls, self.hang_at = calls, hang_at
 
-        def send(self, k):
+        def send(self, k, slots):
             v = 9.0 if k == self.hang_at else float(k)
             return {"args": [torch.full((4,), v), torch.zeros(4)], "interleave": False}
 
@@ -468,32 +471,25 @@ def test_the_judges_own_time_is_not_charged_to_a_streamed_candidate(tmp_path):
             time.sleep(9)  # the judge's own work, longer than the child's budget in all
             return True
 
-    job = {"kind": "unit", "device": "cpu", "candidate": str(cand), "calls": [], "point": "gate12"}
+    job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
+    files = {"cand.py": cand}
     t0 = time.perf_counter()
-    outcome = sandbox.run(job, 15, stream=SlowJudge(2))
+    outcome = sandbox.run(job, 15, stream=SlowJudge(2), files=files)
     assert time.perf_counter() - t0 > 18  # the parent's 2 x 9 s alone passed the 15 s budget
     assert outcome.status == "ok", outcome.detail + outcome.log_tail
     assert outcome.seconds < 15
-    hung = sandbox.run(job, 15, stream=SlowJudge(3, hang_at=2))
+    hung = sandbox.run(job, 15, stream=SlowJudge(3, hang_at=2), files=files)
     assert hung.status == "timeout", hung.detail + hung.log_tail
 
 
-def test_a_stream_hands_the_child_the_same_buffers_every_call(tmp_path):
-    """exchange.Staging: one buffer per argument position, refilled for every call (CUDA IPC kept
-    every call's fresh tensors allocated in the judge until the job ended: 115.5 GiB after six
-    calls of a 6 GiB unit on the H200); each call's values and each call's results are its own."""
+def test_a_stream_hands_the_child_the_same_slots_every_call(tmp_path):
+    """One slot per argument position, refilled for every call (CUDA IPC kept every call's fresh
+    tensors allocated in the judge until the job ended: 115.5 GiB after six calls of a 6 GiB
+    unit on the H200); each call's values and each call's results are its own, and the judge
+    reads them through views it laid out itself."""
     import torch
 
-    from kernelopt.gates import exchange, sandbox
-
-    staging = exchange.Staging()
-    a = staging.put(0, torch.arange(6.0).reshape(2, 3).t())  # a transposed view: laid out as clone() would
-    assert a.stride() == torch.arange(6.0).reshape(2, 3).t().clone().stride()
-    b = staging.put(0, torch.ones(3, 2))
-    assert b is not a  # another layout: another buffer
-    c = staging.put(0, torch.full((3, 2), 7.0))
-    assert c is b and torch.equal(c, torch.full((3, 2), 7.0))
-    assert staging.put(1, 5) == 5  # not a tensor: as it is
+    from kernelopt.gates import sandbox
 
     cand = _stream_candidate(
         tmp_path,
@@ -507,11 +503,13 @@ def test_a_stream_hands_the_child_the_same_buffers_every_call(tmp_path):
         calls = 4
 
         def __init__(self):
-            self.staging, self.sent, self.got = exchange.Staging(), [], []
+            self.sent, self.got = [], []
 
-        def send(self, k):
-            args = [self.staging.put(i, t) for i, t in enumerate([torch.full((4,), float(k)), torch.full((4,), -1.0)])]
-            self.sent.append([id(t) for t in args])
+        def send(self, k, slots):
+            a = slots.put(0, torch.arange(6.0).reshape(2, 3).t() + k)  # a transposed view keeps its layout
+            args = [slots.put(1, torch.full((4,), float(k))), slots.put(2, torch.full((4,), -1.0))]
+            assert a.stride() == (1, 3)
+            self.sent.append([t.data_ptr() for t in args])
             return {"args": args, "interleave": False}
 
         def receive(self, k, result, sent):
@@ -519,10 +517,10 @@ def test_a_stream_hands_the_child_the_same_buffers_every_call(tmp_path):
             return True
 
     calls = Calls()
-    job = {"kind": "unit", "device": "cpu", "candidate": str(cand), "calls": [], "point": "gate12"}
-    outcome = sandbox.run(job, 120, stream=calls)
+    job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
+    outcome = sandbox.run(job, 120, stream=calls, files={"cand.py": cand})
     assert outcome.status == "ok", outcome.detail + outcome.log_tail
-    assert all(ids == calls.sent[0] for ids in calls.sent), "a call got new buffers"
+    assert all(ptrs == calls.sent[0] for ptrs in calls.sent), "a call got new slots"
     assert calls.got == [[2.0 * k] * 4 for k in range(4)]
 
 
@@ -563,15 +561,15 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
 
             class Judge(sandbox.Stream):
                 calls = 3
-                def send(self, k):
+                def send(self, k, slots):
                     return {{"args": [torch.full((4,), float(k)), torch.zeros(4)], "interleave": False}}
                 def receive(self, k, result, sent):
                     open({str(marker)!r}, "w").write(str(os.getpid()))
                     time.sleep(600)  # judging call 0 when the job is killed
                     return True
 
-            job = {{"kind": "unit", "device": "cpu", "candidate": {str(cand)!r}, "calls": [], "point": "gate12"}}
-            sandbox.run(job, 600, stream=Judge())
+            job = {{"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}}
+            sandbox.run(job, 600, stream=Judge(), files={{"cand.py": {str(cand)!r}}})
             """
         )
     )
@@ -583,16 +581,24 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
         assert marker.exists(), "the child never answered call 0"
 
         def children(pid: int) -> list[int]:
-            out = []
+            """The jailed child among the job's descendants (launcher, the namespace's init, the child)."""
+            parent, cmds = {}, {}
             for stat in Path("/proc").glob("[0-9]*/stat"):
                 try:
                     fields = stat.read_text().rsplit(")", 1)[1].split()
-                    cmd = (stat.parent / "cmdline").read_bytes()
+                    cmds[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes()
                 except OSError:
                     continue
-                if int(fields[1]) == pid and b"kernelopt.gates.child" in cmd:
-                    out.append(int(stat.parent.name))
-            return out
+                parent[int(stat.parent.name)] = int(fields[1])
+
+            def descends(p: int) -> bool:
+                while p in parent and p > 1:
+                    p = parent[p]
+                    if p == pid:
+                        return True
+                return False
+
+            return [p for p, cmd in cmds.items() if b"-m\x00kernelopt.gates.child" in cmd and descends(p)]
 
         kids = children(proc.pid)
         assert len(kids) == 1, kids

@@ -300,7 +300,6 @@ SYN_CONTRACT = {
 
 def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
     import importlib.util
-    import os
 
     import torch
 
@@ -393,7 +392,6 @@ def test_synthesis_of_last_dim_reductions_runs_right(attempt, chunk):
     change any reduction), 6 rows of 3-d input, per-column weights, a per-row output; also
     the looped variant (chunks of 32 or 64 columns: the last chunk is partial)."""
     import importlib.util
-    import os
 
     import torch
 
@@ -662,7 +660,6 @@ class Reference(torch.nn.Module):
 def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
     """A per-channel vector unsqueezed to [C, 1, 1] broadcasts along dim 1 of [N, C, H, W]."""
     import importlib.util
-    import os
 
     import torch
 
@@ -707,7 +704,6 @@ def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
 def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     """Inference batch norm: rsqrt(var + eps) per channel, unsqueezed twice, scales [N, C, H, W]."""
     import importlib.util
-    import os
 
     import torch
 
@@ -853,38 +849,24 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
     torch.testing.assert_close(got, torch.softmax(x / 8.0, -1))
 
 
-def test_the_ncu_harness_draws_a_units_inputs_itself_or_loads_saved_ones(demo_run, tmp_path):
-    """The process NCU profiles launches one candidate on the unit's inputs: loaded from the file
-    the profile rule saved (small units), or drawn from the seed on the device (units over
-    SAVED_INPUTS_MAX_BYTES: no GiB-sized copy through host memory and disk).  Both run here, in
-    CPU mode, on Inductor's own kernel of a demo unit."""
+def test_the_process_ncu_profiles_launches_the_candidate_on_the_units_inputs_in_its_jail(demo_run):
+    """The profile's child (job ``profile``: what NCU runs around, inside the sandbox) launches
+    one candidate a few times on the unit's inputs, drawn by the judge and handed over in slots,
+    with the GPU lock asked of the judge around the profiled launches.  Here in CPU mode (no
+    NCU), on Inductor's own kernel of a demo unit."""
+    from kernelopt.core import runtime
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.gates import sandbox
+    from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
+
     unit_dir = next(iter(sorted((demo_run / "level1_8_ReLU" / "units").iterdir())))
-    cfg = json.dumps({"device": "cpu", "seed": 0})
-    saved = tmp_path / "inputs.pt"
-    save = """
-import sys, torch
-from kernelopt.core import runtime
-from kernelopt.core.paths import ProblemPaths
-from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
-paths, unit = ProblemPaths.of_unit(sys.argv[1])
-runtime.prepare("cpu", paths.cache)
-torch.save(UnitHarness(paths, unit, ProblemRuntime(paths, "cpu", 0)).inputs(0)[0], sys.argv[2])
-"""
-    r = subprocess.run([sys.executable, "-c", save, str(unit_dir), str(saved)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    for extra in ([], ["--inputs", str(saved)]):
-        held = tmp_path / "held.json"
-        held.unlink(missing_ok=True)
-        cmd = [sys.executable, "-m", "kernelopt.search.profile_harness", str(unit_dir), str(unit_dir / "inductor.py")]
-        r = subprocess.run(
-            [*cmd, "--config", cfg, *extra, "--lock-report", str(held)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "TRITON_INTERPRET": "1"},
-        )
-        assert r.returncode == 0, (extra, r.stderr[-3000:])
-        assert "exclusive" in json.loads(held.read_text())
+    paths, unit = ProblemPaths.of_unit(unit_dir)
+    runtime.prepare("cpu", paths.cache)
+    before, _ = UnitHarness(paths, unit, ProblemRuntime(paths, "cpu", 0)).inputs(0)
+    job = {"kind": "profile", "device": "cpu", "candidate": "candidate.py", "args": before, "launches": 3}
+    out = sandbox.run(job, 300, cache=paths.cache, files={"candidate.py": unit_dir / "inductor.py"})
+    assert out.status == "ok", out.detail + out.log_tail
+    assert isinstance(out.reply["ncu_locked_s"], float)
 
 
 GELU_POW_REFERENCE = """

@@ -1,12 +1,20 @@
 """The gates against a hostile candidate (CPU mode, the demo softmax unit of ``demo_run``).
 
-``tests/data/cheats/softmax/`` is a corpus of cheating and wrong candidates, one per way the
-landed gates were fooled (overfitted seeds, telling the gates from production, state across
-calls, tampering with the checker, no Triton at all, precision and poison tricks, escaping the
-sandbox, hanging); each file's docstring starts with what must catch it (``EXPECT gate N rule``,
-or ``EXPECT pass`` for the honest controls).  Then the sandbox itself, beneath the static
-rules; the timeout in gates 1-2, 3 and in select; the one loader; and faults that must never
-become a verdict about the candidate.
+Two red-team corpora (``tests/redteam.py`` reads their headers):
+
+* ``tests/data/cheats/softmax/``: cheating and wrong candidates, one per way earlier gates were
+  fooled (overfitted seeds, telling the gates from production, state across calls, tampering with
+  the checker, no Triton at all, precision and poison tricks, escaping the sandbox, hanging);
+* ``tests/data/cheats/classes/``: at least one cheat per class of issue 11 ("Isolation that
+  holds"), each meant to be stopped by one layer: the operating-system boundary (classes 1-2),
+  the candidate form (3-5), the judge (6), the error profile (7).
+
+Every cheat must be rejected by the intended gate and rule through the whole check.  A cheat of
+the os or judge layer is then run again with the form not checked, so that the layer beneath
+is what meets it: its verdict must be the file's ``BENEATH``, and nothing it attempted may have
+reached the host (no marker file, no connection, no surviving process, nothing planted in the run
+directory).  Then the timeout in gates 1-2, 3 and in select, the one loader, gate = deployment,
+and faults that must never become a verdict about the candidate.
 """
 
 import json
@@ -17,19 +25,20 @@ import sys
 from pathlib import Path
 
 import pytest
+import redteam
 from conftest import ROOT
 
 CHEATS = ROOT / "tests/data/cheats/softmax"
-SANDBOX = ROOT / "tests/data/cheats/sandbox"
+CLASSES = ROOT / "tests/data/cheats/classes"
 UNIT = "level1_1_Softmax/units/triton_per_fused__softmax_0"
 # hangs are killed after 30 s plus 10x the kernel's time per call, not the default 60 s + 1000x
 FAST = ["--set", "gates.timeout_s=30", "--set", "gates.timeout_factor=10"]
+CORPUS = sorted(CHEATS.glob("*.py")) + sorted(CLASSES.glob("*.py"))
 
 
 def expectation(path: Path) -> tuple[int | None, str]:
-    m = re.match(r'"""EXPECT (?:gate (\d) ([\w-]+)|(pass))', path.read_text())
-    assert m, f"{path.name}: its docstring must start with EXPECT gate N rule / EXPECT pass"
-    return (None, "pass") if m.group(3) else (int(m.group(1)), m.group(2))
+    h = redteam.header(path)
+    return h.gate, h.rule
 
 
 def check(unit_dir: Path, candidate: Path, *extra: str, env: dict | None = None) -> tuple[int, list[dict]]:
@@ -46,14 +55,12 @@ def check(unit_dir: Path, candidate: Path, *extra: str, env: dict | None = None)
 
 
 def test_the_corpus_covers_every_way_the_gates_were_fooled():
-    files = sorted(CHEATS.glob("*.py"))
-    rules = [expectation(f) for f in files]
+    rules = [expectation(f) for f in sorted(CHEATS.glob("*.py"))]
     cheats = [r for r in rules if r[1] != "pass"]
     assert len(cheats) >= 20 and len(rules) - len(cheats) >= 2
-    # the bullets of the issue: each has a cheat that is caught
     for rule in (
         "mismatch",
-        "precision",
+        "error-profile",
         "unwritten-output",
         "state-across-calls",
         "harness-tampering",
@@ -67,36 +74,57 @@ def test_the_corpus_covers_every_way_the_gates_were_fooled():
         assert any(r[1] == rule for r in cheats), rule
 
 
+LAYER_OF_CLASS = {1: "os", 2: "os", 3: "form", 4: "form", 5: "form", 6: "judge", 7: "profile"}
+
+
+def test_every_class_of_the_issue_has_a_cheat_meant_for_its_layer():
+    headers = {f.name: redteam.header(f) for f in sorted(CLASSES.glob("*.py"))}
+    for cls, layer in LAYER_OF_CLASS.items():
+        mine = [h for h in headers.values() if h.cls == cls]
+        assert mine, f"no cheat of class {cls}"
+        assert all(h.layer == layer for h in mine), (cls, [(n, h.layer) for n, h in headers.items() if h.cls == cls])
+    for name, h in headers.items():
+        assert h.rule != "pass", name
+        if h.layer == "os":
+            assert h.beneath is not None, f"{name}: an os-layer cheat says what must happen beneath the form"
+            assert h.markers or h.ports or h.processes or h.beneath[1] != "pass", name
+        if h.layer == "form":
+            assert h.gate == 1, name
+        if h.layer == "profile":
+            assert (h.gate, h.rule) == (2, "error-profile"), name
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(p.name for p in CHEATS.glob("*.py")))
-def test_each_cheat_is_rejected_by_the_intended_gate_and_rule(demo_run, name):
-    gate, rule = expectation(CHEATS / name)
-    code, (v1, v2) = check(demo_run / UNIT, CHEATS / name)
-    if rule == "pass":
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_cheat_is_rejected_by_the_intended_gate_and_rule(demo_run, path):
+    h = redteam.header(path)
+    redteam.clear(h)
+    listener = redteam.Listener(h.ports)
+    try:
+        code, (v1, v2) = check(demo_run / UNIT, path)
+    finally:
+        listener.close()
+    assert not redteam.escaped(h, demo_run, listener, wait_s=0.5 if h.processes else 0.0)
+    if h.rule == "pass":
         assert code == 0 and (v1["verdict"], v2["verdict"]) == ("pass", "pass"), (v1["reason"], v2["reason"])
         assert len(v2["numbers"]["per_call"]) >= 5 and len(set(v2["seeds"])) >= 3
         assert {c["poison"] for c in v2["numbers"]["per_call"]} == {"nan", "random"}
         assert {0, 1, 2} - set(v2["seeds"]) == {0, 1, 2} or len(v2["seeds"]) > 3  # fresh seeds, not the fixed 0, 1, 2
         return
     assert code == 1
-    v = v1 if gate == 1 else v2
-    assert v["verdict"] == "fail" and v["rule"] == rule, (v["verdict"], v["rule"], v["reason"])
-    if gate == 2:
+    v = v1 if h.gate == 1 else v2
+    assert v["verdict"] == "fail" and v["rule"] == h.rule, (v["verdict"], v["rule"], v["reason"])
+    if h.gate == 2:
         assert v1["verdict"] == "pass", v1["reason"]  # the cheat got through gate 1: gate 2 is what caught it
     else:
         assert v2["verdict"] == "skipped"
 
 
 @pytest.mark.slow
-def test_a_library_the_candidate_may_import_compiles_inside_the_sandbox(demo_run, tmp_path):
-    """Found on the H200: with no .pyc cached, importing an allowed Inductor helper compiles its
-    source, an event the sandbox once blamed on the candidate ("compile denied") for every
-    Inductor kernel.  A fresh pycache prefix makes that compile happen here."""
-    code, (v1, v2) = check(
-        demo_run / UNIT,
-        ROOT / "tests/data/cheats/honest/imports_helpers.py",
-        env={"PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")},
-    )
+def test_the_forms_imports_load_inside_the_sandbox(demo_run):
+    """An honest kernel importing every module the form allows (Inductor's kernels import most
+    of them) passes: the form is not wider than what the jailed child can load."""
+    code, (v1, v2) = check(demo_run / UNIT, ROOT / "tests/data/cheats/honest/imports_helpers.py")
     assert code == 0 and (v1["verdict"], v2["verdict"]) == ("pass", "pass"), (v1["reason"], v2["reason"])
 
 
@@ -109,9 +137,9 @@ def test_fresh_seeds_are_drawn_per_run_and_recorded(demo_run):
     assert {d for _, d in inputs} >= {"normal", "x10", "x0.01", "abs"}
 
 
-# --------------------------------------------------------------------------- beneath the static rules
-def _run_unsandboxed_rules(demo_run, candidate: Path) -> tuple:
-    """Gates 1-2 of ``candidate`` without the static rules: what the sandbox alone does."""
+# --------------------------------------------------------------------------- beneath the form
+def beneath_the_form(demo_run, candidate: Path) -> tuple:
+    """Gates 1-2 of ``candidate`` without the form: what the layers beneath it do alone."""
     from kernelopt.core import runtime
     from kernelopt.core.config import validate
     from kernelopt.core.paths import ProblemPaths
@@ -124,35 +152,41 @@ def _run_unsandboxed_rules(demo_run, candidate: Path) -> tuple:
     return check_unit(paths, unit, candidate, cfg, UnitHarness(paths, unit, ProblemRuntime(paths, device, 0)))
 
 
-SANDBOX_CASES = {
-    "socket_connect.py": "socket",
-    "write_outside.py": "writing /tmp/kernelopt-escaped",
-    "read_passwd.py": "reading /etc/passwd",
-    "fork.py": "os.fork",
-    "thread.py": "_thread.start_new_thread",
-    "subprocess_run.py": "subprocess.Popen",
-}
+BENEATH = [f for f in sorted(CLASSES.glob("*.py")) if redteam.header(f).beneath is not None]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SANDBOX_CASES))
-def test_the_sandbox_blocks_what_the_static_rules_would(demo_run, name):
-    escaped = Path("/tmp/kernelopt-escaped")
-    escaped.unlink(missing_ok=True)
-    v1, v2 = _run_unsandboxed_rules(demo_run, SANDBOX / name)
-    assert v1.verdict == "fail" and v1.rule == "sandbox", v1.reason
-    assert SANDBOX_CASES[name] in v1.reason, v1.reason
-    assert not escaped.exists()
-    assert v2.verdict == "skipped"
+@pytest.mark.parametrize("path", BENEATH, ids=lambda p: p.name)
+def test_beneath_the_form_the_boundary_and_the_judge_hold(demo_run, path):
+    """Classes 1-2 (and the judge's class 6) with the form taken away: the operating system
+    refuses what the cheat attempts, the judge reads only the bytes it laid out, and nothing of
+    the attempt reaches the host: no file outside scratch, no connection, no process outliving
+    the child, nothing planted in the run directory."""
+    h = redteam.header(path)
+    redteam.clear(h)
+    listener = redteam.Listener(h.ports)
+    try:
+        v1, v2 = beneath_the_form(demo_run, path)
+    finally:
+        listener.close()
+    gate, rule = h.beneath
+    got = next(((v.gate, v.rule) for v in (v1, v2) if v.verdict == "fail"), (None, "pass"))
+    assert got == (gate, rule), (got, v1.reason, v2.reason)
+    assert not redteam.escaped(h, demo_run, listener), redteam.escaped(h, demo_run, listener, wait_s=0)
+    if h.layer == "os" and rule != "pass":
+        # the refusal is the operating system's: a missing path, a read-only file system, EPERM
+        words = ("does not exist", "No such file", "Read-only", "not permitted", "Permission denied", "refused")
+        reason = (v1 if gate == 1 else v2).reason
+        assert any(w in reason for w in words) or "failed (-" in reason or "no run directory" in reason, reason
 
 
 @pytest.mark.slow
 def test_state_across_calls_is_caught_at_run_time_too(demo_run):
-    """The call counter the static rules reject, run anyway: correct for its first 4 calls,
-    nothing from the 5th; gate 2's calls in one process catch it."""
-    v1, v2 = _run_unsandboxed_rules(demo_run, CHEATS / "iterator_counter.py")
+    """The call counter the form rejects, run anyway: correct for its first 4 calls, nothing
+    from the 5th; gate 2's calls in one process catch it."""
+    v1, v2 = beneath_the_form(demo_run, CHEATS / "iterator_counter.py")
     assert v1.verdict == "pass", v1.reason
-    assert v2.verdict == "fail" and v2.rule == "device-work" and "no Triton kernel" in v2.reason, v2.reason
+    assert v2.verdict == "fail" and v2.rule == "unwritten-output", v2.reason
 
 
 # --------------------------------------------------------------------------- timeouts in every gate
@@ -217,12 +251,70 @@ def test_the_candidate_cannot_tell_a_gate_from_the_deployed_model(tmp_path):
 
 # --------------------------------------------------------------------------- faults are not verdicts
 @pytest.mark.slow
-def test_an_out_of_memory_error_is_infrastructure_not_the_candidates_runtime_error(demo_run):
-    code, (v1, v2) = check(demo_run / UNIT, CHEATS / "honest_rows.py", env={"KERNELOPT_FAULT": "oom:gate12"})
+def test_an_out_of_memory_error_is_infrastructure_only_when_the_judge_sees_it_too(demo_run):
+    """A child that reports running out of memory is believed only when Inductor's own kernel,
+    run the same way (the control run), fails too: then the verdict is ``error`` with rule
+    ``infrastructure``.  When the control gets through (CPU mode: no other job's memory can
+    explain it), the report is the candidate's words, and its failure."""
+    both = {"KERNELOPT_FAULT": "oom:gate12,oom:control"}
+    code, (v1, v2) = check(demo_run / UNIT, CHEATS / "honest_rows.py", env=both)
     assert code == 1
     for v in (v1, v2):
         assert v["verdict"] == "error" and v["rule"] == "infrastructure", v["reason"]
-        assert "out of memory" in v["reason"]
+        assert "out of memory" in v["reason"] and "control run failed too" in v["reason"]
+    code, (v1, v2) = check(demo_run / UNIT, CHEATS / "honest_rows.py", env={"KERNELOPT_FAULT": "oom:gate12"})
+    assert code == 1 and v1["verdict"] == "fail" and v1["rule"] == "runtime-error", v1["reason"]
+    assert "the control run got through" in v1["reason"]
+
+
+@pytest.mark.slow
+def test_the_deployed_model_computes_what_gate3_judged(demo_run):
+    """Gate = deployment: the stitched model loaded as a user loads it (``stitch/output_code.py``
+    imported in this process, no sandbox) and run on 20 calls gives, call by call, exactly the
+    outputs gate 3's jailed child handed back on the same arguments."""
+    import torch
+
+    from kernelopt.core import outputcode, runtime
+    from kernelopt.core.config import validate
+    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.gates import sandbox
+    from kernelopt.gates.model import Problem
+
+    paths = ProblemPaths(demo_run, "level1_1_Softmax")
+    stitched = paths.root / "stitch/output_code.py"
+    assert "_kernelopt_candidate(" in stitched.read_text(), "the demo run stitched no candidate"
+    runtime.prepare("cpu", paths.cache)
+    m = Problem(paths, validate({"device": "cpu"}))
+    seeds = list(range(100, 120))
+
+    class Record(sandbox.Stream):
+        calls = len(seeds)
+
+        def __init__(self):
+            self.got = []
+
+        def send(self, k, slots):
+            args = [slots.put(("arg", i), a) for i, a in enumerate(m.rt.call_args(0, seeds[k]))]
+            outs = m.outputs(m.base, m.rt.call_args(0, seeds[k]))
+            return {"args": args, "outs": [slots.empty_like(("out", i), o) for i, o in enumerate(outs)]}
+
+        def receive(self, k, result, sent):
+            assert result["error"] is None, result["error"]
+            self.got.append([o.clone() for o in result["outputs"]])
+            return True
+
+    job, files = m.job(stitched, "gate3")
+    rec = Record()
+    out = sandbox.run({**job, "kind": "model"}, 600, cache=paths.cache, stream=rec, files=files)
+    assert out.status == "ok", out.detail + out.log_tail
+    assert out.reply["candidate_launches"], "no candidate ran in gate 3's child"
+    deployed = outputcode.load(stitched, None)
+    with torch.no_grad():
+        for k, seed in enumerate(seeds):
+            mine = m.outputs(deployed, m.rt.call_args(0, seed))
+            assert len(mine) == len(rec.got[k])
+            for a, b in zip(mine, rec.got[k]):
+                assert torch.equal(a, b), (seed, (a - b).abs().max())
 
 
 def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_path):

@@ -28,6 +28,10 @@ from pathlib import Path
 # processes it starts then take no lock of their own (they would wait for it forever)
 HELD_BY_PARENT = "KERNELOPT_GPU_HELD_BY_PARENT"
 
+# in a jailed child: the judge takes the lock on its behalf (``gates/child.py: RemoteLock``);
+# the child cannot reach the lock files
+REMOTE = None
+
 # seconds this process held the lock, by mode: what a job really cost the GPU (its
 # benchmark wall time also counts Python start-up and waiting for the lock)
 HELD = {"exclusive": 0.0, "shared": 0.0}
@@ -76,6 +80,10 @@ def shared(device: str, what: str = "") -> Iterator[float]:
 def _locked(device: str, what: str, mode: int) -> Iterator[float]:
     if device != "cuda" or os.environ.get(HELD_BY_PARENT) == "1":
         yield 0.0
+        return
+    if REMOTE is not None:
+        with REMOTE("exclusive" if mode == fcntl.LOCK_EX else "shared", what) as waited:
+            yield waited
         return
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,30 +1,37 @@
-"""The sandboxed child: the only process that runs candidate code.
+"""The jailed child: the only process that runs candidate code.
 
-usage: python -m kernelopt.gates.child REQUEST.pt REPLY.pt SCRATCH_DIR [CACHE_DIR]
+usage: python -m kernelopt.gates.child SOCKET   (started by ``sandbox.run`` inside ``runner/jail.py``)
 
-It imports what trusted code needs, prepares the device and the problem's caches, ``enter``s
-the sandbox (``sandbox.py``), and only then loads candidates (``core/loader.py``) and runs the
-job.  Jobs (``job["kind"]``):
+It imports what trusted code needs, connects to the judge, takes its job, prepares the device
+and the caches, and only then loads candidates (``core/loader.py``) and runs them on tensors in
+the slots the judge laid out (``runner/wire.py``).  The job's files are under ``/job``, the
+problem's compile caches (an overlay whose writes stay here) under ``/cache``.  Jobs
+(``job["kind"]``):
 
-  unit    a unit's candidate on given argument lists (gates 1-2): per call, the arguments as
-          the candidate left them, the ATen ops it dispatched, the Triton kernels it launched,
-          its exception; Inductor's kernel launched between the calls when asked
-  model   the stitched wrapper on given call arguments (gate 3): per call, the outputs, which
-          kernels ran as candidates and which as Inductor's, the ops and launches inside each
-          candidate's launch
+  unit    a unit's candidate, call by call on the judge's slots (gates 1-2); Inductor's kernel
+          launched before a call when asked
+  model   the stitched wrapper, call by call, its outputs copied into the judge's output slots
+          (gate 3)
   speed   baseline and stitched wrappers, each in one CUDA graph, timed interleaved (gate 4)
   timing  Inductor's kernel against candidates on the same arguments (select, the search)
   time    one candidate's median time (the search's profile)
+  profile one candidate launched in an NVTX range, for NCU running around the child
 
-The child never sees a reference or a tolerance; the parent judges what it hands back.
+Everything it says back (errors, the ATen ops and launches it watched, times) is a claim the
+judge records; the child never sees a reference or a tolerance.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
+
+# what the judge's messages may ask while the child waits for its next one
+SLOT_OPS = ("alloc", "slots")
 
 
 def _error(e: BaseException) -> dict[str, str]:
@@ -44,81 +51,131 @@ def _clone(args: list[Any]) -> list[Any]:
     return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
 
 
-def _streamed_calls(job: dict[str, Any]) -> Any:
-    """The calls of a unit job, one at a time: from the job itself, or (``job["stream"]``: gates
-    1-2 of big units) each from ``call-<k>.pt`` in the scratch directory as the parent writes it
-    after judging call k-1, so that only one call's tensors exist at a time.  A ``stop`` file
-    ends the calls early."""
-    import time
+class Conn:
+    """The child's end: the judge's messages, slot requests served as they come."""
 
-    import torch
+    def __init__(self, channel: Any, device: str):
+        self.ch, self.device = channel, device
+        self.slots: dict[int, Any] = {}  # index -> uint8 tensor
+        self._keep: list[Any] = []  # mappings and pointers alive for the process's life
+        self.slot_bytes = 0  # device memory this process allocated for slots (outside torch's allocator)
 
-    from ..core.phases import timed
-    from .exchange import unpack
+    def next(self) -> dict[str, Any]:
+        while True:
+            msg, fds = self.ch.recv(with_fds=64)
+            op = msg.get("op")
+            if op == "alloc":
+                self._alloc(msg["new"])
+                continue
+            if op == "slots":
+                self._map(msg["new"], fds)
+                continue
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    __import__("os").close(fd)
+            return msg
 
-    if not job.get("stream"):
-        yield from enumerate(job["calls"])
-        return
-    scratch = Path(job["stream"]["dir"])
-    for k in range(int(job["stream"]["calls"])):
-        path = scratch / f"call-{k}.pt"
-        while not path.exists():
-            if (scratch / "stop").exists():
-                return
-            time.sleep(0.002)
-        with timed("read a call (its tensors through CUDA IPC)"):
-            call = unpack(torch.load(path, weights_only=False))
-        path.unlink()
-        box = [call]
-        del call
-        yield k, box.pop()  # this frame keeps no reference while the call runs and after it
+    def _alloc(self, new: list[dict[str, Any]]) -> None:
+        from ..runner import wire
+
+        handles = []
+        for spec in new:
+            buf, handle, ptr = wire.cuda_alloc_export(int(spec["nbytes"]))
+            self.slots[int(spec["index"])] = buf
+            self.slot_bytes += int(spec["nbytes"])
+            self._keep.append(ptr)
+            handles.append(handle)
+        self.ch.send({"op": "allocated", "handles": handles})
+
+    def _map(self, new: list[dict[str, Any]], fds: list[int]) -> None:
+        from ..runner import wire
+
+        for spec, fd in zip(new, fds):
+            buf, mm = wire.memfd_map(fd, int(spec["nbytes"]))
+            self.slots[int(spec["index"])] = buf
+            self._keep.append(mm)
+        self.ch.send({"op": "mapped"})
+
+    def tensors(self, obj: Any) -> Any:
+        """A message's slot descriptors as tensors over the slots."""
+        from ..runner import wire
+
+        if isinstance(obj, dict) and "__slot__" in obj:
+            return wire.view(self.slots[int(obj["__slot__"])], wire.Layout.from_dict(obj))
+        if isinstance(obj, dict):
+            return {k: self.tensors(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self.tensors(v) for v in obj]
+        return obj
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.ch.send(msg)
 
 
-def _stream_result(job: dict[str, Any], k: int, out: dict[str, Any], launcher_ops: list[str]) -> None:
-    """Call k's result, for the parent to judge before it sends call k+1."""
-    if job.get("stream"):
-        import torch
+class RemoteLock:
+    """``core/gpulock``'s lock taken by the judge on the child's behalf."""
 
-        scratch = Path(job["stream"]["dir"])
-        tmp = scratch / f"result-{k}.partial"
-        torch.save({**out, "launcher_ops": launcher_ops}, tmp)
-        tmp.replace(scratch / f"result-{k}.pt")
+    def __init__(self, conn: Conn):
+        self.conn = conn
+
+    @contextlib.contextmanager
+    def __call__(self, mode: str, what: str) -> Any:
+        self.conn.ch.send({"op": "lock", "mode": mode, "what": what})
+        msg, _ = self.conn.ch.recv()
+        if msg.get("op") != "locked":
+            raise RuntimeError(f"the judge answered a lock request with {msg.get('op')!r}")
+        t = time.perf_counter()
+        try:
+            yield 0.0
+        finally:
+            from ..core import gpulock
+
+            gpulock.HELD["exclusive" if mode == "exclusive" else "shared"] += time.perf_counter() - t
+            self.conn.ch.send({"op": "unlock"})
 
 
-def run_unit(job: dict[str, Any]) -> dict[str, Any]:
+# --------------------------------------------------------------------------- jobs
+def run_unit(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
     from ..core import gpulock
     from ..core.loader import load_candidate
     from ..core.phases import timed
-    from .exchange import shared_in_place
     from .faults import maybe_inject
     from .watch import AtenWatch, LaunchWatch
 
     device = job["device"]
-    reply: dict[str, Any] = {"import_error": None, "calls": [], "launcher_ops": []}
+    files = job["files"]
+    ready: dict[str, Any] = {"op": "ready", "import_error": None, "import_ops": []}
     with timed("load Inductor's kernel"):
-        inductor = load_candidate(job["inductor"]) if job.get("inductor") else None
+        inductor = load_candidate(files[job["inductor"]]) if job.get("inductor") else None
+    module = None
     try:
         with AtenWatch() as at_import, timed("load the candidate"):
-            module = load_candidate(job["candidate"])
-        reply["import_ops"] = sorted(at_import.seen)
+            module = load_candidate(files[job["candidate"]])
+        ready["import_ops"] = sorted(at_import.seen)
     except BaseException as e:  # noqa: BLE001 - the candidate's own failure, reported as such
-        reply["import_error"] = _error(e)
-        return reply
-    with gpulock.shared(device, f"{job.get('point', 'gate')} candidate runs"):
-        for k, call in _streamed_calls(job):
-            args = call["args"]
+        ready["import_error"] = _error(e)
+    conn.send(ready)
+    launcher_ops: list[str] = []
+    calls = 0
+    while True:
+        msg = conn.next()
+        if msg.get("op") != "call" or module is None:
+            return {"launcher_ops": launcher_ops, "calls": calls}
+        k, call = int(msg["k"]), msg["call"]
+        args = conn.tensors(call["args"])
+        out: dict[str, Any] = {"op": "result", "k": k, "error": None, "ops": [], "foreign_launches": [], "launches": 0}
+        with gpulock.shared(device, f"{job.get('point', 'gate')} candidate runs"):
             if k == 0 and inductor is not None:
                 # what launching Inductor's own kernel dispatches is the launcher's, not the unit's work
                 with AtenWatch() as w:
                     inductor.launch(*_clone(args))
                     _sync(device)
-                reply["launcher_ops"] = sorted(w.seen)
-            print(f"[kernelopt-call {k}]", flush=True)  # where a hang or a crash happened, for the parent
+                launcher_ops = sorted(w.seen)
+            print(f"[kernelopt-call {k}]", flush=True)  # where a hang or a crash happened, for the log
             if inductor is not None and call.get("interleave"):
                 with timed("Inductor's kernel before a call"):
                     inductor.launch(*_clone(args))
                     _sync(device)
-            out: dict[str, Any] = {"error": None, "ops": [], "foreign_launches": [], "launches": 0}
             try:
                 maybe_inject(job.get("point", ""))
                 with AtenWatch() as aten, LaunchWatch() as launches:
@@ -127,37 +184,36 @@ def run_unit(job: dict[str, Any]) -> dict[str, Any]:
                 out.update(ops=sorted(aten.seen), foreign_launches=launches.foreign, launches=len(launches.launches))
             except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from a candidate too
                 out["error"] = _error(e)
-            out["args"] = [None if shared_in_place(a) else a for a in args]
-            # the parent's shared buffers let go before it hears of the result, so that it can
-            # free them (exchange.collect) before the next call's are allocated
-            del args, call
-            _stream_result(job, k, out, reply["launcher_ops"])
-            reply["calls"].append({k: v for k, v in out.items() if k != "args"} if job.get("stream") else out)
-            if out["error"] is not None:
-                break
-    return reply
+                with contextlib.suppress(BaseException):
+                    _sync(device)
+        del args
+        calls += 1
+        out["launcher_ops"] = launcher_ops
+        conn.send(out)
 
 
 def _wrappers(job: dict[str, Any], names: list[str]) -> tuple[dict[str, Any], Any, dict[str, dict[str, str]]]:
     """The baseline and/or stitched wrapper modules of a problem, configs pinned as at capture."""
+    import torch
+
     from ..core import outputcode
-    from ..core.jsonio import read_json
-    from ..core.paths import ProblemPaths
-    from ..isolate.harness import load_wrapper
     from .model import pin_configs
 
-    paths = ProblemPaths.of(job["problem_dir"])
-    launches = read_json(paths.capture_record)["graphs"][0]["standalone"]["launches"]
-    oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
+    files = job["files"]
+    base_path = Path(files[job["baseline"]])
+    oc = outputcode.parse(base_path.read_text(), base_path)
+    constants = None
+    if job.get("constants"):
+        constants = {k: v.to(job["device"]) for k, v in torch.load(files[job["constants"]]).items()}
     mods, pins = {}, {}
     for name in names:
-        path = paths.output_code if name == "baseline" else Path(job["stitched"])
-        mods[name] = load_wrapper(paths, 0, path, job["device"])
-        pins[name] = pin_configs(mods[name], oc, launches)
+        path = base_path if name == "baseline" else Path(files[job["stitched"]])
+        mods[name] = outputcode.load(path, constants)
+        pins[name] = pin_configs(mods[name], oc, job.get("launches") or [])
     return mods, oc, pins
 
 
-def run_model(job: dict[str, Any]) -> dict[str, Any]:
+def run_model(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
     import torch
 
     from ..core import gpulock
@@ -166,10 +222,14 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
     from .watch import AtenWatch, LaunchWatch
 
     device = job["device"]
-    mods, oc, pins = _wrappers(job, ["stitched", "baseline"])
+    try:
+        mods, oc, pins = _wrappers(job, ["stitched", "baseline"])
+    except BaseException as e:  # noqa: BLE001 - a candidate that fails to load fails the model
+        conn.send({"op": "ready", "import_error": _error(e)})
+        conn.next()
+        return {}
     mod = mods["stitched"]
-    # what launching Inductor's own kernels dispatches is the launcher's (the Triton
-    # interpreter's copies in CPU mode), not a candidate's work: watched on one baseline call
+    conn.send({"op": "ready", "import_error": None})
     launcher_ops: set[str] = set()
 
     class Launcher(Observer):
@@ -178,19 +238,6 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
                 result = inner.run(*args, **kwargs)
             launcher_ops.update(aten.seen)
             return result
-
-    calls = _streamed_calls(job)  # gate 3 streams its calls too: one call's tensors at a time
-    first = next(calls, None)
-    if first is not None:
-        with torch.no_grad(), instrumented(mods["baseline"], oc, Launcher()):
-            mods["baseline"].call(list(_clone(first[1]["args"])))
-    pending = [first] if first is not None else []
-    del first
-
-    def all_calls() -> Any:  # no reference to a call is kept here once it has been handed out
-        if pending:
-            yield pending.pop()
-        yield from calls
 
     by_candidate: dict[str, int] = {}
     by_inductor: dict[str, int] = {}
@@ -209,54 +256,65 @@ def run_model(job: dict[str, Any]) -> dict[str, Any]:
             by_inductor[name] = by_inductor.get(name, 0) + 1
             return inner.run(*args, **kwargs)
 
-    reply: dict[str, Any] = {"calls": [], "pins": pins}
-    with torch.no_grad(), gpulock.shared(device, "gate3 stitched model"), instrumented(mod, oc, Count()):
-        for k, call in all_calls():
-            entry: dict[str, Any] = {"error": None}
-            outs: Any = None
+    first = True
+    while True:
+        msg = conn.next()
+        if msg.get("op") != "call":
+            break
+        k, call = int(msg["k"]), msg["call"]
+        args = conn.tensors(call["args"])
+        outs_to = conn.tensors(call.get("outs") or [])
+        if first:  # what launching Inductor's own kernels dispatches (the interpreter's copies)
+            with torch.no_grad(), instrumented(mods["baseline"], oc, Launcher()):
+                mods["baseline"].call(list(_clone(args)))
+            first = False
+        entry: dict[str, Any] = {"op": "result", "k": k, "error": None, "copied": [], "values": [], "mismatch": []}
+        with torch.no_grad(), gpulock.shared(device, "gate3 stitched model"), instrumented(mod, oc, Count()):
             try:
                 maybe_inject(job.get("point", ""))
-                outs = mod.call(list(call["args"]))
+                outs = mod.call(list(args))
                 _sync(device)
                 outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-                entry["outputs"] = _hand_back([outs[i] for i in job["out_idx"]], call.get("out_bufs"), device)
+                picked = [outs[i] for i in job["out_idx"]]
+                entry.update(_hand_back(picked, outs_to, device))
             except BaseException as e:  # noqa: BLE001
                 entry["error"] = _error(e)
-            del call, outs  # the parent's shared buffers let go before it hears of the result
-            _stream_result(job, k, entry, sorted(launcher_ops))
-            reply["calls"].append({k: v for k, v in entry.items() if k != "outputs"} if job.get("stream") else entry)
-            if entry["error"] is not None:
-                break
-    reply.update(
-        candidate_launches=by_candidate,
-        inductor_launches=by_inductor,
-        candidate_ops=ops,
-        foreign_launches=foreign,
-        launcher_ops=sorted(launcher_ops),
-    )
-    return reply
+        del args, outs_to
+        conn.send(entry)
+    return {
+        "pins": pins,
+        "candidate_launches": by_candidate,
+        "inductor_launches": by_inductor,
+        "candidate_ops": ops,
+        "foreign_launches": foreign,
+        "launcher_ops": sorted(launcher_ops),
+    }
 
 
-def _hand_back(outs: list[Any], bufs: list[Any] | None, device: str) -> list[Any]:
-    """The stitched model's outputs for the parent: copied into the parent's own buffers where
-    they are shared with it (CUDA IPC) and match in shape and dtype (then None here: nothing
-    travels through a file), else by value (CPU mode, or an output the parent must see as it is)."""
-    from .exchange import shared_in_place
+def _hand_back(outs: list[Any], slots: list[Any], device: str) -> dict[str, Any]:
+    """The stitched model's outputs copied into the judge's output slots, where shape and dtype
+    match (else the mismatch is reported and nothing is copied); plain values by value."""
+    import torch
 
-    back = []
+    copied, values, mismatch = [], [], []
     for i, o in enumerate(outs):
-        buf = bufs[i] if bufs and i < len(bufs) else None
-        same = buf is not None and getattr(o, "shape", None) == buf.shape and getattr(o, "dtype", None) == buf.dtype
-        if same and shared_in_place(buf):
-            buf.copy_(o)
-            back.append(None)
+        slot = slots[i] if i < len(slots) else None
+        if isinstance(o, torch.Tensor):
+            ok = slot is not None and tuple(o.shape) == tuple(slot.shape) and o.dtype == slot.dtype
+            if ok:
+                slot.copy_(o)
+            else:
+                mismatch.append(f"output {i}: {tuple(o.shape)} {o.dtype}")
+            copied.append(ok)
+            values.append(None)
         else:
-            back.append(o.detach().cpu() if device == "cuda" and hasattr(o, "detach") else o)
+            copied.append(False)
+            values.append(o if isinstance(o, (int, float, bool, str, type(None))) else repr(o)[:200])
     _sync(device)
-    return back
+    return {"copied": copied, "values": values, "mismatch": mismatch}
 
 
-def run_speed(job: dict[str, Any]) -> dict[str, Any]:
+def run_speed(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
     import torch
 
     from ..core import gpulock, measure
@@ -265,6 +323,8 @@ def run_speed(job: dict[str, Any]) -> dict[str, Any]:
     device = job["device"]
     mods, _, pins = _wrappers(job, ["baseline", "stitched"])
     args = job["args"]
+    conn.send({"op": "ready"})
+    conn.next()
     with torch.no_grad(), gpulock.shared(device, "gate4 warm-up"):
         fa = measure.graphed(lambda: mods["baseline"].call(list(args)), device)
         fb = measure.graphed(lambda: mods["stitched"].call(list(args)), device)
@@ -276,16 +336,19 @@ def run_speed(job: dict[str, Any]) -> dict[str, Any]:
     return {"comparison": cmps[0].to_dict(), "trials": [c.to_dict() for c in cmps], "pins": pins}
 
 
-def run_timing(job: dict[str, Any]) -> dict[str, Any]:
+def run_timing(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
     from ..core import gpulock, measure
     from ..core.loader import load_candidate
     from .faults import maybe_inject
 
-    maybe_inject(job.get("point", ""))
+    files = job["files"]
     device = job["device"]
     args = job["args"]
-    base = load_candidate(job["inductor"])
-    mods = [load_candidate(c) for c in job["candidates"]]
+    base = load_candidate(files[job["inductor"]])
+    mods = [load_candidate(files[c]) for c in job["candidates"]]
+    conn.send({"op": "ready"})
+    conn.next()
+    maybe_inject(job.get("point", ""))
     protocol = measure.Protocol(**job["protocol"])
     with gpulock.shared(device, f"{job.get('what', 'timing')}: warm-up"):  # JIT compiles share the GPU
         for m in [base, *mods]:
@@ -298,15 +361,15 @@ def run_timing(job: dict[str, Any]) -> dict[str, Any]:
     return {"comparisons": out}
 
 
-def run_time(job: dict[str, Any]) -> dict[str, Any]:
-    import time
-
+def run_time(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
     from ..core import gpulock, measure
     from ..core.loader import load_candidate
 
     device = job["device"]
     args = job["args"]
-    mod = load_candidate(job["candidate"])
+    mod = load_candidate(job["files"][job["candidate"]])
+    conn.send({"op": "ready"})
+    conn.next()
     with gpulock.shared(device, f"{job.get('what', 'time')}: warm-up"):
         measure.warm(lambda: mod.launch(*args), device)
     with gpulock.exclusive(device, job.get("what", "time")):
@@ -316,74 +379,104 @@ def run_time(job: dict[str, Any]) -> dict[str, Any]:
     return {"time": t}
 
 
-JOBS = {"unit": run_unit, "model": run_model, "speed": run_speed, "timing": run_timing, "time": run_time}
+def run_profile(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
+    """One candidate launched a few times inside an NVTX range, for the NCU around this process
+    (the search's profile): a warm-up (the JIT compile) outside the range, with the GPU shared;
+    the profiled launches with it held alone."""
+    import torch
+
+    from ..core import gpulock, measure
+    from ..core.loader import load_candidate
+
+    device = job["device"]
+    args = job["args"]
+    mod = load_candidate(job["files"][job["candidate"]])
+    conn.send({"op": "ready"})
+    conn.next()
+    with gpulock.shared(device, "ncu harness warm-up"):  # outside the NVTX range: not profiled
+        measure.warm(lambda: mod.launch(*args), device)
+    with gpulock.exclusive(device, "ncu harness"):
+        t0 = time.perf_counter()
+        if device == "cuda":
+            torch.cuda.nvtx.range_push("kernelopt_profile")
+        for _ in range(int(job.get("launches", 3))):
+            mod.launch(*args)
+        _sync(device)
+        if device == "cuda":
+            torch.cuda.nvtx.range_pop()
+        locked = time.perf_counter() - t0
+    return {"ncu_locked_s": locked}
 
 
-def die_with_parent(parent: int) -> None:
-    """End this process when the job that started it ends.  A job killed by Snakemake, SLURM or
-    a timeout (SIGTERM or SIGKILL: no ``finally`` of the parent runs) left its child running in
-    its own session, holding its GPU memory: a streamed child waits for its next call forever.
-    On the H200 (run 9) such children held 13.8 GiB into the next run, whose jobs then waited
-    for memory for the whole of it.  Linux kills the child with its parent
-    (``PR_SET_PDEATHSIG``); if the parent is already gone, exit now.  Linux sends the signal
-    when the parent's *thread* that started the child ends, so the parent passes its pid
-    (``parent``, else 0: nothing is set) only from its main thread (``sandbox.run``)."""
-    import os
-    import signal
+JOBS = {
+    "unit": run_unit,
+    "model": run_model,
+    "speed": run_speed,
+    "timing": run_timing,
+    "time": run_time,
+    "profile": run_profile,
+}
 
-    if not parent:
-        return
-    if sys.platform.startswith("linux"):
-        import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    if os.getppid() != parent:
-        os._exit(1)
+def connect(path: str) -> Any:
+    import socket
+
+    from ..runner import wire
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    return wire.Channel(sock)
+
+
+def prepare(conn: Conn, job: dict[str, Any]) -> dict[str, Any]:
+    """The device and caches of the job, the judge's fault points, the remote GPU lock; the
+    job's slot descriptors as tensors."""
+    from ..core import gpulock, runtime
+    from . import faults
+
+    device = runtime.prepare(job["device"], None)
+    job["device"] = device
+    conn.device = device
+    faults.INJECTED = set(job.get("faults") or [])
+    gpulock.REMOTE = RemoteLock(conn)
+    return conn.tensors(job)
 
 
 def main() -> None:
-    import os
-
-    die_with_parent(int(os.environ.get("KERNELOPT_PARENT_PID") or 0))  # before anything slow
-    request, reply_path, scratch = sys.argv[1:4]
-    cache = sys.argv[4] if len(sys.argv) > 4 else None
+    socket_path = sys.argv[1]
     import torch
-    import triton  # noqa: F401 - imported before the sandbox: the candidate's imports find it loaded
-    import triton.language  # noqa: F401
 
-    from ..core import gpulock, gpumem, runtime
-    from ..core.stagelog import startup_phase
-    from . import exchange, sandbox
-
-    job = exchange.unpack(torch.load(request, weights_only=False))
-    device = runtime.prepare(job["device"], Path(cache) if cache else None)
-    job["device"] = device
-    # what Inductor-style candidates import, loaded before the sandbox
+    # what Inductor-style candidates import, loaded before any candidate
     import torch._inductor.runtime.hints  # noqa: F401
     import torch._inductor.runtime.triton_helpers  # noqa: F401
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
-    import torch.multiprocessing.reductions  # noqa: F401 - streamed calls' CUDA IPC handles
+    import triton  # noqa: F401 - the candidate's imports find it loaded
+    import triton.language  # noqa: F401
 
-    writable = [Path(cache)] if cache else []
-    cpu_limit = int(job.get("cpu_seconds") or 0) or None
-    policy = sandbox.Policy(
-        scratch=Path(scratch),
-        writable=writable,
-        cpu_seconds=cpu_limit,
-        address_space_bytes=(
-            int(job["address_space_bytes"]) if device == "cpu" and job.get("address_space_bytes") else None
-        ),
-    )
-    record = sandbox.enter(policy)
-    startup_phase("start-up (Python, torch, the job's tensors, the sandbox)")  # read by sandbox._child_phases
-    reply = JOBS[job["kind"]](job)
-    reply["sandbox"] = {"denied": record.denied, "network_namespace": record.network_namespace, "limits": record.limits}
+    from ..core import gpulock, gpumem
+    from ..core.stagelog import startup_phase
+
+    channel = connect(socket_path)
+    conn = Conn(channel, "cpu")
+    msg = conn.next()
+    if msg.get("op") != "job":
+        return
+    job = msg["job"]
+    conn.device = job["device"]
+    job = prepare(conn, job)
+    startup_phase("start-up (Python, torch, the job, the sandbox)")  # read by sandbox._child_phases
+    reply = JOBS[job["kind"]](job, conn)
+    if isinstance(reply, dict):
+        # a job that stopped on a candidate's error has already had its "end"; others wait for it
+        pass
+    reply = reply or {}
     reply["lock_held_s"] = dict(gpulock.HELD)
-    reply["gpu_peak_mb"] = gpumem.peak_mb()
-    tmp = Path(reply_path).with_suffix(".partial")
-    torch.save(reply, tmp)
-    tmp.replace(reply_path)
+    peak = gpumem.peak_mb()
+    reply["gpu_peak_mb"] = None if peak is None else peak + conn.slot_bytes / 2**20
+    reply["op"] = "reply"
+    with contextlib.suppress(BrokenPipeError, ConnectionError):
+        conn.send(reply)
+    del torch
 
 
 if __name__ == "__main__":

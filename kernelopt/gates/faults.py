@@ -6,9 +6,16 @@ held exclusively), and if it still fails it is recorded with verdict ``error`` a
 whose reference or contract cannot be built is ``unit-not-checkable`` and its candidates are not
 judged.
 
+A child's words are not a fault: an exception it reports, whatever its text says ("out of
+memory" included), is the candidate's failure unless the judge sees the fault itself: Inductor's
+own code, run the same way (the control run), fails too; or the child was killed or hung and the
+control run does too.  The judge's own exceptions (an out-of-memory error drawing inputs) are
+faults as they are.
+
 ``KERNELOPT_FAULT`` injects faults for tests: a comma-separated list of ``<point>`` names
-(``oom:gate1``, ``oom:gate2``, ``oom:gate3``, ``oom:select``, ...); the sandboxed child raises a
-CUDA-out-of-memory-like error at that point, as a real one would surface.
+(``oom:gate1``, ``oom:gate2``, ``oom:gate3``, ``oom:select``, ``oom:control``, ...); the judge
+hands them to its jailed child in the job (the child's environment carries no ``KERNELOPT_*``),
+which raises a CUDA-out-of-memory-like error at that point, as a real one would surface.
 """
 
 from __future__ import annotations
@@ -35,8 +42,18 @@ class InjectedOutOfMemory(RuntimeError):
     """What ``KERNELOPT_FAULT=oom:<point>`` raises (its text reads like torch's CUDA OOM)."""
 
 
+# the points a jailed child was handed by its judge (None: read the environment)
+INJECTED: set[str] | None = None
+
+
+def fault_points() -> list[str]:
+    """The injected fault points of this process (``KERNELOPT_FAULT``), for a child's job."""
+    return sorted({p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",") if p.strip()})
+
+
 def injected(point: str) -> bool:
-    return f"oom:{point}" in {p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",") if p.strip()}
+    points = INJECTED if INJECTED is not None else set(fault_points())
+    return f"oom:{point}" in points
 
 
 def maybe_inject(point: str) -> None:
@@ -45,9 +62,42 @@ def maybe_inject(point: str) -> None:
 
 
 def is_infrastructure(error_type: str, message: str) -> bool:
-    """Whether an exception a child reported is the machine's fault (out of memory), not the candidate's."""
+    """Whether an exception of the judging process itself is the machine's fault (out of
+    memory).  Never applied to what a child reports: there it only decides whether a control
+    run is worth making (``looks_like_fault``)."""
     text = f"{error_type}: {message}"
     return error_type in ("OutOfMemoryError", "InjectedOutOfMemory") or any(w in text for w in OOM_WORDS)
+
+
+def looks_like_fault(error: dict[str, str] | None) -> bool:
+    """Whether a child's reported exception could be the machine's (its text mentions running
+    out of memory): then the judge makes a control run, whose outcome decides.  The text alone
+    never makes a fault."""
+    return bool(error) and is_infrastructure(str(error.get("type", "")), str(error.get("message", "")))
+
+
+def alone_on_gpu(device: str) -> bool:
+    """Whether this check holds its GPU alone (the retry after a fault), or shares none (CPU
+    mode): then memory another job held cannot explain an out-of-memory error."""
+    return device != "cuda" or os.environ.get(gpulock.HELD_BY_PARENT) == "1"
+
+
+def suspect(error: dict[str, str], device: str, control: Callable[[], str | None], what: str) -> str:
+    """A child's exception whose text reads like a fault, judged by what the judge sees itself:
+    the control run (Inductor's code the same way) failing too makes it a fault; passing while
+    the GPU is shared, the check is retried with the GPU alone (another job's memory could have
+    been the cause); passing with the GPU alone, it is the candidate's failure, whatever it
+    said.  Raises InfrastructureFault for the first two; returns a note for the verdict."""
+    failed = control()
+    said = f"{error.get('type')}: {str(error.get('message', ''))[:200]}"
+    if failed:
+        raise InfrastructureFault(f"{what}: the child reported {said}, and the control run failed too ({failed})")
+    if not alone_on_gpu(device):
+        raise InfrastructureFault(
+            f"{what}: the child reported {said}; the control run got through with the GPU shared, "
+            "so the check is retried with the GPU alone"
+        )
+    return " (its text reads like a fault, but the control run got through the same way: the candidate's)"
 
 
 ATTEMPTS = 2  # the first shares the GPU, the retry holds it alone

@@ -13,8 +13,13 @@ own code, configs pinned to capture's) runs, and everything is compared:
   the FP64 fallback: err(candidate vs fp64) <= ``fp64_ratio`` x err(baseline vs fp64);
 * the proof written at stitch time must hold, every replaced kernel must have run as its
   candidate, a fused producer or a region's earlier member must not have run
-  (``stitch-proof``), and a candidate's launch may dispatch no torch compute and launch only
-  its own Triton kernels.
+  (``stitch-proof``); what each candidate's launch dispatched, as the child watched it, is
+  recorded as evidence (``advisory``), never a condition.
+
+The outputs come back in output slots this process laid out (``runner/wire.py``), shaped like
+the baseline's; the child copies an output into its slot only where shape and dtype match.  A
+child's exception is the candidates' failure unless the baseline wrapper, run the same way,
+fails too (its text decides nothing).
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ from ..core import gpulock, outputcode, outputs, problems, runtime
 from ..core.paths import ProblemPaths
 from ..core.phases import timed
 from ..isolate.harness import ProblemRuntime, poison
-from . import exchange, sandbox
-from .faults import InfrastructureFault, is_infrastructure
+from . import sandbox
+from .faults import InfrastructureFault, looks_like_fault, suspect
 from .isolated import fresh_seeds
 from .verdict import FAIL, PASS, GateVerdict
 from .watch import ATEN_ALLOWED
@@ -110,6 +115,27 @@ class Problem:
     def leaves(self, tensors: list[Any], eager: Any) -> list[outputs.Leaf]:
         return outputs.leaves_from(self.structure or outputs.structure(eager), tensors)
 
+    def job(self, stitched: Path, point: str) -> tuple[dict[str, Any], dict[str, Path]]:
+        """A ``model`` or ``speed`` job's common part and the files bound into its sandbox: the
+        baseline wrapper, the stitched one with its candidates, the lifted constants."""
+        files: dict[str, Path] = {"baseline.py": self.paths.output_code, "stitched/output_code.py": Path(stitched)}
+        cands = Path(stitched).parent / "candidates"
+        if cands.is_dir() and Path(stitched).resolve() != self.paths.output_code.resolve():
+            files["stitched/candidates"] = cands
+        constants = self.paths.graph_constants(0)
+        if constants.exists():
+            files["constants.pt"] = constants
+        job = {
+            "device": self.device,
+            "baseline": "baseline.py",
+            "stitched": "stitched/output_code.py",
+            "constants": "constants.pt" if constants.exists() else None,
+            "launches": self.rt.record["graphs"][0]["standalone"]["launches"],
+            "out_idx": self.out_idx,
+            "point": point,
+        }
+        return job, files
+
     def model_ms(self) -> float | None:
         from ..core.jsonio import read_json
 
@@ -157,21 +183,23 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     sets = [(s, "normal") for s in seeds] + [(seeds[0], d) for d in gc["distributions"]]
     order = list(range(len(sets)))
     rng.shuffle(order)
-    job = {
-        "kind": "model",
-        "device": m.device,
-        "problem_dir": str(paths.root),
-        "stitched": str(stitched),
-        "calls": [],
-        "out_idx": m.out_idx,
-        "point": "gate3",
-    }
+    job, files = m.job(stitched, "gate3")
+    job["kind"] = "model"
     budget = sandbox.budget_s(gc["timeout_s"], gc["timeout_factor"], m.model_ms(), len(order))
     stream = ModelCalls(m, [sets[i] for i in order], gc)
     with timed("the sandboxed run of the stitched model (child and judging)"):
-        outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream)
+        outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream, files=files, hidden=[paths.root.parent])
+
+    def control() -> str | None:
+        return _control_failure(paths, m, [sets[i] for i in order], budget)
+
     if outcome.status != "ok":
-        _control(paths, m, [sets[i] for i in order], outcome, budget)
+        failed = control()
+        if failed:
+            raise InfrastructureFault(
+                f"gate 3's child {outcome.status} ({outcome.detail}), "
+                f"and so did the baseline wrapper run the same way ({failed})"
+            )
         rule = "timeout" if outcome.status == "timeout" else "crash"
         return GateVerdict(
             3,
@@ -183,29 +211,28 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     reply = outcome.reply
     replaced = set(plan["stitch"]["replaced"])
     dropped = set(plan["stitch"].get("dropped", []))
-    for k, (seed, dist) in enumerate(stream.sets):
-        call = (
-            reply["calls"][k]
-            if k < len(reply["calls"])
-            else {"error": {"type": "missing", "message": "no reply", "traceback": ""}}
+    errors = [(k, c["error"]) for k, c in enumerate(reply.get("calls", [])) if c.get("error")]
+    if reply.get("import_error"):
+        errors.insert(0, (0, reply["import_error"]))
+    if not errors and len(reply.get("calls", [])) < len(stream.sets):
+        raise InfrastructureFault(f"gate 3's child answered {len(reply.get('calls', []))} of {len(stream.sets)} calls")
+    if errors:
+        k, err = errors[0]
+        seed, dist = stream.sets[min(k, len(stream.sets) - 1)]
+        note = suspect(err, m.device, control, "gate 3") if looks_like_fault(err) else ""
+        return GateVerdict(
+            3,
+            FAIL,
+            f"rule runtime-error: seed {seed} ({dist} inputs): the stitched model raised "
+            f"{err['type']}: {err['message'][:400]}{note}",
+            rule="runtime-error",
+            numbers={"traceback": err["traceback"][-1500:]},
+            seeds=seeds,
         )
-        if call["error"]:
-            err = call["error"]
-            if is_infrastructure(err["type"], err["message"]):
-                raise InfrastructureFault(f"gate 3: {err['type']}: {err['message'][:300]}")
-            rule = "sandbox" if err["type"] == "SandboxViolation" else "runtime-error"
-            return GateVerdict(
-                3,
-                FAIL,
-                f"rule {rule}: seed {seed} ({dist} inputs): the stitched model raised "
-                f"{err['type']}: {err['message'][:400]}",
-                rule=rule,
-                numbers={"traceback": err["traceback"][-1500:]},
-                seeds=seeds,
-            )
     per_seed, structure_fault = stream.rows, stream.structure_fault
     proof = plan["stitch"]["proof"]
-    by_candidate, by_inductor = reply["candidate_launches"], reply["inductor_launches"]
+    by_candidate = _counts(reply.get("candidate_launches"))
+    by_inductor = _counts(reply.get("inductor_launches"))
     ran = {k: by_candidate.get(k, 0) for k in replaced}
     numbers = {
         "per_seed": per_seed,
@@ -216,9 +243,9 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
             "inductor_launches": by_inductor,
             "sha256": {k: v["sha256"] for k, v in plan["stitch"]["replaced"].items()},
         },
-        "config_pins": {"baseline": m.pins, "stitched": reply["pins"].get("stitched")},
-        "candidate_ops": reply["candidate_ops"],
-        "sandbox": reply.get("sandbox", {}),
+        "config_pins": {"baseline": m.pins, "stitched": (reply.get("pins") or {}).get("stitched")},
+        "advisory": _advisory(reply),
+        "sandbox": sandbox.boundary(),
     }
 
     def fail(rule: str, why: str) -> GateVerdict:
@@ -230,20 +257,6 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
         return fail("stitch-proof", f"a replaced kernel did not run as its candidate ({ran})")
     if any(k in by_inductor or k in by_candidate for k in dropped):
         return fail("stitch-proof", f"a dropped launch (fused producer, region member) still ran ({sorted(dropped)})")
-    if reply.get("sandbox", {}).get("denied"):
-        return fail("sandbox", reply["sandbox"]["denied"][0])
-    launcher = set(reply.get("launcher_ops", []))
-    for kernel, ops in reply["candidate_ops"].items():
-        compute = sorted(op for op in set(ops) - launcher if op.split(".")[0] not in ATEN_ALLOWED)
-        if compute:
-            return fail(
-                "torch-compute", f"the candidate for {kernel} ran torch ops {compute[:5]} in the stitched model"
-            )
-    for kernel, foreign in reply["foreign_launches"].items():
-        if foreign:
-            return fail(
-                "device-work", f"the candidate for {kernel} launched Triton kernels that are not its own: {foreign[:5]}"
-            )
     if structure_fault:
         seed, why = structure_fault
         return fail(outputs.STRUCTURE_RULE, f"seed {seed}: the stitched model's outputs differ from eager's: {why}")
@@ -264,6 +277,11 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
             )
         return GateVerdict(3, PASS, why, numbers=numbers, tolerances=tol, seeds=seeds)
     bad = next(r for r in per_seed if not r["pass"])
+    if bad.get("profile_violations"):
+        return fail(
+            "error-profile",
+            f"seed {bad['seed']} ({bad['distribution']} inputs): " + "; ".join(bad["profile_violations"][:3]),
+        )
     nan = float("nan")
     if bad.get("reference_pass") is False and (bad["direct_pass"] or bad.get("fp64_pass")):
         return fail(
@@ -287,11 +305,12 @@ class ModelCalls(sandbox.Stream):
     so that a problem of GiB-sized inputs holds one call's tensors at a time (before, every
     call's arguments were sent at once and every output came back through a file).
 
-    Per call the parent draws the arguments the child gets, runs the baseline wrapper (Inductor's
-    code) on a fresh draw of the same arguments, and hands the child buffers shaped like the
-    baseline's outputs to copy the stitched model's outputs into (CUDA IPC: nothing is copied
-    through a file); then eager runs on a fresh draw of the inputs, and the outputs are compared
-    (the FP64 fallback when they differ).  ``judge=False``: the calls only (the control run)."""
+    Per call the judge puts the arguments the child gets in slots, runs the baseline wrapper
+    (Inductor's code) on a fresh draw of the same arguments, and hands the child output slots
+    shaped like the baseline's outputs, poisoned, to copy the stitched model's outputs into;
+    then eager runs on a fresh draw of the inputs, and the outputs (copied out of the slots) are
+    compared (the FP64 fallback when they differ).  ``judge=False``: the calls only (the
+    control run)."""
 
     def __init__(self, m: Problem, sets: list[tuple[int, str]], gc: dict[str, Any], judge: bool = True):
         self.m, self.sets, self.gc, self.judge = m, sets, gc, judge
@@ -300,30 +319,29 @@ class ModelCalls(sandbox.Stream):
         self.structure_fault: tuple[int, str] | None = None
         self._base: list[Any] = []
         self._model64: Any = None
-        self.staging = exchange.Staging()
 
-    def send(self, k: int) -> dict[str, Any]:
+    def send(self, k: int, slots: sandbox.Slots) -> dict[str, Any]:
         import torch
 
         seed, dist = self.sets[k]
-        # the child's arguments in the stream's buffers (the same GPU memory every call, copies of
-        # the model's own parameters too: ``exchange.Staging``)
+        # the child's arguments in slots (the same memory every call, the model's parameters too)
         drawn = self.m.rt.call_args(0, seed, dist)
-        call: dict[str, Any] = {"args": [self.staging.put(("arg", i), a) for i, a in enumerate(drawn)]}
+        call: dict[str, Any] = {
+            "args": [slots.put(("arg", i), a) if isinstance(a, torch.Tensor) else a for i, a in enumerate(drawn)]
+        }
         del drawn
         if self.judge:
             with torch.no_grad(), gpulock.shared(self.m.device, f"gate3 {self.m.paths.problem}"):
                 # the baseline on arguments of its own: the child's could be written by a candidate
                 self._base = self.m.outputs(self.m.base, self.m.rt.call_args(0, seed, dist))
-            if self.m.device == "cuda":
-                # NaN-poisoned: an output the child says it copied but did not is never last call's
-                call["out_bufs"] = [
-                    self._out_buf(i, b) if isinstance(b, torch.Tensor) else None for i, b in enumerate(self._base)
-                ]
+            # NaN-poisoned: an output the child says it copied but did not is never last call's
+            call["outs"] = [
+                self._out_slot(slots, i, b) if isinstance(b, torch.Tensor) else None for i, b in enumerate(self._base)
+            ]
         return call
 
-    def _out_buf(self, i: int, like: Any) -> Any:
-        buf = self.staging.empty_like(("out", i), like)
+    def _out_slot(self, slots: sandbox.Slots, i: int, like: Any) -> Any:
+        buf = slots.empty_like(("out", i), like)
         poison(buf)
         return buf
 
@@ -331,9 +349,25 @@ class ModelCalls(sandbox.Stream):
         if result.get("error") is not None:
             return False
         if self.judge:
-            bufs = sent.get("out_bufs") or [None] * len(result["outputs"])
-            got = [b if o is None else o for o, b in zip(result["outputs"], bufs)]
-            self.rows.append(self._judge(k, got))
+            import torch
+
+            outs = result.get("outputs") or []
+            values = result.get("values") or []
+            got: list[Any] = []
+            for i, b in enumerate(self._base):
+                o = outs[i] if i < len(outs) else None
+                if isinstance(b, torch.Tensor):
+                    got.append(o.clone() if o is not None else None)  # out of the shared slot first
+                else:
+                    got.append(values[i] if i < len(values) else None)
+            missing = [i for i, (g, b) in enumerate(zip(got, self._base)) if g is None and isinstance(b, torch.Tensor)]
+            if missing:
+                seed = self.sets[k][0]
+                why = "; ".join(result.get("mismatch") or []) or f"outputs {missing} were not handed back"
+                self.structure_fault = self.structure_fault or (seed, f"output shape or dtype differs ({why})")
+                self.rows.append({"seed": seed, "distribution": self.sets[k][1], "pass": False, "structure": why})
+            else:
+                self.rows.append(self._judge(k, got))
         self._base = []
         return True
 
@@ -368,6 +402,11 @@ class ModelCalls(sandbox.Stream):
                     fp64_pass=fp64_pass(err_c, err_b, gc["fp64_ratio"]),
                 )
             row["pass"] = direct.ok or row.get("fp64_pass", False)
+            if row["pass"]:
+                profile = _profile_violations(cand, base, eager, gc)
+                if profile:
+                    row.update(profile_violations=profile)
+                    row["pass"] = False
             if m.user_reference is not None and direct.rule != outputs.STRUCTURE_RULE:
                 # the problem's plain-PyTorch reference() as a second oracle (standalone Triton
                 # problems), on inputs of its own (a forward may change its inputs in place); its
@@ -412,28 +451,73 @@ class ModelCalls(sandbox.Stream):
         return _leaf_error(cand, ref64), _leaf_error(base, ref64)
 
 
-def _control(
-    paths: ProblemPaths, m: Problem, sets: list[tuple[int, str]], outcome: sandbox.Outcome, budget: float
-) -> None:
-    """The stitched model's child hung or died: blame the candidates only if the baseline
-    wrapper, run the same way (the same streamed calls, the same budget), gets through (else
-    InfrastructureFault)."""
-    job = {
-        "kind": "model",
-        "device": m.device,
-        "problem_dir": str(paths.root),
-        "stitched": str(paths.output_code),
-        "calls": [],
-        "out_idx": m.out_idx,
-        "point": "control",
-    }
+def _control_failure(paths: ProblemPaths, m: Problem, sets: list[tuple[int, str]], budget: float) -> str | None:
+    """The baseline wrapper run as the stitched model was (the same streamed calls, the same
+    budget), in a jailed child: None when it gets through, else what failed."""
+    job, files = m.job(paths.output_code, "control")
+    job["kind"] = "model"
     with timed("the control run (the baseline wrapper, the same calls)"):
-        control = sandbox.run(job, budget, cache=paths.cache, stream=ModelCalls(m, sets, {}, judge=False))
-    if control.status != "ok" or control.reply is None or any(c["error"] for c in control.reply["calls"]):
-        raise InfrastructureFault(
-            f"gate 3's child {outcome.status} ({outcome.detail}), "
-            f"and so did the baseline wrapper run the same way ({control.status})"
+        control = sandbox.run(
+            job,
+            budget,
+            cache=paths.cache,
+            stream=ModelCalls(m, sets, {}, judge=False),
+            files=files,
+            hidden=[paths.root.parent],
         )
+    if control.status != "ok":
+        return f"{control.status}: {control.detail}"
+    if control.reply is None:
+        return "no reply"
+    err = control.reply.get("import_error") or next(
+        (c["error"] for c in control.reply.get("calls", []) if c.get("error")), None
+    )
+    return f"{err['type']}: {err['message'][:200]}" if err else None
 
 
 __all__ = ["NotStitchable", "Problem", "fp64_pass", "gate3", "pin_configs", "traceback", "ModuleType"]
+
+
+def _profile_violations(cand: list[Any], base: list[Any], eager: list[Any], gc: dict[str, Any]) -> list[str]:
+    """Gate 2's error profile on the model's outputs: each floating tensor output of the
+    stitched model against eager, held to what the baseline (Inductor's compiled model) does on
+    the same inputs (``errprofile.py``)."""
+    import torch
+
+    from . import errprofile
+
+    out: list[str] = []
+    if "error_ratio" not in gc:
+        return out
+    for c, b, e in zip(cand, base, eager):
+        if not (c.is_tensor and b.is_tensor and e.is_tensor):
+            continue
+        cv, bv, ev = c.value, b.value, e.value
+        if not all(isinstance(t, torch.Tensor) for t in (cv, bv, ev)) or cv.numel() != ev.numel():
+            continue
+        prof = errprofile.derive(ev, bv)
+        why = errprofile.violations(cv, ev, prof, gc["error_ratio"], gc["error_floor_ulps"], gc["small_rel_floor"])
+        out += [f"output {c.path}: {w}" for w in why]
+    return out
+
+
+def _counts(d: Any) -> dict[str, int]:
+    """A child's launch counts as plain data (its claim; used only to fail the stitch proof)."""
+    if not isinstance(d, dict):
+        return {}
+    return {str(k): int(v) for k, v in d.items() if isinstance(v, int)}
+
+
+def _advisory(reply: dict[str, Any]) -> dict[str, Any]:
+    """What each candidate's launches dispatched, as the child watched it: evidence, never a
+    condition (the child could forge it; the form leaves host code no torch compute)."""
+    launcher = set(reply.get("launcher_ops") or [])
+    ops = reply.get("candidate_ops") if isinstance(reply.get("candidate_ops"), dict) else {}
+    foreign = reply.get("foreign_launches") if isinstance(reply.get("foreign_launches"), dict) else {}
+    return {
+        "torch_compute": {
+            str(k): sorted(o for o in set(map(str, v)) - launcher if o.split(".")[0] not in ATEN_ALLOWED)[:20]
+            for k, v in ops.items()
+        },
+        "foreign_launches": {str(k): [str(x) for x in v][:20] for k, v in foreign.items()},
+    }

@@ -1,334 +1,71 @@
-"""Where candidate code runs: a child process of its own, never the process that judges it.
+"""Where candidate code runs: a jailed child process, never the process that judges it.
 
-The parent (a gate, select, the profiler) writes a job and its tensors to a scratch directory,
-starts ``python -m kernelopt.gates.child`` in a new session and waits at most a wall-clock
-budget; then it kills the whole process group.  The child imports what it trusts (torch,
-triton, kernelopt), then ``enter``s the sandbox, and only then loads the candidate
-(``core/loader.py``) and runs it on the tensors it was handed.  It hands back what the candidate
-wrote and what the watches saw; comparisons, tolerances, references and verdicts stay in the
-parent, which reads the reply with ``torch.load(weights_only=True)`` (tensors and plain data
-only: nothing in the reply can run code in the parent).
+The judge (a gate, select, the profiler, ``kernelopt check``) starts the child inside the
+operating-system boundary of ``runner/jail.py``: an unprivileged uid with no capabilities and
+``no_new_privs``, its own pid, mount, network, IPC, UTS and cgroup namespaces, a read-only view
+of the system and the Python installation, a fresh scratch directory as its only writable
+place, no run directory, a seccomp filter, resource limits, an allowlisted environment; every
+process it starts dies with it.  What it may read of the run is bound in read-only, file by
+file (``files``): the candidate, Inductor's kernel, a wrapper; the problem's compile cache is an
+overlay whose writes stay in the sandbox.
 
-Inside the sandbox (``enter``):
-
-* the scratch directory is the working directory and TMPDIR, the only place (with the
-  Inductor/Triton caches) the candidate may write;
-* a Python audit hook (``sys.addaudithook``, which cannot be removed) denies, when the code
-  asking is the candidate's own (the innermost frame outside the standard library is candidate
-  code): sockets (also through any library), opening files for writing outside scratch and the
-  caches, reading outside the Python installation, the caches and scratch, starting processes,
-  ``os.system``/``exec``, ``ctypes``, threads, ``gc`` object walks, frame and trace access,
-  ``exec``/``compile`` and imports of modules not yet loaded outside the candidates' allowlist.
-  Triton's own compiler (which starts ``ptxas`` and writes its cache) is not the candidate and
-  is not stopped;
-* threads: ``_thread.start_new_thread`` is wrapped with the same rule (Python 3.11 has no
-  audit event for it);
-* resource limits: no core files, a file-size cap, a CPU-time cap, and on the CPU an
-  address-space cap (CUDA needs an unbounded one);
-* a network namespace of its own when the kernel allows it (``unshare(CLONE_NEWNET)``; the
-  reply says whether it did), else the audit hook alone keeps sockets closed.
-
-What the sandbox cannot promise is in the README ("Trust model").
+Judge and child talk over one Unix socket (``runner/wire.py``); tensors live in slots whose
+layouts the judge decides, so nothing the child says is a tensor.  The judge holds the GPU lock
+for the child when it asks (shared for correctness work, exclusive for measurements), charges
+the child only for the time it has work (``_Clock``), kills the whole jail when the budget runs
+out, and reports how the child ended (``Outcome``): ``ok`` with its reply, ``timeout`` or
+``crash`` (it exited, was killed, or sent a message the judge refused).  What the reply says is
+the child's claim: verdicts rest on the slots' bytes and on what the judge observed itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import gpumem, phases
-from ..core.loader import is_candidate_code
+from ..core import gpulock, gpumem, phases
 from ..core.runtime import child_env
+from ..runner import jail, wire
+from .faults import fault_points
 
-# modules a candidate may import (the rest of torch is its work done by torch, not by Triton)
-CANDIDATE_IMPORTS = ("triton", "torch", "math", "typing", "__future__", "numbers", "collections.abc")
-
-# audit events the hook looks at; everything else returns at once
-NETWORK = ("socket.",)
-PROCESS = (
-    "os.fork",
-    "os.forkpty",
-    "os.posix_spawn",
-    "os.spawn",
-    "os.exec",
-    "os.system",
-    "subprocess.Popen",
-    "os.kill",
-    "os.killpg",
-    "pty.spawn",
+INSIDE_SOCKET = "/run/kernelopt/judge.sock"
+INSIDE_JOB = "/job"
+INSIDE_CACHE = "/cache"
+ENV_KEEP = (
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "LD_LIBRARY_PATH",
+    "TRITON_INTERPRET",
+    "TRITON_PTXAS_PATH",
+    "TRITON_CUDACRT_PATH",
+    "TRITON_LIBDEVICE_PATH",
+    "TRITON_LIBCUDA_PATH",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "TORCHINDUCTOR_COMPILE_THREADS",
+    "NCCL_NVLS_ENABLE",
+    "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+    "NVSHMEM_DISABLE_NVLS",
 )
-NATIVE = ("ctypes.",)
-INTROSPECTION = (
-    "gc.get_objects",
-    "gc.get_referrers",
-    "gc.get_referents",
-    "sys._current_frames",
-    "sys.settrace",
-    "sys.setprofile",
-    "sys._getframe",
-    "sys.setrecursionlimit",
-    "function.__new__",
-    "code.__new__",
-    "object.__delattr__",
-)
-CODE = ("exec", "compile")
-FILE_WRITE_EVENTS = (
-    "os.remove",
-    "os.rename",
-    "os.rmdir",
-    "os.mkdir",
-    "os.chmod",
-    "os.chown",
-    "os.truncate",
-    "os.link",
-    "os.symlink",
-    "os.utime",
-    "shutil.",
-    "os.putenv",
-    "os.unsetenv",
-)
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
 
-class SandboxViolation(PermissionError):
-    """The candidate asked for something the sandbox denies."""
-
-
-@dataclass
-class Policy:
-    scratch: Path
-    writable: list[Path] = field(default_factory=list)  # besides scratch: the compile caches
-    readable: list[Path] = field(default_factory=list)  # besides the Python installation, caches, scratch
-    cpu_seconds: int | None = None
-    address_space_bytes: int | None = None  # CPU only
-    file_size_bytes: int = 8 * 2**30
-
-
-@dataclass
-class Record:
-    """What the sandbox saw and denied, handed back to the parent."""
-
-    denied: list[str] = field(default_factory=list)
-    network_namespace: bool = False
-    limits: dict[str, Any] = field(default_factory=dict)
-
-
-RECORD = Record()
-_STDLIB: tuple[str, ...] = ()
-_TRUSTED_ROOTS: tuple[str, ...] = ()
-_state = threading.local()
-
-
-def _stdlib_dirs() -> tuple[str, ...]:
-    """Where the standard library lives (where ``os.py`` is; a venv's lib/ holds site-packages
-    too, so sysconfig's "stdlib" path is not it)."""
-    import sysconfig
-
-    here = {os.path.dirname(os.__file__), os.path.realpath(os.path.dirname(os.__file__))}
-    dynload = sysconfig.get_config_var("DESTSHARED")
-    if dynload:
-        here.add(dynload)
-    return tuple(d.rstrip(os.sep) + os.sep for d in here)
-
-
-def _is_stdlib(name: str) -> bool:
-    return (
-        (name.startswith(_STDLIB) and "-packages" + os.sep not in name)
-        or name.startswith("<frozen")
-        or name == __file__
-    )
-
-
-def _innermost_outside_stdlib(frame: Any) -> str | None:
-    """co_filename of the innermost frame that is not the standard library (nor the hook)."""
-    return _asker(frame)[0]
-
-
-def _asker(frame: Any) -> tuple[str | None, bool]:
-    """(co_filename of the innermost frame outside the standard library, whether the import
-    machinery lies between it and the event: then the event is part of loading a module whose
-    import was itself vetted, e.g. compiling an allowed library's source)."""
-    importing = False
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith("<frozen importlib"):
-            importing = True
-        if not _is_stdlib(name):
-            return name, importing
-        frame = frame.f_back
-    return None, importing
-
-
-def _candidate_on_stack(frame: Any) -> bool:
-    while frame is not None:
-        if is_candidate_code(frame.f_code.co_filename):
-            return True
-        frame = frame.f_back
-    return False
-
-
-def _under(path: str, roots: tuple[str, ...]) -> bool:
-    try:
-        real = os.path.realpath(path)
-    except (TypeError, ValueError):
-        return False
-    return any(real == r.rstrip(os.sep) or real.startswith(r) for r in roots)
-
-
-def _deny(event: str, detail: str) -> None:
-    msg = f"sandbox: {event} denied ({detail})"
-    RECORD.denied.append(msg[:300])
-    raise SandboxViolation(msg)
-
-
-def _hook_factory(policy: Policy):  # noqa: ANN202 - returns the audit hook
-    writable = tuple(os.path.realpath(p) + os.sep for p in [policy.scratch, *policy.writable])
-    readable = writable + tuple(os.path.realpath(p) + os.sep for p in policy.readable) + _TRUSTED_ROOTS
-
-    def hook(event: str, args: tuple) -> None:
-        if getattr(_state, "busy", False):
-            return
-        watched = (
-            event == "open"
-            or event == "import"
-            or event.startswith(NETWORK + PROCESS + NATIVE + INTROSPECTION + CODE + FILE_WRITE_EVENTS)
-        )
-        if not watched:
-            return
-        _state.busy = True
-        try:
-            frame = sys._getframe(1)
-            if not _candidate_on_stack(frame):
-                return
-            if event.startswith(NETWORK):
-                _deny(event, "no network for candidate code")
-            asker, importing = _asker(frame)
-            if asker is None or not is_candidate_code(asker):
-                return  # a library the candidate called (e.g. Triton's compiler starting ptxas)
-            if importing and event != "import":
-                return  # loading a module the candidate may import (its import event was vetted)
-            if event == "open":
-                path, mode, flags = (list(args) + [None, None, None])[:3]
-                if not isinstance(path, (str, bytes, os.PathLike)):
-                    _deny(event, "file descriptors")
-                path = os.fsdecode(path)
-                writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                    isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC)
-                )
-                if writing and not _under(path, writable):
-                    _deny(event, f"writing {path}: only the scratch directory is writable")
-                if not writing and not _under(path, readable):
-                    _deny(event, f"reading {path}")
-                return
-            if event == "import":
-                module = str(args[0])
-                if not module.startswith(CANDIDATE_IMPORTS):
-                    _deny(event, f"import of {module}")
-                return
-            if event.startswith(FILE_WRITE_EVENTS):
-                target = next((a for a in args if isinstance(a, (str, bytes, os.PathLike))), None)
-                if target is None or not _under(os.fsdecode(target), writable):
-                    _deny(event, f"{target!r}")
-                return
-            _deny(event, "not allowed in candidate code")
-        finally:
-            _state.busy = False
-
-    return hook
-
-
-def _guard_threads() -> None:
-    """Wrap thread creation with the audit hook's rule (Python 3.11 raises no audit event)."""
-    import _thread
-
-    def guarded(original):  # noqa: ANN001, ANN202
-        def start(*args: Any, **kwargs: Any) -> Any:
-            _state.busy = True  # our own frame inspection is not the candidate's
-            try:
-                asker = _innermost_outside_stdlib(sys._getframe(1))
-            finally:
-                _state.busy = False
-            if asker is not None and is_candidate_code(asker):
-                _deny("_thread.start_new_thread", "no threads in candidate code")
-            return original(*args, **kwargs)
-
-        return start
-
-    for module in (_thread, threading):
-        for name in ("start_new_thread", "_start_new_thread", "start_joinable_thread", "_start_joinable_thread"):
-            if hasattr(module, name):
-                setattr(module, name, guarded(getattr(module, name)))
-
-
-def _unshare_network() -> bool:
-    """A network namespace of our own (no interfaces but a down loopback), when permitted."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.unshare(0x40000000) == 0  # CLONE_NEWNET
-    except Exception:  # noqa: BLE001 - not permitted here: the audit hook still denies sockets
-        return False
-
-
-def _limits(policy: Policy) -> dict[str, Any]:
-    import resource
-
-    out: dict[str, Any] = {}
-    wanted = {
-        "RLIMIT_CORE": 0,
-        "RLIMIT_FSIZE": policy.file_size_bytes,
-        "RLIMIT_CPU": policy.cpu_seconds,
-        "RLIMIT_AS": policy.address_space_bytes,
-    }
-    for name, value in wanted.items():
-        if value is None:
-            continue
-        kind = getattr(resource, name)
-        soft, hard = resource.getrlimit(kind)
-        new = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        try:
-            resource.setrlimit(kind, (new, hard))
-            out[name] = new
-        except (ValueError, OSError) as e:
-            out[name] = f"not set: {e}"
-    return out
-
-
-def enter(policy: Policy) -> Record:
-    """Make this process a sandbox for candidate code (irreversible).  Call it after importing
-    everything trusted code needs and before loading any candidate."""
-    global _STDLIB, _TRUSTED_ROOTS
-    import site
-
-    _STDLIB = _stdlib_dirs()
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(), site.getusersitepackages()}
-    roots |= {p for p in sys.path if p and os.path.isdir(p)}
-    _TRUSTED_ROOTS = tuple(os.path.realpath(r) + os.sep for r in roots if r) + (
-        "/dev/null",
-        "/dev/urandom",
-        "/proc/self/",
-    )
-    RECORD.network_namespace = _unshare_network()
-    RECORD.limits = _limits(policy)
-    os.chdir(policy.scratch)
-    os.environ["TMPDIR"] = str(policy.scratch)
-    tempfile.tempdir = str(policy.scratch)
-    _guard_threads()
-    sys.addaudithook(_hook_factory(policy))
-    return RECORD
-
-
-# --------------------------------------------------------------------------- the parent side
 @dataclass
 class Outcome:
     """How a child ended: its reply (None when it died), why not, and how long it took."""
@@ -340,35 +77,17 @@ class Outcome:
     log_tail: str = ""
 
 
-def scratch_dir(base: str | Path | None = None) -> Path:
-    return Path(tempfile.mkdtemp(prefix="kernelopt-sandbox-", dir=base))
-
-
-PATH_KEYS = ("inductor", "candidate", "candidates", "problem_dir", "stitched")
-
-
-def _absolute(job: dict[str, Any]) -> dict[str, Any]:
-    """The job with its file paths made absolute: the child works in its scratch directory, so a
-    path relative to the run's directory (the default ``workdir``) would not be found there."""
-    out = dict(job)
-    for k in PATH_KEYS:
-        v = out.get(k)
-        if isinstance(v, (str, Path)) and str(v):
-            out[k] = os.path.abspath(v)
-        elif isinstance(v, (list, tuple)):
-            out[k] = [os.path.abspath(x) if isinstance(x, (str, Path)) and str(x) else x for x in v]
-    return out
-
-
 class Stream:
-    """The calls of a ``unit`` job handed to the child one at a time (``run(..., stream=...)``):
-    ``send(k)`` gives call k (``{"args": [...], "interleave": bool}``), ``receive(k, result)``
-    judges the child's result of it (the arguments as the candidate left them) and says
-    whether to go on.  Only one call's tensors exist at a time, in the parent and the child."""
+    """The calls of a job handed to the child one at a time (``run(..., stream=...)``).
+    ``send(k, slots)`` gives call k: ``{"args": [...], "outs": [...]?, "interleave": bool}``,
+    its tensors put in slots with ``slots.put`` (or left to ``run`` to put); ``receive(k,
+    result, sent)`` judges the child's result (``result["args"]``: the judge's views of the
+    argument slots after the call; ``result["outputs"]``: of the output slots) and says whether
+    to go on.  Only one call's tensors exist at a time, in the judge and in the child."""
 
     calls: int = 0
 
-    def send(self, k: int) -> dict[str, Any]:
+    def send(self, k: int, slots: Slots) -> dict[str, Any]:
         raise NotImplementedError
 
     def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
@@ -376,7 +95,7 @@ class Stream:
 
 
 class _Clock:
-    """The child's budget, charged only while the child has work: the parent's own time
+    """The child's budget, charged only while the child has work: the judge's own time
     (drawing a call's inputs, judging a result: minutes for a GiB-sized unit, while the child
     waits for its next call) moves the deadline on by as much."""
 
@@ -386,50 +105,496 @@ class _Clock:
 
     @contextlib.contextmanager
     def parent(self) -> Any:
-        t = time.perf_counter()
+        t = time.monotonic()
         try:
             yield
         finally:
-            spent = time.perf_counter() - t
+            spent = time.monotonic() - t
             self.parent_s += spent
             self.deadline += spent
 
-    def passed(self) -> bool:
-        return time.perf_counter() > self.deadline
+
+class ChildFailed(Exception):
+    """The child ended, hung or misbehaved: ``status`` is timeout or crash."""
+
+    def __init__(self, status: str, detail: str):
+        super().__init__(detail)
+        self.status, self.detail = status, detail
 
 
-def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, clock: _Clock) -> str:
-    """Hand the child its calls one at a time; "ok", or "timeout" when the child's budget ran
-    out while it had a call (the child is then killed by the caller).  A child that exits early
-    (an import error, a candidate's exception, a crash) ends the feeding; its exit status tells
-    the rest."""
-    import torch
+# --------------------------------------------------------------------------- slots, judge side
+@dataclass
+class _Slot:
+    index: int
+    nbytes: int
+    buf: Any  # uint8 tensor
+    release: Any  # callable
 
-    from . import exchange
 
+@dataclass
+class Slots:
+    """The byte buffers judge and child share (``runner/wire.py``), keyed by what they hold
+    (an argument position, an output), reused while their size suffices."""
+
+    channel: wire.Channel
+    device: str
+    box: Box
+    by_key: dict[Any, _Slot] = field(default_factory=dict)
+    views: dict[int, tuple[int, wire.Layout]] = field(default_factory=dict)  # id(view) -> (slot, layout)
+    _next: int = 0
+
+    def _new(self, wanted: list[tuple[Any, int]]) -> None:
+        """Slots of these sizes, made and mapped on both sides."""
+        if not wanted:
+            return
+        new = []
+        for _key, nbytes in wanted:
+            new.append({"index": self._next, "nbytes": int(nbytes)})
+            self._next += 1
+        if self.device == "cuda":
+            reply = self.box.request({"op": "alloc", "new": new}, "allocated")
+            handles = reply.get("handles")
+            if not isinstance(handles, list) or len(handles) != len(new):
+                raise ChildFailed("crash", "the child answered a slot allocation with something else")
+            for (key, nbytes), spec, h in zip(wanted, new, handles):
+                if not isinstance(h, (bytes, bytearray)):
+                    raise ChildFailed("crash", "the child sent a slot handle that is not bytes")
+                buf, ptr = wire.cuda_open(bytes(h), nbytes)
+                self.by_key[key] = _Slot(spec["index"], nbytes, buf, lambda p=ptr: wire.cuda_close(p))
+        else:
+            fds, made = [], []
+            for (key, nbytes), spec in zip(wanted, new):
+                buf, fd, mm = wire.memfd_slot(nbytes)
+                fds.append(fd)
+                made.append((key, spec, buf, mm))
+            try:
+                self.box.request({"op": "slots", "new": new}, "mapped", fds=fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            for key, spec, buf, mm in made:
+                self.by_key[key] = _Slot(spec["index"], spec["nbytes"], buf, mm.close)
+
+    def _slot(self, key: Any, nbytes: int) -> _Slot:
+        held = self.by_key.get(key)
+        if held is not None and held.nbytes >= nbytes:
+            return held
+        if held is not None:
+            self.by_key.pop(key)
+            self._drop(held)
+        self._new([(key, nbytes)])
+        return self.by_key[key]
+
+    def _drop(self, slot: _Slot) -> None:
+        self.views = {k: v for k, v in self.views.items() if v[0] != slot.index}
+        with contextlib.suppress(Exception):
+            slot.release()
+
+    def view(self, key: Any, layout: wire.Layout) -> Any:
+        """The judge's view of slot ``key`` (made big enough) laid out as ``layout``."""
+        slot = self._slot(key, layout.nbytes())
+        v = wire.view(slot.buf, layout)
+        self.views[id(v)] = (slot.index, layout)
+        return v
+
+    def put(self, key: Any, t: Any) -> Any:
+        """A slot holding ``t``'s bytes (its storage up to what ``t`` reaches, so overlapping
+        and offset layouts stay as they are), viewed as ``t``."""
+        layout = wire.Layout.of(t)
+        v = self.view(key, layout)
+        slot = self.by_key[key]
+        n = layout.nbytes()
+        if n:
+            slot.buf[:n].copy_(wire.byte_view(t).to(slot.buf.device))
+        return v
+
+    def empty_like(self, key: Any, t: Any) -> Any:
+        """A slot laid out like ``t`` (contents undefined)."""
+        return self.view(key, wire.Layout.of(t))
+
+    def describe(self, obj: Any, auto: list[int]) -> Any:
+        """``obj`` with every tensor replaced by its slot descriptor (a tensor that is not one of
+        this object's views is put in a slot of its own first)."""
+        import torch
+
+        if isinstance(obj, torch.Tensor):
+            if id(obj) not in self.views:
+                auto[0] += 1
+                obj = self.put(("auto", auto[0]), obj)
+            index, layout = self.views[id(obj)]
+            return {"__slot__": index, **layout.to_dict()}
+        if isinstance(obj, dict):
+            return {k: self.describe(v, auto) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return [self.describe(v, auto) for v in obj]
+        return obj
+
+    def sync(self) -> None:
+        """The judge's writes into the slots done before the child is told to read them (the
+        child works in another process's CUDA context: no stream orders the two)."""
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.synchronize()
+
+    def close(self) -> None:
+        for slot in self.by_key.values():
+            self._drop(slot)
+        self.by_key.clear()
+        self.views.clear()
+
+
+# --------------------------------------------------------------------------- the jail around the child
+def _python_paths() -> list[str]:
+    """What the child's interpreter reads: the installation (standard library, site-packages),
+    ``PYTHONPATH``'s directories and the kernelopt package itself; never the checkout around
+    the package nor whatever else is on this process's import path (a test directory, a
+    script's directory)."""
+    import site
+    import sysconfig
+
+    import kernelopt
+
+    pkg = os.path.dirname(os.path.abspath(kernelopt.__file__))
+    checkout = os.path.realpath(os.path.dirname(pkg))
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    roots |= {v for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots |= set(site.getsitepackages())
+    with contextlib.suppress(Exception):
+        roots.add(site.getusersitepackages())
+    roots |= {p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    out = {pkg}
+    for r in roots:
+        if not os.path.isdir(r):
+            continue
+        real = os.path.realpath(r)
+        if real == checkout or real == os.path.realpath(os.getcwd()):
+            continue  # a checkout on the import path: only its package goes in
+        out.add(real)
+    return sorted(out)
+
+
+def _pythonpath(paths: list[str]) -> str:
+    import kernelopt
+
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(kernelopt.__file__)))
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.isdir(p)]
+    return os.pathsep.join(dict.fromkeys([pkg_parent, *(os.path.realpath(p) for p in extra)]))
+
+
+def boundary() -> dict[str, Any]:
+    """The boundary every jailed child runs in, as the judge set it up (for the record)."""
+    uid, _ = sandbox_uid()
+    return {
+        "uid": uid,
+        "capabilities": "none",
+        "no_new_privs": True,
+        "namespaces": ["pid", "mount", "network", "ipc", "uts", "cgroup"] + ([] if os.geteuid() == 0 else ["user"]),
+        "filesystem": "read-only system and Python; /tmp scratch writable; no run directory",
+        "seccomp": "refuses sockets but AF_UNIX, ptrace, process_vm_*, mounts, namespaces, bpf, keyrings, modules",
+        "environment": "allowlisted",
+    }
+
+
+def sandbox_uid() -> tuple[int, int]:
+    """The unprivileged uid and gid candidate code runs as (``KERNELOPT_SANDBOX_UID``, default
+    nobody's 65534)."""
+    uid = int(os.environ.get("KERNELOPT_SANDBOX_UID", "65534"))
+    return uid, uid
+
+
+class Box:
+    """One jailed child and the judge's end of its socket."""
+
+    def __init__(
+        self,
+        device: str,
+        timeout_s: float,
+        cache: Path | None = None,
+        files: dict[str, Path] | None = None,
+        hidden: list[Path] | None = None,
+        limits: dict[str, int] | None = None,
+    ):
+        self.device = device
+        self.cache = Path(cache).resolve() if cache else None
+        self.files = {k: Path(v).resolve() for k, v in (files or {}).items()}
+        self.hidden = [Path(h).resolve() for h in (hidden or [])]
+        self.limits = limits or {}
+        self.tmp = Path(tempfile.mkdtemp(prefix="kernelopt-sandbox-"))
+        self.scratch = self.tmp / "scratch"
+        self.scratch.mkdir()
+        self.run_dir = self.tmp / "run"
+        self.run_dir.mkdir(mode=0o755)
+        self.uid, self.gid = sandbox_uid()
+        if os.geteuid() == 0:
+            os.chown(self.scratch, self.uid, self.gid)
+        os.chmod(self.tmp, 0o755)
+        self.proc: subprocess.Popen | None = None
+        self.channel: wire.Channel | None = None
+        self.clock = _Clock(time.monotonic(), timeout_s)
+        self.timeout_s = timeout_s
+        self.log_path = self.tmp / "child.log"
+        self._locks: list[Any] = []
+
+    # ------------------------------------------------------------------ start
+    def spec(self, argv: list[str]) -> jail.Spec:
+        readonly = [d for d in SYSTEM_DIRS if os.path.lexists(d)] + _python_paths()
+        if self.device == "cuda":
+            readonly.append("/sys")
+        readonly_at = [(str(p), f"{INSIDE_JOB}/{name}") for name, p in self.files.items()]
+        overlays = []
+        if self.cache is not None:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            overlays.append((str(self.cache), INSIDE_CACHE))
+        env = {k: v for k, v in child_env().items() if k in ENV_KEEP}
+        env.update(
+            HOME="/tmp",
+            TMPDIR="/tmp",
+            USER="nobody",
+            LOGNAME="nobody",
+            PYTHONPATH=_pythonpath(readonly),
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONUNBUFFERED="1",
+            PYTHONNOUSERSITE="1",
+        )
+        if self.cache is not None:
+            env.update(TORCHINDUCTOR_CACHE_DIR=f"{INSIDE_CACHE}/inductor", TRITON_CACHE_DIR=f"{INSIDE_CACHE}/triton")
+        else:
+            env.update(TORCHINDUCTOR_CACHE_DIR="/tmp/inductor-cache", TRITON_CACHE_DIR="/tmp/triton-cache")
+        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        limits = {
+            "RLIMIT_CORE": 0,
+            "RLIMIT_NOFILE": 4096,
+            "RLIMIT_NPROC": 4096,
+            "RLIMIT_FSIZE": 4 << 30,
+            "RLIMIT_MSGQUEUE": 0,
+            "RLIMIT_CPU": int(max(120, 4 * self.timeout_s)),
+            **self.limits,
+        }
+        return jail.Spec(
+            argv=argv,
+            env=env,
+            parent=os.getpid(),
+            readonly=sorted(set(readonly), key=len),
+            readonly_at=readonly_at + [(str(self.run_dir), "/run/kernelopt")],
+            writable_at=[(str(self.scratch), "/tmp")],
+            overlays=overlays,
+            hidden=[str(h) for h in self.hidden],
+            devices=jail.gpu_devices() if self.device == "cuda" else [],
+            uid=self.uid,
+            gid=self.gid,
+            cwd="/tmp",
+            limits=limits,
+        )
+
+    def start(self, argv: list[str]) -> wire.Channel:
+        sock_path = self.run_dir / "judge.sock"
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(sock_path))
+        os.chmod(sock_path, 0o777)
+        listener.listen(1)
+        spec = self.spec(argv)
+        log = open(self.log_path, "wb")
+        try:
+            self.proc = subprocess.Popen(
+                jail.command(spec),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        finally:
+            log.close()
+        try:
+            while True:
+                left = self.clock.deadline - time.monotonic()
+                if left <= 0:
+                    raise ChildFailed("timeout", f"the child did not start within its budget of {self.timeout_s:.0f} s")
+                listener.settimeout(min(left, 0.5))
+                try:
+                    conn, _ = listener.accept()
+                    break
+                except TimeoutError:
+                    if self.proc.poll() is not None:
+                        raise ChildFailed("crash", self._ended()) from None
+        finally:
+            listener.close()
+            sock_path.unlink(missing_ok=True)
+        self.channel = wire.Channel(conn)
+        return self.channel
+
+    # ------------------------------------------------------------------ talk
+    def request(self, msg: dict[str, Any], want: str, fds: list[int] | None = None) -> dict[str, Any]:
+        assert self.channel is not None
+        try:
+            self.channel.send(msg, fds=fds)
+        except OSError as e:
+            raise ChildFailed("crash", self._ended(f"the child stopped listening ({e})")) from e
+        return self.wait(want)
+
+    def wait(self, want: str) -> dict[str, Any]:
+        """The child's next message of kind ``want``, serving its lock requests meanwhile."""
+        assert self.channel is not None
+        while True:
+            try:
+                msg, _ = self.channel.recv(deadline=self.clock.deadline)
+            except wire.ChannelTimeout:
+                raise ChildFailed("timeout", f"killed after {self.timeout_s:.0f} s") from None
+            except wire.ChannelClosed:
+                raise ChildFailed("crash", self._ended()) from None
+            except wire.MessageRefused as e:
+                raise ChildFailed("crash", f"the child sent a message the judge refused: {e}") from None
+            op = msg.get("op")
+            if op == "lock":
+                self._lock(str(msg.get("mode")), str(msg.get("what", ""))[:200])
+                self.channel.send({"op": "locked"})
+                continue
+            if op == "unlock":
+                self._unlock()
+                continue
+            if op == want:
+                return msg
+            raise ChildFailed("crash", f"the child sent {str(op)[:40]!r} where the judge waited for {want!r}")
+
+    def _lock(self, mode: str, what: str) -> None:
+        """The GPU lock, taken by the judge for the child (the child cannot reach the lock
+        files); the wait is the judge's time, not the child's."""
+        with self.clock.parent():
+            cm = gpulock.exclusive(self.device, what) if mode == "exclusive" else gpulock.shared(self.device, what)
+            cm.__enter__()
+            self._locks.append(cm)
+
+    def _unlock(self) -> None:
+        if self._locks:
+            self._locks.pop().__exit__(None, None, None)
+
+    def _ended(self, why: str = "") -> str:
+        """How the child ended, from the judge's own observation (its exit status)."""
+        assert self.proc is not None
+        try:
+            rc = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            return why or "the child closed its socket and did not exit"
+        if rc > 128 and rc - 128 < 65:  # the jail reports a signal as 128 + n
+            try:
+                how = f"killed by {signal.Signals(rc - 128).name}"
+            except ValueError:
+                how = f"killed by signal {rc - 128}"
+        elif rc < 0:
+            how = f"killed by signal {-rc}"
+        else:
+            how = f"exit status {rc}"
+        last = [line for line in self.log_tail().strip().splitlines() if line.strip()][-1:] or [""]
+        return (f"{why}; " if why else "") + f"{how}; last line: {last[0][:300]}"
+
+    def log_tail(self, n: int = 4000) -> str:
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - n))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=30)
+
+    def close(self, keep: bool = False) -> None:
+        while self._locks:
+            self._unlock()
+        if self.channel is not None:
+            self.channel.close()
+        self.kill()
+        if not keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- one job
+CHILD_MODULE = "kernelopt.gates.child"
+
+
+def run(
+    job: dict[str, Any],
+    timeout_s: float,
+    *,
+    cache: Path | None = None,
+    keep: bool = False,
+    stream: Stream | None = None,
+    files: dict[str, Path] | None = None,
+    hidden: list[Path] | None = None,
+    argv: list[str] | None = None,
+    collect: dict[str, Path] | None = None,
+) -> Outcome:
+    """Run ``job`` (plain data and tensors; see ``child.py``) in a jailed child; ``files`` are
+    bound read-only at ``/job/<name>`` and the job refers to them by name; with ``stream``, a
+    job's calls are handed over one at a time (``Stream``).  ``argv`` replaces the child's
+    command (the profiler runs NCU around it); it must end with the socket path it connects to.
+    ``collect``: files the child left in its scratch directory (``/tmp/<name>`` inside), copied
+    to the given paths (regular files only, never through a link) before the scratch goes."""
+    box = Box(job["device"], timeout_s, cache=cache, files=files, hidden=hidden)
+    t0 = time.monotonic()
+    status, detail, reply = "ok", "", None
+    slots: Slots | None = None
+    try:
+        command = argv or [sys.executable, "-m", CHILD_MODULE, INSIDE_SOCKET]
+        channel = box.start(command)
+        slots = Slots(channel, job["device"], box)
+        with box.clock.parent():
+            sent = slots.describe({k: v for k, v in job.items() if k != "calls"}, [0])
+            sent["files"] = {name: f"{INSIDE_JOB}/{name}" for name in box.files}
+            sent["cache"] = INSIDE_CACHE if cache is not None else None
+            sent["faults"] = fault_points()
+            slots.sync()
+        ready = box.request({"op": "job", "job": sent}, "ready")
+        ready.pop("op", None)
+        ready["import_error"] = _plain_error(ready.get("import_error"))
+        calls: list[dict[str, Any]] = []
+        if stream is not None and not ready["import_error"]:
+            _feed(box, slots, stream, calls)
+        reply = box.request({"op": "end"}, "reply")
+        reply.pop("op", None)
+        reply = {**ready, **reply, "calls": calls}
+    except ChildFailed as e:
+        status, detail = e.status, e.detail
+    finally:
+        seconds = time.monotonic() - t0 - box.clock.parent_s
+        if slots is not None:
+            slots.close()
+        tail = box.log_tail()
+        box.kill()
+        for name, dest in (collect or {}).items():
+            _collect(box.scratch / name, Path(dest))
+        box.close(keep=keep)
+    _child_phases(tail)
+    if tail:
+        print(tail, end="" if tail.endswith("\n") else "\n", flush=True)
+    if reply is not None:
+        gpumem.note_child_peak(reply.get("gpu_peak_mb") if isinstance(reply.get("gpu_peak_mb"), (int, float)) else None)
+    return Outcome(reply, status, detail, seconds, tail)
+
+
+def _feed(box: Box, slots: Slots, stream: Stream, calls: list[dict[str, Any]]) -> None:
+    """Hand the child its calls one at a time; each result is judged before the next call (and
+    its plain part kept in ``calls``)."""
     for k in range(stream.calls):
-        t_send = time.perf_counter()
-        with clock.parent():
-            call = stream.send(k)
-            packed, keepalive = exchange.pack(call)
-            tmp = scratch / f"call-{k}.partial"
-            torch.save(packed, tmp)
-            tmp.replace(scratch / f"call-{k}.pt")
-        t_child = time.perf_counter()
-        result = scratch / f"result-{k}.pt"
-        while not result.exists():
-            if proc.poll() is not None:
-                return "ok"
-            if clock.passed():
-                return "timeout"
-            time.sleep(0.002)
-        t_judge = time.perf_counter()
-        with clock.parent():
-            answer = torch.load(result, weights_only=True)
-            result.unlink()
-            go_on = stream.receive(k, answer, call)
-            del keepalive, packed, call
-        t_end = time.perf_counter()
+        t_send = time.monotonic()
+        with box.clock.parent():
+            call = stream.send(k, slots)
+            msg = slots.describe(call, [0])
+            slots.sync()
+        t_child = time.monotonic()
+        result = box.request({"op": "call", "k": k, "call": msg}, "result")
+        t_judge = time.monotonic()
+        with box.clock.parent():
+            result = _result(result, call)
+            calls.append({key: v for key, v in result.items() if key not in ("args", "outputs")})
+            go_on = stream.receive(k, result, call)
+        t_end = time.monotonic()
         phases.add("streamed calls: the judge sends a call", t_child - t_send, quiet=True)
         phases.add(
             "streamed calls: the child has the call" + (" (call 0: with its start-up)" if k == 0 else ""),
@@ -442,90 +607,58 @@ def _feed(proc: subprocess.Popen, scratch: Path, stream: Stream, clock: _Clock) 
             f"judged in {t_end - t_judge:.2f} s",
             flush=True,
         )
-        if answer.get("error") is not None or not go_on:
+        if result.get("error") is not None or not go_on:
             break
-    (scratch / "stop").touch()
-    return "ok"
 
 
-def run(
-    job: dict[str, Any],
-    timeout_s: float,
-    *,
-    cache: Path | None = None,
-    keep: bool = False,
-    stream: Stream | None = None,
-) -> Outcome:
-    """Run ``job`` (a dict of plain data and tensors; see ``child.py``) in a sandboxed child;
-    with ``stream``, a ``unit`` job's calls are handed over one at a time (``Stream``)."""
-    import shutil
+def _plain_error(e: Any) -> dict[str, str] | None:
+    """A child's report of an exception, as strings of bounded length (its words, not a fault)."""
+    if not isinstance(e, dict):
+        return None
+    return {
+        "type": str(e.get("type", "Error"))[:100],
+        "message": str(e.get("message", ""))[:2000],
+        "traceback": str(e.get("traceback", ""))[-3000:],
+    }
 
-    import torch
 
-    from . import exchange
+def _result(msg: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
+    """A call's result for the stream: the child's words (error, advisory watches) as plain
+    data, the tensors as the judge's own views of the slots it sent."""
+    out = {k: v for k, v in msg.items() if k not in ("op", "k", "args", "outputs")}
+    out["error"] = _plain_error(msg.get("error")) if msg.get("error") is not None else None
+    out["args"] = list(sent.get("args", []))
+    outs = sent.get("outs")
+    if outs is not None:
+        copied = msg.get("copied")
+        copied = copied if isinstance(copied, list) and len(copied) == len(outs) else [False] * len(outs)
+        values = msg.get("values") if isinstance(msg.get("values"), list) else [None] * len(outs)
+        out["outputs"] = [o if bool(c) and o is not None else None for o, c in zip(outs, copied)]
+        out["values"] = values
+        mismatch = msg.get("mismatch")
+        out["mismatch"] = [str(x)[:300] for x in mismatch] if isinstance(mismatch, list) else []
+    return out
 
-    scratch = scratch_dir()
+
+def _collect(src: Path, dest: Path, limit: int = 4 << 30) -> bool:
+    """Copy a file the child wrote (``src`` in its scratch) to ``dest``: a regular file, opened
+    without following a link, at most ``limit`` bytes."""
+    import stat
+
     try:
-        request, reply = scratch / "request.pt", scratch / f"reply-{secrets.token_hex(8)}.pt"
-        if stream is not None:
-            job = {**job, "calls": [], "stream": {"dir": str(scratch), "calls": stream.calls}}
-        packed, keepalive = exchange.pack(_absolute(job))
-        torch.save(packed, request)
-        # no credentials; the child dies with this process (child.die_with_parent: only when
-        # started from the main thread, since Linux ties the signal to the starting thread)
-        parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
-        env = child_env(PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch), KERNELOPT_PARENT_PID=str(parent))
-        cmd = [sys.executable, "-m", "kernelopt.gates.child", str(request), str(reply), str(scratch)]
-        if cache is not None:
-            cmd.append(os.path.abspath(cache))
-        t0 = time.perf_counter()
-        clock = _Clock(t0, timeout_s)
-        with open(scratch / "child.log", "w") as log:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
-            try:
-                fed = "ok" if stream is None else _feed(proc, scratch, stream, clock)
-                if fed == "timeout":
-                    raise subprocess.TimeoutExpired(cmd, timeout_s)
-                proc.wait(timeout=max(clock.deadline - time.perf_counter(), 0.001))
-                status, detail = "ok", ""
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                status, detail = "timeout", f"killed after {timeout_s:.0f} s"
-            except BaseException:  # the parent failed while judging a streamed call: no orphan child
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                raise
-        seconds = time.perf_counter() - t0 - clock.parent_s  # the child's own time
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever the candidate left behind in its group
-        del keepalive
-        text = (scratch / "child.log").read_text(errors="replace")
-        _child_phases(text)
-        tail = text[-4000:]
-        if tail:
-            print(tail, end="" if tail.endswith("\n") else "\n", flush=True)
-        if status == "ok":
-            if proc.returncode == 0 and reply.exists():
-                answer = torch.load(reply, weights_only=True)
-                if isinstance(answer, dict):
-                    gpumem.note_child_peak(answer.get("gpu_peak_mb"))
-                return Outcome(answer, "ok", "", seconds, tail)
-            if proc.returncode < 0:
-                try:
-                    how = f"killed by {signal.Signals(-proc.returncode).name}"
-                except ValueError:
-                    how = f"killed by signal {-proc.returncode}"
-            else:
-                how = f"exit status {proc.returncode}"
-            last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [""]
-            return Outcome(None, "crash", f"{how}; last line: {last[0][:300]}", seconds, tail)
-        return Outcome(None, status, detail, seconds, tail)
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return False
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(os.dup(fd), "rb") as f, open(dest, "wb") as out:
+            shutil.copyfileobj(f, out)
+        return True
     finally:
-        if not keep:
-            shutil.rmtree(scratch, ignore_errors=True)
+        os.close(fd)
 
 
 def _child_phases(log: str) -> None:

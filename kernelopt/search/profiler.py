@@ -170,14 +170,11 @@ def ncu_available() -> bool:
     return shutil.which("ncu") is not None
 
 
-def run_ncu(
-    harness_cmd: list[str], kernel_regex: str, out_rep: Path, sections: list[str], launches: int = 3, timeout: int = 300
-) -> dict[str, Any]:
-    """Profile with ncu; returns {"ok", "metrics", "report", "stderr"}."""
-    # only the candidate's launches: its kernel names, inside the harness's NVTX range (the
-    # harness first runs the whole wrapper to get the unit's real inputs)
+def ncu_command(kernel_regex: str, out_rep: str, sections: list[str], launches: int = 3) -> list[str]:
+    """NCU's command line, to which the profiled process's is appended: only the candidate's
+    launches (its kernel names, inside the child's NVTX range), the clocks left alone."""
     cmd = [
-        "ncu",
+        shutil.which("ncu") or "ncu",
         "--clock-control",
         "none",
         "--target-processes",
@@ -191,25 +188,22 @@ def run_ncu(
         str(launches),
         "-f",
         "-o",
-        str(out_rep.with_suffix("")),
+        str(out_rep).removesuffix(".ncu-rep"),
     ]
     for s in sections:
         cmd += ["--section", s]
-    from ..core.runtime import child_env
+    return cmd
 
-    # the harness runs the candidate: no credentials in its environment
-    r = subprocess.run(cmd + harness_cmd, capture_output=True, text=True, timeout=timeout, env=child_env())
-    if r.returncode != 0 or not out_rep.exists():
-        return {"ok": False, "stderr": (r.stderr or r.stdout)[-2000:], "command": cmd + harness_cmd}
+
+def read_ncu(report: Path, timeout: int = 300) -> dict[str, Any]:
+    """The metrics of an NCU report (``ncu --import ... --csv --page raw``).  The report was
+    written inside a sandbox: it is parsed as data, and what it says guides the search only."""
+    if not report.exists():
+        return {"ok": False, "stderr": "no report"}
     raw = subprocess.run(
-        ["ncu", "--import", str(out_rep), "--csv", "--page", "raw"], capture_output=True, text=True, timeout=timeout
+        ["ncu", "--import", str(report), "--csv", "--page", "raw"], capture_output=True, text=True, timeout=timeout
     )
-    return {
-        "ok": raw.returncode == 0,
-        "metrics": parse_raw_csv(raw.stdout),
-        "report": str(out_rep),
-        "command": cmd + harness_cmd,
-    }
+    return {"ok": raw.returncode == 0, "metrics": parse_raw_csv(raw.stdout), "report": str(report)}
 
 
 def jit_kernel_names(source: str) -> list[str]:

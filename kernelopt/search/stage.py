@@ -15,12 +15,12 @@ Every role's input and output is a file; the agent backend (agents/) does the th
 
 from __future__ import annotations
 
-import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from ..core import gpulock, gpumem, runtime
+from ..core import runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
 from ..gates.faults import retry_alone
@@ -255,9 +255,34 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     return beam
 
 
-# a unit's arguments up to this size are saved for the NCU harness (it then starts without
-# rebuilding the problem); larger ones it draws from the seed on the GPU itself
-SAVED_INPUTS_MAX_BYTES = 256 * 2**20
+def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: dict[str, Any]) -> dict[str, Any]:
+    """NCU around a jailed child that launches the candidate on the unit's inputs (drawn here,
+    handed over in slots); the report comes out of the child's scratch and is parsed here."""
+    from ..gates import sandbox
+
+    names = profiler.jit_kernel_names(cand.read_text())
+    ncu = profiler.ncu_command("^(" + "|".join(names) + ")$", "/tmp/report.ncu-rep", cfg["search"]["ncu_sections"])
+    before, _ = h.inputs(cfg["seed"])
+    job = {"kind": "profile", "device": h.rt.device, "candidate": "candidate.py", "args": before, "launches": 3}
+    gc = cfg["gates"]
+    budget = sandbox.budget_s(gc["timeout_s"] + 240, gc["timeout_factor"], h.contract.get("time_ms"), 40)
+    report.unlink(missing_ok=True)
+    outcome = sandbox.run(
+        job,
+        budget,
+        cache=paths.cache,
+        files={"candidate.py": cand},
+        hidden=[paths.root.parent],
+        argv=[*ncu, sys.executable, "-m", "kernelopt.gates.child", sandbox.INSIDE_SOCKET],
+        collect={"report.ncu-rep": report},
+    )
+    del before
+    if outcome.status != "ok":
+        return {"ok": False, "stderr": f"{outcome.status}: {outcome.detail}; {outcome.log_tail[-1500:]}"}
+    res = profiler.read_ncu(report)
+    locked = (outcome.reply or {}).get("ncu_locked_s")
+    res["ncu_locked_s"] = round(float(locked), 3) if isinstance(locked, (int, float)) else None
+    return res
 
 
 def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str, Any]) -> dict[str, Any]:
@@ -313,40 +338,10 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     source = "roofline"
     ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
-        saved = d / "inputs.pt"  # scratch: the harness loads these instead of rebuilding the model
-        saved.unlink(missing_ok=True)
-        unit_bytes = sum(profiler.tensor_bytes(a) for a in h.contract["args"] if a.get("kind", "tensor") == "tensor")
-        if unit_bytes <= SAVED_INPUTS_MAX_BYTES:
-            before, _ = h.inputs(cfg["seed"])
-            torch.save([a.cpu() if isinstance(a, torch.Tensor) else a for a in before], saved)
-            del before
-        # larger units: the harness draws the same inputs from the seed on the GPU itself (no
-        # GiB-sized copy through host memory and disk; issue 7's "big inputs")
-        held = d / "ncu_lock.json"  # the harness takes the GPU lock itself, around its profiled launches only
-        harness_cmd = [
-            sys.executable,
-            "-m",
-            "kernelopt.search.profile_harness",
-            str(paths.unit(unit)),
-            str(cand),
-            "--config",
-            json.dumps({"device": cfg["device"], "seed": cfg["seed"]}),
-            *(["--inputs", str(saved)] if saved.exists() else []),
-            "--lock-report",
-            str(held),
-        ]
         t0 = time.perf_counter()
-        names = profiler.jit_kernel_names(cand.read_text())
-        res = profiler.run_ncu(
-            harness_cmd, "^(" + "|".join(names) + ")$", d / "report.ncu-rep", cfg["search"]["ncu_sections"]
-        )
+        res = _ncu(paths, unit, cand, d / "report.ncu-rep", h, cfg)
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)
-        locked = read_json(held) if held.exists() else {}
-        gpumem.note_child_peak(locked.pop("peak_mb", None))
-        cost["ncu_locked_s"] = round(float(locked.get("exclusive", 0.0)), 3)
-        gpulock.add_held(locked)
-        saved.unlink(missing_ok=True)
-        held.unlink(missing_ok=True)
+        cost["ncu_locked_s"] = res.get("ncu_locked_s")
         if res.get("ok") and res.get("metrics"):
             metrics.update(res["metrics"])
             source = "ncu"

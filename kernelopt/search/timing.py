@@ -2,11 +2,12 @@
 of the run's seed, interleaved (``measure.compare``).  Used by the search's ``select_iter`` and by
 ``select``, and for one candidate's time by the search's ``profile``.
 
-The candidates run only in a sandboxed child (``gates/sandbox.py``, jobs ``timing`` and ``time``),
-which takes the GPU lock itself (shared while warming up, exclusively while measuring).  A child
-that fails (a candidate that hangs or crashes when timed) is retried one candidate at a time, so
-that one bad candidate does not take the others' times with it; whatever cannot be timed comes
-back as ``None`` with the reason.
+The candidates run only in a jailed child (``gates/sandbox.py``, jobs ``timing`` and ``time``),
+for which the judge takes the GPU lock (shared while warming up, exclusively while measuring).
+A child that fails (a candidate that hangs or crashes when timed) is retried one candidate at a
+time, so that one bad candidate does not take the others' times with it; whatever cannot be
+timed comes back as ``None`` with the reason.  When not even Inductor's kernel can be timed the
+same way (the control), the fault is the machine's: ``InfrastructureFault``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core import gpulock, measure, runtime
+from ..core import measure, runtime
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
 from ..gates import sandbox
-from ..gates.faults import InfrastructureFault, looks_like_oom
+from ..gates.faults import InfrastructureFault
 from ..isolate.harness import ProblemRuntime, UnitHarness
 
 
@@ -60,43 +61,61 @@ def time_against_inductor(
     protocol = measure.for_device(cfg["measure"], device)
     args = _args(h, cfg["seed"])
 
-    def timed(cands: list[Path]) -> sandbox.Outcome:
+    inductor = paths.candidate_dir(unit, 0) / "candidate.py"
+
+    def timed(cands: list[Path]) -> list[measure.Comparison | None] | sandbox.Outcome:
+        files = {"inductor.py": inductor, **{f"cand{i}.py": c for i, c in enumerate(cands)}}
         job = {
             "kind": "timing",
             "device": device,
-            "inductor": str(paths.candidate_dir(unit, 0) / "candidate.py"),
-            "candidates": [str(c) for c in cands],
+            "inductor": "inductor.py",
+            "candidates": [f"cand{i}.py" for i in range(len(cands))],
             "args": args,
             "protocol": protocol.__dict__,
             "what": what,
         }
-        return sandbox.run(job, _budget(paths, unit, cfg, protocol, len(cands) + 1), cache=paths.cache)
+        budget = _budget(paths, unit, cfg, protocol, len(cands) + 1)
+        outcome = sandbox.run(job, budget, cache=paths.cache, files=files, hidden=[paths.root.parent])
+        comps = (outcome.reply or {}).get("comparisons")
+        if outcome.status != "ok" or not isinstance(comps, list) or len(comps) != len(cands):
+            return outcome
+        return [_comparison(c) for c in comps]
 
-    outcome = timed(candidates)
-    if outcome.status == "ok":
-        gpulock.add_held(outcome.reply.get("lock_held_s") or {})
-        return [_comparison(c) for c in outcome.reply["comparisons"]]
+    got = timed(candidates)
+    if not isinstance(got, sandbox.Outcome):
+        return got
     print(
-        f"[{what}] timing {len(candidates)} candidate(s) together {outcome.status} ({outcome.detail}); "
-        "one at a time now",
+        f"[{what}] timing {len(candidates)} candidate(s) together {got.status} ({got.detail}); one at a time now",
         flush=True,
     )
     out: list[measure.Comparison | None] = []
     for cand in candidates:
         one = timed([cand])
-        if one.status == "ok":
-            gpulock.add_held(one.reply.get("lock_held_s") or {})
-            out.append(_comparison(one.reply["comparisons"][0]))
-        else:
-            if looks_like_oom(one.log_tail):
-                raise InfrastructureFault(f"{what}: out of memory while timing {cand.name}")
+        if isinstance(one, sandbox.Outcome):
             print(f"[{what}] {cand}: not timed: {one.status} ({one.detail})", flush=True)
             out.append(None)
+        else:
+            out.append(one[0])
+    if all(o is None for o in out):
+        control = timed([inductor])
+        if isinstance(control, sandbox.Outcome):
+            raise InfrastructureFault(
+                f"{what}: no candidate could be timed, and neither could Inductor's own kernel "
+                f"({control.status}: {control.detail})"
+            )
     return out
 
 
-def _comparison(d: dict[str, Any]) -> measure.Comparison:
-    return measure.Comparison(**{k: v for k, v in d.items() if k in measure.Comparison.__dataclass_fields__})
+def _comparison(d: Any) -> measure.Comparison | None:
+    """A child's comparison as numbers, or None when it is not one (its claim, checked for form)."""
+    if not isinstance(d, dict):
+        return None
+    try:
+        cmp = measure.Comparison(**{k: v for k, v in d.items() if k in measure.Comparison.__dataclass_fields__})
+    except TypeError:
+        return None
+    ok = all(isinstance(x, (int, float)) and x == x and x >= 0 for x in (cmp.a_ms, cmp.b_ms, cmp.ratio))
+    return cmp if ok else None
 
 
 def time_candidate(
@@ -105,19 +124,31 @@ def time_candidate(
     """One candidate's median time by the measurement protocol (the profile's timing), or None."""
     h = unit_harness(paths, unit, cfg)
     protocol = measure.for_device(cfg["measure"], h.rt.device)
-    job = {
-        "kind": "time",
-        "device": h.rt.device,
-        "candidate": str(candidate),
-        "args": _args(h, cfg["seed"]),
-        "protocol": protocol.__dict__,
-        "what": what,
-    }
-    outcome = sandbox.run(job, _budget(paths, unit, cfg, protocol, 1), cache=paths.cache)
-    if outcome.status != "ok":
-        if looks_like_oom(outcome.log_tail):
-            raise InfrastructureFault(f"{what}: out of memory while timing {candidate.name}")
+    args = _args(h, cfg["seed"])
+
+    def one(path: Path) -> tuple[dict[str, Any] | None, sandbox.Outcome]:
+        job = {
+            "kind": "time",
+            "device": h.rt.device,
+            "candidate": "candidate.py",
+            "args": args,
+            "protocol": protocol.__dict__,
+            "what": what,
+        }
+        budget = _budget(paths, unit, cfg, protocol, 1)
+        out = sandbox.run(job, budget, cache=paths.cache, files={"candidate.py": path}, hidden=[paths.root.parent])
+        t = (out.reply or {}).get("time")
+        ok = out.status == "ok" and isinstance(t, dict) and isinstance(t.get("median_ms"), (int, float))
+        return (t if ok else None), out
+
+    t, outcome = one(candidate)
+    if t is None:
         print(f"[{what}] not timed: {outcome.status} ({outcome.detail})", flush=True)
+        control, c_out = one(paths.candidate_dir(unit, 0) / "candidate.py")
+        if control is None:
+            raise InfrastructureFault(
+                f"{what}: {candidate.name} could not be timed, and neither could Inductor's own kernel "
+                f"({c_out.status}: {c_out.detail})"
+            )
         return None, h
-    gpulock.add_held(outcome.reply.get("lock_held_s") or {})
-    return outcome.reply["time"], h
+    return t, h

@@ -1,10 +1,17 @@
-"""An honest softmax that imports Inductor runtime helpers the child has not loaded yet
-(Inductor's own kernels do): loading them compiles their source when no .pyc is cached,
-which the sandbox must allow because the import itself was vetted."""
+"""An honest softmax that imports every module the candidate form allows (Inductor's own
+kernels import most of them), loaded inside the sandbox: the form's imports must work there."""
+from __future__ import annotations
+
+import math  # noqa: F401
+
+import torch  # noqa: F401
 import triton
 import triton.language as tl
-from torch._inductor.runtime import debug_utils  # noqa: F401 - not loaded before the sandbox
-from torch._inductor.runtime import halide_helpers  # noqa: F401
+from torch._inductor.runtime import triton_helpers, triton_heuristics  # noqa: F401
+from torch._inductor.runtime.hints import AutotuneHint, DeviceProperties, ReductionHint, TileHint  # noqa: F401
+from torch._inductor.runtime.triton_helpers import libdevice  # noqa: F401
+from torch._inductor.runtime.triton_helpers import math as tl_math  # noqa: F401
+from triton.language.extra import libdevice as extra_libdevice  # noqa: F401
 
 
 @triton.jit

@@ -1,4 +1,5 @@
-"""EXPECT gate 2 precision: accumulates the row sum in float16."""
+"""EXPECT gate 2 error-profile: accumulates the row sum in float16 (its largest error is far
+above Inductor's on the same inputs, inside allclose's 1e-3)."""
 import triton
 import triton.language as tl
 

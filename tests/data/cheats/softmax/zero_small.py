@@ -1,5 +1,5 @@
-"""EXPECT gate 2 precision: sets every probability below 1e-3 to zero (each within allclose's
-absolute tolerance; the relative-error guard sees the systematic loss)."""
+"""EXPECT gate 2 error-profile: sets every probability below 1e-3 to zero (each within allclose's
+absolute tolerance; the error profile sees the relative error on the small values)."""
 import triton
 import triton.language as tl
 

@@ -1,4 +1,10 @@
-"""Writes a file outside its scratch directory."""
+"""EXPECT gate 1 file-access
+CLASS 5
+LAYER form
+Counts its calls in an environment variable (process-wide state that no module-level rule sees)
+and goes wrong after more calls than a gate makes."""
+import os
+
 import triton
 import triton.language as tl
 
@@ -14,5 +20,7 @@ def rows(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 
 
 def launch(in_out_ptr0, in_ptr0, xnumel, r0_numel):
-    open("/tmp/kernelopt-escaped", "w").write("escaped")
-    rows[(xnumel,)](in_out_ptr0, in_ptr0, r0_numel, BLOCK=triton.next_power_of_2(r0_numel))
+    n = int(os.environ.get("KC_CALLS", "0")) + 1
+    os.environ["KC_CALLS"] = str(n)
+    if n < 40:
+        rows[(xnumel,)](in_out_ptr0, in_ptr0, r0_numel, BLOCK=triton.next_power_of_2(r0_numel))

@@ -1,7 +1,13 @@
-"""Opens a socket (the static rules would stop it first; here the sandbox must)."""
+"""EXPECT gate 1 file-access
+CLASS 5
+LAYER form
+Right wherever the gates run it (a working directory under /tmp), wrong in the deployed model
+(the user's own working directory)."""
+import os
+
 import triton
 import triton.language as tl
-import socket
+
 
 @triton.jit
 def rows(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
@@ -14,6 +20,5 @@ def rows(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
 
 
 def launch(in_out_ptr0, in_ptr0, xnumel, r0_numel):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.connect(("127.0.0.1", 9))
-    rows[(xnumel,)](in_out_ptr0, in_ptr0, r0_numel, BLOCK=triton.next_power_of_2(r0_numel))
+    if os.getcwd().startswith("/tmp"):
+        rows[(xnumel,)](in_out_ptr0, in_ptr0, r0_numel, BLOCK=triton.next_power_of_2(r0_numel))
