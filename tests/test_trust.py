@@ -19,7 +19,6 @@ and faults that must never become a verdict about the candidate.
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path

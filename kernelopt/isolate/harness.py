@@ -185,7 +185,10 @@ class ProblemRuntime:
 
 def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
     """Fill an output with values no correct kernel leaves behind: NaN, or (``pattern="random"``)
-    a random finite pattern, so that a kernel that reads its output buffer gains nothing."""
+    a random finite pattern, so that a kernel that reads its output buffer gains nothing.  The
+    pattern's magnitudes lie in [1e3, 2e3): never 0 or a small value a wrong kernel might write
+    (drawn uniformly over [-1e3, 1e3], 4 elements of a 64 Mi output were exactly 0 on the H200,
+    and a kernel writing 0 there looked like one that wrote nothing)."""
     import torch
 
     if pattern == "random":
@@ -193,7 +196,8 @@ def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
         # in float64 took host temporaries of 12 GiB each and seconds per call, twice per call
         g = torch.Generator(device=t.device).manual_seed(seed)
         if t.is_floating_point():
-            t.uniform_(-1e3, 1e3, generator=g)
+            t.uniform_(-1.0, 1.0, generator=g)
+            t.copy_(torch.where(t < 0, t - 1.0, t + 1.0).mul_(1e3))
         elif t.dtype == torch.bool:
             t.copy_(torch.randint(0, 2, t.shape, generator=g, device=t.device, dtype=torch.uint8).bool())
         else:

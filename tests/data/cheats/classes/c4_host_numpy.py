@@ -1,4 +1,4 @@
-"""EXPECT gate 1 torch-compute
+"""EXPECT gate 1 harness-tampering
 CLASS 4
 LAYER form
 Does the work on the host with numpy on the tensors' memory (invisible to an ATen watch) and

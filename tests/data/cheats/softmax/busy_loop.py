@@ -1,6 +1,7 @@
 """EXPECT gate 1 timeout: spins forever inside its kernel (a loop whose condition is always true
-but depends on a loaded value, so nothing static can see it); the sandbox's wall clock kills
-it, and Inductor's own kernel run the same way shows it is the candidate's fault."""
+but rests on volatile loads the compiler may not drop, so nothing static can see it; on the
+H200 a loop on a plain loaded value was compiled away); the sandbox's wall clock kills it, and
+Inductor's own kernel run the same way shows it is the candidate's fault."""
 import triton
 import triton.language as tl
 
@@ -10,9 +11,8 @@ def rows(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n
-    spin = tl.load(in_ptr + row * n)
-    while (spin == spin) | (spin != spin):
-        spin = spin + 1.0
+    while tl.load(in_ptr + row * n, volatile=True) == tl.load(in_ptr + row * n, volatile=True):
+        tl.debug_barrier()
     x = tl.load(in_ptr + row * n + cols, mask=mask, other=float("-inf"))
     e = tl.where(mask, tl.exp(x - tl.max(x, 0)), 0.0)
     tl.store(out_ptr + row * n + cols, e / tl.sum(e, 0), mask=mask)
