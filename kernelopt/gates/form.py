@@ -54,6 +54,8 @@ IMPORTS: dict[str, tuple[bool, frozenset[str] | None]] = {
     "torch": (True, frozenset()),
     "torch._inductor.runtime": (False, frozenset({"triton_helpers", "triton_heuristics"})),
     "torch._inductor.runtime.triton_helpers": (True, None),
+    # Helion's generated kernels take libdevice from here
+    "torch._inductor.runtime.triton_compat": (False, frozenset({"libdevice"})),
     # Inductor's kernels import these; they may be bound, never used
     "torch._inductor.runtime.hints": (
         False,
