@@ -42,7 +42,49 @@ def test_the_job_account_counts_jobs_gpu_memory_and_disk(tmp_path):
     paths.root.mkdir(parents=True)
     (paths.root / "big.bin").write_bytes(b"x" * 3 * 2**20)
     acc = job_account(paths)
-    assert acc == {"jobs": 3, "gpu_peak_mb": 8100.0, "gpu_declared_max_mb": 12000, "disk_mb": 3.0}
+    assert acc == {
+        "jobs": 3,
+        "wall_started": None,
+        "wall_ended": None,
+        "wall_s": None,
+        "gpu_busy_pct": None,
+        "candidates_judged": 0,
+        "gpu_peak_mb": 8100.0,
+        "gpu_declared_max_mb": 12000,
+        "disk_mb": 3.0,
+    }
+
+
+def test_the_job_account_gives_wall_time_gpu_busy_share_and_candidates_judged(tmp_path):
+    """Issue 12's columns: the problem's wall time from its jobs' spans, the share of the warm
+    workers' 1-s GPU samples within it that were busy (other problems' spans and samples outside
+    it do not count), and the candidates gates 1-2 judged (pass or fail; an infrastructure
+    verdict judged nothing)."""
+    import json
+
+    from kernelopt.report.stage import job_account
+
+    def span(rel: str, started: float, ended: float) -> None:
+        f = tmp_path / "logs" / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("ran\n")
+        (f.parent / f"{f.name}.span.json").write_text(json.dumps({"started": started, "ended": ended}))
+
+    span("capture/level1_1_A.log", 100.0, 110.0)
+    span("gate12/level1_1_A/u0/cands/c0.log", 120.0, 130.5)
+    span("capture/level1_1_AB.log", 0.0, 1000.0)  # another problem
+    busy = [{"t": t, "util": 50 if t < 115 else 0} for t in range(90, 140)]
+    (tmp_path / "logs" / "gpu-busy-0.jsonl").write_text("".join(json.dumps(d) + "\n" for d in busy))
+    paths = ProblemPaths(tmp_path, "level1_1_A")
+    for i, verdict in enumerate(["pass", "fail", "infrastructure"]):
+        g = paths.root / "units" / "u0" / "cands" / f"c{i}" / "gate2.json"
+        g.parent.mkdir(parents=True)
+        g.write_text(json.dumps({"verdict": verdict}))
+    acc = job_account(paths)
+    assert (acc["wall_started"], acc["wall_ended"], acc["wall_s"]) == (100.0, 130.5, 30.5)
+    # samples at t = 100..130 (31 of them), busy at 100..114 (15)
+    assert acc["gpu_busy_pct"] == round(100 * 15 / 31, 1)
+    assert acc["candidates_judged"] == 2
 
 
 def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsys):

@@ -10,6 +10,8 @@ report          ``report/results.csv``, ``summary.json`` (tables.py): one row pe
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -245,12 +247,42 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
     if capture_mem.get("job_peak_mb"):
         peaks.append(float(capture_mem["job_peak_mb"]))
     disk = sum(f.stat().st_size for f in paths.root.rglob("*") if f.is_file()) if paths.root.exists() else 0
+    spans = [read_json(f) or {} for f in _job_files(logs_dir(paths.workdir), paths.problem, ".log.span.json")]
+    starts = [s["started"] for s in spans if isinstance(s.get("started"), (int, float))]
+    ends = [s["ended"] for s in spans if isinstance(s.get("ended"), (int, float))]
+    span = (min(starts), max(ends)) if starts and ends else None
+    judged = [
+        v
+        for g in sorted(paths.root.glob("units/*/**/gate2.json"))
+        if (v := (read_json(g) or {}).get("verdict")) in ("pass", "fail")
+    ]
     return {
         "jobs": len(logs),
+        "wall_started": span[0] if span else None,
+        "wall_ended": span[1] if span else None,
+        "wall_s": round(span[1] - span[0], 1) if span else None,
+        "gpu_busy_pct": gpu_busy_pct(paths.workdir, span),
+        "candidates_judged": len(judged),
         "gpu_peak_mb": round(max(peaks), 1) if peaks else None,
         "gpu_declared_max_mb": max(declared) if declared else None,
         "disk_mb": round(disk / 2**20, 2),
     }
+
+
+def gpu_busy_pct(workdir: Path, span: tuple[float, float] | None) -> float | None:
+    """The share of the GPU-utilisation samples (``logs/gpu-busy-*.jsonl``, one a second, taken
+    by the warm workers) within ``span`` in which a GPU was busy; None without samples (CPU
+    mode, or the executor off)."""
+    if span is None:
+        return None
+    samples = []
+    for f in sorted(logs_dir(workdir).glob("gpu-busy-*.jsonl")):
+        for line in f.read_text().splitlines():
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                d = json.loads(line)
+                if span[0] <= float(d["t"]) <= span[1]:
+                    samples.append(float(d["util"]) > 0)
+    return round(100.0 * sum(samples) / len(samples), 1) if samples else None
 
 
 def gpu_seconds(paths: ProblemPaths) -> float | None:

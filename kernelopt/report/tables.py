@@ -119,6 +119,9 @@ RESULT_COLUMNS = [
     "best_candidate_bw_pct",
     "gpu_seconds",
     "jobs",
+    "wall_s",
+    "gpu_busy_pct",
+    "candidates_judged",
     "gpu_peak_mb",
     "disk_mb",
     "meaningful",
@@ -191,6 +194,10 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "best_candidate_bw_pct": _round((r.get("roofline") or {}).get("best_candidate_bw_pct")),
         "gpu_seconds": r.get("gpu_seconds"),
         "jobs": r.get("jobs"),
+        "wall_s": r.get("wall_s"),
+        "gpu_busy_pct": r.get("gpu_busy_pct"),
+        "candidates_judged": r.get("candidates_judged"),
+        "_wall": (r.get("wall_started"), r.get("wall_ended")),
         "gpu_peak_mb": r.get("gpu_peak_mb"),
         "disk_mb": r.get("disk_mb"),
         "meaningful": r.get("meaningful"),
@@ -214,7 +221,25 @@ def _noise_band_halfwidth(rows: list[dict[str, Any]]) -> float | None:
     return statistics.median(widths) if widths else None
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _throughput(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
+    """The rows' wall time (first job start to last job end) and candidates judged (gates 1-2
+    verdicts pass or fail) per minute of it: per GPU-minute on a GPU run (the wall time times
+    the ``gpus`` the run used), per wall minute in CPU mode."""
+    spans = [r.get("_wall") or (None, None) for r in rows]
+    starts = [a for a, _ in spans if isinstance(a, (int, float))]
+    ends = [b for _, b in spans if isinstance(b, (int, float))]
+    wall = (max(ends) - min(starts)) if starts and ends else None
+    judged = sum(int(r.get("candidates_judged") or 0) for r in rows)
+    gpu = any(r.get("gpu_busy_pct") is not None for r in rows) or all(bool(r.get("meaningful")) for r in rows)
+    per_min = round(judged / (wall / 60) / (max(gpus, 1) if gpu else 1), 2) if wall else None
+    return {
+        "wall_s": round(wall, 1) if wall is not None else None,
+        "candidates_judged": judged,
+        ("candidates_per_gpu_minute" if gpu else "candidates_per_wall_minute"): per_min,
+    }
+
+
+def summarize(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
     """Category counts, deployed and conditional geomeans, optimized rate and fast_p of a set
     of ``result_row`` rows (a level, or all of them)."""
     counts = {c: 0 for c in CATEGORIES}
@@ -245,16 +270,17 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "vs_eager": {f"{p:.1f}": fast_p(deployed_eager, p) for p in FAST_P},
         },
         "noise_band_halfwidth_median": _noise_band_halfwidth(rows),
+        **_throughput(rows, gpus),
         "llm": {k: round(sum(r[k] or 0 for r in rows), 6) for k in LLM_COLUMNS},
     }
 
 
-def summary_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summary_of(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
     """summary.json: ``summarize`` overall and per level, and whether times mean anything."""
     levels = sorted({r["level"] for r in rows})
     return {
-        "overall": summarize(rows),
-        "levels": {lv: summarize([r for r in rows if r["level"] == lv]) for lv in levels},
+        "overall": summarize(rows, gpus),
+        "levels": {lv: summarize([r for r in rows if r["level"] == lv], gpus) for lv in levels},
         "meaningful": all(bool(r["meaningful"]) for r in rows if r["category"] != "error"),
         "notes": (
             "deployed geomean counts fallbacks and matched problems as 1x; speedups are vs the torch.compile "
@@ -269,10 +295,11 @@ def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -
     rows = [result_row(workdir, p) for p in problems]
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with open(out_csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS)
+        w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    summary = summary_of(rows)
+    gpus = len(list((Path(workdir) / "logs").glob("gpu-busy-*.jsonl"))) or 1
+    summary = summary_of(rows, gpus)
     out_json.write_text(json.dumps(summary, indent=2) + "\n")
     summary["rows"] = rows
     return summary
