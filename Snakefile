@@ -45,6 +45,20 @@ localrules:
 ruleorder: seed_beam > select_iter
 
 
+# the run's warm workers end with it (kernelopt/runner/worker.py); a killed run's end on their own
+# after executor.idle_s
+onsuccess:
+    from kernelopt.runner import worker as ko_worker
+
+    ko_worker.stop_all(WORKDIR)
+
+
+onerror:
+    from kernelopt.runner import worker as ko_worker
+
+    ko_worker.stop_all(WORKDIR)
+
+
 rule all:
     input:
         f"{WORKDIR}/report/stages.json",

@@ -1,4 +1,6 @@
 # Config validation, the problem set, what each rule is handed, and every input function.
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +25,10 @@ except KerneloptError as e:
     raise WorkflowError(f"kernelopt: {e}")
 
 WORKDIR = CONFIG["workdir"].rstrip("/")
+# Warm workers (kernelopt/runner/worker.py): the GPU stages' jobs read this to hand their work to
+# a worker of their problem; it changes where the work runs, never what it computes, so it is
+# not a setting any rule is handed (no job re-runs when it changes).
+os.environ.update(KERNELOPT_EXECUTOR=json.dumps(CONFIG["executor"]))
 # The problem set as a file the reports read: rewritten only when the set changes, so adding or
 # removing problems re-runs the reports by file time alone (a fresh checkout has no .snakemake
 # metadata to notice a changed params list).

@@ -1,14 +1,17 @@
 """Rules gate12 (gates 1-2 per candidate slot), gate3, gate4 (per stitch attempt)."""
 
 from kernelopt.core.paths import ProblemPaths, attempt_of
-from kernelopt.core.stagelog import run_stage
+from kernelopt.core.stagelog import remote
 from kernelopt.gates import stage as gates
+from kernelopt.runner.worker import run_job
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
 w, cfg = smk.wildcards, smk.params.cfg
 paths = ProblemPaths(smk.params.workdir, w.problem)
 if smk.rule == "gate12":
-    run_stage(smk.rule, smk.log[0], lambda: gates.run_gate12(paths, w.unit, w.cand, cfg), job=smk)
+    call = remote(paths, "kernelopt.gates.stage:run_gate12", w.unit, w.cand, cfg)
+    run_job(smk.rule, smk.log[0], lambda: gates.run_gate12(paths, w.unit, w.cand, cfg), job=smk, remote=call)
 else:
     fn = gates.run_gate3 if smk.rule == "gate3" else gates.run_gate4
-    run_stage(smk.rule, smk.log[0], lambda: fn(paths, attempt_of(w.stage), cfg), job=smk)
+    call = remote(paths, f"kernelopt.gates.stage:run_{smk.rule}", attempt_of(w.stage), cfg)
+    run_job(smk.rule, smk.log[0], lambda: fn(paths, attempt_of(w.stage), cfg), job=smk, remote=call)

@@ -394,7 +394,7 @@ def test_gate_calls_are_streamed_one_at_a_time_to_one_child(tmp_path):
     call's tensors exist at a time (what lets units of GiB-sized tensors fit on a GPU)."""
     import torch
 
-    from kernelopt.gates import sandbox
+    from kernelopt.runner import sandbox
 
     cand = _stream_candidate(
         tmp_path,
@@ -447,7 +447,7 @@ def test_the_judges_own_time_is_not_charged_to_a_streamed_candidate(tmp_path):
 
     import torch
 
-    from kernelopt.gates import sandbox
+    from kernelopt.runner import sandbox
 
     cand = _stream_candidate(
         tmp_path,
@@ -489,7 +489,7 @@ def test_a_stream_hands_the_child_the_same_slots_every_call(tmp_path):
     reads them through views it laid out itself."""
     import torch
 
-    from kernelopt.gates import sandbox
+    from kernelopt.runner import sandbox
 
     cand = _stream_candidate(
         tmp_path,
@@ -564,7 +564,7 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
         textwrap.dedent(
             f"""
             import os, time, torch
-            from kernelopt.gates import sandbox
+            from kernelopt.runner import sandbox
 
             class Judge(sandbox.Stream):
                 calls = 3

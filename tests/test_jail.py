@@ -256,7 +256,7 @@ def test_the_launcher_is_the_standard_library_only():
 
 def test_the_environment_the_child_gets_is_an_allowlist(monkeypatch, tmp_path):
     """No credentials, no KERNELOPT_* variables, nothing the judge did not name."""
-    from kernelopt.gates import sandbox
+    from kernelopt.runner import sandbox
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
     monkeypatch.setenv("KERNELOPT_FAULT", "oom:gate12")
@@ -275,7 +275,7 @@ def test_the_environment_the_child_gets_is_an_allowlist(monkeypatch, tmp_path):
 def test_the_run_directory_and_the_checkout_are_not_bound(tmp_path):
     """What the child may read: the system, the Python installation, the kernelopt package; not
     the checkout around the package (tests, run directories, .git), not the run directory."""
-    from kernelopt.gates import sandbox
+    from kernelopt.runner import sandbox
 
     box = sandbox.Box("cpu", 10.0, hidden=[ROOT / "workdir"])
     try:

@@ -276,8 +276,8 @@ def test_the_deployed_model_computes_what_gate3_judged(demo_run):
     from kernelopt.core import outputcode, runtime
     from kernelopt.core.config import validate
     from kernelopt.core.paths import ProblemPaths
-    from kernelopt.gates import sandbox
     from kernelopt.gates.model import Problem
+    from kernelopt.runner import sandbox
 
     paths = ProblemPaths(demo_run, "level1_1_Softmax")
     stitched = paths.root / "stitch/output_code.py"

@@ -38,6 +38,9 @@ _OPERATIONAL = {
 }
 # the gpu.* settings shape how jobs are scheduled (their resources, retries), never an output
 _SCHEDULING = {"gpu.retries", "gpu.need_factor", "gpu.default_mb"}
+# the executor.* settings say where a job's work runs (a warm worker or the job itself), never
+# what it computes
+_WHERE = {"executor.enabled", "executor.workers_per_problem", "executor.warm_children", "executor.idle_s"}
 
 # rule -> the settings it reads (a top-level key, or "section.key").  Snakemake compares these
 # values with the ones a job's outputs were made with; nothing else invalidates a job.
@@ -286,6 +289,8 @@ def invalidation_table() -> str:
         none = "none (read at run time from `<workdir>/llm/settings.json`)" if key in _OPERATIONAL else "none"
         if key in _SCHEDULING:
             none = "none (a job's GPU memory resource and retries only)"
+        if key in _WHERE:
+            none = "none (where a job's work runs, not what it computes)"
         rows.append(f"| `{key}` | {', '.join(f'`{r}`' for r in rules) or none} |")
     return "\n".join(rows)
 

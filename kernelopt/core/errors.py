@@ -27,6 +27,14 @@ class JobFault(KerneloptError):
 
 
 # how an out-of-memory error reads, from torch, the CUDA driver or a child's log
+def fault_points() -> list[str]:
+    """The injected fault points of this process (``KERNELOPT_FAULT``, tests only), handed to
+    a jailed child in its job (its environment carries no ``KERNELOPT_*``)."""
+    import os
+
+    return sorted({p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",") if p.strip()})
+
+
 OOM_WORDS = ("out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation", "OutOfMemoryError")
 
 

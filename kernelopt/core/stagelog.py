@@ -3,6 +3,12 @@
 Used by the thin scripts/ entry points: stdout and stderr (also of C extensions, via the
 file descriptors) go to the log; a user-caused error ends in one sentence, both in the
 log and on the console, and exit status 1.
+
+A job whose stage can run in a warm worker (``runner/worker.py``: the job's work without a
+Python start, a torch import, a CUDA context and a problem rebuilt per job) describes that call
+with ``remote(paths, "module:function", *args)``; ``run_request`` is the worker's side, with
+what is counted per job started afresh.  The files, the log, the verdicts and the exit status
+are the same either way.
 """
 
 from __future__ import annotations
@@ -45,7 +51,23 @@ def redirected(log: str | Path | None):
             os.close(saved[1])
 
 
-def _report_gpu_time(log: str | Path | None) -> None:
+def write_span(log: str | Path | None, name: str, started: Any = None) -> None:
+    """``<log>.span.json``: when the job's process started and when its work ended (epoch
+    seconds), and the seconds spent per phase (``core/phases.py``): the report's per-problem wall
+    time and GPU-busy share (``report/stage.py``) and the executor's overhead table."""
+    if not log:
+        return
+    import json
+
+    from . import phases
+
+    start = started if isinstance(started, (int, float)) else process_started()
+    record = {"rule": name, "started": start, "ended": round(time.time(), 3), "phases": phases.record()}
+    with contextlib.suppress(OSError):
+        Path(f"{log}.span.json").write_text(json.dumps(record))
+
+
+def _report_gpu_time(log: str | Path | None, started: Any = None) -> None:
     """``<log>.gpu.json``: seconds the job held the GPU lock (exclusive: measurements; shared:
     correctness runs and compiles), and the memory it claimed and used (``core/gpumem.py``),
     when it touched the GPU at all."""
@@ -56,7 +78,10 @@ def _report_gpu_time(log: str | Path | None) -> None:
         import json
 
         held = {k: round(v, 3) for k, v in gpulock.HELD.items()}
-        span = {"process_started": process_started(), "ended": round(time.time(), 3)}
+        span = {
+            "process_started": started if isinstance(started, (int, float)) else process_started(),
+            "ended": round(time.time(), 3),
+        }
         record = {**held, "memory": memory, **span, "phases": phases.record()}
         Path(f"{log}.gpu.json").write_text(json.dumps(record) + "\n")
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
@@ -75,7 +100,7 @@ def process_started() -> float | None:
         return None
 
 
-def _gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:
+def gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:
     """The job's claim of GPU memory (``core/gpumem.py``), from its ``gpu_mb`` and ``gpu_alone``
     resources, made when the job first prepares the device (``gpumem.defer``); nothing for a job
     without them (CPU mode, a rule that does not use the GPU)."""
@@ -91,13 +116,19 @@ def _gpu_claim(name: str, job: Any) -> contextlib.AbstractContextManager[Any]:
     return gpumem.defer(need, alone=alone, what=what)
 
 
-def _maybe_fail(name: str, job: Any) -> None:
+def maybe_fail(name: str, job: Any) -> None:
     """``KERNELOPT_FAULT=jobfault:<rule>`` (tests): a job of that rule fails as a machine fault
     would, except when it runs as a retry on a GPU of its own."""
     resources = getattr(job, "resources", None) or {}
     points = {p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",")}
     if f"jobfault:{name}" in points and not int(resources.get("gpu_alone", 0) or 0):
         raise JobFault(f"injected by KERNELOPT_FAULT=jobfault:{name}")
+
+
+def remote(paths: Any, fn: str, *args: Any) -> dict[str, Any]:
+    """A stage call a worker can make: ``fn`` (``module:function``) of ``paths`` and ``args``
+    (JSON data)."""
+    return {"fn": fn, "workdir": str(paths.workdir), "problem": paths.problem, "args": list(args)}
 
 
 def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any = None) -> Any:
@@ -108,12 +139,13 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
             try:
                 try:
                     startup_phase()
-                    with _gpu_claim(name, job):
-                        _maybe_fail(name, job)
+                    with gpu_claim(name, job):
+                        maybe_fail(name, job)
                         with phases.timed(f"{name} (the job's work)"):
                             return fn()
                 finally:
                     _report_gpu_time(log)
+                    write_span(log, name)
             except KerneloptError as e:
                 print(f"kernelopt {name}: {e}", flush=True)
                 raise
@@ -122,15 +154,76 @@ def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any
                 raise
     except KerneloptError as e:
         first = str(e).splitlines()[0]
-        print(f"kernelopt {name}: {first} (full log: {_keep_failed_log(log)})", file=sys.stderr, flush=True)
+        print(f"kernelopt {name}: {first} (full log: {keep_failed_log(log)})", file=sys.stderr, flush=True)
         sys.exit(1)
     except Exception as e:  # noqa: BLE001
         print(
-            f"kernelopt {name}: internal error {type(e).__name__}: {e} (traceback in {_keep_failed_log(log)})",
+            f"kernelopt {name}: internal error {type(e).__name__}: {e} (traceback in {keep_failed_log(log)})",
             file=sys.stderr,
             flush=True,
         )
         sys.exit(1)
+
+
+def run_request(req: dict[str, Any]) -> dict[str, Any]:
+    """A job's work in a warm worker (``runner/worker.py``): ``run_stage`` as the job's own
+    process would do it, with what is counted per job started afresh (phases, GPU lock seconds,
+    memory peaks, the job's claim and injected faults)."""
+    import importlib
+
+    from . import gpulock, gpumem
+    from .errors import JobFault
+    from .paths import ProblemPaths
+
+    name, log = str(req.get("rule", "")), req.get("log")
+    phases.SPENT.clear()
+    gpulock.HELD.update(exclusive=0.0, shared=0.0)
+    gpumem.PEAKS.update(job=0.0, children=0.0)
+    gpumem.CLAIM.clear()
+    gpumem.CLAIM.update(req.get("claim") or {})
+    _reset_peak_memory()
+    saved_faults = os.environ.get("KERNELOPT_FAULT")
+    os.environ["KERNELOPT_FAULT"] = ",".join(req.get("faults") or [])
+    try:
+        with redirected(log):
+            try:
+                started, waited = req.get("client_started"), float(req.get("waited_s") or 0.0)
+                if isinstance(started, (int, float)):
+                    elapsed = max(time.time() - started, 0.0)
+                    phases.add("start-up (process start to the stage's code)", max(elapsed - waited, 0.0))
+                    phases.add("wait for the problem's worker and GPU memory", min(waited, elapsed))
+                print(f"[worker] pid {os.getpid()} runs this job ({name})", flush=True)
+                mod_name, _, fn_name = str(req["fn"]).partition(":")
+                fn = getattr(importlib.import_module(mod_name), fn_name)
+                paths = ProblemPaths(req["workdir"], req["problem"])
+                if f"oom:{name}" in (req.get("faults") or []):  # tests: the shared context runs out
+                    raise RuntimeError("CUDA out of memory (injected by KERNELOPT_FAULT=oom:" + name + ")")
+                with phases.timed(f"{name} (the job's work)"):
+                    fn(paths, *req.get("args", []))
+                return {"ok": True}
+            except JobFault as e:
+                traceback.print_exc()
+                return {"ok": False, "fault": True, "error": f"{e}"}
+            except KerneloptError as e:
+                print(f"kernelopt {name}: {e}", flush=True)
+                return {"ok": False, "user_error": True, "error": str(e)}
+            except Exception as e:  # noqa: BLE001 - the job's failure, never the worker's
+                traceback.print_exc()
+                return {"ok": False, "error": f"{type(e).__name__}: {e}"}
+            finally:
+                _report_gpu_time(log, started=req.get("client_started"))
+                write_span(log, name, req.get("client_started"))
+    finally:
+        if saved_faults is None:
+            os.environ.pop("KERNELOPT_FAULT", None)
+        else:
+            os.environ["KERNELOPT_FAULT"] = saved_faults
+
+
+def _reset_peak_memory() -> None:
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.reset_peak_memory_stats()
 
 
 def startup_phase(what: str = "start-up (process start to the stage's code)") -> None:
@@ -142,7 +235,7 @@ def startup_phase(what: str = "start-up (process start to the stage's code)") ->
         phases.add(what, max(time.time() - started, 0.0))
 
 
-def _keep_failed_log(log: str | Path | None) -> str | None:
+def keep_failed_log(log: str | Path | None) -> str | None:
     """A failed job's log, copied to ``<log>.failed-<time>``: Snakemake deletes the log of a
     failed job before it retries it, and what went wrong must survive the retry."""
     if not log or not Path(log).exists():

@@ -1,11 +1,13 @@
 """The jailed child: the only process that runs candidate code.
 
-usage: python -m kernelopt.gates.child SOCKET   (started by ``sandbox.run`` inside ``runner/jail.py``)
+usage: python -m kernelopt.gates.child SOCKET [--device cuda|cpu]
+(started by ``runner/sandbox.py`` inside ``runner/jail.py``, possibly long before its job)
 
-It imports what trusted code needs, connects to the judge, takes its job, prepares the device
-and the caches, and only then loads candidates (``core/loader.py``) and runs them on tensors in
-the slots the judge laid out (``runner/wire.py``).  The job's files are under ``/job``, the
-problem's compile caches (an overlay whose writes stay here) under ``/cache``.  Jobs
+It imports what trusted code needs (and initialises CUDA), connects to the judge, waits for its
+job, prepares the device and the caches, writes the job's files into its scratch (``/tmp/job``),
+and only then loads candidates (``core/loader.py``) and runs them on tensors in the slots the
+judge laid out (``runner/wire.py``).  The problem's compile caches (an overlay whose writes stay
+here) are under ``/cache``.  Jobs
 (``job["kind"]``):
 
   unit    a unit's candidate, call by call on the judge's slots (gates 1-2); Inductor's kernel
@@ -428,12 +430,29 @@ def connect(path: str) -> Any:
     return wire.Channel(sock)
 
 
+def write_files(data: dict[str, bytes], root: Path = Path("/tmp/job")) -> dict[str, str]:
+    """The job's files, written under ``root``: name -> path (a directory's name too)."""
+    files: dict[str, str] = {}
+    for name, blob in data.items():
+        rel = Path(name)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"a job file named {name!r}")
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(blob)
+        files[name] = str(path)
+        for i in range(1, len(rel.parts)):
+            files.setdefault("/".join(rel.parts[:i]), str(root.joinpath(*rel.parts[:i])))
+    return files
+
+
 def prepare(conn: Conn, job: dict[str, Any]) -> dict[str, Any]:
-    """The device and caches of the job, the judge's fault points, the remote GPU lock; the
-    job's slot descriptors as tensors."""
+    """The device and caches of the job, its files, the judge's fault points, the remote GPU
+    lock; the job's slot descriptors as tensors."""
     from ..core import gpulock, runtime
     from . import faults
 
+    job["files"] = write_files(job.pop("file_data", {}) or {})
     device = runtime.prepare(job["device"], None)
     job["device"] = device
     conn.device = device
@@ -444,6 +463,7 @@ def prepare(conn: Conn, job: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     socket_path = sys.argv[1]
+    device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else None
     import torch
 
     # what Inductor-style candidates import, loaded before any candidate
@@ -453,18 +473,25 @@ def main() -> None:
     import triton  # noqa: F401 - the candidate's imports find it loaded
     import triton.language  # noqa: F401
 
-    from ..core import gpulock, gpumem
+    from ..core import gpulock, gpumem, phases
     from ..core.stagelog import startup_phase
 
+    if device == "cuda":  # the context ready before the job comes (a warm child)
+        torch.cuda.init()
+        torch.empty(1, device="cuda")
+    # read by sandbox._child_phases: a warm child (runner/sandbox.py) was ready before its job
+    # came, and its start-up is then off the job's critical path
+    startup_phase("start-up (Python, torch, CUDA: until ready for a job)")
     channel = connect(socket_path)
     conn = Conn(channel, "cpu")
     msg = conn.next()
     if msg.get("op") != "job":
         return
+    t_job = time.monotonic()
     job = msg["job"]
     conn.device = job["device"]
     job = prepare(conn, job)
-    startup_phase("start-up (Python, torch, the job, the sandbox)")  # read by sandbox._child_phases
+    phases.add("the job's files and tensors", time.monotonic() - t_job)
     reply = JOBS[job["kind"]](job, conn)
     if isinstance(reply, dict):
         # a job that stopped on a candidate's error has already had its "end"; others wait for it

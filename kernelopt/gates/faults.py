@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import gpulock, gpumem
-from ..core.errors import OOM_WORDS, JobFault
+from ..core.errors import OOM_WORDS, JobFault, fault_points
 from ..core.errors import looks_like_oom as looks_like_oom
 
 INFRASTRUCTURE = "infrastructure"
@@ -44,11 +44,6 @@ class InjectedOutOfMemory(RuntimeError):
 
 # the points a jailed child was handed by its judge (None: read the environment)
 INJECTED: set[str] | None = None
-
-
-def fault_points() -> list[str]:
-    """The injected fault points of this process (``KERNELOPT_FAULT``), for a child's job."""
-    return sorted({p.strip() for p in os.environ.get("KERNELOPT_FAULT", "").split(",") if p.strip()})
 
 
 def injected(point: str) -> bool:

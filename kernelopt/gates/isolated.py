@@ -43,7 +43,8 @@ from ..core.outputs import CHUNK, same_values
 from ..core.paths import ProblemPaths
 from ..core.phases import timed
 from ..isolate.harness import UnitHarness, poison
-from . import errprofile, sandbox
+from ..runner import sandbox
+from . import errprofile
 from .faults import InfrastructureFault, looks_like_fault, suspect
 from .verdict import FAIL, PASS, SKIPPED, GateVerdict
 from .watch import ATEN_ALLOWED

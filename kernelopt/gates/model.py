@@ -37,7 +37,7 @@ from ..core import gpulock, outputcode, outputs, problems, runtime
 from ..core.paths import ProblemPaths
 from ..core.phases import timed
 from ..isolate.harness import ProblemRuntime, poison
-from . import sandbox
+from ..runner import sandbox
 from .faults import InfrastructureFault, looks_like_fault, suspect
 from .isolated import fresh_seeds
 from .verdict import FAIL, PASS, GateVerdict
@@ -90,14 +90,14 @@ class Problem:
     def __init__(self, paths: ProblemPaths, cfg: dict[str, Any]):
         self.paths = paths
         self.device = runtime.prepare(cfg["device"], paths.cache)
-        self.rt = ProblemRuntime(paths, self.device, cfg["seed"])
+        self.rt = ProblemRuntime.get(paths, self.device, cfg["seed"])
         grec = self.rt.record["graphs"][0]
         self.out_idx = grec["standalone"].get("outputs") or []
         if not self.rt.record.get("stitchable") or any(i is None for i in self.out_idx):
             why = grec["standalone"].get("reason", "not stitchable")
             raise NotStitchable(f"the captured wrapper cannot stand in for the model: {why} (capture.json)")
         self.oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
-        self.base = self.rt.load_wrapper(0, paths.output_code)
+        self.base = self.rt.baseline()
         self.pins = pin_configs(self.base, self.oc, grec["standalone"]["launches"])
         # the compiled model's output structure as capture saw it (older captures: eager's)
         self.structure = self.rt.record.get("output_structure")

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core import measure
 from ..core.paths import ProblemPaths
-from . import sandbox
+from ..runner import sandbox
 from .faults import InfrastructureFault
 from .model import Problem
 from .verdict import FAIL, PASS, SKIPPED_BY_MODE, GateVerdict

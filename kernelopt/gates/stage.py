@@ -73,7 +73,7 @@ def judge_candidate(
 
     def check() -> tuple[GateVerdict, GateVerdict]:
         with timed("rebuild the problem (model, saved arguments)"):
-            harness = UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
+            harness = UnitHarness(paths, unit, ProblemRuntime.get(paths, device, cfg["seed"]))
         return check_unit(paths, unit, Path(candidate), cfg, harness)
 
     def on_fault(cause: str) -> tuple[GateVerdict, GateVerdict]:

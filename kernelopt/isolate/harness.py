@@ -15,6 +15,7 @@ import importlib.util
 import itertools
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -72,8 +73,39 @@ def transform_inputs(inputs: list[Any], distribution: str) -> list[Any]:
     return [one(t) for t in inputs]
 
 
+# a warm worker (runner/worker.py, which sets KERNELOPT_WARM_WORKER) keeps its problem rebuilt
+# from one job to the next: the last _KEEP rebuilt problems
+_SHARED: dict[tuple[Any, ...], Any] = {}
+_KEEP = 2
+
+
 class ProblemRuntime:
     """The captured problem, rebuilt in this process: model, wrapper module, call args."""
+
+    @classmethod
+    def get(cls, paths: ProblemPaths, device: str, seed: int) -> ProblemRuntime:
+        """A rebuilt problem: a new one, or in a warm worker the one it rebuilt for an earlier
+        job of the same capture (a capture made again is rebuilt again)."""
+        if not os.environ.get("KERNELOPT_WARM_WORKER"):
+            return cls(paths, device, seed)
+        try:
+            stamp = paths.capture_record.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        key = (str(Path(paths.root).resolve()), device, seed, stamp)
+        if key not in _SHARED:
+            while len(_SHARED) >= _KEEP:
+                _SHARED.pop(next(iter(_SHARED)))
+            _SHARED[key] = cls(paths, device, seed)
+        else:
+            _SHARED[key] = _SHARED.pop(key)  # the most recently used last
+        return _SHARED[key]
+
+    def baseline(self) -> ModuleType:
+        """The captured wrapper loaded once more, for judging (gate 3's baseline): kept."""
+        if getattr(self, "_baseline", None) is None:
+            self._baseline = self.load_wrapper(0, self.paths.output_code)
+        return self._baseline
 
     def __init__(self, paths: ProblemPaths, device: str, seed: int):
         import torch

@@ -72,7 +72,7 @@ def _isolate_kernel(
             "launch on separate copies cannot reproduce it, so the unit stays the user's kernel",
         )
     elif contract["user"]:
-        rt = ProblemRuntime(paths, device, cfg["seed"])  # one rebuild of the problem for both steps
+        rt = ProblemRuntime.get(paths, device, cfg["seed"])  # one rebuild of the problem for both steps
         result["reads_written"] = _user_reference(paths, unit, contract, kernel_src, cfg, rt)
         result.update(_check(paths, unit, contract, cfg, device, rt))
     elif not ref_src.exists():
@@ -179,7 +179,7 @@ def _check(
 ) -> dict[str, Any]:
     icfg = cfg["isolate"]
     try:
-        rt = rt or ProblemRuntime(paths, device, cfg["seed"])
+        rt = rt or ProblemRuntime.get(paths, device, cfg["seed"])
         h = UnitHarness(paths, unit, rt)
         cand = load_module(paths.inductor_kernel(unit), "kernelopt_inductor")
         with gpulock.shared(device, f"isolate {paths.problem}/{unit}"):

@@ -15,7 +15,6 @@ Every role's input and output is a file; the agent backend (agents/) does the th
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -258,7 +257,7 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
 def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: dict[str, Any]) -> dict[str, Any]:
     """NCU around a jailed child that launches the candidate on the unit's inputs (drawn here,
     handed over in slots); the report comes out of the child's scratch and is parsed here."""
-    from ..gates import sandbox
+    from ..runner import sandbox
 
     names = profiler.jit_kernel_names(cand.read_text())
     ncu = profiler.ncu_command("^(" + "|".join(names) + ")$", "/tmp/report.ncu-rep", cfg["search"]["ncu_sections"])
@@ -273,7 +272,7 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
         cache=paths.cache,
         files={"candidate.py": cand},
         hidden=[paths.root.parent],
-        argv=[*ncu, sys.executable, "-m", "kernelopt.gates.child", sandbox.INSIDE_SOCKET],
+        argv=[*ncu, *sandbox.child_command(h.rt.device)],
         collect={"report.ncu-rep": report},
     )
     del before

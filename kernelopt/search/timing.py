@@ -2,7 +2,7 @@
 of the run's seed, interleaved (``measure.compare``).  Used by the search's ``select_iter`` and by
 ``select``, and for one candidate's time by the search's ``profile``.
 
-The candidates run only in a jailed child (``gates/sandbox.py``, jobs ``timing`` and ``time``),
+The candidates run only in a jailed child (``runner/sandbox.py``, jobs ``timing`` and ``time``),
 for which the judge takes the GPU lock (shared while warming up, exclusively while measuring).
 A child that fails (a candidate that hangs or crashes when timed) is retried one candidate at a
 time, so that one bad candidate does not take the others' times with it; whatever cannot be
@@ -18,15 +18,15 @@ from typing import Any
 from ..core import measure, runtime
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
-from ..gates import sandbox
 from ..gates.faults import InfrastructureFault
 from ..isolate.harness import ProblemRuntime, UnitHarness
+from ..runner import sandbox
 
 
 def unit_harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> UnitHarness:
     """The unit's harness in this process (device prepared, the captured problem rebuilt)."""
     device = runtime.prepare(cfg["device"], paths.cache)
-    return UnitHarness(paths, unit, ProblemRuntime(paths, device, cfg["seed"]))
+    return UnitHarness(paths, unit, ProblemRuntime.get(paths, device, cfg["seed"]))
 
 
 def unit_time_ms(paths: ProblemPaths, unit: str) -> float | None:

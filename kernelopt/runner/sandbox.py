@@ -5,9 +5,14 @@ operating-system boundary of ``runner/jail.py``: an unprivileged uid with no cap
 ``no_new_privs``, its own pid, mount, network, IPC, UTS and cgroup namespaces, a read-only view
 of the system and the Python installation, a fresh scratch directory as its only writable
 place, no run directory, a seccomp filter, resource limits, an allowlisted environment; every
-process it starts dies with it.  What it may read of the run is bound in read-only, file by
-file (``files``): the candidate, Inductor's kernel, a wrapper; the problem's compile cache is an
-overlay whose writes stay in the sandbox.
+process it starts dies with it.  What it may read of the run comes over its socket, file by file
+(``files``: the candidate, Inductor's kernel, a wrapper), into its scratch; the problem's compile
+cache is an overlay whose writes stay in the sandbox.
+
+So nothing of a child depends on its job but its device and its problem's cache: a process that
+runs many jobs (a warm worker, ``runner/worker.py``) keeps children started ahead
+(``keep_warm``), their Python, torch and CUDA context ready, and a job takes one (``_take``)
+instead of paying its start; each child still serves one job and is discarded.
 
 Judge and child talk over one Unix socket (``runner/wire.py``); tensors live in slots whose
 layouts the judge decides, so nothing the child says is a tensor.  The judge holds the GPU lock
@@ -34,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core import gpulock, gpumem, phases
+from ..core.errors import fault_points
 from ..core.runtime import child_env
-from ..runner import jail, wire
-from .faults import fault_points
+from . import jail, wire
 
 INSIDE_SOCKET = "/run/kernelopt/judge.sock"
-INSIDE_JOB = "/job"
+INSIDE_JOB = "/tmp/job"  # the job's files, written by the child into its scratch
 INSIDE_CACHE = "/cache"
 ENV_KEEP = (
     "PATH",
@@ -311,13 +316,11 @@ class Box:
         device: str,
         timeout_s: float,
         cache: Path | None = None,
-        files: dict[str, Path] | None = None,
         hidden: list[Path] | None = None,
         limits: dict[str, int] | None = None,
     ):
         self.device = device
         self.cache = Path(cache).resolve() if cache else None
-        self.files = {k: Path(v).resolve() for k, v in (files or {}).items()}
         self.hidden = [Path(h).resolve() for h in (hidden or [])]
         self.limits = limits or {}
         self.tmp = Path(tempfile.mkdtemp(prefix="kernelopt-sandbox-"))
@@ -341,7 +344,6 @@ class Box:
         readonly = [d for d in SYSTEM_DIRS if os.path.lexists(d)] + _python_paths()
         if self.device == "cuda":
             readonly.append("/sys")
-        readonly_at = [(str(p), f"{INSIDE_JOB}/{name}") for name, p in self.files.items()]
         overlays = []
         if self.cache is not None:
             self.cache.mkdir(parents=True, exist_ok=True)
@@ -376,7 +378,7 @@ class Box:
             env=env,
             parent=os.getpid(),
             readonly=sorted(set(readonly), key=len),
-            readonly_at=readonly_at + [(str(self.run_dir), "/run/kernelopt")],
+            readonly_at=[(str(self.run_dir), "/run/kernelopt")],
             writable_at=[(str(self.scratch), "/tmp")],
             overlays=overlays,
             hidden=[str(h) for h in self.hidden],
@@ -386,6 +388,14 @@ class Box:
             cwd="/tmp",
             limits=limits,
         )
+
+    def reset(self, timeout_s: float) -> None:
+        """A warm box's budget starts with its job."""
+        self.timeout_s = timeout_s
+        self.clock = _Clock(time.monotonic(), timeout_s)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and self.channel is not None
 
     def start(self, argv: list[str]) -> wire.Channel:
         sock_path = self.run_dir / "judge.sock"
@@ -516,6 +526,111 @@ class Box:
 
 # --------------------------------------------------------------------------- one job
 CHILD_MODULE = "kernelopt.gates.child"
+FILE_DATA_MAX = 256 << 20  # the job's files, in all (wrappers, candidates, a model's constants)
+
+
+def child_command(device: str) -> list[str]:
+    """The jailed child's command: CUDA is initialised before it waits for its job."""
+    return [sys.executable, "-m", CHILD_MODULE, INSIDE_SOCKET, "--device", device]
+
+
+def _file_data(files: dict[str, Path]) -> dict[str, bytes]:
+    """The job's files as data (a directory's regular files under ``name/``)."""
+    out: dict[str, bytes] = {}
+    for name, p in files.items():
+        p = Path(p)
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                if f.is_file() and "__pycache__" not in f.parts:
+                    out[f"{name}/{f.relative_to(p).as_posix()}"] = f.read_bytes()
+        else:
+            out[name] = p.read_bytes()
+    total = sum(len(v) for v in out.values())
+    if total > FILE_DATA_MAX:
+        raise ValueError(f"the job's files hold {total} bytes (at most {FILE_DATA_MAX})")
+    return out
+
+
+# --------------------------------------------------------------------------- warm children
+class _Pool:
+    """Children started ahead, by device, cache and hidden paths (what a child's jail depends
+    on), each taken once.  One long-lived thread starts them: Linux ties a child's
+    death signal to the thread that started it."""
+
+    def __init__(self, size: int):
+        import queue
+        import threading
+
+        self.size = size
+        self.ready: dict[tuple[Any, ...], list[Box]] = {}
+        self.pending: dict[tuple[Any, ...], int] = {}
+        self.lock = threading.Lock()
+        self.todo: queue.Queue[tuple[tuple[Any, ...], str, Path | None, list[Path] | None]] = queue.Queue()
+        threading.Thread(target=self._spawner, name="kernelopt-warm-children", daemon=True).start()
+
+    @staticmethod
+    def key(device: str, cache: Path | None, hidden: list[Path] | None) -> tuple[Any, ...]:
+        return (
+            device,
+            str(Path(cache).resolve()) if cache else None,
+            tuple(sorted(str(Path(h).resolve()) for h in hidden or [])),
+        )
+
+    def _spawner(self) -> None:
+        while True:
+            key, device, cache, hidden = self.todo.get()
+            box = Box(device, 600.0, cache=cache, hidden=hidden)
+            try:
+                box.start(child_command(device))
+            except ChildFailed as e:
+                print(f"[sandbox] a warm child did not start: {e.detail}", flush=True)
+                box.close()
+                box = None
+            with self.lock:
+                self.pending[key] -= 1
+                if box is not None:
+                    self.ready.setdefault(key, []).append(box)
+
+    def fill(self, device: str, cache: Path | None, hidden: list[Path] | None) -> None:
+        key = self.key(device, cache, hidden)
+        with self.lock:
+            want = self.size - len(self.ready.get(key, [])) - self.pending.get(key, 0)
+            self.pending[key] = self.pending.get(key, 0) + max(want, 0)
+        for _ in range(max(want, 0)):
+            self.todo.put((key, device, cache, hidden))
+
+    def take(self, device: str, cache: Path | None, hidden: list[Path] | None) -> Box | None:
+        key = self.key(device, cache, hidden)
+        box = None
+        with self.lock:
+            boxes = self.ready.get(key, [])
+            while boxes and box is None:
+                b = boxes.pop(0)
+                if b.alive():
+                    box = b
+                else:  # died while it waited: discarded, never a job's fault
+                    b.close()
+        self.fill(device, cache, hidden)
+        return box
+
+
+_POOL: _Pool | None = None
+
+
+def keep_warm(size: int) -> None:
+    """Keep ``size`` children started ahead for every (device, cache) this process runs jobs
+    for (a warm worker); 0 starts every child cold, as a job of its own does."""
+    global _POOL
+    _POOL = _Pool(size) if size > 0 else None
+
+
+def _take(device: str, cache: Path | None, hidden: list[Path] | None, timeout_s: float) -> Box | None:
+    if _POOL is None:
+        return None
+    box = _POOL.take(device, cache, hidden)
+    if box is not None:
+        box.reset(timeout_s)
+    return box
 
 
 def run(
@@ -530,23 +645,27 @@ def run(
     argv: list[str] | None = None,
     collect: dict[str, Path] | None = None,
 ) -> Outcome:
-    """Run ``job`` (plain data and tensors; see ``child.py``) in a jailed child; ``files`` are
-    bound read-only at ``/job/<name>`` and the job refers to them by name; with ``stream``, a
+    """Run ``job`` (plain data and tensors; see ``gates/child.py``) in a jailed child (a warm
+    one when this process keeps them, ``keep_warm``); ``files`` are handed over (a directory
+    file by file, into the child's scratch) and the job refers to them by name; with ``stream``, a
     job's calls are handed over one at a time (``Stream``).  ``argv`` replaces the child's
     command (the profiler runs NCU around it); it must end with the socket path it connects to.
     ``collect``: files the child left in its scratch directory (``/tmp/<name>`` inside), copied
     to the given paths (regular files only, never through a link) before the scratch goes."""
-    box = Box(job["device"], timeout_s, cache=cache, files=files, hidden=hidden)
+    box = _take(job["device"], cache, hidden, timeout_s) if argv is None and not keep else None
+    warm = box is not None
+    if box is None:
+        box = Box(job["device"], timeout_s, cache=cache, hidden=hidden)
     t0 = time.monotonic()
     status, detail, reply = "ok", "", None
     slots: Slots | None = None
     try:
-        command = argv or [sys.executable, "-m", CHILD_MODULE, INSIDE_SOCKET]
-        channel = box.start(command)
+        channel = box.channel if warm else box.start(argv or child_command(job["device"]))
+        assert channel is not None
         slots = Slots(channel, job["device"], box)
         with box.clock.parent():
             sent = slots.describe({k: v for k, v in job.items() if k != "calls"}, [0])
-            sent["files"] = {name: f"{INSIDE_JOB}/{name}" for name in box.files}
+            sent["file_data"] = _file_data(files or {})
             sent["cache"] = INSIDE_CACHE if cache is not None else None
             sent["faults"] = fault_points()
             slots.sync()

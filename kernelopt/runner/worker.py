@@ -1,0 +1,500 @@
+"""Warm workers: the stages' work of thin Snakemake jobs, done by long-lived processes that keep
+what is expensive (Python and torch imported, the CUDA context, the problem's model rebuilt and
+its inputs drawn, sandboxed children started ahead) from one job to the next.
+
+* **One worker serves one problem** of one run directory on one GPU (``workers_per_problem`` of
+  them, each single-threaded), so everything a problem sets process-wide (Inductor's and
+  Triton's cache directories, the instrumented wrapper module) is its own, and a request runs
+  exactly as it would in its own job.  Jobs of one problem queue at its workers; problems run
+  side by side.  Candidate code never runs in a worker: it runs in jailed children, as
+  everywhere (``runner/sandbox.py``), which a worker keeps warm.
+* **Found and started by its clients.**  A job (``call``) first claims its GPU memory as it
+  always did (``core/gpumem``: the claim picks the GPU), then connects to the worker's socket
+  (``socket_path``: under ``$XDG_RUNTIME_DIR`` or ``/tmp``, named by the run directory, the
+  problem, the GPU and the worker's index); the first one starts the worker (``python -m
+  kernelopt.runner.worker``, in a session of its own, under a start lock).  A worker of other
+  code (the package changed since it started) is stopped and replaced.  A worker ends after
+  ``idle_s`` without a request, when its run ends (the Snakefile's ``onsuccess``/``onerror``
+  stop the run's workers), or when told.
+* **A request is a job**: the function ``module:name`` called with the problem's
+  ``ProblemPaths`` and the job's arguments, its output (Python's and C extensions', through the
+  file descriptors) in the job's log, its GPU lock seconds, memory peaks and phases counted for
+  it alone, the job's injected faults (``KERNELOPT_FAULT``) in force for it alone.
+* **Faults stay faults.**  A worker that is gone or dies during a request is started again and
+  the request sent once more; if that fails too the job fails as a machine fault
+  (``JobFault``), which Snakemake retries on a GPU of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+HEADER_BYTES = 8
+# The light lane: steps that never touch the GPU (``synthesize``: a request with ``"lane":
+# "light"``) go to a worker of their own per problem (this index), so a cheap step never queues
+# behind its problem's GPU work (H200, issue 12's first run: synthesize jobs of 0.01 s waited up to
+# 105 s for the problem's one worker while it isolated another unit).  It keeps no warm children.
+LIGHT_INDEX = 100
+
+
+def _runtime_dir() -> Path:
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    return Path(base) if base and os.path.isdir(base) and os.access(base, os.W_OK) else Path("/tmp")
+
+
+def gpu_key() -> str:
+    return (os.environ.get("CUDA_VISIBLE_DEVICES") or "all").replace(",", "_") or "all"
+
+
+def socket_path(run_dir: str | Path, problem: str, index: int = 0, gpu: str | None = None) -> Path:
+    """Where worker ``index`` of ``problem`` listens (short: a Unix socket's path is limited to
+    107 bytes, a run directory's is not)."""
+    key = f"{Path(run_dir).resolve()}\0{problem}\0{gpu or gpu_key()}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    return _runtime_dir() / f"kernelopt-worker-{os.geteuid()}-{digest}-{index}.sock"
+
+
+def code_version() -> str:
+    """The kernelopt package's files as this process sees them (names, sizes, times): a worker
+    started from other code is not used."""
+    import kernelopt
+
+    root = Path(kernelopt.__file__).parent
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.suffix in (".py", ".yaml", ".md") and "__pycache__" not in p.parts:
+            st = p.stat()
+            h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- framing
+def _send(sock: socket.socket, obj: dict[str, Any]) -> None:
+    data = json.dumps(obj, default=str).encode()
+    sock.sendall(len(data).to_bytes(HEADER_BYTES, "little") + data)
+
+
+def _recv(sock: socket.socket) -> dict[str, Any] | None:
+    def exactly(n: int) -> bytes | None:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = sock.recv(min(n - len(buf), 1 << 20))
+            if not chunk:
+                return None
+            buf += chunk
+        return bytes(buf)
+
+    head = exactly(HEADER_BYTES)
+    if head is None:
+        return None
+    data = exactly(int.from_bytes(head, "little"))
+    return None if data is None else json.loads(data)
+
+
+# --------------------------------------------------------------------------- the worker
+class Worker:
+    def __init__(self, run_dir: Path, problem: str, index: int, idle_s: float, warm_children: int):
+        self.run_dir, self.problem, self.index = Path(run_dir).resolve(), problem, index
+        self.idle_s, self.warm_children = idle_s, warm_children
+        self.path = socket_path(self.run_dir, problem, index)
+        self.version = code_version()
+        self.served = 0
+
+    def serve(self) -> None:
+        from ..core import stagelog
+
+        self.path.unlink(missing_ok=True)
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(str(self.path))
+        os.chmod(self.path, 0o600)
+        srv.listen(64)
+        srv.settimeout(1.0)
+        print(
+            f"[worker] pid {os.getpid()}: {self.problem} of {self.run_dir}, GPU {gpu_key()}, "
+            f"worker {self.index}, code {self.version}",
+            flush=True,
+        )
+        self._warm_up()
+        last = time.monotonic()
+        try:
+            while True:
+                try:
+                    conn, _ = srv.accept()
+                except TimeoutError:
+                    if time.monotonic() - last > self.idle_s:
+                        print(f"[worker] idle for {self.idle_s:.0f} s after {self.served} requests: ending", flush=True)
+                        return
+                    continue
+                with conn:
+                    req = _recv(conn)
+                    if req is None:
+                        continue
+                    op = req.get("op")
+                    if op == "ping":
+                        _send(
+                            conn,
+                            {
+                                "ok": True,
+                                "pid": os.getpid(),
+                                "version": self.version,
+                                "served": self.served,
+                                "run_dir": str(self.run_dir),
+                                "problem": self.problem,
+                            },
+                        )
+                        continue
+                    if op == "stop":
+                        _send(conn, {"ok": True})
+                        return
+                    _maybe_die(self.run_dir, req)
+                    reply = stagelog.run_request(req)
+                    self.served += 1
+                    last = time.monotonic()
+                    oom = _after_request(reply)
+                    with contextlib.suppress(OSError):
+                        _send(conn, reply)
+                    if oom:  # the job's retry (a GPU of its own) starts afresh, in its own process
+                        print("[worker] out of memory in this process: ending, its caches with it", flush=True)
+                        return
+        finally:
+            srv.close()
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+
+    def _sample_gpu(self) -> None:
+        """One sampler per run and GPU (whichever worker holds the lock): the GPU's utilisation
+        every second, ``<run>/logs/gpu-busy-<gpu>.jsonl`` (the report's GPU-busy share)."""
+        import shutil
+        import threading
+
+        if not shutil.which("nvidia-smi") or gpu_key() == "all":
+            return
+        logs = self.run_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        lock = open(logs / f"gpu-busy-{gpu_key()}.lock", "a+")
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            return
+
+        def sample() -> None:
+            out = logs / f"gpu-busy-{gpu_key()}.jsonl"
+            while True:
+                r = subprocess.run(
+                    ["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-i", gpu_key()],
+                    capture_output=True,
+                    text=True,
+                )
+                with contextlib.suppress(ValueError, IndexError):
+                    util = float(r.stdout.strip().splitlines()[0])
+                    with open(out, "a") as f:
+                        f.write(json.dumps({"t": round(time.time(), 2), "util": util}) + "\n")
+                time.sleep(1.0)
+
+        threading.Thread(target=sample, name="kernelopt-gpu-busy", daemon=True).start()
+        self._sampler_lock = lock  # held for the worker's life
+
+    def _warm_up(self) -> None:
+        """What every request needs, before the first one: the stack imported, and sandboxed
+        children started ahead for this problem's caches."""
+        from . import sandbox
+
+        try:
+            import torch  # noqa: F401
+            import triton  # noqa: F401
+
+            sandbox.keep_warm(self.warm_children)
+            self._sample_gpu()
+        except Exception:  # noqa: BLE001 - a worker that cannot warm up still serves, cold
+            traceback.print_exc()
+
+
+def _after_request(reply: dict[str, Any]) -> bool:
+    """After every job: the memory it freed given back to the driver (other processes' claims
+    count on it).  Whether the job ran out of memory here: the worker then ends, so that the
+    job's retry (Snakemake's, on a GPU of its own: ``gpu.retries``) meets no cache of this
+    process and no fragmented allocator."""
+    from ..core.errors import looks_like_oom
+
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        with contextlib.suppress(Exception):
+            torch.cuda.empty_cache()
+    return not reply.get("ok") and looks_like_oom(str(reply.get("error", "")))
+
+
+def _maybe_die(run_dir: Path, req: dict[str, Any]) -> None:
+    """``KERNELOPT_FAULT=killworker:<rule>`` (tests): the worker dies, once per run, on the first
+    request of that rule, as a crashed or killed worker would."""
+    point = f"killworker:{req.get('rule')}"
+    if point in (req.get("faults") or []):
+        marker = run_dir / ".kernelopt" / point.replace(":", "-")
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        if not marker.exists():
+            marker.touch()
+            print(f"[worker] {point}: dying on purpose", flush=True)
+            os._exit(137)
+
+
+# --------------------------------------------------------------------------- the client
+class WorkerUnavailable(RuntimeError):
+    """No worker could be reached or started."""
+
+
+def _connect(path: Path, timeout: float | None = None) -> socket.socket | None:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(str(path))
+        s.settimeout(None)
+        return s
+    except OSError:
+        s.close()
+        return None
+
+
+def _ask(path: Path, req: dict[str, Any], timeout: float = 10.0) -> dict[str, Any] | None:
+    s = _connect(path, timeout)
+    if s is None:
+        return None
+    with s:
+        try:
+            s.settimeout(timeout)
+            _send(s, req)
+            return _recv(s)
+        except OSError:
+            return None
+
+
+def ping(path: Path) -> dict[str, Any] | None:
+    return _ask(path, {"op": "ping"})
+
+
+def ensure(
+    run_dir: str | Path, problem: str, index: int, settings: dict[str, Any], start_timeout: float = 600.0
+) -> Path:
+    """The socket of worker ``index`` of ``problem``, running this code; started if needed (one
+    starter at a time, under a lock file)."""
+    path = socket_path(run_dir, problem, index)
+    version = code_version()
+    with open(path.with_suffix(".lock"), "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        # a busy worker answers a ping only between requests: a connection refused means none runs
+        info = ping(path) if path.exists() else None
+        if info is not None and info.get("version") == version:
+            return path
+        if info is not None:
+            _ask(path, {"op": "stop"})
+        log = Path(run_dir) / "logs" / "workers" / f"{problem}-{gpu_key()}-{index}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "kernelopt.runner.worker",
+            str(Path(run_dir).resolve()),
+            problem,
+            "--index",
+            str(index),
+            "--idle-s",
+            str(settings.get("idle_s", 60)),
+            "--warm-children",
+            str(0 if index >= LIGHT_INDEX else settings.get("warm_children", 1)),
+        ]
+        with open(log, "ab") as out:
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + start_timeout
+        while time.monotonic() < deadline:
+            if path.exists() and ping(path) is not None:
+                return path
+            if proc.poll() is not None:
+                raise WorkerUnavailable(f"the worker exited at start (status {proc.returncode}); see {log}")
+            time.sleep(0.05)
+        raise WorkerUnavailable(f"the worker did not answer in {start_timeout:.0f} s; see {log}")
+
+
+@contextlib.contextmanager
+def _a_worker(run_dir: str | Path, problem: str, n: int, first: int = 0) -> Any:
+    """The index of a worker slot of ``problem`` free for this job (held for the job), else the
+    least loaded guess: the first slot's queue (slots ``first`` to ``first + n - 1``).  Slots are
+    the problem's, whatever GPU the job's claim then picks: a job takes its slot before it claims
+    GPU memory, so a job queued behind a busy worker holds no memory another problem's job could
+    use."""
+    held = None
+    try:
+        for i in range(first, first + max(1, n)):
+            f = open(socket_path(run_dir, problem, i, gpu="slots").with_suffix(".busy"), "a+")
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = f
+                yield i
+                return
+            except BlockingIOError:
+                f.close()
+        f = open(socket_path(run_dir, problem, first, gpu="slots").with_suffix(".busy"), "a+")
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        held = f
+        yield first
+    finally:
+        if held is not None:
+            held.close()
+
+
+def call(
+    run_dir: str | Path,
+    problem: str,
+    request: dict[str, Any],
+    settings: dict[str, Any],
+    attempts: int = 2,
+    index: int | None = None,
+) -> dict[str, Any]:
+    """Run ``request`` (``stagelog.run_request``'s form) in a worker of ``problem``; its reply.
+    A worker that is gone or dies during the request is started again (``attempts`` in all).
+    ``index``: the worker slot the caller already holds (``_a_worker``), else one is taken."""
+    if index is None:
+        with _a_worker(run_dir, problem, *_lane(request, settings)) as held:
+            return call(run_dir, problem, request, settings, attempts, held)
+    last = ""
+    for _ in range(attempts):
+        try:
+            path = ensure(run_dir, problem, index, settings)
+        except WorkerUnavailable as e:
+            last = str(e)
+            continue
+        s = _connect(path, timeout=60)
+        if s is None:
+            last = "the worker refused the connection"
+            continue
+        with s:
+            try:
+                _send(s, request)
+                reply = _recv(s)
+            except OSError as e:
+                reply, last = None, f"the connection broke: {e}"
+        if reply is not None:
+            return reply
+        last = last or "the worker ended during the request"
+    return {"ok": False, "fault": True, "error": f"no worker could run the job: {last}"}
+
+
+def _lane(request: dict[str, Any], settings: dict[str, Any]) -> tuple[int, int]:
+    """The worker slots a request may use: (how many, the first index)."""
+    if request.get("lane") == "light":
+        return 1, LIGHT_INDEX
+    return int(settings.get("workers_per_problem", 1)), 0
+
+
+def executor_settings() -> dict[str, Any]:
+    """The run's executor settings (the Snakefile puts the config's ``executor`` section in
+    ``KERNELOPT_EXECUTOR``); empty (off) outside a Snakemake run."""
+    try:
+        return dict(json.loads(os.environ.get("KERNELOPT_EXECUTOR", "") or "{}"))
+    except ValueError:
+        return {}
+
+
+def on_a_cluster() -> bool:
+    """Whether this job is a cluster's (SLURM, Kubernetes): its processes end with it there, so
+    a worker it started would serve it alone; such jobs run their work themselves."""
+    return bool(os.environ.get("SLURM_JOB_ID") or os.environ.get("KUBERNETES_SERVICE_HOST"))
+
+
+def run_job(name: str, log: str | None, fn: Any, job: Any = None, remote: dict[str, Any] | None = None) -> Any:
+    """A rule's entry point (``scripts/``): the stage's work in a warm worker of its problem
+    when the executor is on and the stage can run there (``remote``), else in this process
+    (``core/stagelog.run_stage``).  The files, the log and the exit status are the same."""
+    from ..core import stagelog
+
+    settings = executor_settings()
+    if remote is None or not settings.get("enabled") or on_a_cluster() or _a_retry(job):
+        return stagelog.run_stage(name, log, fn, job=job)
+    return _thin_client(name, log, remote, job, settings)
+
+
+def _a_retry(job: Any) -> bool:
+    """A job Snakemake retries after a failure (``gpu_alone``: a GPU of its own) runs in its own
+    process: whatever the failure was (a worker's state, its memory), the retry does not
+    share it."""
+    resources = getattr(job, "resources", None) or {}
+    try:
+        return bool(int(resources.get("gpu_alone", 0) or 0))
+    except (TypeError, ValueError):
+        return False
+
+
+def _thin_client(name: str, log: str | None, call_: dict[str, Any], job: Any, settings: dict[str, Any]) -> Any:
+    """The job as a thin client: its GPU memory claimed here (the claim picks the GPU, whose
+    worker serves it), its work done by a warm worker, its exit status as if it had run here."""
+    from ..core import gpumem, stagelog
+    from ..core.errors import KerneloptError, fault_points
+
+    request = {
+        **call_,
+        "rule": name,
+        "log": str(log) if log else None,
+        "faults": fault_points(),
+        "client_started": stagelog.process_started(),
+    }
+    run, problem = call_["workdir"], call_["problem"]
+    try:
+        t = time.monotonic()
+        with _a_worker(run, problem, *_lane(request, settings)) as index:
+            with stagelog.gpu_claim(name, job):
+                stagelog.maybe_fail(name, job)
+                gpumem.claim_pending()
+                request["claim"] = dict(gpumem.CLAIM)
+                request["waited_s"] = round(time.monotonic() - t, 3)
+                reply = call(run, problem, request, settings, index=index)
+    except KerneloptError as e:
+        print(f"kernelopt {name}: {str(e).splitlines()[0]} (full log: {log})", file=sys.stderr, flush=True)
+        sys.exit(1)
+    if reply.get("ok"):
+        return reply.get("result")
+    why = str(reply.get("error", "")).splitlines()[0] if reply.get("error") else "no reason given"
+    kind = "" if reply.get("user_error") else ("machine fault: " if reply.get("fault") else "internal error ")
+    kept = stagelog.keep_failed_log(log)
+    print(f"kernelopt {name}: {kind}{why} (full log: {kept})", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def stop_all(run_dir: str | Path) -> int:
+    """Stop every worker of ``run_dir`` this user runs (the end of a run)."""
+    pattern = f"kernelopt-worker-{os.geteuid()}-*.sock"
+    stopped = 0
+    run = str(Path(run_dir).resolve())
+    for path in _runtime_dir().glob(pattern):
+        info = ping(path)
+        if info is not None and info.get("run_dir") == run:
+            stopped += _ask(path, {"op": "stop"}) is not None
+    return stopped
+
+
+def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="a warm worker of kernelopt (started by its clients)")
+    ap.add_argument("run_dir")
+    ap.add_argument("problem")
+    ap.add_argument("--index", type=int, default=0)
+    ap.add_argument("--idle-s", type=float, default=60.0)
+    ap.add_argument("--warm-children", type=int, default=1)
+    a = ap.parse_args()
+    os.environ["KERNELOPT_WARM_WORKER"] = "1"  # isolate/harness.py: keep the problem rebuilt between jobs
+    Worker(Path(a.run_dir), a.problem, a.index, a.idle_s, a.warm_children).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""Warm workers (``kernelopt/runner/worker.py``): the GPU stages' jobs as thin clients of a
+long-lived worker per problem, with sandboxed children started ahead (``runner/sandbox.py``,
+``keep_warm``).  CPU mode runs the same code path the GPU does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import snakemake
+
+from kernelopt.runner import worker
+
+TWO = "problems=[problems/demo/level1/1_Softmax.py, problems/demo/level1/8_ReLU.py]"
+SEARCH = "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}"
+
+
+def _pipeline(wd: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    old = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        return snakemake(
+            "--cores", "2", "--config", TWO, f"workdir={wd}", "device=cpu", SEARCH, "gates={user_candidates: 0}", *extra
+        )
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _decisions(wd: Path) -> dict:
+    out = {}
+    for r in sorted(wd.glob("*/result.json")):
+        d = json.loads(r.read_text())
+        out[d["problem"]] = (d["category"], d.get("fallback_reason"))
+    for g in sorted(wd.glob("*/units/*/**/gate2.json")):
+        d = json.loads(g.read_text())
+        out[str(g.relative_to(wd))] = (d["verdict"], d.get("rule"))
+    return out
+
+
+def _worker_processes(wd: Path) -> list[str]:
+    ps = subprocess.run(["pgrep", "-af", "kernelopt.runner.worker"], capture_output=True, text=True).stdout
+    return [line for line in ps.splitlines() if str(wd) in line]
+
+
+@pytest.mark.slow
+def test_workers_decide_what_jobs_of_their_own_decide(tmp_path):
+    """The same two problems with one search iteration, the executor off and on: the same
+    categories and the same gate-2 verdicts; on, the GPU stages' jobs ran in workers (no
+    device preparation of their own), and no worker is left when the run ends."""
+    off, on = tmp_path / "off", tmp_path / "on"
+    r = _pipeline(off, "executor={enabled: false}")
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    r = _pipeline(on)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    a, b = _decisions(off), _decisions(on)
+    assert a.keys() == b.keys() and a == b, {
+        k: (a.get(k), b.get(k)) for k in a.keys() | b.keys() if a.get(k) != b.get(k)
+    }
+    logs = list((on / "logs" / "gate12").rglob("*.log"))
+    assert logs and all("[worker] pid" in p.read_text() for p in logs)
+    assert not any("[worker] pid" in p.read_text() for p in (off / "logs" / "gate12").rglob("*.log"))
+    assert sorted(p.name for p in (on / "logs" / "workers").iterdir())
+    time.sleep(1)
+    assert not _worker_processes(on), "a worker outlived its run"
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_is_started_again_and_the_run_finishes(tmp_path):
+    """A worker that dies during a job (``KERNELOPT_FAULT=killworker:gate12``: the first gate-12
+    job's worker exits at once) is started again by the job's client, which sends the job
+    once more: the run finishes with every verdict, none of them infrastructure."""
+    wd = tmp_path / "run"
+    r = _pipeline(wd, env={"KERNELOPT_FAULT": "killworker:gate12"})
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    assert (wd / ".kernelopt" / "killworker-gate12").exists(), "the fault was not injected"
+    starts = sum(p.read_text().count("[worker] pid") for p in (wd / "logs" / "workers").iterdir())
+    assert starts >= 3, starts  # two problems, and the killed worker once more
+    for g in wd.glob("*/units/*/**/gate2.json"):
+        assert json.loads(g.read_text())["verdict"] in ("pass", "fail", "skipped"), g
+
+
+def test_a_worker_serves_requests_in_one_process_and_ends_when_told(tmp_path):
+    """Requests of one problem reach one long-lived process, each with its own log; a code
+    change is noticed (another worker replaces the old one); ``stop_all`` ends the run's workers."""
+    settings = {"idle_s": 30, "warm_children": 0}
+    run = tmp_path / "run"
+    (run / "p").mkdir(parents=True)
+    pids = []
+    for k in range(2):
+        log = tmp_path / f"job{k}.log"
+        req = {
+            "fn": "builtins:str",
+            "workdir": str(run),
+            "problem": "p",
+            "args": [],
+            "rule": "probe",
+            "log": str(log),
+        }
+        reply = worker.call(run, "p", req, settings)
+        assert reply.get("ok"), reply
+        assert "[worker] pid" in log.read_text()
+        pids.append(worker.ping(worker.socket_path(run, "p"))["pid"])
+    assert pids[0] == pids[1]
+    assert worker.stop_all(run) == 1
+    time.sleep(0.5)
+    assert worker.ping(worker.socket_path(run, "p")) is None
+
+
+def test_a_step_that_never_touches_the_gpu_does_not_queue_behind_gpu_work(tmp_path):
+    """The light lane: while the problem's one worker slot is busy (a job holds it), a request
+    marked ``"lane": "light"`` (synthesize) runs at once, in a worker of its own."""
+    settings = {"idle_s": 30, "warm_children": 0, "workers_per_problem": 1}
+    run = tmp_path / "run"
+    (run / "p").mkdir(parents=True)
+    req = {"fn": "builtins:str", "workdir": str(run), "problem": "p", "args": [], "rule": "x"}
+    with worker._a_worker(run, "p", 1) as held:  # a GPU job of the problem holds its worker
+        assert held == 0
+        t = time.monotonic()
+        reply = worker.call(run, "p", {**req, "lane": "light"}, settings)
+        assert reply.get("ok"), reply
+        assert time.monotonic() - t < 60
+    light = worker.ping(worker.socket_path(run, "p", worker.LIGHT_INDEX))
+    assert light is not None and worker.ping(worker.socket_path(run, "p", 0)) is None
+    assert worker.call(run, "p", req, settings)["ok"]  # the GPU lane's worker, another process
+    assert worker.ping(worker.socket_path(run, "p", 0))["pid"] != light["pid"]
+    assert worker.stop_all(run) == 2
+
+
+def test_a_jobs_failure_in_a_worker_is_the_jobs_not_the_workers(tmp_path):
+    run = tmp_path / "run"
+    (run / "p").mkdir(parents=True)
+    settings = {"idle_s": 30, "warm_children": 0}
+    bad = {"fn": "kernelopt.core.paths:no_such_function", "workdir": str(run), "problem": "p", "args": [], "rule": "x"}
+    reply = worker.call(run, "p", bad, settings)
+    assert not reply["ok"] and not reply.get("fault") and "no_such_function" in reply["error"]
+    ok = {"fn": "builtins:str", "workdir": str(run), "problem": "p", "args": [], "rule": "x"}
+    assert worker.call(run, "p", ok, settings)["ok"]  # the same worker goes on
+    worker.stop_all(run)
+
+
+def test_out_of_memory_in_a_worker_ends_it_and_the_retry_runs_in_its_own_process(tmp_path):
+    """An OOM in the shared context (``KERNELOPT_FAULT=oom:<rule>``) fails that job, as a
+    fault the job's retry handles, and ends the worker, so nothing of it is shared again; a
+    retry (``gpu_alone``) never goes to a worker at all."""
+    run = tmp_path / "run"
+    (run / "p").mkdir(parents=True)
+    settings = {"idle_s": 30, "warm_children": 0}
+    base = {"fn": "builtins:str", "workdir": str(run), "problem": "p", "args": [], "rule": "x"}
+    assert worker.call(run, "p", base, settings)["ok"]
+    first = worker.ping(worker.socket_path(run, "p"))["pid"]
+    reply = worker.call(run, "p", {**base, "faults": ["oom:x"]}, settings)
+    assert not reply["ok"] and "out of memory" in reply["error"], reply
+    deadline = time.time() + 10
+    while time.time() < deadline and worker.ping(worker.socket_path(run, "p")) is not None:
+        time.sleep(0.1)
+    assert worker.ping(worker.socket_path(run, "p")) is None, "the worker outlived its OOM"
+    assert worker.call(run, "p", base, settings)["ok"]  # the next job meets a new worker
+    assert worker.ping(worker.socket_path(run, "p"))["pid"] != first
+    worker.stop_all(run)
+
+    class Job:
+        resources = {"gpu_alone": 1}
+
+    assert worker._a_retry(Job()) and not worker._a_retry(None)
+
+
+def test_a_warm_child_that_died_while_it_waited_is_never_a_jobs_fault(tmp_path):
+    """A child started ahead that is dead by the time a job takes it is discarded; the job gets
+    a fresh one."""
+    import torch
+
+    from kernelopt.runner import sandbox
+
+    cand = tmp_path / "cand.py"
+    cand.write_text("def launch(x, out):\n    out.copy_(x * 2)\n")
+    sandbox.keep_warm(1)
+    try:
+        sandbox._POOL.fill("cpu", None, None)
+        deadline = time.time() + 120
+        while time.time() < deadline and not sandbox._POOL.ready.get(sandbox._POOL.key("cpu", None, None)):
+            time.sleep(0.2)
+        boxes = sandbox._POOL.ready[sandbox._POOL.key("cpu", None, None)]
+        assert boxes, "no warm child started"
+        boxes[0].kill()  # it dies while it waits
+
+        class One(sandbox.Stream):
+            calls = 1
+
+            def send(self, k, slots):
+                return {"args": [slots.put(0, torch.ones(4)), slots.put(1, torch.zeros(4))], "interleave": False}
+
+            def receive(self, k, result, sent):
+                assert torch.equal(result["args"][1], torch.full((4,), 2.0))
+                return True
+
+        job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
+        out = sandbox.run(job, 120, stream=One(), files={"cand.py": cand})
+        assert out.status == "ok", out.detail + out.log_tail
+        # and a warm one serves the next job without a start of its own
+        deadline = time.time() + 120
+        while time.time() < deadline and not sandbox._POOL.ready.get(sandbox._POOL.key("cpu", None, None)):
+            time.sleep(0.2)
+        t0 = time.time()
+        out = sandbox.run(job, 120, stream=One(), files={"cand.py": cand})
+        assert out.status == "ok" and time.time() - t0 < 5, (out.detail, time.time() - t0)
+    finally:
+        sandbox.keep_warm(0)
+
+
+def test_the_executor_settings_reach_jobs_and_change_no_output(root):
+    """executor.* say where a job's work runs: no rule is handed them, so no job re-runs when
+    they change (docs/configuration.md, README's table)."""
+    from kernelopt.core import config
+
+    for key in ("executor.enabled", "executor.workers_per_problem", "executor.warm_children", "executor.idle_s"):
+        assert config.invalidated_by(key) == [], key
+    assert "KERNELOPT_EXECUTOR" in (root / "rules/common.smk").read_text()
+    assert sys.executable
