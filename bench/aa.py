@@ -7,7 +7,12 @@ ratios, the p95 spread |ratio - 1|, gate 4's false-reject rate (A/A judged slowe
 1 + perf_margin) and false-accept rate (A/A judged 'optimized').  Then B is made slower by
 a redundant extra pass calibrated to ~5 % of A's time, and the rejection rate is reported.
 
-usage: python bench/aa.py WORKDIR OUT.json [--trials 20] [--problems p1,p2]
+``--load N`` (issue 12, "A warm executor"): N processes run correctness-like work on the same
+GPU the whole time, each under the per-GPU lock in shared mode as gates 1-3 do
+(``core/gpulock.py``), while every comparison holds the lock exclusively as gate 4 does: the
+spread then says what the region-granular exclusivity leaves of the load.
+
+usage: python bench/aa.py WORKDIR OUT.json [--trials 20] [--problems p1,p2] [--load N]
 """
 
 from __future__ import annotations
@@ -18,16 +23,35 @@ import statistics
 import time
 from pathlib import Path
 
-from kernelopt.core import config, measure
+from kernelopt.core import config, gpulock, measure
 from kernelopt.core.paths import ProblemPaths
-from kernelopt.gates import sandbox
 from kernelopt.gates.model import Problem
 from kernelopt.isolate.harness import load_wrapper
+from kernelopt.runner import sandbox
 
 
 def p95(values):
     v = sorted(values)
     return v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))] if v else None
+
+
+def _load(device: str, stop) -> None:
+    """Correctness-like work beside the measurements: bursts of a matmul and an elementwise
+    pass (~50-200 ms each), each burst under the shared lock and finished before it is
+    released, as a gates-1-3 job's calls are."""
+    import random
+
+    import torch
+
+    a = torch.randn(4096, 4096, device=device)
+    big = torch.empty(256 * 2**20 // 4, device=device)
+    while not stop.is_set():
+        with gpulock.shared(device, "aa load"):
+            for _ in range(random.randint(5, 20)):
+                a @ a
+                big.mul_(1.0)
+            torch.cuda.synchronize()
+        time.sleep(random.uniform(0.0, 0.02))
 
 
 def main() -> None:
@@ -37,6 +61,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--problems", default="")
     ap.add_argument("--slowdown", type=float, default=0.05)
+    ap.add_argument("--load", type=int, default=0, help="processes running shared-lock work beside")
     a = ap.parse_args()
     cfg = config.validate({"device": "auto"})
     margin, min_speed = cfg["gates"]["perf_margin"], cfg["gates"]["optimized_min_speedup"]
@@ -45,8 +70,20 @@ def main() -> None:
     names = [p for p in a.problems.split(",") if p] or sorted(
         p.name for p in wd.iterdir() if (p / "capture" / "capture.json").is_file()
     )
-    out = {"protocol": proto.__dict__, "perf_margin": margin, "trials": a.trials, "problems": {}}
+    out = {"protocol": proto.__dict__, "perf_margin": margin, "trials": a.trials, "load": a.load, "problems": {}}
+    import multiprocessing
+
     import torch
+
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    loaders = [ctx.Process(target=_load, args=("cuda", stop), daemon=True) for _ in range(a.load)]
+    for p in loaders:
+        p.start()
+
+    def compare(fa, fb, device):
+        with gpulock.exclusive(device, "aa compare"):
+            return measure.compare(fa, fb, device, proto)
 
     for name in names:
         paths = ProblemPaths(wd, name)
@@ -68,11 +105,12 @@ def main() -> None:
         with torch.no_grad():
             fa = measure.graphed(lambda: m.base.call(list(args)), m.device)
             fb = measure.graphed(lambda: second.call(list(args)), m.device)
-            aa = [measure.compare(fa, fb, m.device, proto) for _ in range(a.trials)]
+            aa = [compare(fa, fb, m.device) for _ in range(a.trials)]
             base_ms = statistics.median(c.a_ms for c in aa)
             # a redundant pass over a buffer, sized to cost `slowdown` of the model's time
             probe = torch.empty(64 * 2**20 // 4, device=m.device)
-            t = measure.time_one(lambda: probe.mul_(1.0), m.device, proto)["median_ms"]
+            with gpulock.exclusive(m.device, "aa calibrate"):
+                t = measure.time_one(lambda: probe.mul_(1.0), m.device, proto)["median_ms"]
             n = max(1, int(probe.numel() * a.slowdown * base_ms / t))
             extra = torch.empty(n, device=m.device)
 
@@ -82,7 +120,7 @@ def main() -> None:
                 return r
 
             fs = measure.graphed(slower, m.device)
-            slow = [measure.compare(fa, fs, m.device, proto) for _ in range(a.trials)]
+            slow = [compare(fa, fs, m.device) for _ in range(a.trials)]
         ratios = [c.ratio for c in aa]
         rec = {
             "baseline_ms": base_ms,
@@ -118,6 +156,9 @@ def main() -> None:
             flush=True,
         )
         Path(a.out).write_text(json.dumps(out, indent=2) + "\n")
+    stop.set()
+    for p in loaders:
+        p.join(10)
     probs = out["problems"].values()
     out["overall"] = {
         "problems": len(out["problems"]),
