@@ -2,7 +2,6 @@
 
 from kernelopt.core.paths import ProblemPaths, attempt_of
 from kernelopt.core.stagelog import remote
-from kernelopt.gates import stage as gates
 from kernelopt.runner.worker import run_job
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
@@ -10,8 +9,6 @@ w, cfg = smk.wildcards, smk.params.cfg
 paths = ProblemPaths(smk.params.workdir, w.problem)
 if smk.rule == "gate12":
     call = remote(paths, "kernelopt.gates.stage:run_gate12", w.unit, w.cand, cfg)
-    run_job(smk.rule, smk.log[0], lambda: gates.run_gate12(paths, w.unit, w.cand, cfg), job=smk, remote=call)
 else:
-    fn = gates.run_gate3 if smk.rule == "gate3" else gates.run_gate4
     call = remote(paths, f"kernelopt.gates.stage:run_{smk.rule}", attempt_of(w.stage), cfg)
-    run_job(smk.rule, smk.log[0], lambda: fn(paths, attempt_of(w.stage), cfg), job=smk, remote=call)
+run_job(smk.rule, smk.log[0], job=smk, remote=call)

@@ -131,6 +131,19 @@ def remote(paths: Any, fn: str, *args: Any) -> dict[str, Any]:
     return {"fn": fn, "workdir": str(paths.workdir), "problem": paths.problem, "args": list(args)}
 
 
+def resolve(req: dict[str, Any]) -> Callable[[], Any]:
+    """The call ``req`` describes (``remote``), to make in this process: the job's own, or a
+    warm worker's (``run_request``)."""
+    import importlib
+
+    from .paths import ProblemPaths
+
+    mod_name, _, fn_name = str(req["fn"]).partition(":")
+    fn = getattr(importlib.import_module(mod_name), fn_name)
+    paths, args = ProblemPaths(req["workdir"], req["problem"]), list(req.get("args", []))
+    return lambda: fn(paths, *args)
+
+
 def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any = None) -> Any:
     """Call ``fn`` with output in ``log``; exit 1 with one clear line on a known error.
     ``job`` (Snakemake's ``snakemake`` object) brings the GPU memory the job claims first."""
@@ -169,11 +182,8 @@ def run_request(req: dict[str, Any]) -> dict[str, Any]:
     """A job's work in a warm worker (``runner/worker.py``): ``run_stage`` as the job's own
     process would do it, with what is counted per job started afresh (phases, GPU lock seconds,
     memory peaks, the job's claim and injected faults)."""
-    import importlib
-
     from . import gpulock, gpumem
     from .errors import JobFault
-    from .paths import ProblemPaths
 
     name, log = str(req.get("rule", "")), req.get("log")
     phases.SPENT.clear()
@@ -193,13 +203,11 @@ def run_request(req: dict[str, Any]) -> dict[str, Any]:
                     phases.add("start-up (process start to the stage's code)", max(elapsed - waited, 0.0))
                     phases.add("wait for the problem's worker and GPU memory", min(waited, elapsed))
                 print(f"[worker] pid {os.getpid()} runs this job ({name})", flush=True)
-                mod_name, _, fn_name = str(req["fn"]).partition(":")
-                fn = getattr(importlib.import_module(mod_name), fn_name)
-                paths = ProblemPaths(req["workdir"], req["problem"])
+                work = resolve(req)
                 if f"oom:{name}" in (req.get("faults") or []):  # tests: the shared context runs out
                     raise RuntimeError("CUDA out of memory (injected by KERNELOPT_FAULT=oom:" + name + ")")
                 with phases.timed(f"{name} (the job's work)"):
-                    fn(paths, *req.get("args", []))
+                    work()
                 return {"ok": True}
             except JobFault as e:
                 traceback.print_exc()

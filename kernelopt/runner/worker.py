@@ -412,15 +412,16 @@ def on_a_cluster() -> bool:
     return bool(os.environ.get("SLURM_JOB_ID") or os.environ.get("KUBERNETES_SERVICE_HOST"))
 
 
-def run_job(name: str, log: str | None, fn: Any, job: Any = None, remote: dict[str, Any] | None = None) -> Any:
+def run_job(name: str, log: str | None, fn: Any = None, job: Any = None, remote: dict[str, Any] | None = None) -> Any:
     """A rule's entry point (``scripts/``): the stage's work in a warm worker of its problem
-    when the executor is on and the stage can run there (``remote``), else in this process
-    (``core/stagelog.run_stage``).  The files, the log and the exit status are the same."""
+    when the executor is on and the stage can run there (``remote``, ``stagelog.remote``), else
+    in this process (``core/stagelog.run_stage``): ``fn``, or the call ``remote`` describes.
+    The files, the log and the exit status are the same."""
     from ..core import stagelog
 
     settings = executor_settings()
     if remote is None or not settings.get("enabled") or on_a_cluster() or _a_retry(job):
-        return stagelog.run_stage(name, log, fn, job=job)
+        return stagelog.run_stage(name, log, fn or stagelog.resolve(remote or {}), job=job)
     return _thin_client(name, log, remote, job, settings)
 
 
