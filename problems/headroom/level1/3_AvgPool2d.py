@@ -1,0 +1,29 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """2-D average pooling, 3 x 3 windows, stride 1, padding 1 (the padding counts in the mean)."""
+
+    def __init__(self, kernel_size: int, stride: int, padding: int):
+        super().__init__()
+        self.pool = nn.AvgPool2d(kernel_size, stride=stride, padding=padding)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pool(x)
+
+
+batch_size = 16
+channels = 64
+height = width = 512
+kernel_size = 3
+stride = 1
+padding = 1
+
+
+def get_inputs():
+    return [torch.randn(batch_size, channels, height, width)]
+
+
+def get_init_inputs():
+    return [kernel_size, stride, padding]
