@@ -178,3 +178,69 @@ class Reference(torch.nn.Module):
     }
     with pytest.raises(CannotSynthesize, match="is not the pool's"):
         generate.generate(contract, ref, 0)
+
+
+@pytest.mark.parametrize(
+    "k,params,extra",
+    [
+        (2, "[3, 3], [1, 1], [1, 1]", {}),  # the headroom problem's pool: padding counts
+        (2, "[3, 2], [2, 2], [1, 1], True, False", {"ceil_mode": True, "count_include_pad": False}),
+        (3, "[3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, 5", {"divisor_override": 5}),
+    ],
+)
+@pytest.mark.parametrize("attempt", [0, 1])  # 2-D output tiles, flat blocks
+def test_average_pools_divide_as_pytorch_does(k, params, extra, attempt):
+    shape = [2, 3, 9, 8] if k == 2 else [2, 2, 5, 6, 7]
+    x = torch.randn(*shape)
+    fn = torch.nn.functional.avg_pool2d if k == 2 else torch.nn.functional.avg_pool3d
+    kernel, stride, padding = (list(map(int, g.strip(", [").split(","))) for g in params.split("]")[:3])
+    want = fn(x, kernel, stride, padding, **extra) * 2.0
+    ref = f"""
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {{'in_ptr0': {shape!r}}}
+OUT_SHAPES = {{'out_ptr0': {list(want.shape)!r}}}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        pool = torch.ops.aten.avg_pool{k}d.default(x0, {params});  x0 = None
+        mul = torch.ops.aten.mul.Tensor(pool, 2.0);  pool = None
+        return (mul,)
+"""
+    contract = {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write")]}
+    src = generate.generate(contract, ref, attempt)
+    assert f"a {k}-d avg pool" in src and (("BH" in src) == (attempt == 0))
+    mod = load_candidate(src, f"avg_pool_{k}_{len(extra)}_{attempt}")
+    out = torch.full(want.shape, float("nan"))
+    mod.launch(x, out)
+    torch.testing.assert_close(out, want)
+
+
+def test_a_1d_max_pool_over_an_unsqueezed_input():
+    """nn.MaxPool1d as Inductor lowers it (problems/headroom/level1/6_MaxPool1d_Dilated): a 2-d
+    pool with a window of height 1 over ``x.unsqueeze(-2)``; dilation 3, padding 2."""
+    ref = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [2, 3, 64]}
+OUT_SHAPES = {'out_ptr0': [2, 3, 1, 30]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        unsqueeze = torch.ops.aten.unsqueeze.default(x0, -2);  x0 = None
+        p = torch.ops.prims._low_memory_max_pool_with_offsets.default(unsqueeze, [1, 4], [1, 2], [0, 2], [1, 3], False)
+        getitem = p[0];  p = None
+        return (getitem,)
+"""
+    contract = {"args": [_arg("in_ptr0", [2, 3, 64], "read"), _arg("out_ptr0", [2, 3, 1, 30], "write")]}
+    mod = load_candidate(generate.generate(contract, ref, 0), "pool_1d")
+    torch.manual_seed(5)
+    x = torch.randn(2, 3, 64)
+    out = torch.full((2, 3, 1, 30), float("nan"))
+    mod.launch(x, out)
+    want = torch.nn.functional.max_pool1d(x, 4, stride=2, padding=2, dilation=3)
+    torch.testing.assert_close(out, want.unsqueeze(-2))

@@ -14,18 +14,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .argreduce import is_argreduce, synthesize_argreduce
 from .ops import REDUCTIONS, CannotSynthesize
 from .pointwise import synthesize_pointwise
 from .pool import is_pool, synthesize_pool
 from .rows import synthesize_rows
+from .scan import is_scan, synthesize_scan
 
 
 def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
     """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
-    (``rows``), a pool kernel for max pools (``pool``); CannotSynthesize with the most relevant
+    (``rows``), a pool kernel for max pools (``pool``), a block scan for prefix sums (``scan``),
+    an index reduction for argmax/argmin (``argreduce``); CannotSynthesize with the most relevant
     reason otherwise."""
     if is_pool(reference_src):
         return synthesize_pool(contract, reference_src, attempt)
+    if is_scan(reference_src):
+        return synthesize_scan(contract, reference_src, attempt)
+    if is_argreduce(reference_src):
+        return synthesize_argreduce(contract, reference_src, attempt)
     try:
         return synthesize_pointwise(contract, reference_src, attempt)
     except CannotSynthesize as pointwise:
@@ -42,8 +49,9 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
 def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str, int]:
     """The fixed order the heuristic backend's attempts draw from: the hand-written generator
     (``generate``) on even attempts, Inductor re-lowering the reference (``relower``) on odd
-    ones (a region, capture/regions.py, the other way round: its reference spans kernels that
-    Inductor lowers again, the hand-written generator rarely does); the second value is the
+    ones (a split region, capture/regions.py, the other way round: its reference spans kernels that
+    Inductor lowers again, the hand-written generator rarely does; a fusible region is formed so
+    that one hand-written kernel may replace its members: hand-written first); the second value is the
     attempt's index within its source.  A unit Helion generated
     draws every attempt from Helion's other configs (``helion``); another user kernel has no
     source (``user-kernel``: nothing to synthesize from)."""
@@ -51,7 +59,8 @@ def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str
         return "helion", attempt
     if contract and contract.get("user"):
         return "user-kernel", attempt
-    first, second = ("inductor", "handwritten") if contract and contract.get("region") else ("handwritten", "inductor")
+    split = contract and contract.get("region") and (contract["region"].get("kind") or "split") == "split"
+    first, second = ("inductor", "handwritten") if split else ("handwritten", "inductor")
     return (first, attempt // 2) if attempt % 2 == 0 else (second, attempt // 2)
 
 

@@ -5,6 +5,8 @@ reductions they recognise, their refusal, and the translation of a reference's a
 from __future__ import annotations
 
 import ast
+import copy
+import math
 from typing import Any
 
 from ...isolate.reference import NoForward, reference_forward
@@ -121,12 +123,14 @@ def candidate_module(
     warps: int,
     count: int,
     block_key: str,
+    grid: str | None = None,
 ) -> str:
     """A synthesised candidate in ``inductor.py`` form: the docstring (``what``: the lines that
     say what it computes), one ``@triton.jit`` kernel over the contract's tensors with
     ``config``'s keys as constexprs (``body``: its lines, indented), module-level CONFIG /
     NUM_WARPS / NUM_STAGES (so the search can transform it), and ``launch`` with the contract's
-    argument names over ``cdiv(count, CONFIG[block_key])`` programs."""
+    argument names over ``cdiv(count, CONFIG[block_key])`` programs (or ``grid``, an expression
+    over ``CONFIG``, for a kernel tiled in several dimensions)."""
     ptrs = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
     constexprs = ", ".join(f"{k}: tl.constexpr" for k in config)
     return "\n".join(
@@ -149,7 +153,7 @@ def candidate_module(
             "",
             "",
             f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-            f"    {kernel}[(triton.cdiv({count}, CONFIG[{block_key!r}]),)]({', '.join(ptrs)}, "
+            f"    {kernel}[({grid or f'triton.cdiv({count}, CONFIG[{block_key!r}])'},)]({', '.join(ptrs)}, "
             "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
             "",
         ]
@@ -179,3 +183,48 @@ def expr(node: ast.AST, env: dict[str, str]) -> str:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
         return repr(-float(node.operand.value))
     raise CannotSynthesize(f"unsupported argument {ast.unparse(node)}")
+
+
+def forward_fn(body: list[ast.stmt], result: list[str]) -> ast.FunctionDef:
+    """A forward holding ``body`` that returns the names ``result`` (for ``pointwise_body``):
+    a piece of a reference translated on its own."""
+    ret = ast.Return(value=ast.Tuple(elts=[ast.Name(id=r, ctx=ast.Load()) for r in result], ctx=ast.Load()))
+    fn = ast.FunctionDef(name="forward", args=ast.arguments([], [], None, [], [], None, []), body=[*body, ret])
+    fn.decorator_list, fn.returns, fn.type_params = [], None, []
+    return copy.deepcopy(fn)
+
+
+def arg_offset(a: dict[str, Any], idx: list[str]) -> str:
+    """Element offset of argument ``a`` (right-aligned, broadcast) for logical indices ``idx``."""
+    shape, stride = list(a["shape"]), list(a["stride"])
+    pad = len(idx) - len(shape)
+    if pad < 0:
+        raise CannotSynthesize(f"argument {a['name']} has more dimensions than the values it is used with")
+    terms = []
+    for k, (size, st) in enumerate(zip(shape, stride)):
+        if size != 1 and st:
+            terms.append(f"({idx[k + pad]}) * {st}" if st != 1 else f"({idx[k + pad]})")
+    return " + ".join(terms) or "0"
+
+
+def row_tile(lead: list[int], d: int, R: int):
+    """The opening lines of a kernel whose program handles ``ROWS`` rows along dimension ``d``
+    (the other dimensions, ``lead``, numbered row-major: ``R`` rows): ``rows``, ``rmask`` and each
+    row's index ``l<k>`` in every lead dimension; and ``at(col)``, the logical index of every
+    dimension with ``col`` at ``d`` (for ``arg_offset``)."""
+    body = [
+        "    pid = tl.program_id(0).to(tl.int64)",
+        "    rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
+        f"    rmask = rows < {R}",
+    ]
+    lead_idx, rest = [], "rows"
+    for k in range(len(lead)):
+        inner = int(math.prod(lead[k + 1 :]))
+        body.append(f"    l{k} = ({rest}) // {inner}" if inner > 1 else f"    l{k} = {rest}")
+        rest = f"rows % {inner}" if inner > 1 else rest
+        lead_idx.append(f"l{k}")
+
+    def at(col: str) -> list[str]:
+        return lead_idx[:d] + [col] + lead_idx[d:]
+
+    return body, at

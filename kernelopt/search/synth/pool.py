@@ -1,6 +1,8 @@
-"""Synthesis of max-pooling units: a pointwise chain, a max pool over the last k dimensions
+"""Synthesis of pooling units: a pointwise chain, a max pool over the last k dimensions
 (``prims._low_memory_max_pool_with_offsets`` as Inductor's post-grad graph has it, or
-``aten.max_pool{1,2,3}d_with_indices``; values only), a pointwise chain on the pooled values,
+``aten.max_pool{1,2,3}d_with_indices``; values only) or an average pool (``aten.avg_pool{1,2,3}d``:
+``ceil_mode``, ``count_include_pad`` and ``divisor_override`` as PyTorch divides), a pointwise
+chain on the pooled values,
 and optionally a sum/mean/amax/amin over all the pooled dimensions (a global average pool after
 the max pool) followed by more pointwise ops.
 
@@ -20,30 +22,33 @@ dimensions, keyword arguments.
 from __future__ import annotations
 
 import ast
-import copy
 import math
 import re
 from typing import Any
 
-from .ops import FLOAT_DTYPES, CannotSynthesize, broadcast_shapes, candidate_module, forward_of
+from .ops import (
+    FLOAT_DTYPES,
+    CannotSynthesize,
+    arg_offset,
+    broadcast_shapes,
+    candidate_module,
+    forward_fn,
+    forward_of,
+)
 from .pointwise import pointwise_body
 
 POOL_OPS = {"_low_memory_max_pool_with_offsets", "max_pool1d_with_indices", "max_pool2d_with_indices"}
 POOL_OPS |= {"max_pool3d_with_indices"}
+AVG_OPS = {"avg_pool1d", "avg_pool2d", "avg_pool3d"}
 AFTER = {"sum": "sum", "mean": "sum", "amax": "max", "amin": "min"}
 ATTEMPTS = [(256, 4), (1024, 4), (128, 2), (512, 8)]  # (BLOCK, num_warps) per attempt
+# a pool of 2+ dims with no reduction after it: 2-D output tiles (BH x BW of the last two pooled
+# dims, no division per element, loads contiguous along the last dim) on even attempts
+TILED = [(8, 64, 4), (16, 64, 8), (4, 128, 4), (32, 32, 8)]  # (BH, BW, num_warps)
 
 
 def is_pool(reference_src: str) -> bool:
-    return any(f".{op}." in reference_src for op in POOL_OPS)
-
-
-def _fn(body: list[ast.stmt], result: list[str]) -> ast.FunctionDef:
-    """A forward holding ``body`` that returns the names ``result`` (for ``pointwise_body``)."""
-    ret = ast.Return(value=ast.Tuple(elts=[ast.Name(id=r, ctx=ast.Load()) for r in result], ctx=ast.Load()))
-    fn = ast.FunctionDef(name="forward", args=ast.arguments([], [], None, [], [], None, []), body=[*body, ret])
-    fn.decorator_list, fn.returns, fn.type_params = [], None, []
-    return copy.deepcopy(fn)
+    return any(f".{op}." in reference_src for op in POOL_OPS | AVG_OPS)
 
 
 def _literal(node: ast.AST, what: str) -> Any:
@@ -90,18 +95,19 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
             raise CannotSynthesize(f"unsupported statement {ast.unparse(stmt)[:80]}")
         parts = ast.unparse(value.func).split(".")
         op = parts[3] if len(parts) == 5 else ""
-        if op in POOL_OPS:
+        if op in POOL_OPS | AVG_OPS:
             if stage != "pre":
-                raise CannotSynthesize("two max pools in one unit")
+                raise CannotSynthesize("two pools in one unit")
             args = value.args
             if not args or not isinstance(args[0], ast.Name):
-                raise CannotSynthesize("a max pool of a non-value")
+                raise CannotSynthesize("a pool of a non-value")
             if value.keywords:
-                raise CannotSynthesize("a max pool with keyword arguments")
+                raise CannotSynthesize("a pool with keyword arguments")
             kernel = _ints(args[1], "kernel size")
             stride = _ints(args[2], "stride") if len(args) > 2 else []
             padding = _ints(args[3], "padding") if len(args) > 3 else [0]
-            dilation = _ints(args[4], "dilation") if len(args) > 4 else [1]
+            avg = op in AVG_OPS
+            dilation = [1] if avg else (_ints(args[4], "dilation") if len(args) > 4 else [1])
             k = len(kernel)
             stride = stride or kernel
             fill = {"stride": stride, "padding": padding, "dilation": dilation}
@@ -109,10 +115,17 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
                 if len(vals) == 1 and k > 1:
                     fill[what] = vals * k
                 elif len(vals) != k:
-                    raise CannotSynthesize(f"a max pool with {k} kernel sizes and {len(vals)} {what} values")
-            ceil_mode = bool(_literal(args[5], "ceil_mode")) if len(args) > 5 else False
-            segs["pool"] = {"name": target, "input": args[0].id, "kernel": kernel, "ceil_mode": ceil_mode, **fill}
-            stage = "pooled"
+                    raise CannotSynthesize(f"a pool with {k} kernel sizes and {len(vals)} {what} values")
+            at = 4 if avg else 5  # ceil_mode's position
+            ceil_mode = bool(_literal(args[at], "ceil_mode")) if len(args) > at else False
+            pool = {"name": target, "input": args[0].id, "kernel": kernel, "ceil_mode": ceil_mode, **fill}
+            pool["op"] = "avg" if avg else "max"
+            if avg:
+                pool["count_include_pad"] = bool(_literal(args[5], "count_include_pad")) if len(args) > 5 else True
+                pool["divisor"] = _literal(args[6], "divisor_override") if len(args) > 6 else None
+                segs["pool"], segs["values"], stage = pool, target, "mid"  # an average pool returns its values
+            else:
+                segs["pool"], stage = pool, "pooled"
             continue
         if stage == "pooled":
             raise CannotSynthesize("the max pool's result is used before its values are taken")
@@ -134,17 +147,41 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
     return segs
 
 
-def _offset(a: dict[str, Any], idx: list[str]) -> str:
-    """Element offset of argument ``a`` (right-aligned, broadcast) for logical indices ``idx``."""
-    shape, stride = list(a["shape"]), list(a["stride"])
-    pad = len(idx) - len(shape)
-    if pad < 0:
-        raise CannotSynthesize(f"argument {a['name']} has more dimensions than the values it is used with")
-    terms = []
-    for k, (size, st) in enumerate(zip(shape, stride)):
-        if size != 1 and st:
-            terms.append(f"({idx[k + pad]}) * {st}" if st != 1 else f"({idx[k + pad]})")
-    return " + ".join(terms) or "0"
+def _unsqueezed_inputs(
+    segs: dict[str, Any], params: list[str], ins: list[str], args: dict[str, Any], consts: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An input the chain before the pool only unsqueezes (a 1-d pool as Inductor lowers it: a 2-d
+    pool over ``x.unsqueeze(-2)``) becomes that input seen with the size-1 dimension inserted
+    (stride 0); the unsqueeze leaves the chain."""
+    args, shapes = dict(args), dict(consts["SHAPES"])
+    for stmt in list(segs["pre"]):
+        call = stmt.value  # type: ignore[attr-defined]
+        if ast.unparse(call.func) != "torch.ops.aten.unsqueeze.default" or len(call.args) != 2:
+            continue
+        src = call.args[0]
+        if not isinstance(src, ast.Name) or src.id not in params:
+            raise CannotSynthesize("an unsqueeze of a computed value before the pool")
+        uses = sum(
+            1
+            for s in segs["pre"]
+            for n in ast.walk(s.value)
+            if isinstance(n, ast.Name) and n.id == src.id  # type: ignore[attr-defined]
+        )
+        if uses != 1:
+            raise CannotSynthesize(f"the input {src.id} is used besides its unsqueeze")
+        i = params.index(src.id)
+        a = args[ins[i]]
+        rank = len(a["shape"]) + 1
+        d = _literal(call.args[1], "unsqueeze dim") % rank
+        args[ins[i]] = {
+            **a,
+            "shape": a["shape"][:d] + [1] + a["shape"][d:],
+            "stride": a["stride"][:d] + [0] + a["stride"][d:],
+        }
+        shapes[ins[i]] = args[ins[i]]["shape"]
+        params[i] = stmt.targets[0].id  # type: ignore[attr-defined]
+        segs["pre"].remove(stmt)
+    return args, {**consts, "SHAPES": shapes}
 
 
 def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
@@ -168,10 +205,11 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
     params = [p.arg for p in fwd.args.args[1:]]  # forward(self, x0, x1, ...)
     if len(params) != len(ins):
         raise CannotSynthesize(f"forward takes {len(params)} values for {len(ins)} inputs")
+    args, consts = _unsqueezed_inputs(segs, params, ins, args, consts)
 
     # the chain before the pool, per window position: inputs v{i}
     pre_lines, (pre_res,) = pointwise_body(
-        _fn(segs["pre"], [pool["input"]]), {x: f"v{i}" for i, x in enumerate(params)}
+        forward_fn(segs["pre"], [pool["input"]]), {x: f"v{i}" for i, x in enumerate(params)}
     )
     pre_used = [i for i in range(len(ins)) if re.search(rf"\bv{i}\b", "\n".join(pre_lines) + pre_res)]
     if not pre_used:
@@ -211,33 +249,65 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
     final = red["input"] if red else segs["result"]
     env_mid = {x: f"p{i}" for i, x in enumerate(params)}
     env_mid[segs["values"]] = "acc"
-    mid_lines, (mid_res,) = pointwise_body(_fn(segs["mid"], [final]), env_mid)
+    mid_lines, (mid_res,) = pointwise_body(forward_fn(segs["mid"], [final]), env_mid)
     post_lines, post_res = [], "red"
     if red is not None:
         env_post = {x: f"q{i}" for i, x in enumerate(params)}
         env_post[red["name"]] = "red"
-        post_lines, (post_res,) = pointwise_body(_fn(segs["post"], [segs["result"]]), env_post)
+        post_lines, (post_res,) = pointwise_body(forward_fn(segs["post"], [segs["result"]]), env_post)
 
-    block, warps = ATTEMPTS[attempt % len(ATTEMPTS)]
     n_lead = len(lead)
+    tiled = red is None and k >= 2 and attempt % 2 == 0
+    if tiled:
+        bh, bw, warps = TILED[(attempt // 2) % len(TILED)]
+    else:
+        block, warps = ATTEMPTS[(attempt // 2 if red is None and k >= 2 else attempt) % len(ATTEMPTS)]
     # output index space: lead + pooled dims (no reduction), lead (+ size-1 dims) with one
     space = lead + sp_out if red is None else lead
     n_out = int(math.prod(space))
-    body = [
-        "    pid = tl.program_id(0).to(tl.int64)",
-        "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
-        f"    mask = offs < {n_out}",
-    ]
-    rest = "offs"
-    for d in range(len(space)):
-        inner = int(math.prod(space[d + 1 :]))
-        body.append(f"    i{d} = ({rest}) // {inner}" if inner > 1 else f"    i{d} = {rest}")
-        rest = f"offs % {inner}" if inner > 1 else rest
+    shape = "[BH, BW]" if tiled else "[BLOCK]"
+    z = " + zero" if tiled else ""
+    if tiled:
+        OH, OW = space[-2], space[-1]
+        outer = space[:-2]
+        body = [
+            "    pid = tl.program_id(0).to(tl.int64)",
+            f"    ntw = tl.cdiv({OW}, BW)",
+            f"    nth = tl.cdiv({OH}, BH)",
+            "    tw = pid % ntw",
+            "    th = (pid // ntw) % nth",
+            "    po = pid // (ntw * nth)",
+        ]
+        for d in range(len(outer)):
+            inner = int(math.prod(outer[d + 1 :]))
+            body.append(f"    i{d} = (po // {inner}) % {outer[d]}" if inner > 1 else f"    i{d} = po % {outer[d]}")
+        d_h, d_w = len(space) - 2, len(space) - 1
+        body += [
+            f"    i{d_h} = th * BH + tl.arange(0, BH)[:, None]",
+            f"    i{d_w} = tw * BW + tl.arange(0, BW)[None, :]",
+            f"    mask = (i{d_h} < {OH}) & (i{d_w} < {OW})",
+            "    zero = tl.zeros([BH, BW], tl.int64)",  # every pointer a tile (a per-channel input is not)
+        ]
+        grid = f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['BH']) * triton.cdiv({OW}, CONFIG['BW'])"
+    else:
+        body = [
+            "    pid = tl.program_id(0).to(tl.int64)",
+            "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
+            f"    mask = offs < {n_out}",
+        ]
+        rest = "offs"
+        for d in range(len(space)):
+            inner = int(math.prod(space[d + 1 :]))
+            body.append(f"    i{d} = ({rest}) // {inner}" if inner > 1 else f"    i{d} = {rest}")
+            rest = f"offs % {inner}" if inner > 1 else rest
     lead_idx = [f"i{d}" for d in range(n_lead)]
 
+    avg = pool["op"] == "avg"
+
     def window(ind: str, o: list[str]) -> list[str]:
-        """Lines computing ``acc`` (the window max) for pooled indices ``o``."""
-        lines = [f"{ind}acc = tl.full([BLOCK], float('-inf'), tl.float32)"]
+        """Lines computing ``acc`` (the window max, or average) for pooled indices ``o``."""
+        start = "0.0" if avg else "float('-inf')"
+        lines = [f"{ind}acc = tl.full({shape}, {start}, tl.float32)"]
         win = int(math.prod(pool["kernel"]))
         lines.append(f"{ind}for w in tl.static_range({win}):")
         h = []
@@ -251,12 +321,31 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         lines.append(f"{ind}    inb = {inb}")
         for i in pre_used:
             a = args[ins[i]]
-            off = _offset(a, lead_idx + h)
-            lines.append(f"{ind}    v{i} = tl.load({ins[i]} + ({off}), mask=inb, other=0.0).to(tl.float32)")
+            off = arg_offset(a, lead_idx + h)
+            lines.append(f"{ind}    v{i} = tl.load({ins[i]} + ({off}){z}, mask=inb, other=0.0).to(tl.float32)")
         lines += [f"{ind}    {ln}" for ln in pre_lines]
-        lines.append(f"{ind}    val = tl.where(inb, {pre_res}, float('-inf'))")
-        lines.append(f"{ind}    acc = tl.where((val > acc) | (val != val), val, acc)")
+        if avg:
+            lines.append(f"{ind}    acc = acc + tl.where(inb, {pre_res}, 0.0)")
+            lines.append(f"{ind}acc = acc / ({divisor(o)})")
+        else:
+            lines.append(f"{ind}    val = tl.where(inb, {pre_res}, float('-inf'))")
+            lines.append(f"{ind}    acc = tl.where((val > acc) | (val != val), val, acc)")
         return lines
+
+    def divisor(o: list[str]) -> str:
+        """An average pool's divisor at pooled indices ``o`` (PyTorch's rule: the window clipped
+        to the padded input with ``count_include_pad``, to the input without it)."""
+        if pool.get("divisor"):
+            return repr(float(pool["divisor"]))
+        sizes = []
+        for j in range(k):
+            kk, s, p, h = pool["kernel"][j], pool["stride"][j], pool["padding"][j], sp_in[j]
+            start = f"({o[j]} * {s} - {p})"
+            if pool["count_include_pad"]:
+                sizes.append(f"(tl.minimum({start} + {kk}, {h + p}) - {start})")
+            else:
+                sizes.append(f"(tl.minimum({start} + {kk}, {h}) - tl.maximum({start}, 0))")
+        return " * ".join(sizes) + " * 1.0"
 
     def loads(prefix: str, code: str, idx: list[str], ind: str, within: list[int]) -> list[str]:
         """The inputs ``code`` uses, loaded at indices ``idx`` of the values of shape ``within``
@@ -268,8 +357,8 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
                 shape = list(consts["SHAPES"][name])
                 if len(shape) > len(within) or broadcast_shapes(shape, within) != within:
                     raise CannotSynthesize(f"input {name} of shape {shape} broadcasts the pooled values {within}")
-                off = _offset(args[name], idx)
-                out.append(f"{ind}{prefix}{i} = tl.load({name} + ({off}), mask=mask, other=0.0).to(tl.float32)")
+                off = arg_offset(args[name], idx)
+                out.append(f"{ind}{prefix}{i} = tl.load({name} + ({off}){z}, mask=mask, other=0.0).to(tl.float32)")
         return out
 
     out_arg = args[out_name]
@@ -313,11 +402,15 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         body += [f"    {ln}" for ln in post_lines]
         result = post_res
     body.append(
-        f"    tl.store({out_name} + ({_offset(out_arg, store_idx)}), "
+        f"    tl.store({out_name} + ({arg_offset(out_arg, store_idx)}){z}, "
         f"({result}).to({out_name}.dtype.element_ty), mask=mask)"
     )
-    what = f"a {k}-d max pool (kernel {pool['kernel']}, stride {pool['stride']}, padding {pool['padding']})"
+    what = f"a {k}-d {pool['op']} pool (kernel {pool['kernel']}, stride {pool['stride']}, padding {pool['padding']})"
     if red is not None:
         what += f" then a {red['op']} over the pooled dims"
     what_lines = [f"{what} of {in_shape}, {n_out} outputs, the chains around it fused."]
+    if tiled:
+        what_lines.append(f"Tiles of BH x BW outputs of the last two pooled dims ({bh} x {bw} here).")
+        config = {"BH": bh, "BW": bw}
+        return candidate_module(attempt, what_lines, "synth_pool", contract, body, config, warps, n_out, "BW", grid)
     return candidate_module(attempt, what_lines, "synth_pool", contract, body, {"BLOCK": block}, warps, n_out, "BLOCK")

@@ -1,0 +1,203 @@
+"""Synthesis of scan units: a pointwise chain, one prefix sum (``aten.cumsum``) over one dimension,
+and a pointwise chain on the sums (and on the chain's values: ``cumsum(x) - x`` is an exclusive
+scan); a suffix sum written as ``flip``, ``cumsum``, ``flip`` over the same dimension is scanned
+from the end.
+
+The model: the scanned dimension ``d`` of the unit's shape ``S`` (size ``N``) is the row; the other
+dimensions are the ``R = numel / N`` independent rows.  One program handles ``ROWS`` rows and walks
+them in chunks of ``BLOCK`` columns: each chunk is loaded once, scanned in registers
+(``tl.cumsum``), offset by the carry of the chunks before it, stored once, and its total added to
+the carry (block scan + carry: every element read and written once, the copy roof's traffic).
+Arguments are indexed through their strides (any ``d``, broadcast inputs).  Values are computed
+in float32 and cast on store; padding columns scan as 0.
+
+Refused, with the reason: several scans, a scan of another op (cumprod, cummax), a dtype argument,
+a flip the scan does not undo, integer outputs, arguments seen through a view.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from typing import Any
+
+from .ops import (
+    FLOAT_DTYPES,
+    CannotSynthesize,
+    arg_offset,
+    broadcast_shapes,
+    candidate_module,
+    forward_fn,
+    forward_of,
+    row_tile,
+)
+from .pointwise import pointwise_body
+
+SCANS = {"cumsum"}
+REFUSED_SCANS = {"cumprod", "cummax", "cummin", "logcumsumexp"}
+# (rows per program, columns per chunk, num_warps) per attempt
+ATTEMPTS = [(1, 2048, 4), (1, 4096, 8), (4, 1024, 8), (2, 8192, 16)]
+INPUT_DTYPES = FLOAT_DTYPES | {"bool"}
+
+
+def is_scan(reference_src: str) -> bool:
+    return any(f"aten.{op}." in reference_src for op in SCANS | REFUSED_SCANS)
+
+
+FLIPS = {"flip", "rev"}  # aten.flip, and prims.rev as Inductor's post-grad graph writes it
+
+
+def _op(stmt: ast.stmt) -> tuple[str, ast.Call] | None:
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+        parts = ast.unparse(stmt.value.func).split(".")
+        if parts[:2] == ["torch", "ops"] and parts[2] in ("aten", "prims") and len(parts) == 5:
+            return parts[3], stmt.value
+    return None
+
+
+def _dims(node: ast.AST, rank: int) -> list[int]:
+    try:
+        v = ast.literal_eval(node)
+    except ValueError:
+        raise CannotSynthesize(f"a dimension that is not a literal ({ast.unparse(node)})") from None
+    v = [v] if isinstance(v, int) else list(v)
+    return sorted(int(x) % rank for x in v)
+
+
+def _uses(stmts: list[ast.stmt], name: str) -> int:
+    return sum(1 for s in stmts for n in ast.walk(s.value) if isinstance(n, ast.Name) and n.id == name)  # type: ignore[attr-defined]
+
+
+def _flip_of(stmt: ast.stmt, rank: int, dim: int) -> str | None:
+    """The value ``stmt`` flips over the scan's dimension only, or None when it is no flip."""
+    o = _op(stmt)
+    if not o or o[0] not in FLIPS:
+        return None
+    call = o[1]
+    if len(call.args) != 2 or not isinstance(call.args[0], ast.Name) or _dims(call.args[1], rank) != [dim]:
+        raise CannotSynthesize(f"a flip over other dimensions than the scan's: {ast.unparse(call)[:80]}")
+    return call.args[0].id
+
+
+def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
+    """Split forward into the chain before the scan (``pre``), the scan (its input, output name,
+    dimension) and the statements after it (``post``).  A flip over the scan's dimension of the
+    scan's input (used by nothing else) is read in reverse (``in_rev``); a flip of the scan's
+    result (its one use) is stored in reverse (``out_rev``); both together are a suffix sum."""
+    body = [s for s in fwd.body if not isinstance(s, ast.Return)]
+    body = [s for s in body if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant))]
+    scans = [i for i, s in enumerate(body) if (o := _op(s)) and o[0] in SCANS | REFUSED_SCANS]
+    if len(scans) != 1:
+        raise CannotSynthesize(f"{len(scans)} scans in one unit: one is synthesised")
+    i = scans[0]
+    op, call = _op(body[i])  # type: ignore[misc]
+    if op in REFUSED_SCANS:
+        raise CannotSynthesize(f"aten.{op}: only prefix sums (cumsum) are synthesised")
+    if call.keywords or len(call.args) != 2 or not isinstance(call.args[0], ast.Name):
+        raise CannotSynthesize(f"aten.cumsum with a dtype or keyword arguments: {ast.unparse(call)[:80]}")
+    dim = _dims(call.args[1], rank)[0]
+    scan = {"input": call.args[0].id, "name": body[i].targets[0].id, "dim": dim, "in_rev": False, "out_rev": False}  # type: ignore[attr-defined]
+    pre, post = body[:i], body[i + 1 :]
+    for s in pre:
+        if s.targets[0].id == scan["input"] and (src := _flip_of(s, rank, dim)) is not None:  # type: ignore[attr-defined]
+            if _uses(pre + post, scan["input"]) != 0:  # the scan itself is in neither
+                raise CannotSynthesize("the flipped values are used besides the scan")
+            pre = [x for x in pre if x is not s]
+            scan.update(input=src, in_rev=True)
+    outs = [s for s in post if _flip_of(s, rank, dim) == scan["name"]]
+    if outs:
+        if _uses(post, scan["name"]) != 1:
+            raise CannotSynthesize("the scan's result is used besides its flip")
+        post = [x for x in post if x is not outs[0]]
+        scan.update(name=outs[0].targets[0].id, out_rev=True)  # type: ignore[attr-defined]
+    if any(_flip_of(s, rank, dim) is not None for s in pre + post):
+        raise CannotSynthesize("a flip that is not of the scan's input or result")
+    ret = fwd.body[-1]
+    if not isinstance(ret, ast.Return):
+        raise CannotSynthesize("forward has no return")
+    vals = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+    if len(vals) != 1 or not isinstance(vals[0], ast.Name):
+        raise CannotSynthesize("a scan unit with more than one output")
+    return {"pre": pre, "post": post, "scan": scan, "result": vals[0].id}
+
+
+def synthesize_scan(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+    fwd, consts = forward_of(reference_src)
+    if consts.get("LEVEL", "kernel") != "kernel":
+        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+    args = {a["name"]: a for a in contract["args"]}
+    ins, outs = consts["INPUTS"], consts["OUTPUTS"]
+    if len(outs) != 1:
+        raise CannotSynthesize("a scan unit with more than one output")
+    out_name = outs[0]
+    S = list(consts["OUT_SHAPES"][out_name])
+    for name in ins + outs:
+        a = args[name]
+        ok = INPUT_DTYPES if name in ins else FLOAT_DTYPES
+        if a.get("dtype") not in ok:
+            raise CannotSynthesize(f"argument {name} is {a.get('dtype')}: scans of float values are synthesised")
+        ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)
+        if list(a["shape"]) != list(ref_shape):
+            raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {ref_shape})")
+    for name in ins:
+        if len(consts["SHAPES"][name]) > len(S) or broadcast_shapes(consts["SHAPES"][name], S) != S:
+            raise CannotSynthesize(f"input {name} of shape {consts['SHAPES'][name]} is larger than the output {S}")
+    segs = _parse(fwd, len(S))
+    scan = segs["scan"]
+    d = scan["dim"]
+    params = [p.arg for p in fwd.args.args[1:]]  # forward(self, x0, x1, ...)
+    same = scan["in_rev"] == scan["out_rev"]  # the chain before and after the scan at one column
+    pre_lines, (pre_res,) = pointwise_body(
+        forward_fn(segs["pre"], [scan["input"]]), {x: f"v{i}" for i, x in enumerate(params)}
+    )
+    post_env = {x: f"{'v' if same else 'w'}{i}" for i, x in enumerate(params)}
+    post_lines, (post_res,) = pointwise_body(
+        forward_fn(segs["pre"] + segs["post"], [segs["result"]]), {**post_env, scan["name"]: "s"}
+    )
+    pre_code, post_code = "\n".join(pre_lines) + f"\n{pre_res}", "\n".join(post_lines) + f"\n{post_res}"
+
+    N = S[d]
+    lead = [S[k] for k in range(len(S)) if k != d]
+    R = int(math.prod(lead))
+    rows, chunk, warps = ATTEMPTS[attempt % len(ATTEMPTS)]
+    block = min(chunk, 1 << max(N - 1, 1).bit_length())
+    rows = min(rows, 1 << max(R - 1, 0).bit_length())
+    body, at = row_tile(lead, d, R)
+
+    col_in = f"({N - 1} - cols)" if scan["in_rev"] else "cols"
+    col_out = f"({N - 1} - cols)" if scan["out_rev"] else "cols"
+    body += [
+        "    carry = tl.zeros([ROWS, 1], tl.float32)",
+        f"    for c0 in range(0, {N}, BLOCK):",
+        "        cols = c0 + tl.arange(0, BLOCK)[None, :]",
+        f"        mask = rmask & (cols < {N})",
+    ]
+    loads = [("v", col_in, pre_code if not same else pre_code + post_code)]
+    if not same:
+        loads.append(("w", col_out, post_code))
+    for prefix, col, code in loads:
+        for i, name in enumerate(ins):
+            if re.search(rf"\b{prefix}{i}\b", code):
+                off = arg_offset(args[name], at(col))
+                body.append(f"        {prefix}{i} = tl.load({name} + ({off}), mask=mask, other=0).to(tl.float32)")
+    body += [f"        {ln}" for ln in pre_lines]
+    body += [
+        f"        val = tl.where(mask, {pre_res}, 0.0)",
+        "        s = tl.cumsum(val, axis=1) + carry",
+        "        carry = carry + tl.sum(val, axis=1)[:, None]",
+    ]
+    body += [f"        {ln}" for ln in post_lines]
+    body.append(
+        f"        tl.store({out_name} + ({arg_offset(args[out_name], at(col_out))}), "
+        f"({post_res}).to({out_name}.dtype.element_ty), mask=mask)"
+    )
+    kind = {(False, False): "prefix", (True, True): "suffix"}.get((scan["in_rev"], scan["out_rev"]), "prefix")
+    if scan["in_rev"] != scan["out_rev"]:
+        kind += f" ({'read' if scan['in_rev'] else 'stored'} in reverse)"
+    what = [
+        f"a {kind} sum over dim {d} of {S} ({R} rows of {N}), block scan + "
+        f"carry in chunks of {block}, {rows} row(s) per program, the chains around it fused."
+    ]
+    config = {"ROWS": rows, "BLOCK": block}
+    return candidate_module(attempt, what, "synth_scan", contract, body, config, warps, R, "ROWS")
