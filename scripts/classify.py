@@ -10,5 +10,7 @@ cfg = smk.params.cfg["classify"]
 run_stage(
     "classify",
     smk.log[0],
-    lambda: classify.run(paths, cfg["min_triton_share"], cfg["fuse_neighbours"], cfg["regions"]),
+    lambda: classify.run(
+        paths, cfg["min_triton_share"], cfg["fuse_neighbours"], cfg["regions"], cfg["fusible_regions"]
+    ),
 )

@@ -278,3 +278,43 @@ def test_classify_adds_the_region_as_one_more_unit():
     assert (unit["id"], unit["kernel"], unit["time_ms"], unit["share"]) == (RID, AFFINE, 1.5, 0.375)
     assert unit["region"]["member_units"] == [STATS, AFFINE] and unit["region"]["inputs"] == r["inputs"]
     assert dispatch["regions"] == {"region_units": [RID], "refused_starts": [{"start": "k", "reason": "x"}]}
+
+
+def _fusible(path, mappable=lambda b: True):
+    src = path.read_text()
+    oc = outputcode.parse(src)
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    heur = {k: v.heuristic for k, v in oc.kernels.items()}
+    return regions.find_regions(src, sources, heur, [], mappable, fusible=list(sources))
+
+
+def test_a_scan_and_the_flip_of_its_result_are_one_fusible_region():
+    """problems/headroom/level1/15_Cumsum_Reverse (flip, cumsum, flip): Inductor scans the reversed
+    row into buf0 and flips buf0 into the output in a second kernel; buf0 is a round trip through
+    memory only the two kernels make, so they become one fusible region."""
+    found, refused = _fusible(ROOT / "tests/fixtures/regions/cumsum_reverse_cpu_output_code.py")
+    assert refused == [] and len(found) == 1
+    r = found[0]
+    assert r["kind"] == "fusible"
+    assert r["members"] == ["triton_per_fused_cumsum_flip_0", "triton_poi_fused_flip_1"]
+    assert (r["inputs"], r["outputs"], r["intermediates"]) == (["arg0_1"], ["buf1"], ["buf0"])
+    # an output no FX node holds is not a region (its reference could not be cut)
+    assert _fusible(ROOT / "tests/fixtures/regions/cumsum_reverse_cpu_output_code.py", lambda b: b != "buf1") == (
+        [],
+        [],
+    )
+
+
+def test_a_split_region_is_found_first_and_fusible_ones_never_overlap_it():
+    """The group norm's statistics kernel has no reference: its split region is found from it; no
+    fusible region is made of its members again."""
+    src = WRAPPER.read_text()
+    oc = outputcode.parse(src)
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    heur = {k: v.heuristic for k, v in oc.kernels.items()}
+    found, _ = regions.find_regions(src, sources, heur, [STATS], FX_VALUES.__contains__, fusible=list(sources))
+    assert [r["kind"] for r in found if STATS in r["members"]] == ["split"]
+    members = [m for r in found for m in r["members"]]
+    assert len(members) == len(set(members))
+    # pointwise-only runs are the fused pairs' business (classify/fusion.py), never a fusible region
+    assert all(any(heur[m] != "pointwise" for m in r["members"]) for r in found)

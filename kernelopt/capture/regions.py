@@ -239,10 +239,19 @@ def find_regions(
     heuristics: dict[str, str],
     starts: list[str],
     mappable: Callable[[str], bool],
+    fusible: list[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """For each kernel in ``starts`` (no reference of its own), in launch order, that no region
     found before holds, the shortest region it begins whose outputs are all ``mappable`` (an FX
-    node's value), and the refused starts with their reasons."""
+    node's value), and the refused starts with their reasons (``kind`` "split").
+
+    Then, for each kernel in ``fusible`` (kernels with a reference) that no region holds, the
+    shortest region it begins that drops a round trip through memory: at least one intermediate
+    (a buffer the run writes and only the run reads), every output ``mappable``, and at least one
+    member that is not pointwise (pointwise neighbours are ``classify/fusion.py``'s pairs) (``kind``
+    "fusible": Inductor's several passes, e.g. a norm's statistics and its normalisation, or a
+    scan and the flip of its result, as one unit whose candidate may be one kernel).  A fusible
+    start without such a region is not a refusal: it stays its own unit."""
     tree = ast.parse(wrapper_src)
     kernels = set(kernel_sources)
     found, refused = [], []
@@ -261,9 +270,25 @@ def find_regions(
                     continue
                 bad = [b for b in r["outputs"] if not mappable(b)]
                 if not bad:
-                    found.append(r)
+                    found.append({**r, "kind": "split"})
                     break
                 whys.append(f"{n} launches: its outputs {bad} hold no FX node's value")
             if not found or found[-1]["members"][0] != k:
                 refused.append({"start": k, "function": fn.name, "reason": "; ".join(whys)})
+        for k in sorted((k for k in fusible or [] if k in order), key=order.index):
+            if any(k in r["members"] for r in found):
+                continue
+            i = order.index(k)
+            for n in range(2, min(MAX_MEMBERS, len(order) - i) + 1):
+                run = order[i : i + n]
+                if any(k2 in r["members"] for r in found for k2 in run):
+                    break  # overlaps a region found before
+                try:
+                    r = _check(fn, tree, kernel_sources, heuristics, run)
+                except NotARegion:
+                    continue
+                if r["intermediates"] and all(mappable(b) for b in r["outputs"]):
+                    if any(heuristics.get(m) != "pointwise" for m in run):
+                        found.append({**r, "kind": "fusible"})
+                    break
     return found, refused

@@ -50,10 +50,14 @@ def region_references(
     cap: GraphCapture, source: str, kernels: dict[str, Any], kernel_sources: dict[str, str], paths: ProblemPaths
 ) -> dict[str, Any]:
     """Regions (capture/regions.py) of graph 0 that start at a kernel with no reference of its
-    own, each with the eager reference of the FX subgraph from its inputs to its outputs
+    own (``split``) or drop a round trip through memory between kernels that have one
+    (``fusible``), each with the eager reference of the FX subgraph from its inputs to its outputs
     (``kernels/<region>.reference.py``); the refused starts with their reasons."""
     starts = [k for k, e in kernels.items() if "error" in (e.get("reference") or {}) and not e.get("user")]
-    if not starts or cap.gm is None:
+    fusible = [
+        k for k, e in kernels.items() if "error" not in (e.get("reference") or {"error": 1}) and not e.get("user")
+    ]
+    if not (starts or fusible) or cap.gm is None:
         return {"found": [], "refused": []}
     node_of = _node_finder(cap)
 
@@ -64,7 +68,7 @@ def region_references(
             return False
 
     found, refused = regions.find_regions(
-        source, kernel_sources, {k: e.get("heuristic") for k, e in kernels.items()}, starts, mappable
+        source, kernel_sources, {k: e.get("heuristic") for k, e in kernels.items()}, starts, mappable, fusible
     )
     out = []
     for r in found:

@@ -153,15 +153,19 @@ def add_fused_units(dispatch: dict[str, Any], pairs: list[dict[str, Any]], refus
     dispatch["fusion"] = {"fused_units": [u["id"] for u in fused], "refused_pairs": refused}
 
 
-def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
+def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any], fusible: bool = True) -> None:
     """Regions (capture/regions.py, found at capture with their references): each becomes one
-    more unit ``rg_<first>__<last>``; its members stay units (not checkable on their own), and
-    the stitch stage takes the region's candidate in their place."""
+    more unit ``rg_<first>__<last>``; its members stay units (a split region's are not checkable
+    on their own), and the stitch stage takes the region's candidate in their place when it saves
+    more (stitch/fusion.py).  ``fusible``: also the regions whose members each have a reference
+    (kind "fusible"), formed to drop a round trip through memory."""
     rec = capture["graphs"][0].get("regions") or {}
     # the kernels' own units (a fused unit carries its consumer's kernel too)
     by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0 and not u.get("fused")}
     added = []
     for r in rec.get("found", []):
+        if r.get("kind") == "fusible" and not fusible:
+            continue
         members = [by_kernel.get(k) for k in r["members"]]
         if any(m is None for m in members):
             continue
@@ -189,7 +193,11 @@ def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
 
 
 def run(
-    paths: ProblemPaths, min_triton_share: float, fuse_neighbours: bool = True, regions: bool = True
+    paths: ProblemPaths,
+    min_triton_share: float,
+    fuse_neighbours: bool = True,
+    regions: bool = True,
+    fusible_regions: bool = True,
 ) -> dict[str, Any]:
     capture = read_json(paths.capture_record)
     profile = read_json(paths.profile)
@@ -213,7 +221,7 @@ def run(
             )
             add_fused_units(dispatch, pairs, refused)
         if regions and dispatch["verdict"] == "optimizable":
-            add_region_units(dispatch, capture)
+            add_region_units(dispatch, capture, fusible_regions)
     write_json(paths.dispatch, dispatch)
     kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
     nf = len((dispatch.get("fusion") or {}).get("fused_units", []))

@@ -49,6 +49,7 @@ def region_contract(members: list[dict[str, Any]], region: dict[str, Any], unit:
         "region": {
             **{k: region[k] for k in ("function", "members", "member_units", "inputs", "outputs", "intermediates")},
             "calls": region["calls"],
+            "kind": region.get("kind", "split"),
             "intermediate_specs": {b: _spec_of(region, members, b, True) for b in region["intermediates"]},
             "member_contracts": members,
         },
