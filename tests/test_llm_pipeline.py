@@ -67,6 +67,13 @@ def test_the_pipeline_with_claude_roles_against_the_fake_then_replay(tmp_path):
     for problem in ("level1_1_Softmax", "level1_3_GELU_Mul_Add"):
         (unit,) = (wd / problem / "units").iterdir()
         v = lambda rel, u=unit: json.loads((u / rel / "gate2.json").read_text())  # noqa: E731
+        # issue 13: the synthesizer is told the unit's class and shown the class's template
+        static = ts[f"{problem}/units/{unit.name}/synth/a0/llm/synthesizer-0.json"]["request"]["messages"][0]
+        klass = "softmax" if problem == "level1_1_Softmax" else "pointwise"
+        assert f"Class of this unit: {klass}." in static["content"][0]["text"]
+        assert (
+            "template for this class" in static["content"][0]["text"] and "@triton.jit" in static["content"][0]["text"]
+        )
         if problem == "level1_1_Softmax":
             # the hand-written kernel passed at once: no second attempt is made
             assert v("synth/a0")["verdict"] == "pass"

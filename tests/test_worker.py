@@ -225,3 +225,24 @@ def test_the_executor_settings_reach_jobs_and_change_no_output(root):
         assert config.invalidated_by(key) == [], key
     assert "KERNELOPT_EXECUTOR" in (root / "rules/common.smk").read_text()
     assert sys.executable
+
+
+def test_a_warm_child_copies_a_cache_with_a_directory_it_cannot_write(tmp_path, monkeypatch):
+    """A warm child is started before its job; the host may create cache directories after it
+    (the compile of the job's own candidate), which the jail did not make the child's.  Writing
+    there failed a re-lowered GroupNorm candidate on the H200 with EACCES as a gate-1 crash: the
+    judge's fault as a verdict.  The child now uses a scratch copy of such a cache."""
+    from kernelopt.gates import child
+
+    root, scratch = tmp_path / "cache", tmp_path / "scratch"
+    (root / "triton" / "NEWKEY").mkdir(parents=True)
+    (root / "triton" / "NEWKEY" / "k.cubin").write_bytes(b"x")
+    (root / "inductor" / "ab").mkdir(parents=True)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(root / "triton"))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(root / "inductor"))
+    real = child.os.access
+    monkeypatch.setattr(child.os, "access", lambda p, m: real(p, m) and not str(p).endswith("NEWKEY"))
+    assert child.writable_caches(str(root), str(scratch)) == ["triton"]
+    assert child.os.environ["TRITON_CACHE_DIR"] == str(scratch / "triton")
+    assert (scratch / "triton" / "NEWKEY" / "k.cubin").read_bytes() == b"x"
+    assert child.os.environ["TORCHINDUCTOR_CACHE_DIR"] == str(root / "inductor")  # all writable: kept

@@ -26,6 +26,7 @@ judge records; the child never sees a reference or a tolerance.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 import traceback
@@ -446,12 +447,40 @@ def write_files(data: dict[str, bytes], root: Path = Path("/tmp/job")) -> dict[s
     return files
 
 
+CACHES = {"TRITON_CACHE_DIR": "triton", "TORCHINDUCTOR_CACHE_DIR": "inductor"}
+
+
+def writable_caches(root: str = "/cache", scratch: str = "/tmp/cache") -> list[str]:
+    """The compile caches the job may write to.  The jail made the problem's caches (an overlay
+    of the host's) the child's when it started; a warm child started before its job may find
+    directories the host created since (a compile of the job's own candidate), which stay the
+    host's: writing there fails with EACCES, and a candidate would be failed for the judge's
+    fault.  A cache with such a directory is copied into the child's scratch and used there
+    (the copy's writes stay with the child, as the overlay's do).  Returns the caches copied."""
+    import shutil
+
+    copied = []
+    for var, name in CACHES.items():
+        path = os.environ.get(var, "")
+        if not path.startswith(root + "/") or not os.path.isdir(path):
+            continue
+        if all(os.access(d, os.W_OK) for d, _, _ in os.walk(path)):
+            continue
+        dst = os.path.join(scratch, name)
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(path, dst, symlinks=True)
+        os.environ[var] = dst
+        copied.append(name)
+    return copied
+
+
 def prepare(conn: Conn, job: dict[str, Any]) -> dict[str, Any]:
     """The device and caches of the job, its files, the judge's fault points, the remote GPU
     lock; the job's slot descriptors as tensors."""
     from ..core import gpulock, runtime
     from . import faults
 
+    writable_caches()
     job["files"] = write_files(job.pop("file_data", {}) or {})
     device = runtime.prepare(job["device"], None)
     job["device"] = device

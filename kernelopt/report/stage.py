@@ -23,6 +23,40 @@ from ..select.stage import no_candidate_reason, valid_alternatives
 from .roofline import describe, problem_roofline
 
 
+def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str, Any]]:
+    """What produced each replacement the stitch made: the unit's class, where the candidate came
+    from (a synthesis source, a search direction and the member it was applied to), and what the
+    candidate says it is; read from the slot records beside the candidates."""
+    from ..search.synth.classes import unit_class
+
+    out = []
+    for unit, cand in sorted(replacements.items()):
+        slot = Path(cand).parent / "slot.json"
+        info = read_json(slot) if slot.exists() else {}
+        ref = paths.reference(unit)
+        row = {
+            "unit": unit,
+            "class": info.get("class") or (unit_class(ref.read_text()) if ref.exists() else ""),
+            "candidate": Path(cand).relative_to(paths.unit(unit)).as_posix()
+            if paths.unit(unit) in Path(cand).parents
+            else cand,
+            "origin": info.get("origin", ""),
+        }
+        if info.get("source"):
+            row["source"] = info["source"]
+        if info.get("direction"):
+            d = info["direction"]
+            row["direction"] = f"{d.get('name')} on {d.get('member')}"
+            parent = paths.unit(unit) / str(d.get("member", "")) / "slot.json"
+            if parent.exists():  # the member the direction was applied to: its own synthesis record
+                p = read_json(parent)
+                row.update({k: p[k] for k in ("source", "what") if p.get(k) and k not in row})
+        if info.get("what"):
+            row["what"] = info["what"]
+        out.append(row)
+    return out
+
+
 def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
     """result.json: category and reason (docs/architecture.md, "Categories"), speedups, noise band, cost."""
     base = read_json(paths.baseline)
@@ -97,6 +131,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
                 noise_band=n["noise_band"],
                 units_replaced=len(plan["replacements"]),
                 stitched_attempt=a,
+                winners=winners(paths, plan["replacements"]),
             )
             significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
             if significant:

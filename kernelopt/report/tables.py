@@ -115,6 +115,7 @@ RESULT_COLUMNS = [
     "noise_band",
     "units",
     "units_replaced",
+    "winner",
     "inductor_bw_pct",
     "best_candidate_bw_pct",
     "gpu_seconds",
@@ -172,6 +173,18 @@ def _round(v: float | None) -> float | None:
     return round(v, 1) if isinstance(v, (int, float)) else None
 
 
+def winner_text(winners: list[dict[str, Any]]) -> str:
+    """One cell: each replaced unit's class and what produced its candidate (report/stage.py:
+    ``winners``), e.g. ``scan: handwritten`` or ``pooling: handwritten, then smaller-xblock``."""
+    parts = []
+    for w in winners:
+        how = w.get("source") or w.get("origin") or "?"
+        if w.get("direction"):
+            how += f", then {w['direction'].split(' on ')[0]}"
+        parts.append(f"{w.get('class') or '?'}: {how}")
+    return "; ".join(parts)
+
+
 def result_row(workdir: Path, problem: str) -> dict[str, Any]:
     r = _read(ProblemPaths(workdir, problem).result)
     band = r.get("noise_band")
@@ -190,6 +203,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
         "units": r.get("units"),
         "units_replaced": r.get("units_replaced", 0),
+        "winner": winner_text(r.get("winners") or []) if r.get("category") == "optimized" else "",
         "inductor_bw_pct": _round((r.get("roofline") or {}).get("inductor_bw_pct")),
         "best_candidate_bw_pct": _round((r.get("roofline") or {}).get("best_candidate_bw_pct")),
         "gpu_seconds": r.get("gpu_seconds"),

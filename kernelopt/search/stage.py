@@ -28,7 +28,9 @@ from . import agents, profiler
 from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .agents.llm.client import INFRASTRUCTURE, BudgetExhausted
 from .agents.llm.client import clear as clear_transcripts
+from .synth.classes import candidate_what, unit_class
 from .synth.fused import synthesize_fused
+from .synth.generate import generate as generate_template
 from .synth.generate import source_of, synthesize_attempt
 from .synth.ops import CannotSynthesize
 from .timing import time_against_inductor, time_candidate
@@ -39,15 +41,14 @@ from .transform import signature
 L2_BYTES = 60 * 10**6
 
 
-def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str | None:
-    """Why a unit is not worth synthesizing: on the GPU, Inductor's kernel ran at capture at
-    ``search.synthesis_skip_roof_pct`` % or more of its roof (the copy bandwidth, or the roof at
-    two reads of rows that do not fit on one SM); None otherwise, always on the CPU, and
-    whenever the figure cannot be trusted: a unit moving less than 4x the L2, one launched with
-    different shapes, a share above 105 % of the roof (the contract's bytes overstate what the
-    kernel reads, e.g. a gather), or a figure that cannot be computed."""
-    limit = cfg["search"].get("synthesis_skip_roof_pct")
-    if limit is None or contract.get("device") != "cuda" or contract.get("fused"):
+def roof_figure(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any] | None:
+    """Where Inductor's kernel stood at capture, on the GPU: ``pct`` of the copy bandwidth
+    (``peak`` GB/s) and ``roof``, the share its traffic allows (100, or the roof at two reads of
+    rows that do not fit on one SM: ``floor``); None on the CPU and whenever the figure cannot be
+    trusted: a unit moving less than 4x the L2, one launched with different shapes, a share above
+    105 % of the roof (the contract's bytes overstate what the kernel reads, e.g. a gather), or a
+    figure that cannot be computed."""
+    if contract.get("device") != "cuda" or contract.get("fused"):
         return None
     try:
         disp = read_json(paths.dispatch) if paths.dispatch.exists() else {}
@@ -59,18 +60,55 @@ def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dic
         peak = float(cfg["search"]["peak_bandwidth_gbs"])
         pct = nbytes / (ms / launches * 1e-3) / 1e9 / peak * 100.0  # dispatch's time sums the launches
         floor = profiler.reread_roof_pct(contract, profiler.unit_rereads(paths.inductor_kernel(unit), contract))
-    except Exception as e:  # noqa: BLE001 - no figure, no skip: the unit is synthesized as before
-        print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e}); synthesizing")
+    except Exception as e:  # noqa: BLE001 - no figure: the unit is treated as far from its roof
+        print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e})")
         return None
     roof = floor or 100.0
-    if pct < float(limit) / 100.0 * roof or pct > 1.05 * roof:
+    if pct > 1.05 * roof:
         return None
+    return {"pct": pct, "roof": roof, "floor": floor, "peak": peak}
+
+
+def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str | None:
+    """Why a unit is not worth synthesizing: Inductor's kernel ran at capture at
+    ``search.synthesis_skip_roof_pct`` % or more of its roof (``roof_figure``); None otherwise."""
+    limit = cfg["search"].get("synthesis_skip_roof_pct")
+    fig = None if limit is None else roof_figure(paths, unit, contract, cfg)
+    if fig is None or fig["pct"] < float(limit) / 100.0 * fig["roof"]:
+        return None
+    pct, roof, floor, peak = fig["pct"], fig["roof"], fig["floor"], fig["peak"]
     where = f"{floor:.0f} % roof at two reads of rows too large for one SM" if floor else "copy bandwidth"
     return (
         f"Inductor's kernel ran at {pct:.1f} % of the {peak / 1000:.1f} TB/s copy bandwidth at capture "
         f"({100.0 * pct / roof:.0f} % of its roof, the {where}; search.synthesis_skip_roof_pct = {limit}): "
         "an independent implementation has next to nothing to gain"
     )
+
+
+def synthesis_hints(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str:
+    """What an LLM synthesizer is told besides the contract and the reference (issue 13): the
+    unit's class, how far Inductor's kernel is from its roof and so what is left to gain, and the
+    heuristic backend's template for the class (a kernel that compiles from the same reference),
+    as an example to improve on."""
+    ref = paths.reference(unit).read_text()
+    lines = [f"Class of this unit: {unit_class(ref)}."]
+    fig = roof_figure(paths, unit, contract, cfg)
+    if fig:
+        lines.append(
+            f"Inductor's kernel ran at {fig['pct']:.1f} % of the {fig['peak'] / 1000:.1f} TB/s copy bandwidth "
+            f"at capture; the roof its traffic allows is {fig['roof']:.0f} %, so the most a kernel can gain here is "
+            f"{fig['roof'] / max(fig['pct'], 1e-9):.2f}x. Read each input once and write each output once."
+        )
+    try:
+        template = generate_template(contract, ref, 0)
+    except CannotSynthesize as e:
+        lines.append(f"No template of the heuristic backend fits this unit ({e}).")
+    else:
+        lines.append(
+            "The heuristic backend's template for this class, generated from the same reference (it may "
+            "not pass the checks, and it is not tuned: improve on it):\n```python\n" + template + "\n```"
+        )
+    return "\n\n".join(lines)
 
 
 def negligible(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str | None:
@@ -159,7 +197,11 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
             else:
                 inductor = paths.unit(unit) / "inductor.py"
                 src = backend.synthesize(
-                    contract, ref.read_text(), inductor.read_text() if inductor.exists() else "", earlier
+                    contract,
+                    ref.read_text(),
+                    inductor.read_text() if inductor.exists() else "",
+                    earlier,
+                    hints=synthesis_hints(paths, unit, contract, cfg),
                 )
         if src is not None:
             (d / "candidate.py").write_text(src)
@@ -169,6 +211,8 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
                 "origin": f"synthesis:{backend.name}",
                 "signature": signature(src),
                 **({"source": info["source"]} if "source" in info else {}),
+                "class": unit_class(ref.read_text()),
+                **({"what": what} if (what := candidate_what(src)) else {}),
             }
     except CannotSynthesize as e:
         info["reason"] = f"cannot synthesize: {e}"

@@ -37,9 +37,11 @@ class LLMBackend:
         return LLMBackend(self.agent, self.workdir, self.problem, self.unit, where)
 
     # -- synthesizer -----------------------------------------------------------------------
-    def synthesize(self, contract: dict[str, Any], reference: str, inductor: str, earlier: list[dict[str, Any]]) -> str:
+    def synthesize(
+        self, contract: dict[str, Any], reference: str, inductor: str, earlier: list[dict[str, Any]], hints: str = ""
+    ) -> str:
         try:
-            return synthesizer.run(self.caller, contract, reference, inductor, earlier)
+            return synthesizer.run(self.caller, contract, reference, inductor, earlier, hints)
         except RoleFailed as e:
             raise CannotSynthesize(f"the synthesizer's reply was unusable: {'; '.join(e.reasons)}") from None
         except BudgetExhausted as e:

@@ -1,5 +1,6 @@
 """Synthesizer: an independent kernel for a unit from its contract, eager reference and
-Inductor's kernel; attempts 2-4 are shown why the earlier attempts failed."""
+Inductor's kernel, with the unit's class, its distance to the roof and the heuristic backend's
+template for the class (``hints``); attempts 2-4 are shown why the earlier attempts failed."""
 
 from __future__ import annotations
 
@@ -10,12 +11,20 @@ from ..llm.client import Caller
 from .common import ask, code, contract_text, user
 
 
-def run(caller: Caller, contract: dict[str, Any], reference: str, inductor: str, earlier: list[dict[str, Any]]) -> str:
+def run(
+    caller: Caller,
+    contract: dict[str, Any],
+    reference: str,
+    inductor: str,
+    earlier: list[dict[str, Any]],
+    hints: str = "",
+) -> str:
     static = "\n\n".join(
         [
             contract_text(contract),
             code("The eager reference (ATen ops of Inductor's post-grad graph)", reference),
             code("Inductor's kernel for this unit (a correct reference implementation)", inductor),
+            *([f"## The unit's class, its roof and a template\n\n{hints}"] if hints else []),
         ]
     )
     parts = [f"Write synthesis attempt {len(earlier) + 1} for this unit."]
