@@ -38,7 +38,7 @@ class Reference(torch.nn.Module):
 """
 
 
-@pytest.mark.parametrize("attempt", [0, 2])
+@pytest.mark.parametrize("attempt", [0, 1, 2])
 def test_max_pool_with_padding_and_ceil_mode_runs_right(attempt):
     contract = {
         "args": [
@@ -188,7 +188,7 @@ class Reference(torch.nn.Module):
         (3, "[3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, 5", {"divisor_override": 5}),
     ],
 )
-@pytest.mark.parametrize("attempt", [0, 1])  # 2-D output tiles, flat blocks
+@pytest.mark.parametrize("attempt", [0, 1])  # flat blocks, 2-D output tiles
 def test_average_pools_divide_as_pytorch_does(k, params, extra, attempt):
     shape = [2, 3, 9, 8] if k == 2 else [2, 2, 5, 6, 7]
     x = torch.randn(*shape)
@@ -211,7 +211,7 @@ class Reference(torch.nn.Module):
 """
     contract = {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write")]}
     src = generate.generate(contract, ref, attempt)
-    assert f"a {k}-d avg pool" in src and (("BH" in src) == (attempt == 0))
+    assert f"a {k}-d avg pool" in src and (("BH" in src) == (attempt == 1))
     mod = load_candidate(src, f"avg_pool_{k}_{len(extra)}_{attempt}")
     out = torch.full(want.shape, float("nan"))
     mod.launch(x, out)

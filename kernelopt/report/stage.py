@@ -31,15 +31,16 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
 
     out = []
     for unit, cand in sorted(replacements.items()):
-        slot = Path(cand).parent / "slot.json"
+        # the candidate under the unit's directory (a run directory moved since keeps the tail)
+        marker = f"/units/{unit}/"
+        rel = cand.split(marker, 1)[1] if marker in cand else Path(cand).name
+        slot = paths.unit(unit) / Path(rel).parent / "slot.json"
         info = read_json(slot) if slot.exists() else {}
         ref = paths.reference(unit)
         row = {
             "unit": unit,
             "class": info.get("class") or (unit_class(ref.read_text()) if ref.exists() else ""),
-            "candidate": Path(cand).relative_to(paths.unit(unit)).as_posix()
-            if paths.unit(unit) in Path(cand).parents
-            else cand,
+            "candidate": rel,
             "origin": info.get("origin", ""),
         }
         if info.get("source"):

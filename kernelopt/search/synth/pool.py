@@ -43,7 +43,9 @@ AVG_OPS = {"avg_pool1d", "avg_pool2d", "avg_pool3d"}
 AFTER = {"sum": "sum", "mean": "sum", "amax": "max", "amin": "min"}
 ATTEMPTS = [(256, 4), (1024, 4), (128, 2), (512, 8)]  # (BLOCK, num_warps) per attempt
 # a pool of 2+ dims with no reduction after it: 2-D output tiles (BH x BW of the last two pooled
-# dims, no division per element, loads contiguous along the last dim) on even attempts
+# dims, no division per element, loads contiguous along the last dim) on odd attempts.  Flat
+# blocks first: on the H200 (bench/README.md, issue 13) the tiles were slower than the flat
+# kernel for a dilated 2-D max pool, a 2-D average pool and a 3-D max pool
 TILED = [(8, 64, 4), (16, 64, 8), (4, 128, 4), (32, 32, 8)]  # (BH, BW, num_warps)
 
 
@@ -257,7 +259,7 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         post_lines, (post_res,) = pointwise_body(forward_fn(segs["post"], [segs["result"]]), env_post)
 
     n_lead = len(lead)
-    tiled = red is None and k >= 2 and attempt % 2 == 0
+    tiled = red is None and k >= 2 and attempt % 2 == 1
     if tiled:
         bh, bw, warps = TILED[(attempt // 2) % len(TILED)]
     else:
