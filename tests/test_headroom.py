@@ -1,7 +1,7 @@
 """problems/headroom/ (issue 13): the suite builds at its full sizes on the ``meta`` device, its
 small copies (bench/headroom_small.py) cover every problem, and on CPU the pipeline reaches the
-new templates end to end: an average pool, a suffix sum Inductor splits into two kernels (one
-fusible region, one scan kernel, stitched, gate 3), an index reduction."""
+new templates end to end: an average pool, and a suffix sum Inductor splits into two kernels (one
+fusible region, one scan kernel, stitched, gate 3)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ def test_a_unit_far_from_its_roof_gets_its_class_template_first():
 def test_the_templates_pass_gates_1_2_and_a_suffix_sum_is_one_stitched_kernel(tmp_path):
     from kernelopt.report.coverage import coverage
 
-    names = ["level1/3_AvgPool2d", "level1/15_Cumsum_Reverse", "level1/18_Argmax_Dim1"]
+    # argmax's template is checked against torch in tests/test_synth_argreduce.py (CI time)
+    names = ["level1/3_AvgPool2d", "level1/15_Cumsum_Reverse"]
     written = headroom_small.write_small(tmp_path / "problems", names)
     wd = tmp_path / "run"
     r = snakemake(
@@ -72,11 +73,7 @@ def test_the_templates_pass_gates_1_2_and_a_suffix_sum_is_one_stitched_kernel(tm
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     rows = coverage(wd)["rows"]
     assert rows and all(x["covered"] or x["through_region"] for x in rows), rows
-    for problem, template in (
-        ("level1_3_AvgPool2d", "avg pool"),
-        ("level1_18_Argmax_Dim1", "aten.argmax"),
-        ("level1_15_Cumsum_Reverse", "suffix sum"),
-    ):
+    for problem, template in (("level1_3_AvgPool2d", "avg pool"), ("level1_15_Cumsum_Reverse", "suffix sum")):
         units = [u for u in (wd / problem / "units").iterdir() if u.is_dir()]
         found = []
         for u in units:
