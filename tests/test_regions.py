@@ -318,3 +318,33 @@ def test_a_split_region_is_found_first_and_fusible_ones_never_overlap_it():
     assert len(members) == len(set(members))
     # pointwise-only runs are the fused pairs' business (classify/fusion.py), never a fusible region
     assert all(any(heur[m] != "pointwise" for m in r["members"]) for r in found)
+
+
+def test_a_split_loss_whose_output_is_a_renamed_allocation_is_a_region(tmp_path):
+    """problems/headroom/level1/21_MSELoss on the H200: Inductor's partial sums (no reference) and
+    the kernel that sums them into a scalar Inductor allocated as buf2 and renamed buf3 between
+    the launches (``buf3 = buf2; del buf2  # reuse``).  The rename stays where it is, so the two
+    kernels are one split region whose output is buf3."""
+    path = ROOT / "tests/fixtures/regions/mse_h200_output_code.py"
+    src = path.read_text()
+    oc = outputcode.parse(src)
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    heur = {k: v.heuristic for k, v in oc.kernels.items()}
+    first = "triton_red_fused_mean_pow_sub_0"
+    found, refused = regions.find_regions(src, sources, heur, [first], lambda b: b != "buf1")
+    assert refused == [] and [r["members"] for r in found] == [[first, "triton_red_fused_mean_pow_sub_1"]]
+    assert (found[0]["outputs"], found[0]["intermediates"]) == (["buf3"], ["buf1"])
+    # stitched: the first launch dropped, the rename kept before the last launch, and the proof
+    # (the declared edits applied on the baseline's AST) agrees with the text
+    declared = {k: found[0][k] for k in REGION_KEYS}
+    cand = tmp_path / "cand.py"
+    cand.write_text("def launch(*args):\n    pass\n")
+    last = "triton_red_fused_mean_pow_sub_1"
+    info = write_stitched(path, tmp_path / "s", {last: cand}, regions=[{**declared, "unit": "rg"}])
+    text = (tmp_path / "s/output_code.py").read_text()
+    assert f"{first}.run(" not in text and text.index("buf3 = buf2") < text.index(f"{last}.run(")
+    assert info["proof"]["identical_except_replaced"], info["proof"]
+    # a rename of a buffer the region reads from outside is still refused
+    bad = src.replace("buf3 = buf2; del buf2  # reuse", "buf3 = arg0_1")
+    found, refused = regions.find_regions(bad, sources, heur, [first], lambda b: b != "buf1")
+    assert found == [] and refused

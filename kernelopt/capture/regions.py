@@ -26,7 +26,10 @@ whether a declared run is one (gate 3's proof calls it again on the baseline):
 * outputs: the written buffers that a statement after the last launch names under any alias
   (a ``del`` does not count); intermediates: the other written buffers;
 * a ``del`` between the launches that deletes a region argument deletes only region arguments
-  and has a line of its own (the stitch moves it after the region's launch).
+  and has a line of its own (the stitch moves it after the region's launch);
+* a new name for a fresh allocation the region has not touched may stand between the launches
+  (Inductor's ``buf3 = buf2; del buf2  # reuse`` before a split reduction's last kernel writes
+  its scalar): the statement stays where it is, before the region's launch.
 """
 
 from __future__ import annotations
@@ -222,6 +225,9 @@ def _check(
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name) and s.value.id not in set(written) | region_args:
             if not names_in(s.targets[0]) & region_args:
                 continue
+            src = s.value.id
+            if len(s.targets) == 1 and aliases.root(src) in aliases.allocated and src not in inputs:
+                continue  # a new name for a fresh allocation the region has not touched ("buf3 = buf2  # reuse")
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
     return {
         "function": fn.name,
