@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .argreduce import is_argreduce, synthesize_argreduce
+from .fullreduce import is_full_reduction, synthesize_full_reduction
 from .ops import REDUCTIONS, CannotSynthesize
 from .pointwise import synthesize_pointwise
 from .pool import is_pool, synthesize_pool
@@ -25,7 +26,8 @@ from .scan import is_scan, synthesize_scan
 def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
     """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
     (``rows``), a pool kernel for max pools (``pool``), a block scan for prefix sums (``scan``),
-    an index reduction for argmax/argmin (``argreduce``); CannotSynthesize with the most relevant
+    an index reduction for argmax/argmin (``argreduce``), a two-kernel sum or mean over every element
+    (``fullreduce``: a loss); CannotSynthesize with the most relevant
     reason otherwise."""
     if is_pool(reference_src):
         return synthesize_pool(contract, reference_src, attempt)
@@ -33,6 +35,11 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
         return synthesize_scan(contract, reference_src, attempt)
     if is_argreduce(reference_src):
         return synthesize_argreduce(contract, reference_src, attempt)
+    if is_full_reduction(reference_src):
+        try:
+            return synthesize_full_reduction(contract, reference_src, attempt)
+        except CannotSynthesize:
+            pass  # e.g. a global mean used by every element (a standardisation): the row synthesizer's
     try:
         return synthesize_pointwise(contract, reference_src, attempt)
     except CannotSynthesize as pointwise:

@@ -23,6 +23,7 @@ UNARY = {
     "tanh": "(2.0 * tl.sigmoid(2.0 * {0}) - 1.0)",
     "erf": "tl.math.erf({0})",
     "reciprocal": "(1.0 / {0})",
+    "isnan": "({0} != {0})",
 }
 BINARY = {
     "add": "({0} + {1})",
