@@ -148,6 +148,10 @@ def synthesize_scan(contract: dict[str, Any], reference_src: str, attempt: int) 
     d = scan["dim"]
     params = [p.arg for p in fwd.args.args[1:]]  # forward(self, x0, x1, ...)
     same = scan["in_rev"] == scan["out_rev"]  # the chain before and after the scan at one column
+    if not same and out_name in ins:
+        # read at one end of the row, written at the other: in place, a store would overwrite
+        # elements a later chunk still reads
+        raise CannotSynthesize(f"{out_name} is read and written in place, in opposite directions")
     pre_lines, (pre_res,) = pointwise_body(
         forward_fn(segs["pre"], [scan["input"]]), {x: f"v{i}" for i, x in enumerate(params)}
     )
