@@ -53,10 +53,9 @@ def region_references(
     own (``split``) or drop a round trip through memory between kernels that have one
     (``fusible``), each with the eager reference of the FX subgraph from its inputs to its outputs
     (``kernels/<region>.reference.py``); the refused starts with their reasons."""
-    starts = [k for k, e in kernels.items() if "error" in (e.get("reference") or {}) and not e.get("user")]
-    fusible = [
-        k for k, e in kernels.items() if "error" not in (e.get("reference") or {"error": 1}) and not e.get("user")
-    ]
+    own = {k: e.get("reference") for k, e in kernels.items() if not e.get("user")}  # None: not cut
+    starts = [k for k, ref in own.items() if "error" in (ref or {})]
+    fusible = [k for k, ref in own.items() if ref and "error" not in ref]
     if not (starts or fusible) or cap.gm is None:
         return {"found": [], "refused": []}
     node_of = _node_finder(cap)

@@ -27,7 +27,7 @@ from .ops import (
     broadcast_shapes,
     candidate_module,
     forward_fn,
-    forward_of,
+    kernel_reference,
     row_tile,
 )
 from .pointwise import pointwise_body
@@ -76,11 +76,7 @@ def _parse(fwd: ast.FunctionDef) -> tuple[list[ast.stmt], dict[str, Any]]:
 
 
 def synthesize_argreduce(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
-    fwd, consts = forward_of(reference_src)
-    if consts.get("LEVEL", "kernel") != "kernel":
-        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
-    args = {a["name"]: a for a in contract["args"]}
-    ins, outs = consts["INPUTS"], consts["OUTPUTS"]
+    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1:
         raise CannotSynthesize("an index reduction unit with more than one output")
     out_name = outs[0]
@@ -89,10 +85,6 @@ def synthesize_argreduce(contract: dict[str, Any], reference_src: str, attempt: 
     for name in ins:
         if args[name].get("dtype") not in FLOAT_DTYPES:
             raise CannotSynthesize(f"argument {name} is {args[name].get('dtype')}: float inputs only")
-    for name in ins + outs:
-        ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)
-        if list(args[name]["shape"]) != list(ref_shape):
-            raise CannotSynthesize(f"argument {name} is seen through a view ({args[name]['shape']} vs {ref_shape})")
     pre, red = _parse(fwd)
     S = broadcast_shapes(*[consts["SHAPES"][n] for n in ins])
     d = red["dim"] % len(S)

@@ -18,7 +18,7 @@ import math
 import re
 from typing import Any
 
-from .ops import FLOAT_DTYPES, CannotSynthesize, arg_offset, broadcast_shapes, forward_fn, forward_of
+from .ops import FLOAT_DTYPES, CannotSynthesize, arg_offset, broadcast_shapes, forward_fn, kernel_reference
 from .pointwise import pointwise_body
 
 SUMS = {"sum", "mean"}
@@ -71,19 +71,12 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> tuple[list[ast.stmt], dict[str, A
 
 
 def synthesize_full_reduction(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
-    fwd, consts = forward_of(reference_src)
-    if consts.get("LEVEL", "kernel") != "kernel":
-        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
-    args = {a["name"]: a for a in contract["args"]}
-    ins, outs = consts["INPUTS"], consts["OUTPUTS"]
+    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1 or list(consts["OUT_SHAPES"][outs[0]]) not in ([], [1]):
         raise CannotSynthesize("the output is not one scalar")
     for name in ins + outs:
         if args[name].get("dtype") not in FLOAT_DTYPES:
             raise CannotSynthesize(f"argument {name} is {args[name].get('dtype')}: float arguments only")
-        ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)
-        if list(args[name]["shape"]) != list(ref_shape):
-            raise CannotSynthesize(f"argument {name} is seen through a view ({args[name]['shape']} vs {ref_shape})")
     S = broadcast_shapes(*[consts["SHAPES"][n] for n in ins])
     pre, red, post, result = _parse(fwd, len(S))
     params = [p.arg for p in fwd.args.args[1:]]

@@ -186,6 +186,24 @@ def expr(node: ast.AST, env: dict[str, str]) -> str:
     raise CannotSynthesize(f"unsupported argument {ast.unparse(node)}")
 
 
+def kernel_reference(
+    contract: dict[str, Any], reference_src: str
+) -> tuple[ast.FunctionDef, dict[str, Any], dict[str, Any], list[str], list[str]]:
+    """A kernel-level reference's forward and constants, the contract's arguments by name, the
+    input and output names; CannotSynthesize for a graph-level reference or an argument the
+    kernel sees through a view of another shape than the reference's value."""
+    fwd, consts = forward_of(reference_src)
+    if consts.get("LEVEL", "kernel") != "kernel":
+        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+    args = {a["name"]: a for a in contract["args"]}
+    ins, outs = consts["INPUTS"], consts["OUTPUTS"]
+    for name in ins + outs:
+        ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)
+        if list(args[name]["shape"]) != list(ref_shape):
+            raise CannotSynthesize(f"argument {name} is seen through a view ({args[name]['shape']} vs {ref_shape})")
+    return fwd, consts, args, ins, outs
+
+
 def forward_fn(body: list[ast.stmt], result: list[str]) -> ast.FunctionDef:
     """A forward holding ``body`` that returns the names ``result`` (for ``pointwise_body``):
     a piece of a reference translated on its own."""

@@ -33,7 +33,7 @@ from .ops import (
     broadcast_shapes,
     candidate_module,
     forward_fn,
-    forward_of,
+    kernel_reference,
 )
 from .pointwise import pointwise_body
 
@@ -187,21 +187,14 @@ def _unsqueezed_inputs(
 
 
 def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
-    fwd, consts = forward_of(reference_src)
-    if consts.get("LEVEL", "kernel") != "kernel":
-        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     segs = _parse(fwd)
-    args = {a["name"]: a for a in contract["args"]}
-    ins, outs = consts["INPUTS"], consts["OUTPUTS"]
     if len(outs) != 1:
         raise CannotSynthesize("a pool unit with more than one output")
     for name in ins + outs:
         a = args[name]
         if a.get("dtype") not in FLOAT_DTYPES:
             raise CannotSynthesize(f"argument {name} is {a.get('dtype')}, only float pools are synthesised")
-        ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)
-        if list(a["shape"]) != list(ref_shape):
-            raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {ref_shape})")
     pool, red = segs["pool"], segs["red"]
     k = len(pool["kernel"])
     params = [p.arg for p in fwd.args.args[1:]]  # forward(self, x0, x1, ...)

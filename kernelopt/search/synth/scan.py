@@ -29,7 +29,7 @@ from .ops import (
     broadcast_shapes,
     candidate_module,
     forward_fn,
-    forward_of,
+    kernel_reference,
     row_tile,
 )
 from .pointwise import pointwise_body
@@ -123,11 +123,7 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
 
 
 def synthesize_scan(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
-    fwd, consts = forward_of(reference_src)
-    if consts.get("LEVEL", "kernel") != "kernel":
-        raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
-    args = {a["name"]: a for a in contract["args"]}
-    ins, outs = consts["INPUTS"], consts["OUTPUTS"]
+    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1:
         raise CannotSynthesize("a scan unit with more than one output")
     out_name = outs[0]
@@ -137,9 +133,6 @@ def synthesize_scan(contract: dict[str, Any], reference_src: str, attempt: int) 
         ok = INPUT_DTYPES if name in ins else FLOAT_DTYPES
         if a.get("dtype") not in ok:
             raise CannotSynthesize(f"argument {name} is {a.get('dtype')}: scans of float values are synthesised")
-        ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)
-        if list(a["shape"]) != list(ref_shape):
-            raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {ref_shape})")
     for name in ins:
         if len(consts["SHAPES"][name]) > len(S) or broadcast_shapes(consts["SHAPES"][name], S) != S:
             raise CannotSynthesize(f"input {name} of shape {consts['SHAPES'][name]} is larger than the output {S}")
