@@ -186,6 +186,47 @@ def _unsqueezed_inputs(
     return args, {**consts, "SHAPES": shapes}
 
 
+def _tiled_index(space: list[int]) -> tuple[list[str], str]:
+    """The kernel's opening lines for 2-D output tiles of ``space``'s last two dims (BH x BW, the
+    other dims one index per program, no division per element), and the launch grid."""
+    OH, OW = space[-2], space[-1]
+    outer = space[:-2]
+    body = [
+        "    pid = tl.program_id(0).to(tl.int64)",
+        f"    ntw = tl.cdiv({OW}, BW)",
+        f"    nth = tl.cdiv({OH}, BH)",
+        "    tw = pid % ntw",
+        "    th = (pid // ntw) % nth",
+        "    po = pid // (ntw * nth)",
+    ]
+    for d in range(len(outer)):
+        inner = int(math.prod(outer[d + 1 :]))
+        body.append(f"    i{d} = (po // {inner}) % {outer[d]}" if inner > 1 else f"    i{d} = po % {outer[d]}")
+    d_h, d_w = len(space) - 2, len(space) - 1
+    body += [
+        f"    i{d_h} = th * BH + tl.arange(0, BH)[:, None]",
+        f"    i{d_w} = tw * BW + tl.arange(0, BW)[None, :]",
+        f"    mask = (i{d_h} < {OH}) & (i{d_w} < {OW})",
+        "    zero = tl.zeros([BH, BW], tl.int64)",  # every pointer a tile (a per-channel input is not)
+    ]
+    return body, f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['BH']) * triton.cdiv({OW}, CONFIG['BW'])"
+
+
+def _flat_index(space: list[int]) -> list[str]:
+    """The kernel's opening lines for BLOCK outputs at a flat index over ``space``."""
+    body = [
+        "    pid = tl.program_id(0).to(tl.int64)",
+        "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
+        f"    mask = offs < {int(math.prod(space))}",
+    ]
+    rest = "offs"
+    for d in range(len(space)):
+        inner = int(math.prod(space[d + 1 :]))
+        body.append(f"    i{d} = ({rest}) // {inner}" if inner > 1 else f"    i{d} = {rest}")
+        rest = f"offs % {inner}" if inner > 1 else rest
+    return body
+
+
 def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     segs = _parse(fwd)
@@ -262,39 +303,7 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
     n_out = int(math.prod(space))
     shape = "[BH, BW]" if tiled else "[BLOCK]"
     z = " + zero" if tiled else ""
-    if tiled:
-        OH, OW = space[-2], space[-1]
-        outer = space[:-2]
-        body = [
-            "    pid = tl.program_id(0).to(tl.int64)",
-            f"    ntw = tl.cdiv({OW}, BW)",
-            f"    nth = tl.cdiv({OH}, BH)",
-            "    tw = pid % ntw",
-            "    th = (pid // ntw) % nth",
-            "    po = pid // (ntw * nth)",
-        ]
-        for d in range(len(outer)):
-            inner = int(math.prod(outer[d + 1 :]))
-            body.append(f"    i{d} = (po // {inner}) % {outer[d]}" if inner > 1 else f"    i{d} = po % {outer[d]}")
-        d_h, d_w = len(space) - 2, len(space) - 1
-        body += [
-            f"    i{d_h} = th * BH + tl.arange(0, BH)[:, None]",
-            f"    i{d_w} = tw * BW + tl.arange(0, BW)[None, :]",
-            f"    mask = (i{d_h} < {OH}) & (i{d_w} < {OW})",
-            "    zero = tl.zeros([BH, BW], tl.int64)",  # every pointer a tile (a per-channel input is not)
-        ]
-        grid = f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['BH']) * triton.cdiv({OW}, CONFIG['BW'])"
-    else:
-        body = [
-            "    pid = tl.program_id(0).to(tl.int64)",
-            "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
-            f"    mask = offs < {n_out}",
-        ]
-        rest = "offs"
-        for d in range(len(space)):
-            inner = int(math.prod(space[d + 1 :]))
-            body.append(f"    i{d} = ({rest}) // {inner}" if inner > 1 else f"    i{d} = {rest}")
-            rest = f"offs % {inner}" if inner > 1 else rest
+    body, grid = _tiled_index(space) if tiled else (_flat_index(space), None)
     lead_idx = [f"i{d}" for d in range(n_lead)]
 
     avg = pool["op"] == "avg"
