@@ -26,48 +26,80 @@ def unit_id(graph: int, kernel: str) -> str:
     return kernel if graph == 0 else f"g{graph}_{kernel}"
 
 
+def _unit_of(g: int, site: dict[str, Any], k: dict[str, Any]) -> dict[str, Any]:
+    """A Triton kernel's unit record, before any of its launches are counted."""
+    uid = unit_id(g, site["target"])
+    return {
+        "id": uid,
+        "graph": g,
+        "kernel": site["target"],
+        "heuristic": k.get("heuristic"),
+        "template": k.get("heuristic") == "template",
+        "user": bool(k.get("user")),
+        "launches": 0,
+        "time_ms": 0.0,
+        "reference": "error" not in (k.get("reference") or {"error": 1}),
+    }
+
+
+def _graph_launches(
+    g: int, grec: dict[str, Any], gprof: dict[str, Any], device: str, units: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """One graph's launch sites with their kind and time; each Triton launch counted to its unit."""
+    site_ms = {int(k): v for k, v in (gprof.get("site_ms") or {}).items()}
+    launches = []
+    for site in grec["sites"]:
+        kind = dispatch_kind(site["kind"], device)
+        entry: dict[str, Any] = {
+            "graph": g,
+            "lineno": site["lineno"],
+            "kind": kind,
+            "target": site["target"],
+            "function": site["function"],
+            "time_ms": site_ms.get(site["lineno"]),
+        }
+        if kind == "triton":
+            k = grec["kernels"].get(site["target"], {})
+            entry["heuristic"] = k.get("heuristic")
+            entry["template"] = k.get("heuristic") == "template"
+            uid = unit_id(g, site["target"])
+            entry["unit"] = uid
+            u = units.setdefault(uid, _unit_of(g, site, k))
+            u["launches"] += 1
+            u["time_ms"] += entry["time_ms"] or 0.0
+        else:
+            entry["op"] = site["target"].split(".")[1] if "." in site["target"] else site["target"]
+        launches.append(entry)
+    return launches
+
+
+def _verdict(
+    units: dict[str, Any], launches: list[dict[str, Any]], triton_share: float, device: str, min_triton_share: float
+) -> tuple[str, str]:
+    """The problem's verdict and its reason, from the Triton kernels' share of device time."""
+    lost = [l["target"] for l in launches if l["kind"] == "triton" and l["time_ms"] is None and device == "cuda"]
+    if not units:
+        return "no-triton", "the compiled model launches no Triton kernel"
+    if lost:  # never a verdict from a missing time: the profile lost events (capture profiled 3 times)
+        return (
+            "error",
+            f"infrastructure: the profile has no time for Triton kernel(s) {sorted(set(lost))[:5]}; re-run capture",
+        )
+    if triton_share < min_triton_share:
+        return "library-dominated", (
+            f"Triton kernels take {triton_share:.1%} of device time, "
+            f"under classify.min_triton_share={min_triton_share:.0%}"
+        )
+    return "optimizable", f"Triton kernels take {triton_share:.1%} of device time"
+
+
 def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share: float) -> dict[str, Any]:
     device = capture["device"]
     launches: list[dict[str, Any]] = []
     units: dict[str, dict[str, Any]] = {}
     for g, grec in enumerate(capture["graphs"]):
         gprof = (profile.get("graphs") or [None] * (g + 1))[g] or {}
-        site_ms = {int(k): v for k, v in (gprof.get("site_ms") or {}).items()}
-        for site in grec["sites"]:
-            kind = dispatch_kind(site["kind"], device)
-            entry: dict[str, Any] = {
-                "graph": g,
-                "lineno": site["lineno"],
-                "kind": kind,
-                "target": site["target"],
-                "function": site["function"],
-                "time_ms": site_ms.get(site["lineno"]),
-            }
-            if kind == "triton":
-                k = grec["kernels"].get(site["target"], {})
-                entry["heuristic"] = k.get("heuristic")
-                entry["template"] = k.get("heuristic") == "template"
-                uid = unit_id(g, site["target"])
-                entry["unit"] = uid
-                u = units.setdefault(
-                    uid,
-                    {
-                        "id": uid,
-                        "graph": g,
-                        "kernel": site["target"],
-                        "heuristic": k.get("heuristic"),
-                        "template": k.get("heuristic") == "template",
-                        "user": bool(k.get("user")),
-                        "launches": 0,
-                        "time_ms": 0.0,
-                        "reference": "error" not in (k.get("reference") or {"error": 1}),
-                    },
-                )
-                u["launches"] += 1
-                u["time_ms"] += entry["time_ms"] or 0.0
-            else:
-                entry["op"] = site["target"].split(".")[1] if "." in site["target"] else site["target"]
-            launches.append(entry)
+        launches.extend(_graph_launches(g, grec, gprof, device, units))
 
     copy_ms = (profile.get("compiled") or {}).get("copy_ms") or 0.0
     if copy_ms:
@@ -92,20 +124,7 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
         by_kind[l["kind"]] = by_kind.get(l["kind"], 0.0) + (l["time_ms"] or 0.0)
     triton_ms = by_kind.get("triton", 0.0)
     triton_share = triton_ms / total if total > 0 else (1.0 if units else 0.0)
-    lost = [l["target"] for l in launches if l["kind"] == "triton" and l["time_ms"] is None and device == "cuda"]
-    if not units:
-        verdict, reason = "no-triton", "the compiled model launches no Triton kernel"
-    elif lost:  # never a verdict from a missing time: the profile lost events (capture profiled 3 times)
-        verdict = "error"
-        reason = f"infrastructure: the profile has no time for Triton kernel(s) {sorted(set(lost))[:5]}; re-run capture"
-    elif triton_share < min_triton_share:
-        verdict = "library-dominated"
-        reason = (
-            f"Triton kernels take {triton_share:.1%} of device time, "
-            f"under classify.min_triton_share={min_triton_share:.0%}"
-        )
-    else:
-        verdict, reason = "optimizable", f"Triton kernels take {triton_share:.1%} of device time"
+    verdict, reason = _verdict(units, launches, triton_share, device, min_triton_share)
     gprofs = [p for p in (profile.get("graphs") or []) if p]
     return {
         "problem": capture["problem"],
