@@ -58,6 +58,143 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
     return out
 
 
+def _attempts(paths: ProblemPaths, cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple[int, Any, Any] | None]:
+    """The stitch attempts up to the first that passed gates 3 and 4 (chosen: attempt, plan, gate 4),
+    or to one that passed the problem through or had no candidate."""
+    attempts = []
+    for a in range(int(cfg["gates"]["retries"]) + 1):
+        d = paths.attempt_dir(a)
+        plan = read_json(d / "plan.json")
+        if plan["status"] == "passed-through":
+            break
+        g3 = read_json(d / "gate3.json")
+        g4 = read_json(d / "gate4.json")
+        attempts.append(
+            {
+                "attempt": a,
+                "status": plan["status"],
+                "gate3": g3["verdict"],
+                "gate4": g4["verdict"],
+                "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"],
+            }
+        )
+        if plan["status"] == "no-candidates":
+            break
+        if g3["verdict"] == PASS and g4["verdict"] == PASS:
+            return attempts, (a, plan, g4)
+    return attempts, None
+
+
+def _deployed(res: dict[str, Any], paths: ProblemPaths, chosen: tuple[int, Any, Any], cfg: dict[str, Any]) -> None:
+    """The attempt that passed every gate: optimized when its speedup is significant, else matched."""
+    a, plan, g4 = chosen
+    n = g4["numbers"]
+    speed = n["speedup"]
+    res.update(
+        baseline_ms=n["a_ms"],
+        final_ms=n["b_ms"],
+        noise_band=n["noise_band"],
+        units_replaced=len(plan["replacements"]),
+        stitched_attempt=a,
+        winners=winners(paths, plan["replacements"]),
+    )
+    significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
+    if significant:
+        res.update(category="optimized", speedup_vs_compiled=speed, reason=None)
+        return
+    res.update(
+        category="matched (optimized)",
+        speedup_vs_compiled=1.0,
+        measured_speedup=speed,
+        reason=(
+            f"all gates passed but the speedup {speed:.4f} "
+            + ("is below the minimum" if n["ci_high"] < 1.0 else "is not significant")
+            + f" (time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 "
+            f"and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept"
+        ),
+    )
+
+
+def _not_deployed(
+    res: dict[str, Any],
+    paths: ProblemPaths,
+    units: list[str],
+    attempts: list[dict[str, Any]],
+    faults: list[dict[str, Any]],
+    not_checkable: dict[str, str],
+) -> None:
+    """No attempt passed every gate: a fault, units that cannot be checked, no candidate, or the
+    gate that refused them."""
+    last = attempts[-1] if attempts else None
+    if faults:  # a fault is never a verdict: whatever the gates could not decide is reported as such
+        first = faults[0]
+        res.update(
+            status="error",
+            category="error",
+            reason=f"infrastructure: {first['cause'].removeprefix('infrastructure: ')[:300]} ({first['where']})",
+            speedup_vs_compiled=None,
+        )
+    elif not_checkable and len(not_checkable) == len(units):
+        res.update(category="unit-not-checkable", reason=f"unit-not-checkable: {next(iter(not_checkable.values()))}")
+    elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
+        alts = valid_alternatives(paths, units)
+        if alts:
+            # valid kernels were found, none faster than Inductor's: the search matched it
+            res.update(category="matched (optimized)", reason=no_candidate_reason(alts))
+        else:
+            res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
+            near = near_roof_reasons(paths, units)
+            if near:  # not a failure: synthesis was not tried, the kernel is at its roof
+                res["reason"] = f"{res['reason']}; " + "; ".join(near)
+    elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
+        res.update(category="fallback", reason="e2e-correctness", detail=[x["reason"] for x in attempts])
+    else:
+        mode = any(x["gate4"] == SKIPPED_BY_MODE for x in attempts)
+        res.update(
+            category="fallback",
+            reason="perf-gate",
+            detail=[x["reason"] for x in attempts]
+            + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []),
+        )
+
+
+def _categorize(res: dict[str, Any], paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> None:
+    """Category and reason of a problem that classify found optimizable, from its stitch attempts."""
+    faults = infrastructure_faults(paths, units)
+    not_checkable = units_not_checkable(paths, units)
+    if faults:
+        res["infrastructure_faults"] = faults
+    if not_checkable:
+        res["units_not_checkable"] = not_checkable
+    attempts, chosen = _attempts(paths, cfg)
+    res["attempts"] = attempts
+    if chosen:
+        _deployed(res, paths, chosen, cfg)
+    else:
+        _not_deployed(res, paths, units, attempts, faults, not_checkable)
+
+
+def _speedups(res: dict[str, Any], base: dict[str, Any], disp: dict[str, Any]) -> None:
+    """The baseline times, and the speedups against eager and the user's own module."""
+    res["baseline_compiled_ms"] = (base.get("compiled") or {}).get("median_ms")
+    res["baseline_wrapper_ms"] = (base.get("wrapper") or {}).get("median_ms")
+    res["eager_ms"] = (base.get("eager") or {}).get("median_ms")
+    # Gate 4 times the output code in one CUDA graph (no input copies), and so does capture
+    # (baseline_wrapper_ms: the same basis as gate 4's baseline_ms).  A deployed torch.compile
+    # model runs under CUDA-graph trees, which copy fresh inputs into the graph on every call:
+    # its time (baseline_compiled_ms) includes them, and so does the deployed time, torch's
+    # compiled time minus the absolute time the replacement saves.
+    if res.get("eager_ms") and res.get("baseline_compiled_ms") and res.get("speedup_vs_compiled"):
+        saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == "optimized" else 0.0
+        res["deployed_ms"] = res["baseline_compiled_ms"] - saved
+        res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
+    if any(u.get("user") for u in disp.get("units", [])) and res.get("eager_ms") and res.get("baseline_ms"):
+        # a standalone Triton / Helion problem: the user's own module (eager: the user's kernels,
+        # as the user launches them) against the deployed output code as gate 4 timed it
+        final = res["final_ms"] if res["category"] == "optimized" else res["baseline_ms"]
+        res["speedup_vs_user_module"] = res["eager_ms"] / final if final else None
+
+
 def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
     """result.json: category and reason (docs/architecture.md, "Categories"), speedups, noise band, cost."""
     base = read_json(paths.baseline)
@@ -91,113 +228,8 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     elif disp["verdict"] in ("library-dominated", "no-triton"):
         res.update(category="fallback", reason=disp["verdict"])
     else:
-        faults = infrastructure_faults(paths, units)
-        not_checkable = units_not_checkable(paths, units)
-        if faults:
-            res["infrastructure_faults"] = faults
-        if not_checkable:
-            res["units_not_checkable"] = not_checkable
-        chosen = None
-        attempts = []
-        for a in range(int(cfg["gates"]["retries"]) + 1):
-            d = paths.attempt_dir(a)
-            plan = read_json(d / "plan.json")
-            if plan["status"] == "passed-through":
-                break
-            g3 = read_json(d / "gate3.json")
-            g4 = read_json(d / "gate4.json")
-            attempts.append(
-                {
-                    "attempt": a,
-                    "status": plan["status"],
-                    "gate3": g3["verdict"],
-                    "gate4": g4["verdict"],
-                    "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"],
-                }
-            )
-            if plan["status"] == "no-candidates":
-                break
-            if g3["verdict"] == PASS and g4["verdict"] == PASS:
-                chosen = (a, plan, g4)
-                break
-        res["attempts"] = attempts
-        last = attempts[-1] if attempts else None
-        if chosen:
-            a, plan, g4 = chosen
-            n = g4["numbers"]
-            speed = n["speedup"]
-            res.update(
-                baseline_ms=n["a_ms"],
-                final_ms=n["b_ms"],
-                noise_band=n["noise_band"],
-                units_replaced=len(plan["replacements"]),
-                stitched_attempt=a,
-                winners=winners(paths, plan["replacements"]),
-            )
-            significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
-            if significant:
-                res.update(category="optimized", speedup_vs_compiled=speed, reason=None)
-            else:
-                res.update(
-                    category="matched (optimized)",
-                    speedup_vs_compiled=1.0,
-                    measured_speedup=speed,
-                    reason=(
-                        f"all gates passed but the speedup {speed:.4f} "
-                        + ("is below the minimum" if n["ci_high"] < 1.0 else "is not significant")
-                        + f" (time ratio 95% CI {n['ci_low']:.4f}-{n['ci_high']:.4f}; optimized needs the CI below 1 "
-                        f"and a speedup over {cfg['gates']['optimized_min_speedup']}): the baseline is kept"
-                    ),
-                )
-        elif faults:  # a fault is never a verdict: whatever the gates could not decide is reported as such
-            first = faults[0]
-            res.update(
-                status="error",
-                category="error",
-                reason=f"infrastructure: {first['cause'].removeprefix('infrastructure: ')[:300]} ({first['where']})",
-                speedup_vs_compiled=None,
-            )
-        elif not_checkable and len(not_checkable) == len(units):
-            res.update(
-                category="unit-not-checkable", reason=f"unit-not-checkable: {next(iter(not_checkable.values()))}"
-            )
-        elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
-            alts = valid_alternatives(paths, units)
-            if alts:
-                # valid kernels were found, none faster than Inductor's: the search matched it
-                res.update(category="matched (optimized)", reason=no_candidate_reason(alts))
-            else:
-                res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
-                near = near_roof_reasons(paths, units)
-                if near:  # not a failure: synthesis was not tried, the kernel is at its roof
-                    res["reason"] = f"{res['reason']}; " + "; ".join(near)
-        elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
-            res.update(category="fallback", reason="e2e-correctness", detail=[x["reason"] for x in attempts])
-        else:
-            mode = any(x["gate4"] == SKIPPED_BY_MODE for x in attempts)
-            res.update(
-                category="fallback",
-                reason="perf-gate",
-                detail=[x["reason"] for x in attempts]
-                + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []),
-            )
-    res["baseline_compiled_ms"] = (base.get("compiled") or {}).get("median_ms")
-    res["baseline_wrapper_ms"] = (base.get("wrapper") or {}).get("median_ms")
-    res["eager_ms"] = (base.get("eager") or {}).get("median_ms")
-    # Gate 4 times the output code in one CUDA graph (no input copies), and so does capture
-    # (baseline_wrapper_ms: the same basis as gate 4's baseline_ms).  A deployed torch.compile
-    # model runs under CUDA-graph trees, which copy fresh inputs into the graph on every call:
-    # its time (baseline_compiled_ms) includes them, and so does the deployed time, torch's
-    # compiled time minus the absolute time the replacement saves.
-    if res.get("eager_ms") and res.get("baseline_compiled_ms") and res.get("speedup_vs_compiled"):
-        saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == "optimized" else 0.0
-        res["deployed_ms"] = res["baseline_compiled_ms"] - saved
-        res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
-    if any(u.get("user") for u in disp.get("units", [])) and res.get("eager_ms") and res.get("baseline_ms"):
-        # a standalone Triton / Helion problem: the user's own module (eager: the user's kernels,
-        # as the user launches them) against the deployed output code as gate 4 timed it
-        final = res["final_ms"] if res["category"] == "optimized" else res["baseline_ms"]
-        res["speedup_vs_user_module"] = res["eager_ms"] / final if final else None
+        _categorize(res, paths, units, cfg)
+    _speedups(res, base, disp)
     if res["category"] != "error" and disp["verdict"] not in ("library-dominated", "no-triton"):
         res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
         clause = describe(res["roofline"])
