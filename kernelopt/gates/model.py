@@ -29,6 +29,7 @@ import math
 import random
 import secrets
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -168,6 +169,115 @@ def fp64_pass(err_candidate: float, err_baseline: float, ratio: float) -> bool:
     return err_candidate <= ratio * max(err_baseline, 1e-12)
 
 
+def _sandbox_failure(outcome: Any, control: Callable[[], str | None], seeds: list[int]) -> GateVerdict:
+    """A child that hung or died: the candidates' failure, unless the baseline wrapper run the
+    same way fails too (then InfrastructureFault)."""
+    failed = control()
+    if failed:
+        raise InfrastructureFault(
+            f"gate 3's child {outcome.status} ({outcome.detail}), "
+            f"and so did the baseline wrapper run the same way ({failed})"
+        )
+    rule = "timeout" if outcome.status == "timeout" else "crash"
+    return GateVerdict(
+        3,
+        FAIL,
+        f"rule {rule}: the stitched model {outcome.status} in its sandbox ({outcome.detail})",
+        rule=rule,
+        seeds=seeds,
+    )
+
+
+def _runtime_error(
+    reply: dict[str, Any], stream: ModelCalls, device: str, control: Callable[[], str | None], seeds: list[int]
+) -> GateVerdict | None:
+    """The first exception the child reported (import or call) as the failure; None when every
+    call answered without one.  Fewer answers than calls and no exception: InfrastructureFault."""
+    errors = [(k, c["error"]) for k, c in enumerate(reply.get("calls", [])) if c.get("error")]
+    if reply.get("import_error"):
+        errors.insert(0, (0, reply["import_error"]))
+    if not errors and len(reply.get("calls", [])) < len(stream.sets):
+        raise InfrastructureFault(f"gate 3's child answered {len(reply.get('calls', []))} of {len(stream.sets)} calls")
+    if not errors:
+        return None
+    k, err = errors[0]
+    seed, dist = stream.sets[min(k, len(stream.sets) - 1)]
+    note = suspect(err, device, control, "gate 3") if looks_like_fault(err) else ""
+    return GateVerdict(
+        3,
+        FAIL,
+        f"rule runtime-error: seed {seed} ({dist} inputs): the stitched model raised "
+        f"{err['type']}: {err['message'][:400]}{note}",
+        rule="runtime-error",
+        numbers={"traceback": err["traceback"][-1500:]},
+        seeds=seeds,
+    )
+
+
+def _proof_failure(
+    proof: dict[str, Any],
+    ran: dict[str, int],
+    by_candidate: dict[str, int],
+    by_inductor: dict[str, int],
+    replaced: set[str],
+    dropped: set[str],
+) -> str | None:
+    """Why the stitch proof fails (the module differs beyond the replaced kernels, a replaced
+    kernel did not run as its candidate, a dropped launch ran), or None."""
+    if not proof["identical_except_replaced"]:
+        return "the stitched module differs from the baseline beyond the replaced kernels"
+    if any(n == 0 for n in ran.values()) or any(k in by_inductor for k in replaced):
+        return f"a replaced kernel did not run as its candidate ({ran})"
+    if any(k in by_inductor or k in by_candidate for k in dropped):
+        return f"a dropped launch (fused producer, region member) still ran ({sorted(dropped)})"
+    return None
+
+
+def _pass_reason(per_seed: list[dict[str, Any]], calls: int, seeds: list[int], ran: Any, dropped: set[str]) -> str:
+    """Gate 3's pass in words: how the outputs matched eager (and the problem's reference())."""
+    how = "directly at 1e-4" if all(r["direct_pass"] for r in per_seed) else "by the FP64 fallback"
+    fused = f"; dropped launches (fused producers, region members) {sorted(dropped)} did not run" if dropped else ""
+    dists = sorted({r["distribution"] for r in per_seed})
+    why = (
+        f"stitched model matches eager on {calls} calls (fresh seeds {seeds}; "
+        f"inputs {', '.join(dists)}; {how}); replaced kernels ran as candidates {ran}{fused}"
+    )
+    if any("reference_pass" in r for r in per_seed):
+        missed = [r["reference_fp64_baseline_err"] for r in per_seed if "reference_fp64_baseline_err" in r]
+        why += "; and the problem's reference() " + (
+            "directly"
+            if not missed
+            else f"no worse than the user's own kernels, which miss it by up to {max(missed):.3g} (FP64)"
+        )
+    return why
+
+
+def _value_failure(bad: dict[str, Any], gc: dict[str, Any]) -> tuple[str, str]:
+    """The rule a failing call broke and why: the error profile, the problem's reference(), or
+    the values against eager."""
+    if bad.get("profile_violations"):
+        return (
+            "error-profile",
+            f"seed {bad['seed']} ({bad['distribution']} inputs): " + "; ".join(bad["profile_violations"][:3]),
+        )
+    nan = float("nan")
+    if bad.get("reference_pass") is False and (bad["direct_pass"] or bad.get("fp64_pass")):
+        return (
+            "reference-correctness",
+            f"seed {bad['seed']} ({bad['distribution']} inputs): the stitched model matches the user's "
+            f"kernels but not the problem's reference(): max abs {bad['vs_reference_max_abs']:.3g} > "
+            f"{gc['model_atol']}, and FP64 error {bad.get('reference_fp64_candidate_err', nan):.3g} > "
+            f"{gc['fp64_ratio']} x baseline's {bad.get('reference_fp64_baseline_err', nan):.3g}",
+        )
+    return (
+        "e2e-correctness",
+        f"seed {bad['seed']} ({bad['distribution']} inputs): stitched vs eager max abs "
+        f"{bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, and FP64 error "
+        f"{bad.get('fp64_candidate_err', nan):.3g} > {gc['fp64_ratio']} x baseline's "
+        f"{bad.get('fp64_baseline_err', nan):.3g}",
+    )
+
+
 def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[str, Any]) -> GateVerdict:
     """Gate 3 of a stitch attempt whose ``plan`` stitched something into ``stitched``."""
 
@@ -194,41 +304,13 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
         return _control_failure(paths, m, [sets[i] for i in order], budget)
 
     if outcome.status != "ok":
-        failed = control()
-        if failed:
-            raise InfrastructureFault(
-                f"gate 3's child {outcome.status} ({outcome.detail}), "
-                f"and so did the baseline wrapper run the same way ({failed})"
-            )
-        rule = "timeout" if outcome.status == "timeout" else "crash"
-        return GateVerdict(
-            3,
-            FAIL,
-            f"rule {rule}: the stitched model {outcome.status} in its sandbox ({outcome.detail})",
-            rule=rule,
-            seeds=seeds,
-        )
+        return _sandbox_failure(outcome, control, seeds)
     reply = outcome.reply
     replaced = set(plan["stitch"]["replaced"])
     dropped = set(plan["stitch"].get("dropped", []))
-    errors = [(k, c["error"]) for k, c in enumerate(reply.get("calls", [])) if c.get("error")]
-    if reply.get("import_error"):
-        errors.insert(0, (0, reply["import_error"]))
-    if not errors and len(reply.get("calls", [])) < len(stream.sets):
-        raise InfrastructureFault(f"gate 3's child answered {len(reply.get('calls', []))} of {len(stream.sets)} calls")
-    if errors:
-        k, err = errors[0]
-        seed, dist = stream.sets[min(k, len(stream.sets) - 1)]
-        note = suspect(err, m.device, control, "gate 3") if looks_like_fault(err) else ""
-        return GateVerdict(
-            3,
-            FAIL,
-            f"rule runtime-error: seed {seed} ({dist} inputs): the stitched model raised "
-            f"{err['type']}: {err['message'][:400]}{note}",
-            rule="runtime-error",
-            numbers={"traceback": err["traceback"][-1500:]},
-            seeds=seeds,
-        )
+    error = _runtime_error(reply, stream, m.device, control, seeds)
+    if error is not None:
+        return error
     per_seed, structure_fault = stream.rows, stream.structure_fault
     proof = plan["stitch"]["proof"]
     by_candidate = _counts(reply.get("candidate_launches"))
@@ -251,59 +333,21 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     def fail(rule: str, why: str) -> GateVerdict:
         return GateVerdict(3, FAIL, f"rule {rule}: {why}", rule=rule, numbers=numbers, tolerances=tol, seeds=seeds)
 
-    if not proof["identical_except_replaced"]:
-        return fail("stitch-proof", "the stitched module differs from the baseline beyond the replaced kernels")
-    if any(n == 0 for n in ran.values()) or any(k in by_inductor for k in replaced):
-        return fail("stitch-proof", f"a replaced kernel did not run as its candidate ({ran})")
-    if any(k in by_inductor or k in by_candidate for k in dropped):
-        return fail("stitch-proof", f"a dropped launch (fused producer, region member) still ran ({sorted(dropped)})")
+    broken = _proof_failure(proof, ran, by_candidate, by_inductor, replaced, dropped)
+    if broken:
+        return fail("stitch-proof", broken)
     if structure_fault:
         seed, why = structure_fault
         return fail(outputs.STRUCTURE_RULE, f"seed {seed}: the stitched model's outputs differ from eager's: {why}")
     if all(r["pass"] for r in per_seed):
-        how = "directly at 1e-4" if all(r["direct_pass"] for r in per_seed) else "by the FP64 fallback"
-        fused = f"; dropped launches (fused producers, region members) {sorted(dropped)} did not run" if dropped else ""
-        dists = sorted({r["distribution"] for r in per_seed})
-        why = (
-            f"stitched model matches eager on {len(stream.sets)} calls (fresh seeds {seeds}; "
-            f"inputs {', '.join(dists)}; {how}); replaced kernels ran as candidates {ran}{fused}"
-        )
-        if any("reference_pass" in r for r in per_seed):
-            missed = [r["reference_fp64_baseline_err"] for r in per_seed if "reference_fp64_baseline_err" in r]
-            why += "; and the problem's reference() " + (
-                "directly"
-                if not missed
-                else f"no worse than the user's own kernels, which miss it by up to {max(missed):.3g} (FP64)"
-            )
+        why = _pass_reason(per_seed, len(stream.sets), seeds, ran, dropped)
         return GateVerdict(3, PASS, why, numbers=numbers, tolerances=tol, seeds=seeds)
-    bad = next(r for r in per_seed if not r["pass"])
-    if bad.get("profile_violations"):
-        return fail(
-            "error-profile",
-            f"seed {bad['seed']} ({bad['distribution']} inputs): " + "; ".join(bad["profile_violations"][:3]),
-        )
-    nan = float("nan")
-    if bad.get("reference_pass") is False and (bad["direct_pass"] or bad.get("fp64_pass")):
-        return fail(
-            "reference-correctness",
-            f"seed {bad['seed']} ({bad['distribution']} inputs): the stitched model matches the user's "
-            f"kernels but not the problem's reference(): max abs {bad['vs_reference_max_abs']:.3g} > "
-            f"{gc['model_atol']}, and FP64 error {bad.get('reference_fp64_candidate_err', nan):.3g} > "
-            f"{gc['fp64_ratio']} x baseline's {bad.get('reference_fp64_baseline_err', nan):.3g}",
-        )
-    return fail(
-        "e2e-correctness",
-        f"seed {bad['seed']} ({bad['distribution']} inputs): stitched vs eager max abs "
-        f"{bad['vs_eager_max_abs']:.3g} > {gc['model_atol']}, and FP64 error "
-        f"{bad.get('fp64_candidate_err', nan):.3g} > {gc['fp64_ratio']} x baseline's "
-        f"{bad.get('fp64_baseline_err', nan):.3g}",
-    )
+    return fail(*_value_failure(next(r for r in per_seed if not r["pass"]), gc))
 
 
 class ModelCalls(sandbox.Stream):
     """Gate 3's calls handed to the child one at a time, each judged as its outputs come back,
-    so that a problem of GiB-sized inputs holds one call's tensors at a time (before, every
-    call's arguments were sent at once and every output came back through a file).
+    so that a problem of GiB-sized inputs holds one call's tensors at a time.
 
     Per call the judge puts the arguments the child gets in slots, runs the baseline wrapper
     (Inductor's code) on a fresh draw of the same arguments, and hands the child output slots
