@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import random
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,7 @@ class CallStream(sandbox.Stream):
     """Gates 1-2's calls handed to the child one at a time, each judged as its result comes
     back (its tensors compared here, then dropped), so that a unit of GiB-sized tensors holds
     one call's arguments, one input set and the comparison's temporaries at a time, not those of
-    every call at once.  The child is one process for all calls, as before."""
+    every call at once.  The child is one process for all calls."""
 
     def __init__(self, plan: UnitCheck, tol: dict[str, Any]):
         self.plan, self.tol = plan, tol
@@ -300,82 +301,99 @@ def _advisory(reply: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_unit(
-    paths: ProblemPaths, unit: str, candidate: Path, cfg: dict[str, Any], harness: UnitHarness
+def _tolerances(gc: dict[str, Any]) -> dict[str, Any]:
+    """Gate 2's tolerances, recorded with its verdict."""
+    keys = ("rtol", "atol", "rel_error_ratio", "rel_error_floor", "error_ratio", "error_floor_ulps", "small_rel_floor")
+    return {k: gc[k] for k in keys}
+
+
+def _sandbox_failure(
+    outcome: Any, control: Callable[[], str | None], plan: UnitCheck, candidate: Path, budget: float
 ) -> tuple[GateVerdict, GateVerdict]:
-    """The run of gates 1 and 2 of ``candidate`` (which passed the static rules): (gate 1's
-    verdict, gate 2's).  InfrastructureFault when the machine, not the candidate, failed."""
-
-    gc = cfg["gates"]
-    tol = {
-        "rtol": gc["rtol"],
-        "atol": gc["atol"],
-        "rel_error_ratio": gc["rel_error_ratio"],
-        "rel_error_floor": gc["rel_error_floor"],
-        "error_ratio": gc["error_ratio"],
-        "error_floor_ulps": gc["error_floor_ulps"],
-        "small_rel_floor": gc["small_rel_floor"],
-    }
-    skipped = GateVerdict(2, SKIPPED, "gate 1 did not pass")
-    with timed("plan: draw and check every input set"):
-        plan = UnitCheck(harness, cfg)
-    stream = CallStream(plan, tol)
-    budget = plan.budget_s()
-    job, files = plan.job(candidate)
-    with timed("the sandboxed run of the candidate (child and judging)"):
-        outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream, files=files, hidden=[paths.root.parent])
-    seeds1 = [plan.seeds[0]]
-
-    def control() -> str | None:
-        return _control_failure(paths, plan, budget)
-
-    if outcome.status != "ok":
-        failed = control()
-        if failed:
-            raise InfrastructureFault(
-                f"the sandboxed child {outcome.status} ({outcome.detail}), and so did Inductor's own kernel "
-                f"run the same way ({failed})"
-            )
-        call = _last_call(outcome.log_tail)
-        gate = 1 if call in (None, 0) else 2
-        rule = "timeout" if outcome.status == "timeout" else "crash"
-        why = (
-            f"rule timeout: the candidate ran past its budget of {budget:.0f} s ({outcome.detail})"
-            if rule == "timeout"
-            else f"rule crash: the candidate crashed its sandboxed process ({outcome.detail})"
+    """A child that hung or died: the candidate's failure at the gate of the call it was on,
+    unless Inductor's own kernel run the same way fails too (then InfrastructureFault)."""
+    failed = control()
+    if failed:
+        raise InfrastructureFault(
+            f"the sandboxed child {outcome.status} ({outcome.detail}), and so did Inductor's own kernel "
+            f"run the same way ({failed})"
         )
-        v = GateVerdict(gate, FAIL, why, rule=rule, candidate=str(candidate), seeds=seeds1 if gate == 1 else plan.seeds)
-        if gate == 1:
-            return v, skipped
-        return GateVerdict(
-            1,
-            PASS,
-            "static checks passed; ran once without error (gate 2's run then failed)",
-            seeds=seeds1,
-            candidate=str(candidate),
-        ), v
-    reply = outcome.reply
-    sandbox_numbers = sandbox.boundary()
+    seeds1 = [plan.seeds[0]]
+    call = _last_call(outcome.log_tail)
+    gate = 1 if call in (None, 0) else 2
+    rule = "timeout" if outcome.status == "timeout" else "crash"
+    why = (
+        f"rule timeout: the candidate ran past its budget of {budget:.0f} s ({outcome.detail})"
+        if rule == "timeout"
+        else f"rule crash: the candidate crashed its sandboxed process ({outcome.detail})"
+    )
+    v = GateVerdict(gate, FAIL, why, rule=rule, candidate=str(candidate), seeds=seeds1 if gate == 1 else plan.seeds)
+    if gate == 1:
+        return v, GateVerdict(2, SKIPPED, "gate 1 did not pass")
+    return GateVerdict(
+        1,
+        PASS,
+        "static checks passed; ran once without error (gate 2's run then failed)",
+        seeds=seeds1,
+        candidate=str(candidate),
+    ), v
+
+
+def _gate1_failure(
+    reply: dict[str, Any], candidate: Path, control: Callable[[], str | None], plan: UnitCheck
+) -> GateVerdict | None:
+    """Gate 1's failure (the import or call 0 raised), or None; no answer at all is a fault."""
     if reply.get("import_error"):
-        return _error_verdict(1, reply["import_error"], candidate, control, plan.h.rt.device, importing=True), skipped
+        return _error_verdict(1, reply["import_error"], candidate, control, plan.h.rt.device, importing=True)
     if not reply.get("calls"):
         raise InfrastructureFault("the sandboxed child answered no call")
     first = reply["calls"][0]
     if first["error"]:
-        return _error_verdict(1, first["error"], candidate, control, plan.h.rt.device, seeds=seeds1), skipped
-    v1 = GateVerdict(
-        1,
-        PASS,
-        "in the candidate form; imported and ran once in its jailed child without an exception",
-        numbers={"advisory": _advisory(reply, first), "sandbox": sandbox_numbers},
-        seeds=seeds1,
-        candidate=str(candidate),
-    )
+        return _error_verdict(1, first["error"], candidate, control, plan.h.rt.device, seeds=[plan.seeds[0]])
+    return None
 
-    # gate 2: every further call judged here
+
+def _output_finding(c: dict[str, Any], where: str, plan: UnitCheck, gc: dict[str, Any]) -> tuple[str, str] | None:
+    """The rule one output of one call broke, and why (the most serious first), or None."""
+    if c.get("unwritten"):
+        return (
+            "unwritten-output",
+            f"{where}: output {c['name']}: {c['unwritten']} of {c['numel']} elements left as poisoned (never written)",
+        )
+    if c.get("nan_where_finite"):
+        return (
+            "mismatch",
+            f"{where}: output {c['name']}: {c['nan_where_finite']} of {c['numel']} elements NaN where "
+            "the reference is finite (written as NaN, or left unwritten under the NaN poison)",
+        )
+    if not c["ok"]:
+        note = f"; {c['note']}" if c.get("note") else ""
+        return (
+            "mismatch",
+            f"{where}: output {c['name']} differs from {_oracle(plan)}: {c['mismatched']}/{c['numel']} "
+            f"elements outside rtol={gc['rtol']}, atol={gc['atol']} (max abs {c['max_abs']:.3g}; "
+            f"{c.get('nonfinite', 0)} non-finite){note}",
+        )
+    if c.get("profile_violations"):
+        return "error-profile", f"{where}: output {c['name']}: " + "; ".join(c["profile_violations"][:3])
+    if not c.get("precision_ok", True):
+        return (
+            "precision",
+            f"{where}: output {c['name']}: mean relative error {c['mean_rel_error']:.3g} > "
+            f"{c['rel_error_limit']:.3g} ({gc['rel_error_ratio']:g} x Inductor's own "
+            f"{c['inductor_mean_rel_error'] or 0:.3g}, at least {gc['rel_error_floor']:g}): "
+            "systematic precision loss",
+        )
+    return None
+
+
+def _gate2_findings(
+    plan: UnitCheck, reply: dict[str, Any], stream: CallStream, candidate: Path, control: Callable[[], str | None]
+) -> tuple[list[dict[str, Any]], dict[str, GateVerdict]]:
+    """Every further call's record, and the first failure found per rule over all calls (so that
+    the verdict does not depend on the random order of the calls)."""
+    gc = plan.gc
     per_call = []
-    # every call is judged; the most serious finding over all calls is the verdict (so the rule
-    # does not depend on the random order of the calls)
     findings: dict[str, GateVerdict] = {}
 
     def found(rule: str, why: str) -> None:
@@ -411,39 +429,21 @@ def check_unit(
             }
         )
         for c in comps:
-            if c.get("unwritten"):
-                found(
-                    "unwritten-output",
-                    f"{where}: output {c['name']}: {c['unwritten']} of {c['numel']} elements "
-                    "left as poisoned (never written)",
-                )
-            elif c.get("nan_where_finite"):
-                found(
-                    "mismatch",
-                    f"{where}: output {c['name']}: {c['nan_where_finite']} of {c['numel']} elements NaN where "
-                    "the reference is finite (written as NaN, or left unwritten under the NaN poison)",
-                )
-            elif not c["ok"]:
-                note = f"; {c['note']}" if c.get("note") else ""
-                found(
-                    "mismatch",
-                    f"{where}: output {c['name']} differs from {_oracle(plan)}: {c['mismatched']}/{c['numel']} "
-                    f"elements outside rtol={gc['rtol']}, atol={gc['atol']} (max abs {c['max_abs']:.3g}; "
-                    f"{c.get('nonfinite', 0)} non-finite){note}",
-                )
-            elif c.get("profile_violations"):
-                found(
-                    "error-profile",
-                    f"{where}: output {c['name']}: " + "; ".join(c["profile_violations"][:3]),
-                )
-            elif not c.get("precision_ok", True):
-                found(
-                    "precision",
-                    f"{where}: output {c['name']}: mean relative error {c['mean_rel_error']:.3g} > "
-                    f"{c['rel_error_limit']:.3g} ({gc['rel_error_ratio']:g} x Inductor's own "
-                    f"{c['inductor_mean_rel_error'] or 0:.3g}, at least {gc['rel_error_floor']:g}): "
-                    "systematic precision loss",
-                )
+            finding = _output_finding(c, where, plan, gc)
+            if finding:
+                found(*finding)
+    return per_call, findings
+
+
+def _gate2_verdict(
+    plan: UnitCheck,
+    per_call: list[dict[str, Any]],
+    findings: dict[str, GateVerdict],
+    sandbox_numbers: Any,
+    tol: dict[str, Any],
+    candidate: Path,
+) -> GateVerdict:
+    """Gate 2's verdict: the most serious finding, else a pass once every call was answered."""
     verdict = next((findings[r] for r in GATE2_RULES if r in findings), None)
     if verdict is None and findings:
         verdict = next(iter(findings.values()))
@@ -461,7 +461,7 @@ def check_unit(
     if verdict is not None:
         verdict.numbers = {**numbers, **verdict.numbers}
         verdict.tolerances = tol
-        return v1, verdict
+        return verdict
     fb = numbers["graph_level_fallback"]
     how = (
         f"; outputs {fb} by the graph-level fallback (error <= 2x Inductor's, and matches Inductor's output)"
@@ -469,7 +469,7 @@ def check_unit(
         else ""
     )
     dists = sorted({s["distribution"] for s in plan.sets[1:] if s["usable"]})
-    return v1, GateVerdict(
+    return GateVerdict(
         2,
         PASS,
         f"matches {_oracle(plan)} on {len(plan.calls) - 1} calls in random order "
@@ -480,6 +480,44 @@ def check_unit(
         seeds=plan.seeds,
         candidate=str(candidate),
     )
+
+
+def check_unit(
+    paths: ProblemPaths, unit: str, candidate: Path, cfg: dict[str, Any], harness: UnitHarness
+) -> tuple[GateVerdict, GateVerdict]:
+    """The run of gates 1 and 2 of ``candidate`` (which passed the static rules): (gate 1's
+    verdict, gate 2's).  InfrastructureFault when the machine, not the candidate, failed."""
+
+    tol = _tolerances(cfg["gates"])
+    skipped = GateVerdict(2, SKIPPED, "gate 1 did not pass")
+    with timed("plan: draw and check every input set"):
+        plan = UnitCheck(harness, cfg)
+    stream = CallStream(plan, tol)
+    budget = plan.budget_s()
+    job, files = plan.job(candidate)
+    with timed("the sandboxed run of the candidate (child and judging)"):
+        outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream, files=files, hidden=[paths.root.parent])
+
+    def control() -> str | None:
+        return _control_failure(paths, plan, budget)
+
+    if outcome.status != "ok":
+        return _sandbox_failure(outcome, control, plan, candidate, budget)
+    reply = outcome.reply
+    sandbox_numbers = sandbox.boundary()
+    failed = _gate1_failure(reply, candidate, control, plan)
+    if failed is not None:
+        return failed, skipped
+    v1 = GateVerdict(
+        1,
+        PASS,
+        "in the candidate form; imported and ran once in its jailed child without an exception",
+        numbers={"advisory": _advisory(reply, reply["calls"][0]), "sandbox": sandbox_numbers},
+        seeds=[plan.seeds[0]],
+        candidate=str(candidate),
+    )
+    per_call, findings = _gate2_findings(plan, reply, stream, candidate, control)
+    return v1, _gate2_verdict(plan, per_call, findings, sandbox_numbers, tol, candidate)
 
 
 def _unwritten(
