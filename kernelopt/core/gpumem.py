@@ -43,11 +43,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import phases
+from . import hardware, phases
 
 # what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
-# workspace, Triton's launcher): measured 500-900 MiB on the H200
-CONTEXT_MB = 1024
+# workspace, Triton's launcher): measured 500-900 MiB on the H200, declared in core/hardware.py
+CONTEXT_MB = hardware.TARGET.cuda_context_mb
 # processes a job of each rule runs on the GPU at once (the job, and its sandboxed child or
 # the NCU harness)
 PROCESSES = {"capture": 1, "isolate": 1}

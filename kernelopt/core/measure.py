@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-L2_FLUSH_BYTES = 256 * 1024 * 1024  # KernelBench's flush size; the H200's L2 is 60 MB
+L2_FLUSH_BYTES = 256 * 1024 * 1024  # KernelBench's flush size, 4x the H200's 60 MiB L2 (core/hardware.py)
 
 
 @dataclass

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core import runtime
+from ..core import hardware, runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
 from ..gates.faults import retry_alone
@@ -36,9 +36,9 @@ from .synth.ops import CannotSynthesize
 from .timing import time_against_inductor, time_candidate
 from .transform import signature
 
-# L2 of the H200 (60 MB): a unit that moves less than a few times this was timed at capture
-# partly from L2 (back-to-back runs, no flush), so its share of the DRAM roof is not a measure
-L2_BYTES = 60 * 10**6
+# L2 of the H200 (core/hardware.py): a unit that moves less than a few times this was timed at
+# capture partly from L2 (back-to-back runs, no flush), so its share of the DRAM roof is not a measure
+L2_BYTES = hardware.TARGET.l2_bytes
 
 
 def roof_figure(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any] | None:
@@ -353,8 +353,6 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
                 (d / "summary.txt").write_text(old.get("text", "") + "\n")
                 print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
                 return out
-    import torch
-
     t, h = time_candidate(paths, unit, cfg, cand, f"profile {unit}/iter{i}/m{j}")
     device = h.rt.device
     if t is None:
@@ -372,7 +370,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         return out
     # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
-    sms = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else 1
+    sms = hardware.current(device).sm_count
     metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
     # rows too large for one SM are read twice by a kernel that keeps a row to one SM: the roof at that traffic
     floor = profiler.reread_roof_pct(h.contract, profiler.unit_rereads(paths.inductor_kernel(unit), h.contract))

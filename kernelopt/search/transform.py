@@ -320,7 +320,7 @@ def set_programs(source: str, programs: int) -> str:
 SWIZZLE_NOTE = "blocks re-ordered: the programs in flight share one chunk of the broadcast operand"
 # a broadcast operand's period (the elements between two reads of one of its values, over every
 # stream the kernel touches) from which block order matters: below it, the operand stays in the
-# H100/H200's 50 MB L2 between its reads whatever the order
+# H200's 60 MiB L2 (core/hardware.py) between its reads whatever the order
 SWIZZLE_MIN_PERIOD_BYTES = 16 << 20
 
 

@@ -1,0 +1,111 @@
+"""The GPU facts the code relies on, declared once (docs/gpu.md, "The GPU machine").
+
+``H200`` is the GPU this project runs on and tunes for (``TARGET``); the figures are what the
+H200 reports about itself (``torch.cuda.get_device_properties``, measured on this project's
+machine with torch 2.11) and NVIDIA's data sheet, except the copy bandwidth and the CUDA
+context size, which this project measured (bench/README.md):
+
+- L2: 60 MiB (62,914,560 bytes: ``L2_cache_size`` on the H200).  Places disagreed:
+  ``search/stage.py`` (``60 * 10**6``) and ``core/measure.py`` said 60 MB, ``search/transform.py``
+  and bench/README.md 50 MB, the H100's figure; the H200 reports 60 MiB, so 60 MiB it is.
+- Shared memory: 228 KiB per SM, of which one block may opt in to 227 KiB; a 256 KiB register
+  file (64 Ki 32-bit registers) per SM.  ``on_chip_bytes`` (484 KiB) is what one program can
+  keep on one SM at most: a row larger than it is read from memory twice by a kernel that keeps
+  a row to one SM (``core/roofline.py``).
+- HBM3e: 4.8 TB/s by the data sheet; a copy reaches ~4.3 TB/s (measured), the roof of the
+  roofline estimate.  The roof itself is a setting (``search.peak_bandwidth_gbs``, whose default
+  is ``H200.copy_gbs``: tests/test_roofline.py holds the two equal).
+- 132 SMs.
+- One more process on the GPU costs 500-900 MiB before it allocates anything (CUDA context,
+  cuBLAS workspace, Triton's launcher; measured): 1024 MiB is declared (``core/gpumem.py``).
+
+``current(device)`` is the facts of the device a job runs on: on the GPU the table's entry for
+its name (the H200's for a GPU not in the table) with what the device reports about itself
+(SMs, L2, shared memory, registers) in place of the declared figures; on the CPU (the Triton
+interpreter, which has no caches or SMs of its own to speak of) the H200's facts, as the CPU
+mode stands in for the H200, with one SM (a roofline's programs per SM are then its programs).
+Stages that do not run on the GPU (search's synthesize, the report) use ``TARGET``: they
+reason about the GPU the figures were measured on, and must not start a CUDA context.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cache
+
+KiB = 1024
+MiB = 1024 * KiB
+
+
+@dataclass(frozen=True)
+class HardwareInfo:
+    name: str
+    sm_count: int
+    l2_bytes: int
+    smem_per_sm_bytes: int
+    smem_per_block_bytes: int  # the opt-in maximum of one block
+    registers_per_sm_bytes: int
+    hbm_peak_gbs: float  # the data sheet's DRAM bandwidth
+    copy_gbs: float  # what a copy reaches (measured): the roofline's roof
+    cuda_context_mb: int  # what one more process on the GPU costs before it allocates anything
+    measured: tuple[str, ...] = ()  # the fields the device reported (the rest are declared)
+
+    @property
+    def on_chip_bytes(self) -> int:
+        """One SM's shared memory and register file: the most one program keeps on chip."""
+        return self.smem_per_sm_bytes + self.registers_per_sm_bytes
+
+
+H200 = HardwareInfo(
+    name="NVIDIA H200",
+    sm_count=132,
+    l2_bytes=60 * MiB,
+    smem_per_sm_bytes=228 * KiB,
+    smem_per_block_bytes=227 * KiB,
+    registers_per_sm_bytes=256 * KiB,
+    hbm_peak_gbs=4800.0,
+    copy_gbs=4300.0,
+    cuda_context_mb=1024,
+)
+TARGET = H200
+DECLARED = {H200.name: H200}
+CPU = dataclasses.replace(H200, name="cpu", sm_count=1)
+
+
+def declared(name: str | None) -> HardwareInfo:
+    """The table's facts for a device name (``torch.cuda.get_device_name``: "NVIDIA H200", or a
+    variant such as "NVIDIA H200 NVL", matched by prefix); ``TARGET``'s for any other name."""
+    for known, info in DECLARED.items():
+        if name and name.startswith(known):
+            return info
+    return TARGET
+
+
+# what torch reports about a device -> our field (and the factor to bytes)
+_REPORTED = {
+    "multi_processor_count": ("sm_count", 1),
+    "L2_cache_size": ("l2_bytes", 1),
+    "shared_memory_per_multiprocessor": ("smem_per_sm_bytes", 1),
+    "shared_memory_per_block_optin": ("smem_per_block_bytes", 1),
+    "regs_per_multiprocessor": ("registers_per_sm_bytes", 4),
+}
+
+
+@cache
+def current(device: str) -> HardwareInfo:
+    """The facts of the device a job runs on (the module's docstring): ``CPU`` unless
+    ``device`` is "cuda"; on the GPU, what it reports over the table's figures for its name.
+    Call it where the GPU is in use already: on the GPU it initializes CUDA."""
+    if device != "cuda":
+        return CPU
+    import torch
+
+    props = torch.cuda.get_device_properties(0)
+    base = declared(props.name)
+    seen = {}
+    for attr, (field, factor) in _REPORTED.items():
+        value = getattr(props, attr, None)
+        if isinstance(value, int) and value > 0:
+            seen[field] = value * factor
+    return dataclasses.replace(base, name=props.name, measured=tuple(seen), **seen)
