@@ -175,7 +175,7 @@ def test_reread_counts_one_more_read_and_no_gathers():
     """A third loop over the row is Inductor's choice (two passes always suffice): one extra
     read is counted, not two; a load through an index read from memory (a gather, as in a
     cross-entropy's target lookup) is not a re-read of its tensor."""
-    from kernelopt.search.profiler import reread_inputs, reread_roof_pct
+    from kernelopt.core.roofline import reread_inputs, reread_roof_pct
 
     three = LOOPED.replace(
         "    s = tl.sum(acc, 1)[:, None]\n",
@@ -229,3 +229,70 @@ def test_a_region_is_its_members_again_and_counts_once(tmp_path):
     fused = {"producer_unit": "a", "consumer_unit": "b"}
     write_json(paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "fused": fused}]})
     assert roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)["inductor_bw_pct"] == roof["inductor_bw_pct"]
+
+
+def test_the_hardware_facts_are_declared_once_and_agree():
+    """Issue 14: one table of the GPU's facts (core/hardware.py) that the roofline, the memory
+    ledger and the search read; the roof's setting defaults to the H200's measured copy roof."""
+    from kernelopt.core import config, gpumem, hardware, measure
+    from kernelopt.core import roofline as core_roofline
+
+    h200 = hardware.H200
+    assert h200.l2_bytes == 60 * 2**20 and h200.sm_count == 132  # as the H200 reports it
+    assert h200.on_chip_bytes == core_roofline.ON_CHIP_BYTES == (228 + 256) * 1024
+    assert config.defaults()["search"]["peak_bandwidth_gbs"] == h200.copy_gbs
+    assert gpumem.CONTEXT_MB == h200.cuda_context_mb
+    assert measure.L2_FLUSH_BYTES > 4 * h200.l2_bytes
+    assert hardware.declared("NVIDIA H200 NVL") is h200 and hardware.declared("an unknown GPU") is hardware.TARGET
+    cpu = hardware.current("cpu")
+    assert cpu.sm_count == 1 and cpu.on_chip_bytes == h200.on_chip_bytes and cpu.measured == ()
+
+
+def test_on_the_gpu_what_the_device_reports_stands_in_for_the_table(monkeypatch):
+    import sys
+    import types
+
+    from kernelopt.core import hardware
+
+    props = types.SimpleNamespace(
+        name="NVIDIA H200",
+        multi_processor_count=132,
+        L2_cache_size=62914560,
+        shared_memory_per_multiprocessor=233472,
+        shared_memory_per_block_optin=232448,
+        regs_per_multiprocessor=65536,
+    )
+    cuda = types.SimpleNamespace(get_device_properties=lambda i: props)
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+    hardware.current.cache_clear()
+    try:
+        got = hardware.current("cuda")
+        assert _same_facts(got, hardware.H200) and len(got.measured) == 5
+        props.name, props.multi_processor_count, props.L2_cache_size = "NVIDIA H100 80GB HBM3", 114, 0
+        hardware.current.cache_clear()
+        other = hardware.current("cuda")  # not in the table: the H200's figures, the device's where it tells
+        assert other.name == props.name and other.sm_count == 114 and other.l2_bytes == hardware.H200.l2_bytes
+        assert "l2_bytes" not in other.measured
+    finally:
+        hardware.current.cache_clear()
+
+
+def _same_facts(a, b) -> bool:
+    """Equal but for ``measured``."""
+    import dataclasses
+
+    return dataclasses.replace(a, measured=()) == dataclasses.replace(b, measured=())
+
+
+def test_the_memory_ledger_counts_a_tensor_as_the_roofline_does():
+    from kernelopt.core import gpumem
+    from kernelopt.core import roofline as core_roofline
+
+    args = [
+        {"name": "a", "kind": "tensor", "shape": [1024, 1024], "dtype": "bfloat16"},
+        {"name": "b", "kind": "tensor", "shape": [2048], "dtype": "int8"},
+        {"name": "n", "kind": "scalar", "value": 7},
+    ]
+    want = sum(core_roofline.tensor_bytes(a) for a in args if a["kind"] == "tensor")
+    assert want == 2 * 2**20 + 2048
+    assert gpumem.unit_mb({"args": args}) == want / 2**20

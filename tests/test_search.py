@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, load_candidate, snakemake
 
-from kernelopt.core import config
+from kernelopt.core import config, roofline
 from kernelopt.search import profiler, transform
 from kernelopt.search.agents import backend
 from kernelopt.search.agents.base import Memory, ProfileSummary
@@ -186,10 +186,10 @@ def test_warp_stalls_are_parsed_and_quoted():
 
 
 def test_roofline_counts_each_tensor_once():
-    r = profiler.roofline(CONTRACT, 0.1, "cuda", 4300.0, 132)
+    r = roofline.estimate(CONTRACT, 0.1, "cuda", 4300.0, 132)
     assert r["bytes_read"] == r["bytes_written"] == 64 * 1024 * 4
     assert r["achieved_gbs"] == pytest.approx(2 * 64 * 1024 * 4 / 1e-4 / 1e9)
-    assert profiler.roofline(CONTRACT, 0.1, "cpu", 4300.0, 1)["memory_sol_pct"] is None
+    assert roofline.estimate(CONTRACT, 0.1, "cpu", 4300.0, 1)["memory_sol_pct"] is None
 
 
 def test_prompt_summary_is_compact():

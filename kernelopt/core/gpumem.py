@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hardware, phases
+from .roofline import tensor_bytes
 
 # what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
 # workspace, Triton's launcher): measured 500-900 MiB on the H200, declared in core/hardware.py
@@ -106,12 +107,11 @@ def unit_mb(contract: dict[str, Any]) -> float:
     (capture/regions.py) also counts its member kernels' arguments, which drawing its inputs
     holds (H200, LayerNorm's region: gates 1-2 peaked at 16.8 GB where its own arguments
     declared 6.1)."""
-    sizes = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2, "bool": 1}
     total = 0
     members = (contract.get("region") or {}).get("member_contracts", [])
     for a in [*contract.get("args", []), *(x for m in members for x in m.get("args", []))]:
         if a.get("kind") == "tensor":
-            total += math.prod(int(d) for d in a.get("shape", [])) * sizes.get(str(a.get("dtype")), 4)
+            total += tensor_bytes(a)
     return total / 2**20
 
 

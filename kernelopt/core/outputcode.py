@@ -326,3 +326,15 @@ def kernel_def(tree: ast.Module, kernel: str) -> ast.FunctionDef:
     if fn is None:
         raise Refused(f"kernel {kernel} not found in its source")
     return fn
+
+
+def jit_kernel_names(source: str) -> list[str]:
+    """Names of the ``@triton.jit`` (or ``@jit``) functions anywhere in ``source``, in the order
+    ``ast.walk`` meets them."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and any(
+            ast.unparse(d).split("(")[0] in ("triton.jit", "jit") for d in node.decorator_list
+        ):
+            names.append(node.name)
+    return names

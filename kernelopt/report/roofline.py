@@ -1,9 +1,9 @@
 """The roofline of a problem's result: how close Inductor's kernels, and the best candidate the
 search found for each unit, came to the copy bandwidth (``search.peak_bandwidth_gbs``, the
-H200's measured 4.3 TB/s).
+H200's measured 4.3 TB/s: ``core/hardware.py``).
 
 Bytes are what a unit must move: each tensor argument read once and each written once, from
-its contract (``search/profiler.py: roofline``).  Inductor's time is the unit's profile of
+its contract (``core/roofline.py``).  Inductor's time is the unit's profile of
 Inductor's kernel (the timed roofline profile, else a paired timing's Inductor median, else
 NCU's duration); a candidate's time is Inductor's times the candidate's measured time ratio.
 On the CPU (or with no time) the percentages are ``None``: only the bytes are recorded.
@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.paths import ProblemPaths
-from ..search.profiler import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
+from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 
 

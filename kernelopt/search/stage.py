@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core import hardware, runtime
+from ..core import hardware, outputcode, roofline, runtime
 from ..core.jsonio import read_json, write_json
 from ..core.paths import ProblemPaths
 from ..gates.faults import retry_alone
@@ -54,12 +54,12 @@ def roof_figure(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: d
         disp = read_json(paths.dispatch) if paths.dispatch.exists() else {}
         entry = next((u for u in disp.get("units", []) if u.get("id") == unit), {})
         ms, launches = entry.get("time_ms"), int(entry.get("launches") or contract.get("launches") or 1)
-        nbytes = profiler.moved_bytes(contract)
+        nbytes = roofline.moved_bytes(contract)
         if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.get("launch_shapes_identical")):
             return None
         peak = float(cfg["search"]["peak_bandwidth_gbs"])
         pct = nbytes / (ms / launches * 1e-3) / 1e9 / peak * 100.0  # dispatch's time sums the launches
-        floor = profiler.reread_roof_pct(contract, profiler.unit_rereads(paths.inductor_kernel(unit), contract))
+        floor = roofline.reread_roof_pct(contract, roofline.unit_rereads(paths.inductor_kernel(unit), contract))
     except Exception as e:  # noqa: BLE001 - no figure: the unit is treated as far from its roof
         print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e})")
         return None
@@ -303,7 +303,7 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
     handed over in slots); the report comes out of the child's scratch and is parsed here."""
     from ..runner import sandbox
 
-    names = profiler.jit_kernel_names(cand.read_text())
+    names = outputcode.jit_kernel_names(cand.read_text())
     ncu = profiler.ncu_command("^(" + "|".join(names) + ")$", "/tmp/report.ncu-rep", cfg["search"]["ncu_sections"])
     before, _ = h.inputs(cfg["seed"])
     job = {"kind": "profile", "device": h.rt.device, "candidate": "candidate.py", "args": before, "launches": 3}
@@ -371,9 +371,9 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
     sms = hardware.current(device).sm_count
-    metrics = profiler.roofline(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
+    metrics = roofline.estimate(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
     # rows too large for one SM are read twice by a kernel that keeps a row to one SM: the roof at that traffic
-    floor = profiler.reread_roof_pct(h.contract, profiler.unit_rereads(paths.inductor_kernel(unit), h.contract))
+    floor = roofline.reread_roof_pct(h.contract, roofline.unit_rereads(paths.inductor_kernel(unit), h.contract))
     if floor is not None:
         metrics["reread_roof_pct"] = floor
     source = "roofline"

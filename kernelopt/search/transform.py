@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .profiler import jit_kernel_names, tensor_bytes
+from ..core.outputcode import jit_kernel_names
+from ..core.roofline import tensor_bytes
 
 
 class TransformError(ValueError):

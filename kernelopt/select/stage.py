@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, sha256, write_json
+from ..core.outputcode import jit_kernel_names
 from ..core.paths import ProblemPaths
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
-from ..search.profiler import jit_kernel_names
 from ..search.timing import time_against_inductor
 
 INDUCTOR = "cands/c0/candidate.py"
