@@ -147,11 +147,11 @@ def cmd_html(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from .core.paths import report_dir
+    from .core.records import ReportPaths
     from .report import tables
 
-    rep = report_dir(workdir)  # the tables first, so that the pages and the files they link agree
-    tables.results(workdir, problems, rep / "results.csv", rep / "summary.json")
+    rep = ReportPaths.of(workdir)  # the tables first, so that the pages and the files they link agree
+    tables.results(workdir, problems, rep.results_csv, rep.summary)
     print(html.build(workdir, problems))
     return 0
 

@@ -84,16 +84,16 @@ def region_references(
 
 def save_reference(paths: ProblemPaths, stem: str, ref: fxref.ReferenceCode) -> dict[str, Any]:
     """``kernels/<stem>.reference.py`` (and its constants); the record capture.json keeps."""
-    (paths.kernels_dir / f"{stem}.reference.py").write_text(fxref.render(stem, ref))
+    paths.kernel_reference(stem).write_text(fxref.render(stem, ref))
     if ref.constants:
         import torch
 
         torch.save(
             {k: v.detach().cpu() for k, v in ref.constants.items()},
-            paths.kernels_dir / f"{stem}.reference_constants.pt",
+            paths.kernel_reference_constants(stem),
         )
     return {
-        "file": f"kernels/{stem}.reference.py",
+        "file": paths.kernel_reference(stem).relative_to(paths.capture).as_posix(),
         "inputs": ref.input_nodes,
         "outputs": ref.output_nodes,
         "aten_ops": ref.aten_ops,
@@ -256,11 +256,11 @@ def _kernel_entry(
     src = kd.source.lstrip("\n")
     if kd.is_user:  # saved under the kernel's name, as every later stage expects
         src = outputcode.rename_function(src, kd.function, name)
-    (paths.kernels_dir / f"{stem}.py").write_text(src)
+    paths.kernel_source(stem).write_text(src)
     sites = cap.kernel_sites.get(name, [])
     entry: dict[str, Any] = {
         "heuristic": kd.heuristic,
-        "source": f"kernels/{stem}.py",
+        "source": paths.kernel_source(stem).relative_to(paths.capture).as_posix(),
         "sites": [s.__dict__ for s in sites],
     }
     if kd.is_user:

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from .errors import ConfigError, ProblemError
+from .records import problem_set
 
 _ID_BAD = re.compile(r"[^A-Za-z0-9_]+")
 _HAS_MODEL = re.compile(r"^class\s+Model\b", re.M)
@@ -50,7 +51,7 @@ def write_problem_set(workdir: str | Path, problems: dict[str, Path]) -> str:
     checkout elsewhere does not count as a change).  Returns its path."""
     import json
 
-    path = Path(workdir) / "problem_set.json"
+    path = problem_set(workdir)
     text = json.dumps({"problems": sorted(problems)}, indent=1) + "\n"
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)

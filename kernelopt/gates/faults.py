@@ -29,9 +29,10 @@ from typing import Any
 from ..core import gpulock, gpumem
 from ..core.errors import OOM_WORDS, JobFault, fault_points
 from ..core.errors import looks_like_oom as looks_like_oom
+from ..core.records import Rule
 
-INFRASTRUCTURE = "infrastructure"
-NOT_CHECKABLE = "unit-not-checkable"
+INFRASTRUCTURE = Rule.INFRASTRUCTURE
+UNIT_NOT_CHECKABLE = Rule.UNIT_NOT_CHECKABLE  # the rule; the verdict is ``Verdict.NOT_CHECKABLE``
 
 
 class InfrastructureFault(RuntimeError):

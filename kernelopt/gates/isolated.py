@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.outputs import CHUNK, same_values
-from ..core.paths import ProblemPaths
 from ..core.phases import timed
+from ..core.records import ProblemPaths, Scratch
 from ..isolate.harness import UnitHarness, poison
 from ..runner import sandbox
 from . import errprofile
@@ -182,11 +182,11 @@ class UnitCheck:
         job = {
             "kind": "unit",
             "device": self.h.rt.device,
-            "candidate": "candidate.py",
-            "inductor": "inductor.py",
+            "candidate": Scratch.CANDIDATE,
+            "inductor": Scratch.INDUCTOR,
             "point": "gate12",
         }
-        return job, {"candidate.py": Path(candidate), "inductor.py": self.h.paths.inductor_kernel(self.h.unit)}
+        return job, {Scratch.CANDIDATE: Path(candidate), Scratch.INDUCTOR: self.h.paths.inductor_kernel(self.h.unit)}
 
     def budget_s(self) -> float:
         kernel_ms = self.h.contract.get("time_ms") or _unit_time_ms(self.h)

@@ -35,8 +35,8 @@ from types import ModuleType
 from typing import Any
 
 from ..core import gpulock, outputcode, outputs, problems, runtime
-from ..core.paths import ProblemPaths
 from ..core.phases import timed
+from ..core.records import ProblemPaths, Scratch
 from ..isolate.harness import ProblemRuntime, poison
 from ..runner import sandbox
 from .faults import InfrastructureFault, looks_like_fault, suspect
@@ -119,18 +119,18 @@ class Problem:
     def job(self, stitched: Path, point: str) -> tuple[dict[str, Any], dict[str, Path]]:
         """A ``model`` or ``speed`` job's common part and the files bound into its sandbox: the
         baseline wrapper, the stitched one with its candidates, the lifted constants."""
-        files: dict[str, Path] = {"baseline.py": self.paths.output_code, "stitched/output_code.py": Path(stitched)}
+        files: dict[str, Path] = {Scratch.BASELINE: self.paths.output_code, Scratch.STITCHED: Path(stitched)}
         cands = Path(stitched).parent / "candidates"
         if cands.is_dir() and Path(stitched).resolve() != self.paths.output_code.resolve():
-            files["stitched/candidates"] = cands
+            files[Scratch.STITCHED_CANDIDATES] = cands
         constants = self.paths.graph_constants(0)
         if constants.exists():
-            files["constants.pt"] = constants
+            files[Scratch.CONSTANTS] = constants
         job = {
             "device": self.device,
-            "baseline": "baseline.py",
-            "stitched": "stitched/output_code.py",
-            "constants": "constants.pt" if constants.exists() else None,
+            "baseline": Scratch.BASELINE,
+            "stitched": Scratch.STITCHED,
+            "constants": Scratch.CONSTANTS if constants.exists() else None,
             "launches": self.rt.record["graphs"][0]["standalone"]["launches"],
             "out_idx": self.out_idx,
             "point": point,

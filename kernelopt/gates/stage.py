@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core import runtime
-from ..core.jsonio import read_json, write_json
-from ..core.paths import ProblemPaths
+from ..core.jsonio import read_json
 from ..core.phases import timed
-from .faults import INFRASTRUCTURE, NOT_CHECKABLE, retry_alone
+from ..core.records import AttemptPaths, ProblemPaths, read_verdict
+from .faults import INFRASTRUCTURE, UNIT_NOT_CHECKABLE, retry_alone
 from .form import static_problems
 from .speed import DECISION, gate4
 from .verdict import ERROR, FAIL, PASS, SKIPPED, GateVerdict
@@ -46,10 +46,10 @@ def judge_candidate(
         v = GateVerdict(
             1,
             NOT_CHECKABLE_VERDICT,
-            f"{NOT_CHECKABLE}: {why}; candidates of this unit are not judged",
-            rule=NOT_CHECKABLE,
+            f"{UNIT_NOT_CHECKABLE}: {why}; candidates of this unit are not judged",
+            rule=UNIT_NOT_CHECKABLE,
         )
-        return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, v.reason, rule=NOT_CHECKABLE)
+        return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, v.reason, rule=UNIT_NOT_CHECKABLE)
     contract = read_json(paths.contract(unit))
     probs = static_problems(Path(candidate).read_text(), contract)
     if probs:  # nothing runs: no process, no torch
@@ -77,9 +77,9 @@ def judge_candidate(
         return check_unit(paths, unit, Path(candidate), cfg, harness)
 
     def on_fault(cause: str) -> tuple[GateVerdict, GateVerdict]:
-        if cause.startswith(NOT_CHECKABLE):
-            v = GateVerdict(1, NOT_CHECKABLE_VERDICT, cause, rule=NOT_CHECKABLE)
-            return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, cause, rule=NOT_CHECKABLE)
+        if cause.startswith(UNIT_NOT_CHECKABLE):
+            v = GateVerdict(1, NOT_CHECKABLE_VERDICT, cause, rule=UNIT_NOT_CHECKABLE)
+            return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, cause, rule=UNIT_NOT_CHECKABLE)
         v = GateVerdict(1, ERROR, f"{INFRASTRUCTURE}: {cause}", rule=INFRASTRUCTURE, candidate=str(candidate))
         return v, GateVerdict(2, ERROR, v.reason, rule=INFRASTRUCTURE, candidate=str(candidate))
 
@@ -88,22 +88,22 @@ def judge_candidate(
 
 def run_gate12(paths: ProblemPaths, unit: str, slot: str, cfg: dict[str, Any]) -> dict[str, Any]:
     """Gates 1 and 2 for the candidate in slot ``slot`` of ``unit`` (``cands/c<k>``, ``iter<i>/cand<j>``, ...)."""
-    d = paths.slot_dir(unit, slot)
-    info = read_json(d / "slot.json")
+    d = paths.slot(unit, slot)
+    info = read_json(d.slot)
     if info["empty"]:
         v1, v2 = (
             GateVerdict(1, SKIPPED, "empty slot: no candidate"),
             GateVerdict(2, SKIPPED, "empty slot: no candidate"),
         )
     else:
-        v1, v2 = judge_candidate(paths, unit, d / "candidate.py", cfg)
+        v1, v2 = judge_candidate(paths, unit, d.candidate, cfg)
     _write(paths, unit, slot, 1, v1)
     return _write(paths, unit, slot, 2, v2)
 
 
 def _write(paths: ProblemPaths, unit: str, slot: str, gate: int, v: GateVerdict) -> dict[str, Any]:
-    out = {**v.to_dict(), "slot": slot, "unit": unit}
-    write_json(paths.slot_dir(unit, slot) / f"gate{gate}.json", out)
+    v.slot, v.unit = slot, unit
+    out = v.save(paths.slot(unit, slot).gate(gate))
     print(f"[gate{gate}] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
     return out
 
@@ -111,8 +111,8 @@ def _write(paths: ProblemPaths, unit: str, slot: str, gate: int, v: GateVerdict)
 def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory: Path | None = None) -> dict[str, Any]:
     from .model import gate3
 
-    d = directory or paths.attempt_dir(attempt)
-    plan = read_json(d / "plan.json")
+    d = AttemptPaths(directory) if directory else paths.attempt(attempt)
+    plan = read_json(d.plan)
     if plan["status"] != "stitched":
         v = GateVerdict(3, SKIPPED, plan.get("reason", "nothing stitched"))
     else:
@@ -120,15 +120,15 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
         v = retry_alone(
             device,
             f"gate 3 {paths.problem}",
-            lambda: gate3(paths, plan, d / "output_code.py", cfg),
+            lambda: gate3(paths, plan, d.output_code, cfg),
             lambda cause: GateVerdict(3, ERROR, f"{INFRASTRUCTURE}: {cause}", rule=INFRASTRUCTURE),
         )
     return _write_attempt(paths, d, attempt, 3, v)
 
 
 def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory: Path | None = None) -> dict[str, Any]:
-    d = directory or paths.attempt_dir(attempt)
-    g3 = read_json(d / "gate3.json")
+    d = AttemptPaths(directory) if directory else paths.attempt(attempt)
+    g3 = read_verdict(d.gate(3))
     tol = {"perf_margin": cfg["gates"]["perf_margin"], "decision": DECISION}
     if g3["verdict"] != PASS:
         v = GateVerdict(4, SKIPPED, f"gate 3 did not pass ({g3['verdict']})", tolerances=tol)
@@ -137,14 +137,16 @@ def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
         v = retry_alone(
             device,
             f"gate 4 {paths.problem}",
-            lambda: gate4(paths, d / "output_code.py", cfg),
+            lambda: gate4(paths, d.output_code, cfg),
             lambda cause: GateVerdict(4, ERROR, f"{INFRASTRUCTURE}: {cause}", rule=INFRASTRUCTURE, tolerances=tol),
         )
     return _write_attempt(paths, d, attempt, 4, v)
 
 
-def _write_attempt(paths: ProblemPaths, d: Path, attempt: int | str, gate: int, v: GateVerdict) -> dict[str, Any]:
-    out = {**v.to_dict(), "attempt": attempt}
-    write_json(d / f"gate{gate}.json", out)
+def _write_attempt(
+    paths: ProblemPaths, d: AttemptPaths, attempt: int | str, gate: int, v: GateVerdict
+) -> dict[str, Any]:
+    v.attempt = attempt
+    out = v.save(d.gate(gate))
     print(f"[gate{gate}] {paths.problem} attempt {attempt}: {v.verdict}: {v.reason}")
     return out

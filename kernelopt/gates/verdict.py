@@ -10,32 +10,11 @@ error, a sandboxed child that also fails on Inductor's own kernel) and ``not-che
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from ..core.records import GateVerdict as GateVerdict
+from ..core.records import Verdict
 
-PASS, FAIL, SKIPPED, SKIPPED_BY_MODE = "pass", "fail", "skipped", "skipped-by-mode"
-
-
-@dataclass
-class GateVerdict:
-    gate: int
-    verdict: str
-    reason: str
-    rule: str | None = None
-    numbers: dict[str, Any] = field(default_factory=dict)
-    tolerances: dict[str, Any] = field(default_factory=dict)
-    seeds: list[int] = field(default_factory=list)
-    candidate: str | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == PASS
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
+PASS, FAIL, SKIPPED, SKIPPED_BY_MODE = Verdict.PASS, Verdict.FAIL, Verdict.SKIPPED, Verdict.SKIPPED_BY_MODE
 # A verdict about the machine or the unit, not the candidate (``faults.py``): never a pass,
 # never a candidate's failure, reported apart.
-ERROR = "error"  # rule "infrastructure": the job failed for reasons that are not the candidate's
-NOT_CHECKABLE = "not-checkable"  # rule "unit-not-checkable": no trustworthy reference to judge against
+ERROR = Verdict.ERROR  # rule "infrastructure": the job failed for reasons that are not the candidate's
+NOT_CHECKABLE = Verdict.NOT_CHECKABLE  # rule "unit-not-checkable": no trustworthy reference to judge against

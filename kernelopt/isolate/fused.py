@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..classify.fusion import NotFusible
+from ..core.records import REFERENCE_CONSTANTS_FILE, REFERENCE_FILE, unit_reference, unit_reference_constants
 from .inductor import launcher_lines, strip_heuristics_decorator
 from .reference import reference_constants
 
@@ -96,7 +97,7 @@ _BUFFER = ({producer_param!r}, {consumer_param!r})
 
 
 def _load(sub):
-    path = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), sub, "reference.py")
+    path = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), sub, {reference_file!r})
     spec = _ilu.spec_from_file_location("kernelopt_fused_ref_" + sub, path)
     mod = _ilu.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -116,10 +117,10 @@ def write_reference(udir: Path, contract: dict[str, Any], p_ref: Path, c_ref: Pa
     for sub, ref in (("producer", p_ref), ("consumer", c_ref)):
         d = udir / sub
         d.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ref, d / "reference.py")
-        consts = ref.with_name(ref.name.replace(".reference.py", ".reference_constants.pt"))
+        shutil.copyfile(ref, unit_reference(d))
+        consts = ref.with_name(ref.name.replace(REFERENCE_FILE, REFERENCE_CONSTANTS_FILE))
         if consts.exists():
-            shutil.copyfile(consts, d / "reference_constants.pt")
+            shutil.copyfile(consts, unit_reference_constants(d))
     pr, cr = reference_constants(p_ref.read_text()), reference_constants(c_ref.read_text())
     if cr.get("LEVEL") != "kernel":
         raise NotFusible(f"{c_ref.name} is a graph-level reference; composing it is not supported")
@@ -134,8 +135,9 @@ def write_reference(udir: Path, contract: dict[str, Any], p_ref: Path, c_ref: Pa
     inputs = list(
         dict.fromkeys([pmap[n] for n in p_inputs] + [n for n in cr.get("INPUTS") if n != f["consumer_param"]])
     )
-    (udir / "reference.py").write_text(
+    unit_reference(udir).write_text(
         REFERENCE.format(
+            reference_file=REFERENCE_FILE,
             level=level,
             unit=contract["unit"],
             producer=f["producer"],

@@ -58,10 +58,10 @@ def _isolate_kernel(
     if contract["user"]:
         contract["grid_inferred"] = user.infer_grid(contract)
     stem = unit  # kernels/<unit>.py: graph 0 units are named after the kernel, others g<k>_<kernel>
-    kernel_src = (paths.kernels_dir / f"{stem}.py").read_text()
+    kernel_src = paths.kernel_source(stem).read_text()
     write_json(paths.contract(unit), contract)
     paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
-    ref_src = paths.kernels_dir / f"{stem}.reference.py"
+    ref_src = paths.kernel_reference(stem)
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device}
     if contract["user"] and contract.get("aliases"):
         names = [", ".join(contract["args"][i]["name"] for i in pair) for pair in contract["aliases"]]
@@ -85,10 +85,10 @@ def _isolate_kernel(
 
 def _copy_reference(paths: ProblemPaths, unit: str, stem: str) -> None:
     """Capture's ``kernels/<stem>.reference.py`` (and its constants) into the unit's directory."""
-    shutil.copyfile(paths.kernels_dir / f"{stem}.reference.py", paths.reference(unit))
-    consts = paths.kernels_dir / f"{stem}.reference_constants.pt"
+    shutil.copyfile(paths.kernel_reference(stem), paths.reference(unit))
+    consts = paths.kernel_reference_constants(stem)
     if consts.exists():
-        shutil.copyfile(consts, paths.unit(unit) / "reference_constants.pt")
+        shutil.copyfile(consts, paths.reference_constants(unit))
 
 
 def _user_reference(
@@ -131,11 +131,11 @@ def _isolate_fused(
     contract = fused.fused_contract(
         build_contract(capture, dispatch, pu), build_contract(capture, dispatch, cu), pair, unit
     )
-    p_src, c_src = ((paths.kernels_dir / f"{u}.py").read_text() for u in (pu, cu))
+    p_src, c_src = (paths.kernel_source(u).read_text() for u in (pu, cu))
     write_json(paths.contract(unit), contract)
     paths.inductor_kernel(unit).write_text(fused.render_pair(contract, p_src, c_src))
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "fused": [pu, cu]}
-    refs = [paths.kernels_dir / f"{u}.reference.py" for u in (pu, cu)]
+    refs = [paths.kernel_reference(u) for u in (pu, cu)]
     missing = [r.name for r in refs if not r.exists()]
     try:
         if missing:
@@ -161,7 +161,7 @@ def _isolate_region(
     members = [build_contract(capture, dispatch, u) for u in region["member_units"]]
     contract = regions.region_contract(members, region, unit)
     write_json(paths.contract(unit), contract)
-    sources = [(paths.kernels_dir / f"{u}.py").read_text() for u in region["member_units"]]
+    sources = [paths.kernel_source(u).read_text() for u in region["member_units"]]
     paths.inductor_kernel(unit).write_text(regions.render_region(contract, sources))
     _copy_reference(paths, unit, unit)  # kernels/<region>.reference.py, cut at capture
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "region": region["members"]}

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..core.records import ProblemPaths, problems_with_dispatch
+
 
 def _read(p: Path) -> dict[str, Any]:
     try:
@@ -20,16 +22,17 @@ def _read(p: Path) -> dict[str, Any]:
 
 
 def unit_row(problem: str, u: Path) -> dict[str, Any]:
-    check = _read(u / "isolate_check.json")
-    slots = sorted((u / "synth").glob("a*/slot.json"))
+    paths, unit = ProblemPaths.of_unit(u)
+    check = _read(paths.isolate_check(unit))
+    slots = paths.synth_slots(unit)
     written, passed, why = 0, 0, []
     for s in slots:
-        info = _read(s)
+        info = _read(s.slot)
         if info.get("empty", True):
             why.append(str(info.get("reason", "empty")))
             continue
         written += 1
-        g2 = _read(s.parent / "gate2.json")
+        g2 = _read(s.gate(2))
         if g2.get("verdict") == "pass":
             passed += 1
         else:
@@ -49,8 +52,8 @@ def unit_row(problem: str, u: Path) -> dict[str, Any]:
 def coverage(workdir: str | Path) -> dict[str, Any]:
     wd = Path(workdir)
     rows = []
-    for disp in sorted(wd.glob("*/dispatch.json")):
-        problem = disp.parent.name
+    for problem in problems_with_dispatch(wd):
+        disp = ProblemPaths(wd, problem).dispatch
         if _read(disp).get("verdict") != "optimizable":
             continue
         mine = [unit_row(problem, u) for u in sorted((wd / problem / "units").glob("*")) if u.is_dir()]

@@ -18,7 +18,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..core.paths import ProblemPaths, attempt_stage, logs_dir, report_dir
+from ..core.records import (
+    AttemptPaths,
+    IterPaths,
+    ProblemPaths,
+    ProfilePaths,
+    ReportPaths,
+    SlotPaths,
+    attempt_stage,
+    llm_ledger,
+    llm_settings,
+    logs_dir,
+    member_path,
+    problem_set,
+    problems_with_result,
+    report_dir,
+    slot_of_member,
+)
 from . import tables
 
 PAGES = "problems"  # report/problems/<problem>.html
@@ -60,15 +76,15 @@ def _natural(path: Path | str) -> list[Any]:
 def run_problems(workdir: Path) -> list[str]:
     """The run's problems: ``problem_set.json``, else ``report/results.csv``, else every
     directory with a ``result.json``."""
-    ps = _read(workdir / "problem_set.json").get("problems")
+    ps = _read(problem_set(workdir)).get("problems")
     if ps:
         return list(ps)
-    csv_path = report_dir(workdir) / "results.csv"
+    csv_path = ReportPaths.of(workdir).results_csv
     if csv_path.exists():
         import pandas as pd
 
         return [str(p) for p in pd.read_csv(csv_path)["problem"]]
-    return sorted(p.parent.name for p in workdir.glob("*/result.json"))
+    return problems_with_result(workdir)
 
 
 class Linker:
@@ -133,13 +149,13 @@ def _slot_dirs(udir: Path) -> list[Path]:
     for d in iters:
         found.append(d)
         found += sorted(d.glob("r*"), key=_natural)
-    return [d for d in found if d.is_dir() and (d / "slot.json").exists()]
+    return [d for d in found if d.is_dir() and SlotPaths(d).slot.exists()]
 
 
 def _timing(d: Path, ranked: dict[str, Any]) -> dict[str, Any]:
     """The slot's isolated time relative to Inductor's kernel: its ``timing.json`` (the search),
     else what ``select`` measured (``best.json``)."""
-    t = _read(d / "timing.json")
+    t = _read(SlotPaths(d).timing)
     if not t:
         r = ranked or {}
         if not r:
@@ -157,7 +173,7 @@ def _measured_ratio(udir: Path, member: dict[str, Any]) -> float | None:
     else what its timing measured (CPU mode: the plumbing's number)."""
     if member.get("meaningful", True):
         return member.get("ratio")
-    t = _read(udir / Path(member.get("path", "")).parent / "timing.json")
+    t = _read(SlotPaths(udir / slot_of_member(member.get("path", ""))).timing)
     return t.get("ratio") if t.get("ratio") is not None else member.get("ratio")
 
 
@@ -166,7 +182,7 @@ def _stitched_paths(paths: ProblemPaths, res: dict[str, Any]) -> dict[str, str]:
     a = res.get("stitched_attempt")
     if a is None:
         return {}
-    plan = _read(paths.attempt_dir(int(a)) / "plan.json")
+    plan = _read(paths.attempt(int(a)).plan)
     out = {}
     for unit, cand in (plan.get("replacements") or {}).items():
         marker = f"/units/{unit}/"
@@ -174,10 +190,10 @@ def _stitched_paths(paths: ProblemPaths, res: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _profiles(udir: Path) -> list[dict[str, Any]]:
+def _profiles(paths: ProblemPaths, unit: str) -> list[dict[str, Any]]:
     """Every profile summary of the unit's search (``iter<i>/profile/m<j>/summary.json``)."""
     out = []
-    for f in sorted(udir.glob("iter*/profile/m*/summary.json"), key=_natural):
+    for f in sorted(paths.profile_summaries(unit), key=_natural):
         s = _read(f)
         if s and not s.get("empty"):
             out.append({"file": f, **s})
@@ -192,38 +208,40 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
     slots, empty = [], []
     for d in _slot_dirs(udir):
         rel = d.relative_to(udir).as_posix()
-        s = _read(d / "slot.json")
+        sp = SlotPaths(d)
+        s = _read(sp.slot)
         if s.get("empty"):
             empty.append({"slot": rel, "reason": s.get("reason", "")})
             continue
         direction = s.get("direction") or {}
-        cand = f"{rel}/candidate.py"
+        cand = member_path(rel)
         slots.append(
             {
                 "slot": rel,
                 "origin": s.get("origin", ""),
                 "direction": direction.get("name", "") if isinstance(direction, dict) else str(direction),
                 "rationale": direction.get("rationale", "") if isinstance(direction, dict) else "",
-                "gate1": _verdict(d / "gate1.json"),
-                "gate2": _verdict(d / "gate2.json"),
+                "gate1": _verdict(sp.gate(1)),
+                "gate2": _verdict(sp.gate(2)),
                 "timing": _timing(d, (best.get("candidates") or {}).get(cand, {})),
                 "rank": ranked.index(cand) + 1 if cand in ranked else None,
                 "stitched": stitched == cand,
-                "files": linker.links([d / "candidate.py", d / "slot.json", d / "gate1.json", d / "gate2.json"])
-                + linker.links([d / "timing.json"]),
+                "files": linker.links(sp.files[:4]) + linker.links(sp.files[4:]),
                 "llm": linker.links(sorted(d.glob("llm/*.json"), key=_natural)),
             }
         )
     iterations = []
     for it in sorted((p for p in udir.glob("iter*") if p.is_dir()), key=_natural):
-        beam = _read(it / "beam.json")
+        ip = IterPaths(it)
+        beam = _read(ip.beam)
         members = [
             {"id": m.get("id"), "ratio": _measured_ratio(udir, m), "direction": m.get("direction", "")}
             for m in beam.get("members", [])
         ]
         profiles = []
         for m in sorted(it.glob("profile/m*"), key=_natural):
-            s = _read(m / "summary.json")
+            pp = ProfilePaths(m)
+            s = _read(pp.summary)
             if not s or s.get("empty"):
                 continue
             profiles.append(
@@ -233,7 +251,7 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
                     "source": s.get("source"),
                     "note": s.get("note", ""),
                     "reused_from": s.get("reused_from"),
-                    "files": linker.links([m / "summary.json", m / "summary.txt", m / "report.ncu-rep"]),
+                    "files": linker.links(pp.files),
                 }
             )
         iterations.append(
@@ -242,9 +260,7 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
                 "members": members,
                 "stopped": beam.get("stopped"),
                 "infrastructure": beam.get("infrastructure"),
-                "files": linker.links(
-                    [it / n for n in ("beam.json", "plan.json", "analysis.json", "memory.json", "summary.md")]
-                ),
+                "files": linker.links(ip.files),
                 "profiles": profiles,
                 "llm": linker.links(sorted(it.glob("llm/*.json"), key=_natural)),
             }
@@ -282,9 +298,10 @@ def _attempts(paths: ProblemPaths, linker: Linker) -> list[dict[str, Any]]:
     out = []
     dirs = [paths.attempt_dir(0)] + sorted(paths.root.glob("stitch/retries/r*"), key=_natural)
     for a, d in enumerate(dirs):
-        if not (d / "plan.json").exists():
+        ap = AttemptPaths(d)
+        if not ap.plan.exists():
             continue
-        plan = _read(d / "plan.json")
+        plan = _read(ap.plan)
         repl = {}
         for unit, cand in (plan.get("replacements") or {}).items():
             marker = f"/units/{unit}/"
@@ -294,10 +311,9 @@ def _attempts(paths: ProblemPaths, linker: Linker) -> list[dict[str, Any]]:
                 "name": attempt_stage(a),
                 "status": plan.get("status"),
                 "replacements": repl,
-                "gate3": _verdict(d / "gate3.json"),
-                "gate4": _verdict(d / "gate4.json"),
-                "files": linker.links([d / n for n in ("output_code.py", "plan.json", "gate3.json", "gate4.json")])
-                + linker.links(sorted(d.glob("candidates/*.py")), d),
+                "gate3": _verdict(ap.gate(3)),
+                "gate4": _verdict(ap.gate(4)),
+                "files": linker.links(ap.files) + linker.links(sorted(d.glob("candidates/*.py")), d),
             }
         )
     return out
@@ -347,11 +363,13 @@ def problem_info(
         "attempts": _attempts(paths, linker),
         # deployed: only an optimized problem ships its stitched model; a matched one keeps the baseline
         "deployed": (
-            linker.link(paths.attempt_dir(int(deployed_attempt)) / "output_code.py", "stitched output_code.py")
+            linker.link(paths.attempt(int(deployed_attempt)).output_code, "stitched output_code.py")
             if deployed_attempt is not None and res.get("category") == "optimized"
             else None
         ),
-        "stitch_code": linker.link(paths.attempt_dir(0) / "output_code.py", "stitch/output_code.py"),
+        "stitch_code": linker.link(
+            paths.attempt(0).output_code, paths.attempt(0).output_code.relative_to(paths.root).as_posix()
+        ),
         "faults": [
             {"where": linker.link(paths.root / f["where"], f["where"]), "cause": f.get("cause", "")}
             for f in res.get("infrastructure_faults", [])
@@ -486,8 +504,8 @@ def roofline_points(paths: ProblemPaths, units: list[dict[str, Any]]) -> list[di
         chosen = u["stitched"] or (u["ranked"][0] if u["ranked"] else None)
         chosen_id = None
         if chosen:
-            chosen_id = "inductor" if chosen.startswith("cands/c0/") else chosen.rsplit("/candidate.py", 1)[0]
-        for prof in _profiles(paths.unit(u["id"])):
+            chosen_id = "inductor" if chosen.startswith("cands/c0/") else slot_of_member(chosen)
+        for prof in _profiles(paths, u["id"]):
             if prof.get("source") != "ncu":
                 continue
             m = prof.get("metrics") or {}
@@ -643,7 +661,8 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
         figs["roofline"] = _rel(plot_roofline(all_points, plots / "roofline.png"), rep)
     linker = Linker(rep, workdir)
     levels = [{"name": "all", **summary["overall"]}] + [{"name": k, **v} for k, v in summary["levels"].items()]
-    index = rep / "index.html"
+    rp = ReportPaths(rep)
+    index = rp.index
     index.write_text(
         env.get_template("index.html").render(
             summary=summary,
@@ -653,8 +672,8 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
             cpu_note=CPU_NOTE,
             categories=tables.CATEGORIES,
             fast_p=[f"{p:.1f}" for p in tables.FAST_P],
-            tables=linker.links([rep / n for n in ("results.csv", "summary.json", "stages.csv", "stages.json")]),
-            ledger=linker.links([workdir / "llm" / "ledger.jsonl", workdir / "llm" / "settings.json"], workdir),
+            tables=linker.links([rp.results_csv, rp.summary, rp.stages_csv, rp.stages_json]),
+            ledger=linker.links([llm_ledger(workdir / "llm"), llm_settings(workdir / "llm")], workdir),
             workdir=workdir.name,
             css=_css(),
             title="kernelopt report",

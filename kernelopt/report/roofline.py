@@ -21,9 +21,8 @@ from ..select.stage import valid_alternatives
 
 def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | None]:
     """Inductor's kernel time for the unit and where it came from."""
-    udir = paths.unit(unit)
     ncu = None
-    for f in sorted(udir.glob("iter*/profile/m*/summary.json")):
+    for f in sorted(paths.profile_summaries(unit)):
         prof = read_json(f)
         if prof.get("empty") or prof.get("member") != "inductor":
             continue
@@ -32,7 +31,7 @@ def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | Non
             return float(m["time_ms"]), f.relative_to(paths.root).as_posix()
         if prof.get("source") == "ncu" and m.get("duration_us") and ncu is None:
             ncu = (float(m["duration_us"]) / 1e3, f.relative_to(paths.root).as_posix())
-    for f in sorted(udir.glob("iter*/cand*/**/timing.json")):
+    for f in paths.search_timings(unit):
         t = read_json(f)
         if t.get("meaningful") and t.get("a_ms"):
             return float(t["a_ms"]), f.relative_to(paths.root).as_posix()

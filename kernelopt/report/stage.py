@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, write_json
-from ..core.paths import ProblemPaths, benchmarks_dir, logs_dir
+from ..core.records import ProblemPaths, SlotPaths, benchmarks_dir, logs_dir, read_verdict
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
@@ -34,7 +34,7 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
         # the candidate under the unit's directory (a run directory moved since keeps the tail)
         marker = f"/units/{unit}/"
         rel = cand.split(marker, 1)[1] if marker in cand else Path(cand).name
-        slot = paths.unit(unit) / Path(rel).parent / "slot.json"
+        slot = SlotPaths(paths.unit(unit) / Path(rel).parent).slot
         info = read_json(slot) if slot.exists() else {}
         ref = paths.reference(unit)
         row = {
@@ -48,7 +48,7 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
         if info.get("direction"):
             d = info["direction"]
             row["direction"] = f"{d.get('name')} on {d.get('member')}"
-            parent = paths.unit(unit) / str(d.get("member", "")) / "slot.json"
+            parent = paths.slot(unit, str(d.get("member", ""))).slot
             if parent.exists():  # the member the direction was applied to: its own synthesis record
                 p = read_json(parent)
                 row.update({k: p[k] for k in ("source", "what") if p.get(k) and k not in row})
@@ -63,12 +63,11 @@ def _attempts(paths: ProblemPaths, cfg: dict[str, Any]) -> tuple[list[dict[str, 
     or to one that passed the problem through or had no candidate."""
     attempts = []
     for a in range(int(cfg["gates"]["retries"]) + 1):
-        d = paths.attempt_dir(a)
-        plan = read_json(d / "plan.json")
+        d = paths.attempt(a)
+        plan = read_json(d.plan)
         if plan["status"] == "passed-through":
             break
-        g3 = read_json(d / "gate3.json")
-        g4 = read_json(d / "gate4.json")
+        g3, g4 = read_verdict(d.gate(3)), read_verdict(d.gate(4))
         attempts.append(
             {
                 "attempt": a,
@@ -248,7 +247,7 @@ def near_roof_reasons(paths: ProblemPaths, units: list[str]) -> list[str]:
     small a share of the problem's time to matter, why."""
     out = []
     for unit in units:
-        slot = paths.synth_dir(unit, 0) / "slot.json"
+        slot = paths.synth(unit, 0).slot
         info = read_json(slot) if slot.exists() else {}
         if info.get("near_roof") or info.get("negligible"):
             out.append(f"{unit}: {info['reason']}")
@@ -259,17 +258,16 @@ def infrastructure_faults(paths: ProblemPaths, units: list[str]) -> list[dict[st
     """Every place a fault, not a verdict, was recorded for this problem's candidates."""
     out: list[dict[str, str]] = []
     for unit in units:
-        udir = paths.unit(unit)
-        for f in sorted(udir.rglob("gate[12].json")):
+        for f in paths.slot_verdicts(unit):
             v = read_json(f)
             if v.get("verdict") == ERROR:
                 out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
-        for f in [paths.best(unit), *sorted(udir.glob("iter*/beam.json"))]:
+        for f in [paths.best(unit), *paths.beams(unit)]:
             if f.exists() and read_json(f).get("infrastructure"):
                 out.append(
                     {"where": f.relative_to(paths.root).as_posix(), "cause": str(read_json(f)["infrastructure"])}
                 )
-    for f in sorted(paths.root.glob("stitch/**/gate[34].json")):
+    for f in paths.attempt_verdicts():
         v = read_json(f)
         if v.get("verdict") == ERROR:
             out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
@@ -280,7 +278,7 @@ def units_not_checkable(paths: ProblemPaths, units: list[str]) -> dict[str, str]
     """Units whose candidates were not judged (no trustworthy reference), with the reason."""
     out = {}
     for unit in units:
-        g = paths.candidate_dir(unit, 0) / "gate2.json"
+        g = paths.cand(unit, 0).gate(2)
         if g.exists() and read_json(g).get("verdict") == NOT_CHECKABLE:
             out[unit] = str(read_json(g).get("reason", ""))
     return out
@@ -319,11 +317,7 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
     starts = [s["started"] for s in spans if isinstance(s.get("started"), (int, float))]
     ends = [s["ended"] for s in spans if isinstance(s.get("ended"), (int, float))]
     span = (min(starts), max(ends)) if starts and ends else None
-    judged = [
-        v
-        for g in sorted(paths.root.glob("units/*/**/gate2.json"))
-        if (v := (read_json(g) or {}).get("verdict")) in ("pass", "fail")
-    ]
+    judged = [v for g in paths.gate2_verdicts() if (v := (read_json(g) or {}).get("verdict")) in ("pass", "fail")]
     return {
         "jobs": len(logs),
         "wall_started": span[0] if span else None,

@@ -21,7 +21,16 @@ from typing import Any
 
 from ..core import hardware, outputcode, roofline, runtime
 from ..core.jsonio import read_json, write_json
-from ..core.paths import ProblemPaths
+from ..core.records import (
+    CANDIDATE_FILE,
+    NCU_REPORT_FILE,
+    Beam,
+    ProblemPaths,
+    member_path,
+    read_beam,
+    read_verdict,
+    read_verdict_or_empty,
+)
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from . import agents, profiler
@@ -156,6 +165,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     attempt k is shown why attempts 0..k-1 failed, and is not made once one passed gates 1-2."""
     d = paths.synth_dir(unit, attempt)
     d.mkdir(parents=True, exist_ok=True)
+    slot = paths.synth(unit, attempt)
     info: dict[str, Any] = {"slot": attempt, "empty": True}
     contract = read_json(paths.contract(unit))
     ref = paths.reference(unit)
@@ -195,7 +205,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
                 info["reason"] = earlier
                 src = None
             else:
-                inductor = paths.unit(unit) / "inductor.py"
+                inductor = paths.inductor_kernel(unit)
                 src = backend.synthesize(
                     contract,
                     ref.read_text(),
@@ -204,7 +214,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
                     hints=synthesis_hints(paths, unit, contract, cfg),
                 )
         if src is not None:
-            (d / "candidate.py").write_text(src)
+            slot.candidate.write_text(src)
             info = {
                 "slot": attempt,
                 "empty": False,
@@ -217,8 +227,8 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     except CannotSynthesize as e:
         info["reason"] = f"cannot synthesize: {e}"
     if info["empty"]:
-        (d / "candidate.py").unlink(missing_ok=True)
-    write_json(d / "slot.json", info)
+        slot.candidate.unlink(missing_ok=True)
+    write_json(slot.slot, info)
     print(f"[synthesize] {paths.problem}/{unit}/a{attempt}: " + ("written" if not info["empty"] else info["reason"]))
     return info
 
@@ -233,10 +243,9 @@ def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict
     not needed (an earlier one passed gates 1-2)."""
     earlier = []
     for k in range(attempt):
-        a = paths.synth_dir(unit, k)
-        slot = read_json(a / "slot.json")
-        g1 = read_json(a / "gate1.json") if (a / "gate1.json").exists() else {}
-        g2 = read_json(a / "gate2.json") if (a / "gate2.json").exists() else {}
+        a = paths.synth(unit, k)
+        slot = read_json(a.slot)
+        g1, g2 = read_verdict_or_empty(a.gate(1)), read_verdict_or_empty(a.gate(2))
         if g2.get("verdict") == PASS:
             return f"no attempt needed: a{k} passed gates 1-2"
         if slot.get("empty"):
@@ -246,7 +255,7 @@ def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict
             why = (
                 f"gate {bad.get('gate')} {bad.get('verdict')} ({bad.get('rule')}): {str(bad.get('reason', ''))[:1500]}"
             )
-        src = a / "candidate.py"
+        src = a.candidate
         earlier.append({"why": why, "source": src.read_text() if src.exists() else ""})
     return earlier
 
@@ -255,31 +264,31 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     d = paths.iter_dir(unit, 0)
     d.mkdir(parents=True, exist_ok=True)
     members = []
-    c0 = paths.candidate_dir(unit, 0)
-    if cfg["search"]["seed_with_inductor"] and read_json(c0 / "gate2.json")["verdict"] == PASS:
-        src = (c0 / "candidate.py").read_text()
-        members.append({"id": "inductor", "path": "cands/c0/candidate.py", "ratio": 1.0, "signature": signature(src)})
+    c0 = paths.cand(unit, 0)
+    c0_verdict = read_verdict(c0.gate(2))
+    if cfg["search"]["seed_with_inductor"] and c0_verdict["verdict"] == PASS:
+        src = c0.candidate.read_text()
+        members.append({"id": "inductor", "path": member_path("cands/c0"), "ratio": 1.0, "signature": signature(src)})
     # every synthesized kernel that passed gates 1-2 joins the first beam, whatever its width:
     # synthesis is a separate budget (synthesis_attempts), and a member beyond the width is still
     # timed by the first select_iter, which then keeps the best ``beam_width``.  (Capped at the
     # width, a beam of 1 seeded with Inductor's kernel dropped every synthesized kernel untimed,
     # and the report said no candidate had passed gates 1-2.)
     for k in range(int(cfg["search"]["synthesis_attempts"])):
-        a = paths.synth_dir(unit, k)
-        if read_json(a / "gate2.json")["verdict"] == PASS:
-            src = (a / "candidate.py").read_text()
+        a = paths.synth(unit, k)
+        if read_verdict(a.gate(2))["verdict"] == PASS:
+            src = a.candidate.read_text()
             sig = signature(src)
             if sig not in {m["signature"] for m in members}:
                 members.append(
                     {
                         "id": f"synth/a{k}",
-                        "path": f"synth/a{k}/candidate.py",
+                        "path": member_path(f"synth/a{k}"),
                         "ratio": 1.0,
                         "meaningful": False,
                         "signature": sig,
                     }
                 )
-    c0_verdict = read_json(c0 / "gate2.json")
     contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else {}
     tiny = negligible(paths, unit, contract, cfg)
     if c0_verdict["verdict"] == NOT_CHECKABLE:
@@ -289,10 +298,10 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     else:
         why = "no candidate passed gates 1-2 to seed the beam"
     stopped = why if tiny or not members else None
-    beam = {"iteration": 0, "members": members, "stopped": stopped}
-    write_json(d / "beam.json", beam)
+    beam = Beam(0, members, stopped).as_dict()
+    Beam(0, members, stopped).save(paths.iteration(unit, 0).beam)
     write_json(
-        d / "memory.json",
+        paths.iteration(unit, 0).memory,
         Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict(),
     )
     return beam
@@ -304,9 +313,9 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
     from ..runner import sandbox
 
     names = outputcode.jit_kernel_names(cand.read_text())
-    ncu = profiler.ncu_command("^(" + "|".join(names) + ")$", "/tmp/report.ncu-rep", cfg["search"]["ncu_sections"])
+    ncu = profiler.ncu_command("^(" + "|".join(names) + ")$", f"/tmp/{NCU_REPORT_FILE}", cfg["search"]["ncu_sections"])
     before, _ = h.inputs(cfg["seed"])
-    job = {"kind": "profile", "device": h.rt.device, "candidate": "candidate.py", "args": before, "launches": 3}
+    job = {"kind": "profile", "device": h.rt.device, "candidate": CANDIDATE_FILE, "args": before, "launches": 3}
     gc = cfg["gates"]
     budget = sandbox.budget_s(gc["timeout_s"] + 240, gc["timeout_factor"], h.contract.get("time_ms"), 40)
     report.unlink(missing_ok=True)
@@ -314,10 +323,10 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
         job,
         budget,
         cache=paths.cache,
-        files={"candidate.py": cand},
+        files={CANDIDATE_FILE: cand},
         hidden=[paths.root.parent],
         argv=[*ncu, *sandbox.child_command(h.rt.device)],
-        collect={"report.ncu-rep": report},
+        collect={NCU_REPORT_FILE: report},
     )
     del before
     if outcome.status != "ok":
@@ -329,19 +338,20 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
 
 
 def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str, Any]) -> dict[str, Any]:
-    d = paths.iter_dir(unit, i) / "profile" / f"m{j}"
+    prof = paths.iteration(unit, i).profile(j)
+    d = prof.dir
     d.mkdir(parents=True, exist_ok=True)
-    beam = read_json(paths.iter_dir(unit, i) / "beam.json")
+    beam = read_beam(paths.iteration(unit, i).beam)
     if beam.get("stopped") or j >= len(beam["members"]):
         out = {"empty": True, "member": None}
-        write_json(d / "summary.json", out)
+        write_json(prof.summary, out)
         return out
     member = beam["members"][j]
-    cand = paths.unit(unit) / member["path"]
+    cand = paths.member_candidate(unit, member["path"])
     # a member kept from an earlier beam was profiled then: candidate files never change, so
     # reuse that profile instead of paying NCU again
     for k in range(i - 1, -1, -1):
-        for prev in sorted((paths.iter_dir(unit, k) / "profile").glob("m*/summary.json")):
+        for prev in sorted(paths.iteration(unit, k).profile_summaries()):
             old = read_json(prev)
             if not old.get("empty") and old.get("member") == member["id"] and not old.get("reused_from"):
                 out = {
@@ -349,8 +359,8 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
                     "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(),
                     "cost": {"timing_s": 0.0, "ncu_s": None},
                 }
-                write_json(d / "summary.json", out)
-                (d / "summary.txt").write_text(old.get("text", "") + "\n")
+                write_json(prof.summary, out)
+                prof.summary_text.write_text(old.get("text", "") + "\n")
                 print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
                 return out
     t, h = time_candidate(paths, unit, cfg, cand, f"profile {unit}/iter{i}/m{j}")
@@ -365,8 +375,8 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
             "note": "the candidate could not be timed in its sandbox",
             "cost": {"timing_s": None, "ncu_s": None},
         }
-        write_json(d / "summary.json", out)
-        (d / "summary.txt").write_text(out["text"] + "\n")
+        write_json(prof.summary, out)
+        prof.summary_text.write_text(out["text"] + "\n")
         return out
     # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
@@ -380,7 +390,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     ncu_note = "ncu not used: CPU mode" if device != "cuda" else "ncu not found"
     if device == "cuda" and cfg["search"]["ncu"] != "off" and profiler.ncu_available():
         t0 = time.perf_counter()
-        res = _ncu(paths, unit, cand, d / "report.ncu-rep", h, cfg)
+        res = _ncu(paths, unit, cand, prof.ncu_report, h, cfg)
         cost["ncu_s"] = round(time.perf_counter() - t0, 3)
         cost["ncu_locked_s"] = res.get("ncu_locked_s")
         if res.get("ok") and res.get("metrics"):
@@ -395,35 +405,36 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     if ncu_note:
         summary.note = (summary.note + "; " if summary.note else "") + ncu_note
     out = {"empty": False, **summary.to_dict(), "cost": cost}
-    write_json(d / "summary.json", out)
-    (d / "summary.txt").write_text(summary.text + "\n")
+    write_json(prof.summary, out)
+    prof.summary_text.write_text(summary.text + "\n")
     return out
 
 
 def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
-    d = paths.iter_dir(unit, i)
+    it = paths.iteration(unit, i)
+    d = it.dir
     d.mkdir(parents=True, exist_ok=True)
-    prev = paths.iter_dir(unit, i - 1)
-    beam = read_json(prev / "beam.json")
-    memory = Memory.from_dict(read_json(prev / "memory.json"))
+    prev = paths.iteration(unit, i - 1)
+    beam = read_beam(prev.beam)
+    memory = Memory.from_dict(read_json(prev.memory))
     contract = read_json(paths.contract(unit))
     width = int(cfg["search"]["beam_width"])
     clear_transcripts(d, ["analyst", "planner"])
     for j in range(width):
-        clear_transcripts(d / f"cand{j}", ["executor"])
+        clear_transcripts(it.cand(j).dir, ["executor"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     analyses: dict[str, Analysis] = {}
     members = []
     if not beam.get("stopped"):
         try:
             for j, m in enumerate(beam["members"][:width]):  # the first beam may hold more (synthesis)
-                prof = read_json(prev / "profile" / f"m{j}" / "summary.json")
+                prof = read_json(prev.profile(j).summary)
                 if prof.get("empty"):
                     continue
                 summary = ProfileSummary(
                     prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", "")
                 )
-                src = (paths.unit(unit) / m["path"]).read_text()
+                src = paths.member_candidate(unit, m["path"]).read_text()
                 analyses[m["id"]] = backend.analyze(summary, contract, memory, kernel=src)
                 members.append({**m, "source": src})
             plan = backend.plan(i, members, analyses, contract, memory, width)
@@ -435,18 +446,19 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
         plan = Plan(
             i, [], stop=why if why.startswith("stopped in iteration ") else f"stopped in iteration {i - 1}: {why}"
         )
-    write_json(d / "analysis.json", {k: v.to_dict() for k, v in analyses.items()})
-    write_json(d / "plan.json", plan.to_dict())
+    write_json(it.analysis, {k: v.to_dict() for k, v in analyses.items()})
+    write_json(it.plan, plan.to_dict())
     by_id = {m["id"]: m for m in members}
     for j in range(width):
-        cd = d / f"cand{j}"
+        cs = it.cand(j)
+        cd = cs.dir
         cd.mkdir(parents=True, exist_ok=True)
         info: dict[str, Any] = {"slot": j, "empty": True}
         if j < len(plan.directions):
             direction = plan.directions[j]
             try:
                 src = backend.at(cd).execute(direction, by_id[direction.member]["source"], contract)
-                (cd / "candidate.py").write_text(src)
+                cs.candidate.write_text(src)
                 info = {
                     "slot": j,
                     "empty": False,
@@ -462,10 +474,10 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
             except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                 info["error"] = f"executor: {type(e).__name__}: {e}"
         if info["empty"]:
-            (cd / "candidate.py").unlink(missing_ok=True)
-        write_json(cd / "slot.json", info)
+            cs.candidate.unlink(missing_ok=True)
+        write_json(cs.slot, info)
     if plan.stop:
-        write_json(d / "plan.json", plan.to_dict())
+        write_json(it.plan, plan.to_dict())
     print(
         f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)"
         + (f"; stop: {plan.stop}" if plan.stop else "")
@@ -475,22 +487,27 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
 
 def attempts_of(j: int, retries: int) -> list[str]:
     """Slot paths of candidate j in an iteration directory: the planned one, then its retries."""
-    return [f"cand{j}"] + [f"cand{j}/r{r}" for r in range(1, retries + 1)]
+    return [retry_slot(j, r) for r in range(retries + 1)]
+
+
+def retry_slot(j: int, r: int) -> str:
+    """Candidate j's slot in an iteration (r = 0) or its retry r: ``cand<j>``, ``cand<j>/r<r>``."""
+    return f"cand{j}" if r == 0 else f"cand{j}/r{r}"
 
 
 def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str, Any]) -> dict[str, Any]:
     """Directed retry r of candidate j in iteration i (rule retry).  Passes through (an empty
     slot) when the previous attempt passed gates 1-2 or was empty; otherwise asks the agent
     for a fix of that failure, applied to the same beam member."""
-    d = paths.iter_dir(unit, i)
-    base = d / f"cand{j}"
-    prev = base if r == 1 else base / f"r{r - 1}"
-    out = base / f"r{r}"
+    it = paths.iteration(unit, i)
+    d = it.dir
+    base, prev_s, out_s = it.cand(j), it.cand(retry_slot(j, r - 1)), it.cand(retry_slot(j, r))
+    prev, out = prev_s.dir, out_s.dir
     out.mkdir(parents=True, exist_ok=True)
     clear_transcripts(out, ["fixer"])
     info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
-    prev_slot, first = read_json(prev / "slot.json"), read_json(base / "slot.json")
-    g1, g2 = read_json(prev / "gate1.json") if (prev / "gate1.json").exists() else {}, read_json(prev / "gate2.json")
+    prev_slot, first = read_json(prev_s.slot), read_json(base.slot)
+    g1, g2 = read_verdict_or_empty(prev_s.gate(1)), read_verdict(prev_s.gate(2))
     if prev_slot["empty"]:
         info["reason"] = "no retry needed: the previous attempt was empty"
     elif g2.get("verdict") == PASS:
@@ -501,21 +518,21 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         contract = read_json(paths.contract(unit))
         failed = Direction(**prev_slot["direction"])
         member = Direction(**first["direction"]).member
-        beam = read_json(paths.iter_dir(unit, i - 1) / "beam.json")
+        beam = read_beam(paths.iteration(unit, i - 1).beam)
         src_member = next((m for m in beam["members"] if m["id"] == member), None)
-        analyses = read_json(d / "analysis.json")
+        analyses = read_json(it.analysis)
         analysis = Analysis(**analyses[member]) if member in analyses else None
-        memory = Memory.from_dict(read_json(paths.iter_dir(unit, i - 1) / "memory.json"))
+        memory = Memory.from_dict(read_json(paths.iteration(unit, i - 1).memory))
         # what is already planned: every candidate of this iteration and this candidate's own
         # earlier retries (all inputs of this job; the other candidates' retries run
         # concurrently, so counting them would make the choice depend on job order)
-        slots = [read_json(d / f"cand{k}" / "slot.json") for k in range(int(cfg["search"]["beam_width"]))]
-        slots += [read_json(base / f"r{k}" / "slot.json") for k in range(1, r)]
+        slots = [read_json(it.cand(k).slot) for k in range(int(cfg["search"]["beam_width"]))]
+        slots += [read_json(it.cand(retry_slot(j, k)).slot) for k in range(1, r)]
         taken = {sl["signature"] for sl in slots if not sl["empty"]}
         if src_member is None:
             info["reason"] = f"beam member {member} not found"
         else:
-            source = (paths.unit(unit) / src_member["path"]).read_text()
+            source = paths.member_candidate(unit, src_member["path"]).read_text()
             direction, note = backend.fix(failed, failure, source, analysis, contract, memory, taken)
             info["reasoning"] = note
             if direction is None:
@@ -525,13 +542,13 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                     ref = paths.reference(unit)
                     src = backend.apply_fix(
                         direction,
-                        (prev / "candidate.py").read_text(),
+                        prev_s.candidate.read_text(),
                         source,
                         failure,
                         contract,
                         ref.read_text() if ref.exists() else "",
                     )
-                    (out / "candidate.py").write_text(src)
+                    out_s.candidate.write_text(src)
                     info = {
                         **info,
                         "empty": False,
@@ -550,8 +567,8 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                 except Exception as e:  # noqa: BLE001 - the executor failed: an empty slot that says why
                     info["reason"] = f"executor: {type(e).__name__}: {e}"
     if info["empty"]:
-        (out / "candidate.py").unlink(missing_ok=True)
-    write_json(out / "slot.json", info)
+        out_s.candidate.unlink(missing_ok=True)
+    write_json(out_s.slot, info)
     print(
         f"[retry] {paths.problem}/{unit} iter{i}/cand{j}/r{r}: "
         + ("written: " + info.get("reasoning", "") if not info["empty"] else info["reason"])
@@ -560,21 +577,22 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
 
 
 def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
-    d = paths.iter_dir(unit, i)
-    prev_beam = read_json(paths.iter_dir(unit, i - 1) / "beam.json")
-    memory = Memory.from_dict(read_json(paths.iter_dir(unit, i - 1) / "memory.json"))
-    plan = read_json(d / "plan.json")
+    it = paths.iteration(unit, i)
+    d = it.dir
+    prev_beam = read_beam(paths.iteration(unit, i - 1).beam)
+    memory = Memory.from_dict(read_json(paths.iteration(unit, i - 1).memory))
+    plan = read_json(it.plan)
     width = int(cfg["search"]["beam_width"])
     outcomes: list[dict[str, Any]] = []
     new_members: list[dict[str, Any]] = []
     passing = []
     for j in range(width):
         for a in attempts_of(j, int(cfg["search"].get("retries", 0))):
-            cd = d / a
-            slot = read_json(cd / "slot.json")
+            cs = it.cand(a)
+            slot = read_json(cs.slot)
             if slot["empty"]:
                 continue
-            g1, g2 = read_json(cd / "gate1.json"), read_json(cd / "gate2.json")
+            g1, g2 = read_verdict(cs.gate(1)), read_verdict(cs.gate(2))
             name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
             if g2["verdict"] != PASS:
                 bad = failing_verdict(g1, g2)
@@ -595,7 +613,9 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     ]  # e.g. synthesised seeds
     fault: dict[str, str] = {}
     if passing or untimed:
-        files = [d / a / "candidate.py" for a, _, _ in passing] + [paths.unit(unit) / m["path"] for m in untimed]
+        files = [it.cand(a).candidate for a, _, _ in passing] + [
+            paths.member_candidate(unit, m["path"]) for m in untimed
+        ]
 
         def on_fault(cause: str) -> list[Any]:
             fault["cause"] = cause
@@ -609,7 +629,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
         )
         for (a, slot, name), cmp in zip(passing, cmps):
             if cmp is None:  # it passed gates 1-2 but hung or crashed when timed: not a beam member
-                write_json(d / a / "timing.json", {"error": "could not be timed in its sandbox"})
+                write_json(it.cand(a).timing, {"error": "could not be timed in its sandbox"})
                 outcomes.append(
                     {
                         "id": f"iter{i}/{a}",
@@ -620,12 +640,12 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
                     }
                 )
                 continue
-            write_json(d / a / "timing.json", cmp.to_dict())
+            write_json(it.cand(a).timing, cmp.to_dict())
             ratio = cmp.ratio if cmp.meaningful else None
             new_members.append(
                 {
                     "id": f"iter{i}/{a}",
-                    "path": f"iter{i}/{a}/candidate.py",
+                    "path": member_path(f"iter{i}/{a}"),
                     "ratio": ratio if ratio is not None else 1.0,
                     "ci": [cmp.ci_low, cmp.ci_high],
                     "meaningful": cmp.meaningful,
@@ -670,15 +690,13 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     clear_transcripts(d, ["summarizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     memory, text = backend.summarize(i, outcomes, memory)
-    beam = {"iteration": i, "members": beam_members, "stopped": stopped or prev_beam.get("stopped")}
-    if dropped:
-        beam["dropped"] = list(dropped.values())
+    # a fault that kept candidates from being timed: the result says so, never "matched"
     infrastructure = fault.get("cause") or prev_beam.get("infrastructure")
-    if infrastructure:  # a fault kept candidates from being timed: the result says so, never "matched"
-        beam["infrastructure"] = infrastructure
-    write_json(d / "beam.json", beam)
-    write_json(d / "memory.json", memory.to_dict())
-    (d / "summary.md").write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
+    record = Beam(i, beam_members, stopped or prev_beam.get("stopped"), list(dropped.values()) or None, infrastructure)
+    record.save(it.beam)
+    beam = record.as_dict()
+    write_json(it.memory, memory.to_dict())
+    it.summary.write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
     print(
         f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}"
         + (f" (stopped: {beam['stopped']})" if beam["stopped"] else "")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core import measure, runtime
 from ..core.jsonio import read_json
-from ..core.paths import ProblemPaths
+from ..core.records import CANDIDATE_FILE, INDUCTOR_FILE, ProblemPaths
 from ..gates.faults import InfrastructureFault
 from ..isolate.harness import ProblemRuntime, UnitHarness
 from ..runner import sandbox
@@ -61,14 +61,14 @@ def time_against_inductor(
     protocol = measure.for_device(cfg["measure"], device)
     args = _args(h, cfg["seed"])
 
-    inductor = paths.candidate_dir(unit, 0) / "candidate.py"
+    inductor = paths.cand(unit, 0).candidate
 
     def timed(cands: list[Path]) -> list[measure.Comparison | None] | sandbox.Outcome:
-        files = {"inductor.py": inductor, **{f"cand{i}.py": c for i, c in enumerate(cands)}}
+        files = {INDUCTOR_FILE: inductor, **{f"cand{i}.py": c for i, c in enumerate(cands)}}
         job = {
             "kind": "timing",
             "device": device,
-            "inductor": "inductor.py",
+            "inductor": INDUCTOR_FILE,
             "candidates": [f"cand{i}.py" for i in range(len(cands))],
             "args": args,
             "protocol": protocol.__dict__,
@@ -130,13 +130,13 @@ def time_candidate(
         job = {
             "kind": "time",
             "device": h.rt.device,
-            "candidate": "candidate.py",
+            "candidate": CANDIDATE_FILE,
             "args": args,
             "protocol": protocol.__dict__,
             "what": what,
         }
         budget = _budget(paths, unit, cfg, protocol, 1)
-        out = sandbox.run(job, budget, cache=paths.cache, files={"candidate.py": path}, hidden=[paths.root.parent])
+        out = sandbox.run(job, budget, cache=paths.cache, files={CANDIDATE_FILE: path}, hidden=[paths.root.parent])
         t = (out.reply or {}).get("time")
         ok = out.status == "ok" and isinstance(t, dict) and isinstance(t.get("median_ms"), (int, float))
         return (t if ok else None), out
@@ -144,7 +144,7 @@ def time_candidate(
     t, outcome = one(candidate)
     if t is None:
         print(f"[{what}] not timed: {outcome.status} ({outcome.detail})", flush=True)
-        control, c_out = one(paths.candidate_dir(unit, 0) / "candidate.py")
+        control, c_out = one(paths.cand(unit, 0).candidate)
         if control is None:
             raise InfrastructureFault(
                 f"{what}: {candidate.name} could not be timed, and neither could Inductor's own kernel "

@@ -18,12 +18,12 @@ from typing import Any
 
 from ..core.jsonio import read_json, sha256, write_json
 from ..core.outputcode import jit_kernel_names
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths, member_path, read_beam, read_verdict
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from ..search.timing import time_against_inductor
 
-INDUCTOR = "cands/c0/candidate.py"
+INDUCTOR = member_path("cands/c0")
 
 
 def slot_count(cfg: dict[str, Any]) -> int:
@@ -44,21 +44,21 @@ def prepare_slots(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> list[d
     files = [paths.inductor_kernel(unit), *user_candidates(cfg, paths.problem, unit)]
     slots = []
     for k in range(slot_count(cfg)):
-        d = paths.candidate_dir(unit, k)
-        d.mkdir(parents=True, exist_ok=True)
+        d = paths.cand(unit, k)
+        d.dir.mkdir(parents=True, exist_ok=True)
         if k < len(files):
-            shutil.copyfile(files[k], d / "candidate.py")
+            shutil.copyfile(files[k], d.candidate)
             info = {
                 "slot": k,
                 "empty": False,
                 "origin": "inductor" if k == 0 else "user",
                 "source": str(files[k]),
-                "sha256": sha256(d / "candidate.py"),
+                "sha256": sha256(d.candidate),
             }
         else:
-            (d / "candidate.py").unlink(missing_ok=True)
+            d.candidate.unlink(missing_ok=True)
             info = {"slot": k, "empty": True}
-        write_json(d / "slot.json", info)
+        write_json(d.slot, info)
         slots.append(info)
     extra = files[slot_count(cfg) :]
     if extra:
@@ -76,14 +76,14 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     entries: dict[str, dict[str, Any]] = {}
     result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
     for k in range(slot_count(cfg)):
-        g2 = read_json(paths.candidate_dir(unit, k) / "gate2.json")
+        g2 = read_verdict(paths.cand(unit, k).gate(2))
         if g2["verdict"] == PASS:
-            entries[f"cands/c{k}/candidate.py"] = {"origin": "inductor" if k == 0 else "user"}
+            entries[member_path(f"cands/c{k}")] = {"origin": "inductor" if k == 0 else "user"}
         elif g2["verdict"] == NOT_CHECKABLE and k == 0:
             result["not_checkable"] = g2["reason"]
     iters = int(cfg["search"]["iterations"])
     if iters > 0:
-        beam = read_json(paths.iter_dir(unit, iters) / "beam.json")
+        beam = read_beam(paths.iteration(unit, iters).beam)
         if beam.get("dropped"):  # timed, slower than the beam kept: not ranked, named in the report
             result["timed_out_of_beam"] = beam["dropped"]
         for m in beam["members"]:
@@ -104,7 +104,9 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     if to_time and INDUCTOR in entries:
 
         def timed() -> list[Any]:
-            return time_against_inductor(paths, unit, cfg, [paths.unit(unit) / p for p in to_time], f"select {unit}")
+            return time_against_inductor(
+                paths, unit, cfg, [paths.member_candidate(unit, p) for p in to_time], f"select {unit}"
+            )
 
         def fault(cause: str) -> list[Any]:
             result["infrastructure"] = cause

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core import loader, outputcode
 from ..core.jsonio import sha256
+from ..core.records import AttemptPaths
 from .fusion import edit_call_sites
 from .proof import diff_proof
 from .regions import edit_call_sites as edit_region_calls
@@ -125,6 +126,6 @@ def write_stitched(
         text = edit_region_calls(text, regions)
         info["regions"] = [{k: r[k] for k in ("unit", "members", "function", "inputs", "outputs")} for r in regions]
         info["dropped"] = sorted(info.get("dropped", []) + [k for r in regions for k in r["members"][:-1]])
-    (out_dir / "output_code.py").write_text(text)
+    AttemptPaths(out_dir).output_code.write_text(text)
     info["proof"] = diff_proof(src, text, set(replacements), fusions, regions)
     return info

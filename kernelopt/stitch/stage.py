@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, write_json
-from ..core.paths import ProblemPaths
+from ..core.records import AttemptPaths, ProblemPaths, read_verdict
 from ..gates.verdict import PASS, SKIPPED_BY_MODE
 from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
 from .fusion import choose_fusions
@@ -23,14 +23,15 @@ from .splice import write_stitched
 
 def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
     """Which candidate replaces each unit in this attempt; attempts after a passing one pass through."""
-    d = paths.attempt_dir(attempt)
+    at = paths.attempt(attempt)
+    d = at.dir
     d.mkdir(parents=True, exist_ok=True)
     if attempt > 0:
-        prev = paths.attempt_dir(attempt - 1)
-        p_plan = read_json(prev / "plan.json")
+        prev = paths.attempt(attempt - 1)
+        p_plan = read_json(prev.plan)
         if p_plan.get("status") in ("passed-through", "no-candidates") or (
-            read_json(prev / "gate3.json")["verdict"] == PASS
-            and read_json(prev / "gate4.json")["verdict"] in (PASS, SKIPPED_BY_MODE)
+            read_verdict(prev.gate(3))["verdict"] == PASS
+            and read_verdict(prev.gate(4))["verdict"] in (PASS, SKIPPED_BY_MODE)
         ):
             plan = {
                 "attempt": attempt,
@@ -38,8 +39,8 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
                 "reason": f"attempt {attempt - 1} needs no retry",
                 "replacements": {},
             }
-            write_json(d / "plan.json", plan)
-            (d / "output_code.py").write_text("# no retry needed\n")
+            write_json(at.plan, plan)
+            at.output_code.write_text("# no retry needed\n")
             return plan
     replacements: dict[str, str] = {}
     for unit in units:
@@ -49,7 +50,7 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             # on the GPU, a candidate measured slower than Inductor's kernel is not worth a stitch
             ranked = [p for p in ranked if p == INDUCTOR or (best["candidates"][p].get("ratio") or 1.0) < 1.0]
         if attempt < len(ranked):
-            replacements[unit] = str(paths.unit(unit) / ranked[attempt])
+            replacements[unit] = str(paths.member_candidate(unit, ranked[attempt]))
     replacements, fusion_choice = choose_fusions(
         paths, replacements, best_of={u: read_json(paths.best(u)) for u in replacements}
     )
@@ -60,14 +61,14 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             else f"no rank-{attempt} candidates left"
         )
         plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
-        write_json(d / "plan.json", plan)
-        (d / "output_code.py").write_text("# nothing to stitch\n")
+        write_json(at.plan, plan)
+        at.output_code.write_text("# nothing to stitch\n")
         return plan
     info = stitch_units(paths, {u: Path(f) for u, f in replacements.items()}, d)
     plan = {"attempt": attempt, "status": "stitched", "replacements": replacements, "stitch": info}
     if fusion_choice:
         plan["fusion_choice"] = fusion_choice
-    write_json(d / "plan.json", plan)
+    write_json(at.plan, plan)
     print(
         f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(info['replaced'])}"
         + (f", dropped {info['dropped']} (fused)" if info.get("dropped") else "")
@@ -99,5 +100,5 @@ def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], director
         "replacements": {u: str(f) for u, f in replacements.items()},
         "stitch": info,
     }
-    write_json(directory / "plan.json", plan)
+    write_json(AttemptPaths(directory).plan, plan)
     return plan

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...core.records import unit_reference
 from .argreduce import is_argreduce, synthesize_argreduce
 from .fullreduce import is_full_reduction, synthesize_full_reduction
 from .ops import REDUCTIONS, CannotSynthesize
@@ -85,7 +86,7 @@ def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -
             "nothing to write an independent implementation from (the search rewrites the user's kernel)"
         )
     if kind == "handwritten":
-        return generate(contract, (Path(unit_dir) / "reference.py").read_text(), index), "handwritten"
+        return generate(contract, unit_reference(unit_dir).read_text(), index), "handwritten"
     from .relower import relower, variants
 
     name = variants(contract)[index % len(variants(contract))][0]

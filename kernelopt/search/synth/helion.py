@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ...core.records import ProblemPaths
 from .ops import CannotSynthesize
 
 
@@ -163,7 +164,7 @@ def synthesize_helion(contract: dict[str, Any], unit_dir: Path, index: int) -> t
     if index >= len(options):
         raise CannotSynthesize(f"only {len(options)} neighbouring Helion configs")
     name, config = options[index]
-    capture = json.loads((Path(unit_dir).parent.parent / "capture/capture.json").read_text())
+    capture = json.loads(ProblemPaths.of_unit(unit_dir)[0].capture_record.read_text())
     module = problems.load(capture["path"]).module
     stand_in = getattr(module, info["kernel"], None)
     if not isinstance(stand_in, helion_input.HelionStandIn):

@@ -36,6 +36,7 @@ from typing import Any
 
 from ....core.errors import KerneloptError
 from ....core.jsonio import read_json, write_json
+from ....core.records import llm_ledger, llm_settings
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 OPERATIONAL = (
@@ -75,7 +76,7 @@ def state_dir(workdir: Path) -> Path:
 
 def write_settings(workdir: str | Path, agent: dict[str, Any]) -> None:
     """The operational settings of this invocation (the workflow calls this at start)."""
-    write_json(state_dir(Path(workdir)) / "settings.json", {k: agent.get(k) for k in OPERATIONAL})
+    write_json(llm_settings(state_dir(Path(workdir))), {k: agent.get(k) for k in OPERATIONAL})
 
 
 @dataclass
@@ -144,7 +145,7 @@ def semaphore(workdir: Path, n: int, poll_s: float = 0.2) -> Iterator[int]:
 
 def ledger(workdir: Path) -> list[dict[str, Any]]:
     """Every paid call of the run directory (a torn or foreign line is skipped)."""
-    path = state_dir(workdir) / "ledger.jsonl"
+    path = llm_ledger(state_dir(workdir))
     if not path.exists():
         return []
     rows = []
@@ -189,7 +190,7 @@ class Caller:
     def __init__(self, agent: dict[str, Any], workdir: Path, problem: str, unit: str, where: Path):
         self.workdir, self.problem, self.unit, self.where = Path(workdir), problem, unit, Path(where)
         ops = {}
-        sfile = state_dir(self.workdir) / "settings.json"
+        sfile = llm_settings(state_dir(self.workdir))
         if sfile.exists():
             ops = read_json(sfile)
         from ....core.config import schema
@@ -283,7 +284,7 @@ class Caller:
         else:
             rec.update(self._send(req, path, rec))
             with _locked(state_dir(self.workdir) / "ledger.lock"):  # paid: in the ledger first
-                with open(state_dir(self.workdir) / "ledger.jsonl", "a") as f:
+                with open(llm_ledger(state_dir(self.workdir)), "a") as f:
                     row = {"problem": self.problem, "unit": self.unit, "place": place, "usd": rec["usd"]}
                     f.write(json.dumps(row) + "\n")
             write_json(cache, {k: rec[k] for k in ("response", "usage", "usd")})

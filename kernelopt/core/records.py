@@ -1,0 +1,658 @@
+"""The files stages hand each other, defined once: their names and paths, the enums their
+verdicts, categories and dispatch kinds take, and typed records for the ones that carry a
+decision (a gate's verdict, a search beam).
+
+Nothing else in the package, the scripts or the rules names an artifact file: a stage asks
+``ProblemPaths`` (``paths.slot(unit, "iter2/cand1").gate(2)``) and reads a record through its
+class (``GateVerdict.load(...)``); ``tests/test_architecture.py`` keeps it so.  The rules build
+their patterns from the same table, with wildcards for names (``ProblemPaths(WORKDIR,
+"{problem}").contract("{unit}")``).
+
+Records carry ``schema``: a file written by an older kernelopt that lacks what this one reads
+gives a ``RecordError`` naming the file and the fix (a new workdir), not a ``KeyError``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .jsonio import write_json
+
+SCHEMA = 1
+
+
+class Verdict(StrEnum):
+    """What a gate said (``gates/verdict.py`` explains each)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    SKIPPED = "skipped"
+    SKIPPED_BY_MODE = "skipped-by-mode"
+    ERROR = "error"  # rule ``infrastructure``: the machine's or the pipeline's fault
+    NOT_CHECKABLE = "not-checkable"  # rule ``unit-not-checkable``: no reference to judge against
+
+
+class Rule(StrEnum):
+    """Rules that are not about the candidate (``gates/faults.py``)."""
+
+    INFRASTRUCTURE = "infrastructure"
+    UNIT_NOT_CHECKABLE = "unit-not-checkable"
+
+
+class Category(StrEnum):
+    """A problem's result (``report/stage.py``)."""
+
+    OPTIMIZED = "optimized"
+    MATCHED_OPTIMIZED = "matched (optimized)"
+    MATCHED_SYNTHESIS_FAILED = "matched (synthesis failed)"
+    FALLBACK = "fallback"
+    ERROR = "error"
+    UNIT_NOT_CHECKABLE = "unit-not-checkable"
+
+
+class DispatchKind(StrEnum):
+    """What a launch of the compiled model is (docs/architecture.md, "Classify")."""
+
+    TRITON = "triton"
+    CUBLAS = "cublas"
+    BLAS = "blas"  # a GEMM on CPU
+    CUDNN = "cudnn"
+    ATEN = "aten"
+    OTHER = "other"
+
+
+class RecordError(ValueError):
+    """A record on disk that this kernelopt cannot read (older or newer, or damaged)."""
+
+
+# --- file names: the only place they are spelled ------------------------------------------
+_CANDIDATE = "candidate.py"
+_SLOT = "slot.json"
+_TIMING = "timing.json"
+_PLAN = "plan.json"
+_OUTPUT_CODE = "output_code.py"
+_PROFILE_SUMMARY = "summary.json"
+_DISPATCH = "dispatch.json"
+_RESULT = "result.json"
+# the names a candidate and an NCU report have in a sandboxed child's scratch directory too
+CANDIDATE_FILE = _CANDIDATE
+NCU_REPORT_FILE = "report.ncu-rep"
+INDUCTOR_FILE = "inductor.py"  # Inductor's kernel, standalone
+
+
+class Scratch:
+    """Names of the files a judge binds into a sandboxed child's scratch directory."""
+
+    CANDIDATE = CANDIDATE_FILE
+    INDUCTOR = INDUCTOR_FILE
+    NCU_REPORT = NCU_REPORT_FILE
+    BASELINE = "baseline.py"  # the captured wrapper (gates 3-4)
+    STITCHED = f"stitched/{_OUTPUT_CODE}"  # the stitched wrapper, its candidates beside it
+    STITCHED_CANDIDATES = "stitched/candidates"
+    CONSTANTS = "constants.pt"  # the lifted constants of graph 0
+
+
+REFERENCE_FILE = "reference.py"  # a unit's eager reference module
+REFERENCE_CONSTANTS_FILE = "reference_constants.pt"  # what a reference module opens beside itself
+
+
+def _gate(n: int) -> str:
+    return f"gate{int(n)}.json"
+
+
+@dataclass(frozen=True)
+class SlotPaths:
+    """A candidate slot: ``cands/c<k>``, ``synth/a<k>``, ``iter<i>/cand<j>[/r<r>]``."""
+
+    dir: Path
+
+    @property
+    def candidate(self) -> Path:
+        return self.dir / _CANDIDATE
+
+    @property
+    def slot(self) -> Path:
+        """What the slot holds and where it came from (``empty``, ``direction``, ``signature``)."""
+        return self.dir / _SLOT
+
+    def gate(self, n: int) -> Path:
+        return self.dir / _gate(n)
+
+    @property
+    def timing(self) -> Path:
+        """The select stage's comparison with Inductor's kernel."""
+        return self.dir / _TIMING
+
+    @property
+    def files(self) -> list[Path]:
+        """What a reader of the slot opens, in order."""
+        return [self.candidate, self.slot, self.gate(1), self.gate(2), self.timing]
+
+
+@dataclass(frozen=True)
+class ProfilePaths:
+    """A beam member's profile in an iteration: ``iter<i>/profile/m<j>``."""
+
+    dir: Path
+
+    @property
+    def summary(self) -> Path:
+        return self.dir / _PROFILE_SUMMARY
+
+    @property
+    def summary_text(self) -> Path:
+        return self.dir / "summary.txt"
+
+    @property
+    def ncu_report(self) -> Path:
+        return self.dir / NCU_REPORT_FILE
+
+    @property
+    def files(self) -> list[Path]:
+        return [self.summary, self.summary_text, self.ncu_report]
+
+
+@dataclass(frozen=True)
+class IterPaths:
+    """A search iteration: ``units/<unit>/iter<i>``."""
+
+    dir: Path
+
+    @property
+    def beam(self) -> Path:
+        return self.dir / "beam.json"
+
+    @property
+    def memory(self) -> Path:
+        return self.dir / "memory.json"
+
+    @property
+    def plan(self) -> Path:
+        return self.dir / _PLAN
+
+    @property
+    def analysis(self) -> Path:
+        return self.dir / "analysis.json"
+
+    @property
+    def summary(self) -> Path:
+        """The summarizer's text (what was tried, what entered the beam)."""
+        return self.dir / "summary.md"
+
+    @property
+    def files(self) -> list[Path]:
+        return [self.beam, self.plan, self.analysis, self.memory, self.summary]
+
+    def cand(self, j: int | str) -> SlotPaths:
+        """Slot ``cand<j>`` or a retry under it (``"cand1/r2"``)."""
+        return SlotPaths(self.dir / (f"cand{j}" if isinstance(j, int) else j))
+
+    def profile(self, j: int) -> ProfilePaths:
+        return ProfilePaths(self.dir / "profile" / f"m{int(j)}")
+
+    def profile_summaries(self) -> list[Path]:
+        """Every member's profile summary of this iteration, by member index."""
+        return sorted((self.dir / "profile").glob(f"m*/{_PROFILE_SUMMARY}"))
+
+
+@dataclass(frozen=True)
+class AttemptPaths:
+    """A stitch attempt: ``stitch/`` or ``stitch/retries/r<k>/``."""
+
+    dir: Path
+
+    @property
+    def plan(self) -> Path:
+        return self.dir / _PLAN
+
+    @property
+    def output_code(self) -> Path:
+        """The stitched model exactly as gates 3 and 4 ran it."""
+        return self.dir / _OUTPUT_CODE
+
+    def gate(self, n: int) -> Path:
+        return self.dir / _gate(n)
+
+    @property
+    def files(self) -> list[Path]:
+        return [self.output_code, self.plan, self.gate(3), self.gate(4)]
+
+
+@dataclass(frozen=True)
+class ProblemPaths:
+    """``<workdir>/<problem>/`` and everything under it (docs/architecture.md, "Artifacts")."""
+
+    workdir: Path
+    problem: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "workdir", Path(self.workdir))
+
+    @classmethod
+    def of(cls, problem_dir: str | Path) -> ProblemPaths:
+        """From a problem's directory ``<workdir>/<problem>`` (the command-line tools take it)."""
+        problem_dir = Path(problem_dir)
+        return cls(problem_dir.parent, problem_dir.name)
+
+    @classmethod
+    def of_unit(cls, unit_dir: str | Path) -> tuple[ProblemPaths, str]:
+        """From a unit's directory ``<workdir>/<problem>/units/<unit>``: (paths, unit)."""
+        unit_dir = Path(unit_dir)
+        if unit_dir.parent.name != "units":
+            raise ValueError(f"{unit_dir} is not a unit directory (<workdir>/<problem>/units/<unit>)")
+        return cls.of(unit_dir.parent.parent), unit_dir.name
+
+    @property
+    def root(self) -> Path:
+        return self.workdir / self.problem
+
+    # --- capture -------------------------------------------------------------
+    @property
+    def capture(self) -> Path:
+        return self.root / "capture"
+
+    @property
+    def output_code(self) -> Path:
+        return self.capture / _OUTPUT_CODE
+
+    def graph_output_code(self, graph: int) -> Path:
+        """Wrapper module of graph ``graph`` (graph 0 is ``output_code.py``)."""
+        return self.output_code if graph == 0 else self.capture / f"output_code_g{graph}.py"
+
+    def fx_graph(self, graph: int) -> Path:
+        return self.capture / ("fx_graph_post_grad.py" if graph == 0 else f"fx_graph_post_grad_g{graph}.py")
+
+    def graph_constants(self, graph: int) -> Path:
+        return self.capture / f"constants_g{graph}.pt"
+
+    @property
+    def saved_call_args(self) -> Path:
+        """Arguments of the wrapper's ``call`` that are neither inputs nor parameters."""
+        return self.capture / "call_args_saved.pt"
+
+    @property
+    def helion_dir(self) -> Path:
+        """Triton code Helion generated for the problem's Helion kernels (core/helion_input.py)."""
+        return self.capture / "helion"
+
+    @property
+    def kernels_dir(self) -> Path:
+        return self.capture / "kernels"
+
+    def kernel_source(self, stem: str) -> Path:
+        """A Triton kernel's source as Inductor wrote it: ``kernels/<stem>.py``."""
+        return self.kernels_dir / f"{stem}.py"
+
+    def kernel_reference(self, stem: str) -> Path:
+        """A kernel's (or a region's) eager reference as capture cut it: ``kernels/<stem>.reference.py``."""
+        return self.kernels_dir / f"{stem}.{REFERENCE_FILE}"
+
+    def kernel_reference_constants(self, stem: str) -> Path:
+        return self.kernels_dir / f"{stem}.{REFERENCE_CONSTANTS_FILE}"
+
+    @property
+    def baseline(self) -> Path:
+        return self.capture / "baseline.json"
+
+    @property
+    def capture_record(self) -> Path:
+        """Machine-readable record of the compile (graphs, call args, launches)."""
+        return self.capture / "capture.json"
+
+    @property
+    def profile(self) -> Path:
+        return self.capture / "profile.json"
+
+    @property
+    def cache(self) -> Path:
+        """Inductor + Triton caches of this problem only (never shared between problems)."""
+        return self.capture / "cache"
+
+    # --- classify ------------------------------------------------------------
+    @property
+    def dispatch(self) -> Path:
+        return self.root / _DISPATCH
+
+    # --- units ---------------------------------------------------------------
+    def unit(self, unit: str) -> Path:
+        return self.root / "units" / unit
+
+    def contract(self, unit: str) -> Path:
+        return self.unit(unit) / "contract.json"
+
+    def reference(self, unit: str) -> Path:
+        return unit_reference(self.unit(unit))
+
+    def reference_constants(self, unit: str) -> Path:
+        return unit_reference_constants(self.unit(unit))
+
+    def inductor_kernel(self, unit: str) -> Path:
+        return self.unit(unit) / INDUCTOR_FILE
+
+    def isolate_check(self, unit: str) -> Path:
+        return self.unit(unit) / "isolate_check.json"
+
+    def candidate_dir(self, unit: str, slot: int) -> Path:
+        return self.unit(unit) / "cands" / f"c{slot}"
+
+    def slot_dir(self, unit: str, slot: str) -> Path:
+        """A candidate slot by its path under the unit (``cands/c1``, ``iter2/cand0/r1``, ``synth/a0``)."""
+        return self.unit(unit) / slot
+
+    def slot(self, unit: str, slot: str) -> SlotPaths:
+        return SlotPaths(self.slot_dir(unit, slot))
+
+    def cand(self, unit: str, k: int) -> SlotPaths:
+        """``cands/c<k>``: c0 is Inductor's kernel, the rest the user's candidates."""
+        return SlotPaths(self.candidate_dir(unit, k))
+
+    def synth_dir(self, unit: str, attempt: int) -> Path:
+        return self.unit(unit) / "synth" / f"a{attempt}"
+
+    def synth(self, unit: str, attempt: int) -> SlotPaths:
+        return SlotPaths(self.synth_dir(unit, attempt))
+
+    def synth_slots(self, unit: str) -> list[SlotPaths]:
+        """The synthesis attempts that wrote a slot, in path order."""
+        return [SlotPaths(p.parent) for p in sorted((self.unit(unit) / "synth").glob(f"a*/{_SLOT}"))]
+
+    def iter_dir(self, unit: str, iteration: int) -> Path:
+        return self.unit(unit) / f"iter{iteration}"
+
+    def iteration(self, unit: str, iteration: int) -> IterPaths:
+        return IterPaths(self.iter_dir(unit, iteration))
+
+    def profile_summaries(self, unit: str) -> list[Path]:
+        """Every profile summary of the unit's search (``iter<i>/profile/m<j>/summary.json``)."""
+        return list(self.unit(unit).glob(f"iter*/profile/m*/{_PROFILE_SUMMARY}"))
+
+    def slot_verdicts(self, unit: str) -> list[Path]:
+        """Every gate-1/2 verdict of the unit's slots, in path order."""
+        return sorted(self.unit(unit).rglob("gate[12].json"))
+
+    def gate2_verdicts(self) -> list[Path]:
+        """Every gate-2 verdict of every unit of the problem."""
+        return sorted(self.root.glob(f"units/*/**/{_gate(2)}"))
+
+    def beams(self, unit: str) -> list[Path]:
+        """Every iteration's beam of the unit's search, in path order."""
+        return sorted(self.unit(unit).glob("iter*/beam.json"))
+
+    def search_timings(self, unit: str) -> list[Path]:
+        """Every search candidate's timing against Inductor's kernel, in path order."""
+        return sorted(self.unit(unit).glob(f"iter*/cand*/**/{_TIMING}"))
+
+    def attempt_verdicts(self) -> list[Path]:
+        """Every gate-3/4 verdict of the stitch attempts, in path order."""
+        return sorted(self.root.glob(f"{attempt_stage(0)}/**/gate[34].json"))
+
+    def member_candidate(self, unit: str, member_path: str) -> Path:
+        """A beam member's source (its ``path`` is relative to the unit)."""
+        return self.unit(unit) / member_path
+
+    def best(self, unit: str) -> Path:
+        return self.unit(unit) / "best.json"
+
+    # --- stitch ----------------------------------------------------------------
+    def attempt_dir(self, attempt: int) -> Path:
+        """Attempt 0 is ``stitch/``; directed retries are ``stitch/retries/r<k>/``."""
+        return self.root / attempt_stage(attempt)
+
+    def attempt(self, attempt: int) -> AttemptPaths:
+        return AttemptPaths(self.attempt_dir(attempt))
+
+    # --- end of pipeline -----------------------------------------------------
+    @property
+    def isolated(self) -> Path:
+        """Marker of the isolate stage for the whole problem (all units)."""
+        return self.root / "isolate.json"
+
+    @property
+    def result(self) -> Path:
+        return self.root / _RESULT
+
+
+def member_path(slot_rel: str) -> str:
+    """A beam member's ``path`` (relative to the unit) for the candidate of slot ``slot_rel``."""
+    return f"{slot_rel}/{_CANDIDATE}"
+
+
+def slot_of_member(path: str) -> str:
+    """The inverse of ``member_path``: the slot (relative to the unit) of a member's path."""
+    return path.rsplit(f"/{_CANDIDATE}", 1)[0]
+
+
+def unit_reference(unit_dir: str | Path) -> Path:
+    """The unit's eager reference module (``isolate/reference.py`` writes it)."""
+    return Path(unit_dir) / REFERENCE_FILE
+
+
+def unit_reference_constants(unit_dir: str | Path) -> Path:
+    """Tensors the reference module loads at import (lifted constants), next to it."""
+    return Path(unit_dir) / REFERENCE_CONSTANTS_FILE
+
+
+def attempt_stage(attempt: int) -> str:
+    """The stitch attempt's directory under the problem: ``stitch`` or ``stitch/retries/r<k>``."""
+    return "stitch" if int(attempt) == 0 else f"stitch/retries/r{int(attempt)}"
+
+
+def attempt_of(stage: str) -> int:
+    """The inverse of ``attempt_stage``: ``stitch`` -> 0, ``stitch/retries/r2`` -> 2."""
+    if stage == "stitch":
+        return 0
+    head, _, k = stage.rpartition("/r")
+    if head != "stitch/retries" or not k.isdigit():
+        raise ValueError(f"{stage!r} is not a stitch attempt (stitch or stitch/retries/r<k>)")
+    return int(k)
+
+
+# --- the run directory ---------------------------------------------------------------------
+def logs_dir(workdir: str | Path) -> Path:
+    return Path(workdir) / "logs"
+
+
+def benchmarks_dir(workdir: str | Path) -> Path:
+    """Snakemake's per-job benchmark TSVs (wall seconds of every GPU rule)."""
+    return Path(workdir) / "benchmarks"
+
+
+def problem_set(workdir: str | Path) -> Path:
+    """The problems a run selected (id -> file), written when the DAG is built."""
+    return Path(workdir) / "problem_set.json"
+
+
+def problems_with_dispatch(workdir: str | Path) -> list[str]:
+    """The problems of a run directory that were classified, by name."""
+    return sorted(p.parent.name for p in Path(workdir).glob(f"*/{_DISPATCH}"))
+
+
+def problems_with_result(workdir: str | Path) -> list[str]:
+    """The problems of a run directory that have a result, by name."""
+    return sorted(p.parent.name for p in Path(workdir).glob(f"*/{_RESULT}"))
+
+
+def report_dir(workdir: str | Path) -> Path:
+    return Path(workdir) / "report"
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """``<workdir>/report/``: the tables and the HTML report."""
+
+    dir: Path
+
+    @classmethod
+    def of(cls, workdir: str | Path) -> ReportPaths:
+        return cls(report_dir(workdir))
+
+    @property
+    def results_csv(self) -> Path:
+        return self.dir / "results.csv"
+
+    @property
+    def summary(self) -> Path:
+        return self.dir / "summary.json"
+
+    @property
+    def stages_json(self) -> Path:
+        return self.dir / "stages.json"
+
+    @property
+    def stages_csv(self) -> Path:
+        return self.dir / "stages.csv"
+
+    @property
+    def index(self) -> Path:
+        return self.dir / "index.html"
+
+    def problem_page(self, problem: str) -> Path:
+        return self.dir / "problems" / problem / "problem.html"
+
+
+def llm_settings(state_dir: str | Path) -> Path:
+    """The LLM backend's operational settings of a run (``llm/settings.json``)."""
+    return Path(state_dir) / "settings.json"
+
+
+def llm_ledger(state_dir: str | Path) -> Path:
+    """One line per paid call (``llm/ledger.jsonl``)."""
+    return Path(state_dir) / "ledger.jsonl"
+
+
+# --- typed records -------------------------------------------------------------------------
+def _read(path: Path, kind: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as e:
+        raise RecordError(f"{path}: not a readable {kind} record ({e})") from e
+    if not isinstance(data, dict):
+        raise RecordError(f"{path}: not a {kind} record (a JSON object was expected)")
+    schema = data.get("schema", SCHEMA)
+    if not isinstance(schema, int) or schema > SCHEMA:
+        raise RecordError(
+            f"{path}: {kind} record of schema {schema!r}, newer than this kernelopt reads ({SCHEMA}); "
+            "upgrade kernelopt or use the kernelopt that wrote the run"
+        )
+    return data
+
+
+def _missing(path: Path, kind: str, data: dict[str, Any], required: tuple[str, ...]) -> None:
+    lost = [k for k in required if k not in data]
+    if lost:
+        raise RecordError(
+            f"{path}: {kind} record without {', '.join(lost)} (schema {data.get('schema', 'none')}, "
+            f"this kernelopt reads {SCHEMA}): it was written by another kernelopt; "
+            "run in a new workdir (or delete the problem's directory to redo it)"
+        )
+
+
+@dataclass
+class GateVerdict:
+    """``gate<N>.json``: the verdict, the numbers it compared, the tolerances, the seeds, and
+    a reason; a rejection names the rule that fired.  Gates 1-2 say which ``slot`` and ``unit``
+    they judged, gates 3-4 which stitch ``attempt``."""
+
+    gate: int
+    verdict: str
+    reason: str
+    rule: str | None = None
+    numbers: dict[str, Any] = field(default_factory=dict)
+    tolerances: dict[str, Any] = field(default_factory=dict)
+    seeds: list[int] = field(default_factory=list)
+    candidate: str | None = None
+    slot: str | None = None
+    unit: str | None = None
+    attempt: int | str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    KIND: ClassVar[str] = "gate verdict"
+    _WHERE: ClassVar[tuple[str, ...]] = ("slot", "unit", "attempt")
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == Verdict.PASS
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict alone (where it was judged and ``extra`` left out)."""
+        d = asdict(self)
+        for k in (*self._WHERE, "extra"):
+            d.pop(k)
+        return d
+
+    def record(self) -> dict[str, Any]:
+        """What ``save`` writes: the verdict, where it was judged, extra keys, the schema."""
+        out = {**self.to_dict(), **{k: getattr(self, k) for k in self._WHERE if getattr(self, k) is not None}}
+        return {**out, **self.extra, "schema": SCHEMA}
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        out = self.record()
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GateVerdict:
+        names = {f.name for f in fields(cls)} - {"extra"}
+        known = {k: v for k, v in data.items() if k in names}
+        extra = {k: v for k, v in data.items() if k not in names and k != "schema"}
+        return cls(**known, extra=extra)
+
+    @classmethod
+    def load(cls, path: str | Path) -> GateVerdict:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, ("gate", "verdict", "reason"))
+        return cls.from_dict(data)
+
+
+def read_verdict(path: str | Path) -> dict[str, Any]:
+    """A gate's file as a dict (the report's and the agents' view), checked like ``GateVerdict.load``."""
+    return GateVerdict.load(path).record()
+
+
+def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:
+    """``read_verdict``, or ``{}`` when the gate never ran (gate 2 after gate 1 failed)."""
+    return read_verdict(path) if Path(path).exists() else {}
+
+
+@dataclass
+class Beam:
+    """``iter<i>/beam.json``: the members after iteration ``i``, why the search stopped (or None),
+    candidates timed that left the beam, and a fault that kept candidates from being timed."""
+
+    iteration: int
+    members: list[dict[str, Any]]
+    stopped: str | None = None
+    dropped: list[dict[str, Any]] | None = None
+    infrastructure: str | None = None
+
+    KIND: ClassVar[str] = "beam"
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        out = {**self.as_dict(), "schema": SCHEMA}
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def load(cls, path: str | Path) -> Beam:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, ("iteration", "members", "stopped"))
+        return cls(data["iteration"], data["members"], data["stopped"], data.get("dropped"), data.get("infrastructure"))
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"iteration": self.iteration, "members": self.members, "stopped": self.stopped}
+        if self.dropped:
+            out["dropped"] = self.dropped
+        if self.infrastructure:
+            out["infrastructure"] = self.infrastructure
+        return out
+
+
+def read_beam(path: str | Path) -> dict[str, Any]:
+    """A beam file as the dict the search and the report use, checked like ``Beam.load``."""
+    return Beam.load(path).as_dict()
