@@ -1,0 +1,87 @@
+"""The records stages hand each other (kernelopt/core/records.py): paths, enums, and the typed
+records that save with a schema and refuse an older or newer file with one sentence."""
+
+import json
+
+import pytest
+
+from kernelopt.core.records import (
+    SCHEMA,
+    Beam,
+    Category,
+    GateVerdict,
+    ProblemPaths,
+    RecordError,
+    Verdict,
+    attempt_of,
+    attempt_stage,
+    member_path,
+    read_verdict,
+    slot_of_member,
+)
+
+
+def test_paths_of_slots_iterations_and_attempts(tmp_path):
+    p = ProblemPaths(tmp_path, "lvl1_x")
+    unit = p.unit("k0")
+    assert p.slot("k0", "iter2/cand1/r1").gate(2) == unit / "iter2" / "cand1" / "r1" / "gate2.json"
+    assert p.iteration("k0", 3).cand(0).candidate == unit / "iter3" / "cand0" / "candidate.py"
+    assert p.iteration("k0", 3).cand("cand1/r2").slot == unit / "iter3" / "cand1" / "r2" / "slot.json"
+    assert p.iteration("k0", 1).profile(2).summary == unit / "iter1" / "profile" / "m2" / "summary.json"
+    assert p.cand("k0", 0).dir == p.candidate_dir("k0", 0)
+    assert p.attempt(2).gate(4) == tmp_path / "lvl1_x" / "stitch" / "retries" / "r2" / "gate4.json"
+    assert attempt_of(attempt_stage(3)) == 3
+    assert slot_of_member(member_path("iter1/cand0/r1")) == "iter1/cand0/r1"
+    # the rules build patterns from the same table, with wildcards for names
+    pattern = str(ProblemPaths("wd", "{problem}").slot("{unit}", "{cand}").gate(1))
+    assert pattern == "wd/{problem}/units/{unit}/{cand}/gate1.json"
+
+
+def test_enums_are_the_strings_on_disk():
+    assert Verdict.PASS == "pass" and json.dumps(Verdict.SKIPPED_BY_MODE) == '"skipped-by-mode"'
+    assert f"{Verdict.NOT_CHECKABLE}" == "not-checkable"
+    assert Category("matched (synthesis failed)") is Category.MATCHED_SYNTHESIS_FAILED
+
+
+def test_a_gate_verdict_round_trips_with_its_schema(tmp_path):
+    f = tmp_path / "gate2.json"
+    v = GateVerdict(2, Verdict.FAIL, "max abs diff 3.1", rule="tolerance", seeds=[0, 1, 2], slot="cands/c1", unit="u")
+    written = v.save(f)
+    on_disk = json.loads(f.read_text())
+    assert on_disk == written and on_disk["schema"] == SCHEMA and on_disk["slot"] == "cands/c1"
+    back = GateVerdict.load(f)
+    assert back == v and not back.passed
+    assert read_verdict(f)["verdict"] == "fail"
+
+
+def test_an_older_record_is_refused_with_the_file_and_the_fix(tmp_path):
+    f = tmp_path / "gate1.json"
+    f.write_text(json.dumps({"gate": 1, "status": "ok"}))  # no verdict, no reason: another layout
+    with pytest.raises(RecordError) as e:
+        GateVerdict.load(f)
+    assert str(f) in str(e.value) and "new workdir" in str(e.value) and "verdict" in str(e.value)
+    f.write_text(json.dumps({"gate": 1, "verdict": "pass", "reason": "", "schema": SCHEMA + 1}))
+    with pytest.raises(RecordError, match="newer than this kernelopt"):
+        GateVerdict.load(f)
+    f.write_text("{not json")
+    with pytest.raises(RecordError, match="not a readable gate verdict"):
+        GateVerdict.load(f)
+
+
+def test_a_beam_keeps_its_optional_keys_only_when_set(tmp_path):
+    f = tmp_path / "beam.json"
+    Beam(0, [{"id": "inductor", "path": member_path("cands/c0"), "ratio": 1.0, "signature": "s"}], None).save(f)
+    assert set(json.loads(f.read_text())) == {"iteration", "members", "stopped", "schema"}
+    b = Beam.load(f)
+    assert b.members[0]["id"] == "inductor" and b.dropped is None
+    Beam(1, [], "converged", dropped=[{"id": "x"}], infrastructure="oom").save(f)
+    assert Beam.load(f).as_dict() == {
+        "iteration": 1,
+        "members": [],
+        "stopped": "converged",
+        "dropped": [{"id": "x"}],
+        "infrastructure": "oom",
+    }
+    f.write_text(json.dumps({"members": []}))
+    with pytest.raises(RecordError, match="beam record without iteration, stopped"):
+        Beam.load(f)
