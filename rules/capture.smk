@@ -15,9 +15,7 @@ rule capture:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("capture"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("capture"),
     params:
         cfg=settings("capture"),
         workdir=run_dir,

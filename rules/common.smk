@@ -8,6 +8,7 @@ sys.path.insert(
     0, workflow.basedir
 )  # the kernelopt package lives next to the Snakefile
 
+from kernelopt.classify import stage as ko_classify
 from kernelopt.core import config as ko_config
 from kernelopt.core import gpumem as ko_gpumem
 from kernelopt.core import problems as ko_problems
@@ -27,8 +28,14 @@ except KerneloptError as e:
 WORKDIR = CONFIG["workdir"].rstrip("/")
 # Warm workers (kernelopt/runner/worker.py): the GPU stages' jobs read this to hand their work to
 # a worker of their problem; it changes where the work runs, never what it computes, so it is
-# not a setting any rule is handed (no job re-runs when it changes).
-os.environ.update(KERNELOPT_EXECUTOR=json.dumps(CONFIG["executor"]))
+# not a setting any rule is handed (no job re-runs when it changes).  A run that records the
+# settings its jobs read (kernelopt.core.config.RECORD_ENV) keeps their work in their own
+# processes, where the reads are seen.
+EXECUTOR = dict(
+    CONFIG["executor"],
+    enabled=CONFIG["executor"]["enabled"] and not ko_config.recording(),
+)
+os.environ.update(KERNELOPT_EXECUTOR=json.dumps(EXECUTOR))
 # The problem set as a file the reports read: rewritten only when the set changes, so adding or
 # removing problems re-runs the reports by file time alone (a fresh checkout has no .snakemake
 # metadata to notice a changed params list).
@@ -69,10 +76,17 @@ def gpu_alone(wildcards, attempt):
     return int(attempt > 1)
 
 
+def gpu_resources(name):
+    """The resources a GPU job of ``name`` declares (``**gpu_resources(name)`` under
+    ``resources``), said once for all such rules: one GPU, the job's memory need, and a GPU of
+    its own when it is retried."""
+    return {"gpu": 1, "gpu_mb": gpu_mb(name), "gpu_alone": gpu_alone}
+
+
 def settings(rule):
     """Only the settings ``rule`` reads (kernelopt.core.config.RULE_SETTINGS): a job re-runs
     when one of those changes, never for an unrelated edit."""
-    return ko_config.settings_for(CONFIG, rule)
+    return ko_config.handed_settings(CONFIG, rule)
 
 
 def run_dir(wildcards, output):
@@ -87,24 +101,23 @@ def problem_file(wildcards):
     return str(PROBLEMS[wildcards.problem])
 
 
-def dispatch_of(problem):
-    """The classify checkpoint of a problem (the fan-out point)."""
-    from kernelopt.core.jsonio import read_json
-
-    return read_json(checkpoints.classify.get(problem=problem).output[0])
+def dispatch_file(problem):
+    """The output of a problem's classify checkpoint (the fan-out point)."""
+    return checkpoints.classify.get(problem=problem).output[0]
 
 
 def units_of(problem):
-    """Units of a problem, read from its classify checkpoint."""
-    return [u["id"] for u in dispatch_of(problem)["units"]]
+    """Units of a problem, from its classify checkpoint (as every stage reads them)."""
+    return ko_classify.units_of(dispatch_file(problem))
 
 
 def judged_units(problem):
     """Units that go through candidates and gates: those of optimizable problems only."""
-    dispatch = dispatch_of(problem)
-    if dispatch.get("verdict") != "optimizable":
+    from kernelopt.core.jsonio import read_json
+
+    if read_json(dispatch_file(problem)).get("verdict") != "optimizable":
         return []
-    return [u["id"] for u in dispatch["units"]]
+    return units_of(problem)
 
 
 def isolate_checks(wildcards):
@@ -164,19 +177,28 @@ def iteration_inputs(wildcards):
     ]
 
 
+def search_slot(j, r=0):
+    """Candidate j's slot in a search iteration (r = 0) or its directed retry r."""
+    return f"cand{j}" if int(r) == 0 else f"cand{j}/r{int(r)}"
+
+
 def iteration_gates(wildcards):
     """Every slot of iteration i: the planned candidates and their directed retries."""
     d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
-    return [f"{d}/cand{j}/gate2.json" for j in BEAM] + [
-        f"{d}/cand{j}/r{r}/gate2.json" for j in BEAM for r in RETRIES
+    return [f"{d}/{search_slot(j)}/gate2.json" for j in BEAM] + [
+        f"{d}/{search_slot(j, r)}/gate2.json" for j in BEAM for r in RETRIES
     ]
 
 
 def retry_inputs(wildcards):
-    """Retry r of candidate j reads the verdict of attempt r-1 (the candidate itself for r1)."""
-    base = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}/cand{wildcards.j}"
-    prev = base if int(wildcards.r) == 1 else f"{base}/r{int(wildcards.r) - 1}"
-    return [f"{prev}/gate2.json", f"{base}/slot.json"]
+    """Retry r of candidate j reads the verdict of the attempt before it (the candidate itself
+    for r1) and the candidate's slot."""
+    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
+    j, r = int(wildcards.j), int(wildcards.r)
+    return [
+        f"{d}/{search_slot(j, r - 1)}/gate2.json",
+        f"{d}/{search_slot(j)}/slot.json",
+    ]
 
 
 def best_of_units(wildcards):

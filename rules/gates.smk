@@ -14,9 +14,7 @@ rule gate12:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("gate12"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("gate12"),
     params:
         cfg=settings("gate12"),
         workdir=run_dir,
@@ -39,9 +37,7 @@ rule gate3:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("gate3"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("gate3"),
     params:
         cfg=settings("gate3"),
         workdir=run_dir,
@@ -63,9 +59,7 @@ rule gate4:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("gate4"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("gate4"),
     params:
         cfg=settings("gate4"),
         workdir=run_dir,

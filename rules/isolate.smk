@@ -15,9 +15,7 @@ rule isolate:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("isolate"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("isolate"),
     params:
         cfg=settings("isolate"),
         workdir=run_dir,

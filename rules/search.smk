@@ -50,9 +50,7 @@ rule profile:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("profile"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("profile"),
     params:
         cfg=settings("profile"),
         workdir=run_dir,
@@ -117,9 +115,7 @@ rule select_iter:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("select_iter"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("select_iter"),
     params:
         cfg=settings("select_iter"),
         workdir=run_dir,

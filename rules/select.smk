@@ -32,9 +32,7 @@ rule select:
     conda:
         "../envs/kernelopt.yaml"
     resources:
-        gpu=1,
-        gpu_mb=gpu_mb("select"),
-        gpu_alone=gpu_alone,
+        **gpu_resources("select"),
     params:
         cfg=settings("select"),
         workdir=run_dir,

@@ -64,7 +64,8 @@ def _local_rules() -> set[str]:
 
 
 def _gpu_rules() -> set[str]:
-    return {name for name, body in _rules().items() if re.search(r"^\s+gpu=1,$", body, flags=re.M)}
+    """The rules that declare the GPU resources (``**gpu_resources(...)``: rules/common.smk)."""
+    return {name for name, body in _rules().items() if re.search(r"^\s+\*\*gpu_resources\(", body, flags=re.M)}
 
 
 def _profile(path: Path) -> dict:

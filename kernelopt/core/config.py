@@ -9,12 +9,15 @@ so the rest of the code always sees typed values.
 
 ``RULE_SETTINGS`` says which settings each rule reads; the workflow hands each rule exactly
 those (``settings_for``), so Snakemake re-runs a job only when a setting it uses changed:
-tuning a gate never recompiles a model.
+tuning a gate never recompiles a model.  ``tests/test_rule_settings.py`` keeps it true to the
+code: a run with ``KERNELOPT_RECORD_SETTINGS`` set notes the keys each job's code reads.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -73,7 +76,6 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
     ),
     "seed_beam": (
         "search.seed_with_inductor",
-        "search.beam_width",
         "search.synthesis_attempts",
         "search.negligible_share_pct",
     ),
@@ -255,6 +257,137 @@ def settings_for(cfg: dict[str, Any], rule: str) -> dict[str, Any]:
     if out.get("agent", {}).get("backend") == "heuristic":
         out["agent"] = {"backend": "heuristic"}  # the model's settings change none of its outputs
     return out
+
+
+# KERNELOPT_RECORD_SETTINGS=<dir> (tests/test_rule_settings.py): every job notes which of its
+# settings its code reads and writes them to <dir> when its process ends, so that a run shows
+# RULE_SETTINGS drifting from the code (a declared setting no code reads re-runs the rule for
+# nothing; one read but not declared is never handed out, and a change to it re-runs nothing).
+RECORD_ENV = "KERNELOPT_RECORD_SETTINGS"
+
+
+def recording() -> bool:
+    """Whether this run's jobs record the settings they read (``RECORD_ENV``)."""
+    return bool(os.environ.get(RECORD_ENV))
+
+
+def handed_settings(cfg: dict[str, Any], rule: str) -> dict[str, Any]:
+    """What the workflow hands ``rule`` (its ``params.cfg``): ``settings_for``; while the run
+    records (``RECORD_ENV``), the same settings as a ``_RecordedInJob``, which turns into a
+    ``RecordingSettings`` in the job's own process."""
+    out = settings_for(cfg, rule)
+    return _RecordedInJob(out, rule) if recording() else out
+
+
+class RecordingSettings(dict):
+    """A rule's settings that note the path of every key read (``gates.rtol``), at any nesting:
+    a nested mapping is handed out as a ``RecordingSettings`` of its own that notes into the
+    same set.  A key asked for and missing (``get``, ``in``) is a read too; so is every key of
+    a mapping copied or serialised whole (``dict(s)``, ``{**s}``, ``json.dumps(s)``, pickled);
+    a copy (``copy.copy``, ``copy.deepcopy``) notes into the same set."""
+
+    def __init__(self, data: dict[str, Any], reads: set[str] | None = None, prefix: str = ""):
+        super().__init__(data)
+        self.reads: set[str] = set() if reads is None else reads
+        self._prefix = prefix
+
+    def _read(self, key: Any, value: Any) -> Any:
+        path = f"{self._prefix}{key}"
+        self.reads.add(path)
+        return RecordingSettings(value, self.reads, f"{path}.") if isinstance(value, dict) else value
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._read(key, super().__getitem__(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._read(key, super().get(key, default))
+
+    def __contains__(self, key: Any) -> bool:
+        self.reads.add(f"{self._prefix}{key}")
+        return super().__contains__(key)
+
+    def __iter__(self):  # defined, so that dict(s) and {**s} take the values one by one (reads)
+        return super().__iter__()
+
+    def items(self):  # type: ignore[override]
+        return [(k, self._read(k, v)) for k, v in super().items()]
+
+    def values(self):  # type: ignore[override]
+        return [v for _, v in self.items()]
+
+    def __copy__(self) -> RecordingSettings:
+        return RecordingSettings(dict(super().items()), self.reads, self._prefix)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RecordingSettings:
+        return RecordingSettings(copy.deepcopy(dict(super().items()), memo), self.reads, self._prefix)
+
+    def __reduce__(self):  # pickled (for a child process): a plain dict, every key read
+        return dict, (dict(self.items()),)
+
+
+class _RecordedInJob(dict):
+    """A rule's settings as the workflow hands them while the run records: Snakemake pickles a
+    job's ``params`` into its script, and unpickled there they become a ``RecordingSettings``
+    whose reads ``write_reads`` writes when the job's process ends."""
+
+    def __init__(self, data: dict[str, Any], rule: str):
+        super().__init__(data)
+        self.rule = rule
+
+    def __reduce__(self):
+        return _recording_in_job, (dict(self), self.rule)
+
+
+def _recording_in_job(data: dict[str, Any], rule: str) -> RecordingSettings:
+    import atexit
+
+    recorded = RecordingSettings(data)
+    if where := os.environ.get(RECORD_ENV):
+        atexit.register(write_reads, Path(where), rule, data, recorded)
+    return recorded
+
+
+def write_reads(where: Path, rule: str, handed: dict[str, Any], recorded: RecordingSettings) -> Path:
+    """``<where>/<rule>-<pid>.json``: the job's rule (and wildcards, from Snakemake's object in
+    the job's script), the keys of ``RULE_SETTINGS`` it was handed (``declared``) and the key
+    paths its code read (``read``)."""
+    import sys
+
+    job = getattr(sys.modules.get("__main__"), "snakemake", None)
+    record = {
+        "rule": rule,
+        "wildcards": dict(job.wildcards.items()) if job is not None else {},
+        "declared": declared_keys(handed, rule),
+        "read": sorted(recorded.reads),
+    }
+    out = where / f"{rule}-{os.getpid()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record, indent=1) + "\n")
+    return out
+
+
+def declared_keys(handed: dict[str, Any], rule: str) -> list[str]:
+    """The keys of ``RULE_SETTINGS[rule]`` that ``handed`` (``settings_for``) holds: all of them,
+    except the model's settings with the heuristic backend."""
+    out = []
+    for key in RULE_SETTINGS[rule]:
+        head, _, tail = key.partition(".")
+        if head in handed and (not tail or tail in handed[head]):
+            out.append(key)
+    return out
+
+
+def settings_drift(declared: list[str] | set[str], read: list[str] | set[str]) -> tuple[list[str], list[str]]:
+    """(declared but never read, read but never declared).  A declared key counts as read when it
+    or a key under it was read (``measure`` by ``measure.rounds``); a read key counts as declared
+    when it, a key above it or a key under it is declared (``gates`` on the way to ``gates.rtol``)."""
+
+    def under(a: str, b: str) -> bool:
+        return a == b or a.startswith(b + ".")
+
+    unread = sorted(d for d in declared if not any(under(r, d) for r in read))
+    undeclared = sorted(r for r in read if not any(under(r, d) or under(d, r) for d in declared))
+    return unread, undeclared
 
 
 def invalidated_by(setting: str) -> list[str]:
