@@ -61,8 +61,8 @@ onerror:
 
 rule all:
     input:
-        f"{WORKDIR}/report/stages.json",
-        f"{WORKDIR}/report/results.csv",
+        str(REPORT.stages_json),
+        str(REPORT.results_csv),
         # every problem's result as a target of its own: a result deleted to redo its problem
         # is not seen through the report (Snakemake misses it behind the classify checkpoint)
         all_results,

@@ -3,10 +3,10 @@ rule capture:
     input:
         problem=problem_file,
     output:
-        capture=f"{WORKDIR}/{{problem}}/capture/capture.json",
-        profile=f"{WORKDIR}/{{problem}}/capture/profile.json",
-        baseline=f"{WORKDIR}/{{problem}}/capture/baseline.json",
-        code=f"{WORKDIR}/{{problem}}/capture/output_code.py",
+        capture=str(W.capture_record),
+        profile=str(W.profile),
+        baseline=str(W.baseline),
+        code=str(W.output_code),
     log:
         f"{WORKDIR}/logs/capture/{{problem}}.log",
     benchmark:

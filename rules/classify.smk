@@ -1,10 +1,10 @@
 checkpoint classify:
     """Dispatch kind and time share of every launch; units = Triton kernels; verdict."""
     input:
-        capture=f"{WORKDIR}/{{problem}}/capture/capture.json",
-        profile=f"{WORKDIR}/{{problem}}/capture/profile.json",
+        capture=str(W.capture_record),
+        profile=str(W.profile),
     output:
-        dispatch=f"{WORKDIR}/{{problem}}/dispatch.json",
+        dispatch=str(W.dispatch),
     log:
         f"{WORKDIR}/logs/classify/{{problem}}.log",
     conda:

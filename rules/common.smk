@@ -13,7 +13,7 @@ from kernelopt.core import config as ko_config
 from kernelopt.core import gpumem as ko_gpumem
 from kernelopt.core import problems as ko_problems
 from kernelopt.core.errors import KerneloptError
-from kernelopt.core.paths import attempt_of, attempt_stage
+from kernelopt.core.records import ProblemPaths, ReportPaths, attempt_of, retry_slot
 from kernelopt.search import agents as ko_agents
 
 try:
@@ -41,6 +41,20 @@ os.environ.update(KERNELOPT_EXECUTOR=json.dumps(EXECUTOR))
 # metadata to notice a changed params list).
 PROBLEM_SET = ko_problems.write_problem_set(WORKDIR, PROBLEMS)
 
+# Every pattern comes from the artifact layout (kernelopt/core/records.py), with wildcards for
+# names: W for a problem, ITER for a search iteration, CAND for a candidate slot, STAGE for a
+# stitch attempt; REPORT for the run's tables.
+W = ProblemPaths(WORKDIR, "{problem}")
+ITER = W.iteration("{unit}", "{i}")
+CAND = W.slot("{unit}", "{cand}")
+STAGE = W.attempt_at("{stage}")
+REPORT = ReportPaths.of(WORKDIR)
+
+
+def at(problem):
+    """The artifact layout of one problem."""
+    return ProblemPaths(WORKDIR, problem)
+
 
 # GPU memory is a scheduled resource (kernelopt/core/gpumem.py): every GPU job declares
 # gpu_mb (its need, from the problem's capture record; before capture, from the problem's
@@ -59,14 +73,10 @@ def gpu_mb(name):
         unit = getattr(wildcards, "unit", None)
         return ko_gpumem.rule_need_mb(
             name,
-            f"{WORKDIR}/{wildcards.problem}/capture/capture.json",
+            at(wildcards.problem).capture_record,
             PROBLEMS[wildcards.problem],
             CONFIG["gpu"],
-            (
-                f"{WORKDIR}/{wildcards.problem}/units/{unit}/contract.json"
-                if unit
-                else None
-            ),
+            at(wildcards.problem).contract(unit) if unit else None,
         )
 
     return need
@@ -121,14 +131,12 @@ def judged_units(problem):
 
 
 def isolate_checks(wildcards):
-    return [
-        f"{WORKDIR}/{wildcards.problem}/units/{u}/isolate_check.json"
-        for u in units_of(wildcards.problem)
-    ]
+    p = at(wildcards.problem)
+    return [str(p.isolate_check(u)) for u in units_of(wildcards.problem)]
 
 
 def all_isolated(wildcards):
-    return [f"{WORKDIR}/{p}/isolate.json" for p in PROBLEMS]
+    return [str(at(p).isolated) for p in PROBLEMS]
 
 
 SLOTS = list(range(1 + int(CONFIG["gates"]["user_candidates"])))
@@ -139,10 +147,8 @@ RETRIES = list(range(1, 1 + int(CONFIG["search"]["retries"])))
 
 
 def unit_gate2s(wildcards):
-    return [
-        f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/cands/c{k}/gate2.json"
-        for k in SLOTS
-    ]
+    p = at(wildcards.problem)
+    return [str(p.cand(wildcards.unit, k).gate(2)) for k in SLOTS]
 
 
 def synthesis_chain(wildcards):
@@ -150,14 +156,14 @@ def synthesis_chain(wildcards):
     reads their verdicts.  The heuristic's attempts are independent variants."""
     if CONFIG["agent"]["backend"] == "heuristic":
         return []
-    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/synth"
-    return [f"{d}/a{k}/gate2.json" for k in range(int(wildcards.k))]
+    p = at(wildcards.problem)
+    return [str(p.synth(wildcards.unit, k).gate(2)) for k in range(int(wildcards.k))]
 
 
 def synthesized(wildcards):
-    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/synth"
+    p = at(wildcards.problem)
     return [
-        f"{d}/a{k}/gate2.json"
+        str(p.synth(wildcards.unit, k).gate(2))
         for k in range(int(CONFIG["search"]["synthesis_attempts"]))
     ]
 
@@ -166,46 +172,39 @@ def final_beam(wildcards):
     """The search's last beam (nothing when search.iterations is 0)."""
     if ITERATIONS == 0:
         return []
-    return f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{ITERATIONS}/beam.json"
+    return str(at(wildcards.problem).iteration(wildcards.unit, ITERATIONS).beam)
 
 
 def iteration_inputs(wildcards):
     """expand iter<i> reads iter<i-1>: its beam, memory and the profile of each member."""
-    prev = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{int(wildcards.i) - 1}"
-    return [f"{prev}/beam.json", f"{prev}/memory.json"] + [
-        f"{prev}/profile/m{j}/summary.json" for j in BEAM
+    prev = at(wildcards.problem).iteration(wildcards.unit, int(wildcards.i) - 1)
+    return [str(prev.beam), str(prev.memory)] + [
+        str(prev.profile(j).summary) for j in BEAM
     ]
-
-
-def search_slot(j, r=0):
-    """Candidate j's slot in a search iteration (r = 0) or its directed retry r."""
-    return f"cand{j}" if int(r) == 0 else f"cand{j}/r{int(r)}"
 
 
 def iteration_gates(wildcards):
     """Every slot of iteration i: the planned candidates and their directed retries."""
-    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
-    return [f"{d}/{search_slot(j)}/gate2.json" for j in BEAM] + [
-        f"{d}/{search_slot(j, r)}/gate2.json" for j in BEAM for r in RETRIES
+    it = at(wildcards.problem).iteration(wildcards.unit, wildcards.i)
+    return [str(it.cand(retry_slot(j, 0)).gate(2)) for j in BEAM] + [
+        str(it.cand(retry_slot(j, r)).gate(2)) for j in BEAM for r in RETRIES
     ]
 
 
 def retry_inputs(wildcards):
     """Retry r of candidate j reads the verdict of the attempt before it (the candidate itself
     for r1) and the candidate's slot."""
-    d = f"{WORKDIR}/{wildcards.problem}/units/{wildcards.unit}/iter{wildcards.i}"
+    it = at(wildcards.problem).iteration(wildcards.unit, wildcards.i)
     j, r = int(wildcards.j), int(wildcards.r)
     return [
-        f"{d}/{search_slot(j, r - 1)}/gate2.json",
-        f"{d}/{search_slot(j)}/slot.json",
+        str(it.cand(retry_slot(j, r - 1)).gate(2)),
+        str(it.cand(retry_slot(j, 0)).slot),
     ]
 
 
 def best_of_units(wildcards):
-    return [
-        f"{WORKDIR}/{wildcards.problem}/units/{u}/best.json"
-        for u in judged_units(wildcards.problem)
-    ]
+    p = at(wildcards.problem)
+    return [str(p.best(u)) for u in judged_units(wildcards.problem)]
 
 
 def previous_attempt(wildcards):
@@ -213,17 +212,16 @@ def previous_attempt(wildcards):
     a = attempt_of(wildcards.stage)
     if a == 0:
         return []
-    d = f"{WORKDIR}/{wildcards.problem}/{attempt_stage(a - 1)}"
-    return [f"{d}/plan.json", f"{d}/gate3.json", f"{d}/gate4.json"]
+    prev = at(wildcards.problem).attempt(a - 1)
+    return [str(prev.plan), str(prev.gate(3)), str(prev.gate(4))]
 
 
 def all_attempts(wildcards):
     if not judged_units(wildcards.problem):
         return []  # library-dominated, no-triton or failed: nothing to stitch
-    return [
-        f"{WORKDIR}/{wildcards.problem}/{attempt_stage(a)}/gate4.json" for a in ATTEMPTS
-    ]
+    p = at(wildcards.problem)
+    return [str(p.attempt(a).gate(4)) for a in ATTEMPTS]
 
 
 def all_results(wildcards):
-    return [f"{WORKDIR}/{p}/result.json" for p in PROBLEMS]
+    return [str(at(p).result) for p in PROBLEMS]

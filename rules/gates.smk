@@ -2,10 +2,10 @@ rule gate12:
     """Gates 1 (static + one watched run) and 2 (isolated correctness) of one candidate slot
     (cands/c<k>, synth/a<k>, iter<i>/cand<j>[/r<r>]), from one sandboxed run."""
     input:
-        slot=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/slot.json",
+        slot=str(CAND.slot),
     output:
-        gate1=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate1.json",
-        gate2=f"{WORKDIR}/{{problem}}/units/{{unit}}/{{cand}}/gate2.json",
+        gate1=str(CAND.gate(1)),
+        gate2=str(CAND.gate(2)),
     log:
         f"{WORKDIR}/logs/gate12/{{problem}}/{{unit}}/{{cand}}.log",
     benchmark:
@@ -25,10 +25,10 @@ rule gate12:
 rule gate3:
     """Gate 3: stitched model vs eager (1e-4), FP64 fallback, proof of what ran."""
     input:
-        plan=f"{WORKDIR}/{{problem}}/{{stage}}/plan.json",
-        code=f"{WORKDIR}/{{problem}}/{{stage}}/output_code.py",
+        plan=str(STAGE.plan),
+        code=str(STAGE.output_code),
     output:
-        f"{WORKDIR}/{{problem}}/{{stage}}/gate3.json",
+        str(STAGE.gate(3)),
     log:
         f"{WORKDIR}/logs/gate3/{{problem}}/{{stage}}.log",
     benchmark:
@@ -48,9 +48,9 @@ rule gate3:
 rule gate4:
     """Gate 4: stitched vs baseline time, interleaved, with a confidence interval."""
     input:
-        gate3=f"{WORKDIR}/{{problem}}/{{stage}}/gate3.json",
+        gate3=str(STAGE.gate(3)),
     output:
-        f"{WORKDIR}/{{problem}}/{{stage}}/gate4.json",
+        str(STAGE.gate(4)),
     log:
         f"{WORKDIR}/logs/gate4/{{problem}}/{{stage}}.log",
     benchmark:

@@ -1,12 +1,12 @@
 rule isolate:
     """Contract, Inductor's kernel standalone, eager reference, 3-seed check of one unit."""
     input:
-        dispatch=f"{WORKDIR}/{{problem}}/dispatch.json",
-        capture=f"{WORKDIR}/{{problem}}/capture/capture.json",
+        dispatch=str(W.dispatch),
+        capture=str(W.capture_record),
     output:
-        contract=f"{WORKDIR}/{{problem}}/units/{{unit}}/contract.json",
-        inductor=f"{WORKDIR}/{{problem}}/units/{{unit}}/inductor.py",
-        check=f"{WORKDIR}/{{problem}}/units/{{unit}}/isolate_check.json",
+        contract=str(W.contract("{unit}")),
+        inductor=str(W.inductor_kernel("{unit}")),
+        check=str(W.isolate_check("{unit}")),
     log:
         f"{WORKDIR}/logs/isolate/{{problem}}/{{unit}}.log",
     benchmark:
@@ -26,10 +26,10 @@ rule isolate:
 rule isolated:
     """All units of a problem isolated: the per-problem summary of stages 1-3."""
     input:
-        dispatch=f"{WORKDIR}/{{problem}}/dispatch.json",
+        dispatch=str(W.dispatch),
         checks=isolate_checks,
     output:
-        summary=f"{WORKDIR}/{{problem}}/isolate.json",
+        summary=str(W.isolated),
     log:
         f"{WORKDIR}/logs/isolated/{{problem}}.log",
     conda:

@@ -1,10 +1,10 @@
 rule result:
     """result.json of a problem: category, reason, speedups, noise band, cost."""
     input:
-        isolated=f"{WORKDIR}/{{problem}}/isolate.json",
+        isolated=str(W.isolated),
         attempts=all_attempts,
     output:
-        f"{WORKDIR}/{{problem}}/result.json",
+        str(W.result),
     log:
         f"{WORKDIR}/logs/result/{{problem}}.log",
     conda:
@@ -23,12 +23,12 @@ rule stages_report:
         problem_set=PROBLEM_SET,
     output:
         json=report(
-            f"{WORKDIR}/report/stages.json",
+            str(REPORT.stages_json),
             category="Tables",
             caption="captions/stages.rst",
         ),
         csv=report(
-            f"{WORKDIR}/report/stages.csv",
+            str(REPORT.stages_csv),
             category="Tables",
             caption="captions/stages.rst",
         ),
@@ -49,26 +49,24 @@ rule report:
     input:
         all_results,
         problem_set=PROBLEM_SET,
-        stages=f"{WORKDIR}/report/stages.json",
+        stages=str(REPORT.stages_json),
     output:
         csv=report(
-            f"{WORKDIR}/report/results.csv",
+            str(REPORT.results_csv),
             category="Results",
             caption="captions/results.rst",
         ),
         summary=report(
-            f"{WORKDIR}/report/summary.json",
+            str(REPORT.summary),
             category="Results",
             caption="captions/summary.rst",
         ),
         html=report(
-            f"{WORKDIR}/report/index.html",
+            str(REPORT.index),
             category="HTML report",
             caption="captions/index.rst",
         ),
-        pages=expand(
-            f"{WORKDIR}/report/problems/{{problem}}.html", problem=list(PROBLEMS)
-        ),
+        pages=expand(str(REPORT.problem_page("{problem}")), problem=list(PROBLEMS)),
     log:
         f"{WORKDIR}/logs/report/results.log",
     conda:

@@ -2,9 +2,9 @@ rule synthesize:
     """Synthesis attempt k: an independent implementation from the unit's eager reference."""
     input:
         synthesis_chain,
-        contract=f"{WORKDIR}/{{problem}}/units/{{unit}}/contract.json",
+        contract=str(W.contract("{unit}")),
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/synth/a{{k}}/slot.json",
+        str(W.synth("{unit}", "{k}").slot),
     log:
         f"{WORKDIR}/logs/synthesize/{{problem}}/{{unit}}/a{{k}}.log",
     conda:
@@ -20,11 +20,11 @@ rule seed_beam:
     """Iteration 0 of the search: Inductor's kernel and the synthesised kernels that passed
     gates 1-2 seed the beam."""
     input:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c0/gate2.json",
+        str(W.cand("{unit}", 0).gate(2)),
         synthesized,
     output:
-        beam=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter0/beam.json",
-        memory=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter0/memory.json",
+        beam=str(W.iteration("{unit}", 0).beam),
+        memory=str(W.iteration("{unit}", 0).memory),
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter0.log",
     conda:
@@ -39,9 +39,9 @@ rule seed_beam:
 rule profile:
     """Profile beam member j of iteration i (NCU on the GPU when it works, else roofline)."""
     input:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/beam.json",
+        str(ITER.beam),
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/profile/m{{j}}/summary.json",
+        str(ITER.profile("{j}").summary),
     log:
         f"{WORKDIR}/logs/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.log",
     benchmark:
@@ -63,11 +63,8 @@ rule expand:
     input:
         iteration_inputs,
     output:
-        plan=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/plan.json",
-        slots=[
-            f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/cand{j}/slot.json"
-            for j in BEAM
-        ],
+        plan=str(ITER.plan),
+        slots=[str(ITER.cand(j).slot) for j in BEAM],
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_expand.log",
     conda:
@@ -86,7 +83,7 @@ rule retry:
     input:
         retry_inputs,
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/cand{{j}}/r{{r}}/slot.json",
+        str(ITER.cand(retry_slot("{j}", "{r}")).slot),
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_cand{{j}}_r{{r}}.log",
     conda:
@@ -103,10 +100,10 @@ rule select_iter:
     write the summarizer's memory; early stop passes later iterations through."""
     input:
         iteration_gates,
-        plan=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/plan.json",
+        plan=str(ITER.plan),
     output:
-        beam=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/beam.json",
-        memory=f"{WORKDIR}/{{problem}}/units/{{unit}}/iter{{i}}/memory.json",
+        beam=str(ITER.beam),
+        memory=str(ITER.memory),
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_select.log",
     benchmark:

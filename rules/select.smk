@@ -1,10 +1,10 @@
 rule candidates:
     """Fixed candidate slots of a unit: c0 = Inductor's kernel, c1.. = hand-written files."""
     input:
-        inductor=f"{WORKDIR}/{{problem}}/units/{{unit}}/inductor.py",
-        contract=f"{WORKDIR}/{{problem}}/units/{{unit}}/contract.json",
+        inductor=str(W.inductor_kernel("{unit}")),
+        contract=str(W.contract("{unit}")),
     output:
-        [f"{WORKDIR}/{{problem}}/units/{{unit}}/cands/c{k}/slot.json" for k in SLOTS],
+        [str(W.cand("{unit}", k).slot) for k in SLOTS],
     log:
         f"{WORKDIR}/logs/candidates/{{problem}}/{{unit}}.log",
     conda:
@@ -23,7 +23,7 @@ rule select:
         unit_gate2s,
         final_beam,
     output:
-        f"{WORKDIR}/{{problem}}/units/{{unit}}/best.json",
+        str(W.best("{unit}")),
     log:
         f"{WORKDIR}/logs/select/{{problem}}/{{unit}}.log",
     benchmark:

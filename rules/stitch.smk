@@ -4,10 +4,10 @@ rule stitch:
     input:
         best=best_of_units,
         previous=previous_attempt,
-        dispatch=f"{WORKDIR}/{{problem}}/dispatch.json",
+        dispatch=str(W.dispatch),
     output:
-        plan=f"{WORKDIR}/{{problem}}/{{stage}}/plan.json",
-        code=f"{WORKDIR}/{{problem}}/{{stage}}/output_code.py",
+        plan=str(STAGE.plan),
+        code=str(STAGE.output_code),
     log:
         f"{WORKDIR}/logs/stitch/{{problem}}/{{stage}}.log",
     conda:

@@ -188,11 +188,12 @@ class IterPaths:
         return [self.beam, self.plan, self.analysis, self.memory, self.summary]
 
     def cand(self, j: int | str) -> SlotPaths:
-        """Slot ``cand<j>`` or a retry under it (``"cand1/r2"``)."""
-        return SlotPaths(self.dir / (f"cand{j}" if isinstance(j, int) else j))
+        """Slot ``cand<j>`` (j an index) or a slot by its path (``retry_slot(j, r)``: ``"cand1/r2"``)."""
+        return SlotPaths(self.dir / (retry_slot(j, 0) if isinstance(j, int) else j))
 
-    def profile(self, j: int) -> ProfilePaths:
-        return ProfilePaths(self.dir / "profile" / f"m{int(j)}")
+    def profile(self, j: int | str) -> ProfilePaths:
+        """Member j's profile (``j`` may be a wildcard, ``"{j}"``, in the rules' patterns)."""
+        return ProfilePaths(self.dir / "profile" / f"m{j}")
 
     def profile_summaries(self) -> list[Path]:
         """Every member's profile summary of this iteration, by member index."""
@@ -405,6 +406,10 @@ class ProblemPaths:
     def attempt(self, attempt: int) -> AttemptPaths:
         return AttemptPaths(self.attempt_dir(attempt))
 
+    def attempt_at(self, stage: str) -> AttemptPaths:
+        """An attempt by its directory under the problem (``attempt_stage``; ``"{stage}"`` in a pattern)."""
+        return AttemptPaths(self.root / stage)
+
     # --- end of pipeline -----------------------------------------------------
     @property
     def isolated(self) -> Path:
@@ -434,6 +439,12 @@ def unit_reference(unit_dir: str | Path) -> Path:
 def unit_reference_constants(unit_dir: str | Path) -> Path:
     """Tensors the reference module loads at import (lifted constants), next to it."""
     return Path(unit_dir) / REFERENCE_CONSTANTS_FILE
+
+
+def retry_slot(j: int | str, r: int | str) -> str:
+    """Search candidate j's slot in an iteration (r = 0) or its directed retry r: ``cand<j>``,
+    ``cand<j>/r<r>`` (j and r may be wildcards in the rules' patterns)."""
+    return f"cand{j}" if str(r) == "0" else f"cand{j}/r{r}"
 
 
 def attempt_stage(attempt: int) -> str:
@@ -511,7 +522,7 @@ class ReportPaths:
         return self.dir / "index.html"
 
     def problem_page(self, problem: str) -> Path:
-        return self.dir / "problems" / problem / "problem.html"
+        return self.dir / "problems" / f"{problem}.html"
 
 
 def llm_settings(state_dir: str | Path) -> Path:

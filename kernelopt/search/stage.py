@@ -30,6 +30,7 @@ from ..core.records import (
     read_beam,
     read_verdict,
     read_verdict_or_empty,
+    retry_slot,
 )
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
@@ -488,11 +489,6 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
 def attempts_of(j: int, retries: int) -> list[str]:
     """Slot paths of candidate j in an iteration directory: the planned one, then its retries."""
     return [retry_slot(j, r) for r in range(retries + 1)]
-
-
-def retry_slot(j: int, r: int) -> str:
-    """Candidate j's slot in an iteration (r = 0) or its retry r: ``cand<j>``, ``cand<j>/r<r>``."""
-    return f"cand{j}" if r == 0 else f"cand{j}/r{r}"
 
 
 def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str, Any]) -> dict[str, Any]:
