@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .. import profiler, transform
@@ -44,6 +46,353 @@ def _big_broadcast(source: str, contract: dict[str, Any]) -> dict[str, Any] | No
         return None
     bc = transform.broadcast_period(source, contract)
     return bc if bc and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES else None
+
+
+Option = tuple[str, dict[str, Any], str, str]  # (kind, args, rationale, prediction) of one direction
+
+
+@dataclass
+class _Kernel:
+    """What the catalogue's directions are decided from: a kernel's launch parameters, sizes and
+    grid."""
+
+    cfg: dict[str, Any]
+    looped: bool  # a reduction that loops over its row (or no source to tell)
+    rkey: str | None  # the reduction block
+    xkey: str | None  # the block over independent elements/rows
+    xn: Any  # elements (rows) the xkey blocks cover
+    rn: Any  # the reduced row's length
+    divides: bool  # a bigger block must divide xn (not for a user's kernel: it masks its own)
+    whole: int  # xn rounded up to a power of two
+    full: int  # rn rounded up to a power of two
+    warps: int | None
+    stages: int | None
+    persistent: int | None  # the persistent grid's programs (None: one program per block)
+    blocks: int | None  # an Inductor kernel's XBLOCK blocks
+    resident: int  # programs an SM holds at once
+    sms: int | None
+    has_source: bool
+    swizzled: bool  # the kernel already re-orders its blocks
+    assumes_divisible: bool  # its masks are already dropped
+    bc: dict[str, Any] | None  # a re-read broadcast operand that outgrows the L2
+
+    @classmethod
+    def of(cls, params: transform.LaunchParams, contract: dict[str, Any], source: str, sms: int | None) -> _Kernel:
+        cfg = params.config
+        # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
+        # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
+        # block, so its R0_BLOCK is not a tuning knob
+        looped_synth = "for c0 in range(" in source  # synth_rows' looped variant
+        looped = "for r0_offset in" in source or looped_synth or not source
+        # the reduction block: Inductor's R0_BLOCK, or the chunk of a looped synthesised row kernel
+        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if looped_synth else None)
+        scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
+        xn = scal.get("xnumel") or 1
+        rn = scal.get("r0_numel") or 1
+        # the block over independent elements/rows: Inductor's XBLOCK, or the synthesised
+        # kernels' BLOCK (pointwise) and ROWS (row kernels)
+        xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
+        divides = True
+        if contract.get("user") and cfg:
+            # a user's kernel: its block size is any constexpr named *BLOCK*, the elements it
+            # covers the size its grid was inferred from (isolate/user.py), masks its own
+            xkey = xkey or next((k for k in cfg if "BLOCK" in k.upper() and isinstance(cfg[k], int)), None)
+            sizes = {m for e in (contract.get("grid_inferred") or {}).values() for m in re.findall(r"cdiv\((\w+),", e)}
+            xn = max([v for n, v in scal.items() if isinstance(v, int) and n in sizes] or [xn])
+            divides = False
+        whole = 1 << max(0, (int(xn) - 1).bit_length())
+        full = 1 << max(0, (int(rn) - 1).bit_length())
+        persistent = transform.programs_of(source) if source else None
+        blocks = -(-int(xn) // int(cfg["XBLOCK"])) if "XBLOCK" in cfg and not contract.get("user") else None
+        resident = max(1, min(32, 64 // (params.num_warps or 4)))  # an SM holds 64 warps and 32 programs at once
+        bc = _big_broadcast(source, contract)
+        swizzled = bool(bc) and transform.swizzle_of(source) is not None
+        return cls(
+            cfg=cfg,
+            looped=looped,
+            rkey=rkey,
+            xkey=xkey,
+            xn=xn,
+            rn=rn,
+            divides=divides,
+            whole=whole,
+            full=full,
+            warps=params.num_warps,
+            stages=params.num_stages,
+            persistent=persistent,
+            blocks=blocks,
+            resident=resident,
+            sms=sms,
+            has_source=bool(source),
+            swizzled=swizzled,
+            assumes_divisible="ASSUMES_DIVISIBLE" in source,
+            bc=bc,
+        )
+
+
+def _launch(**kw: Any) -> dict[str, Any]:
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+# -- the directions: each decides from the kernel whether it applies, and how -------------------
+def _bigger_xblock(k: _Kernel) -> Option | None:
+    x = k.cfg[k.xkey] if k.xkey else 0
+    if not (k.xkey and x * 2 <= k.xn and (not k.divides or k.xn % (x * 2) == 0)):
+        return None
+    return (
+        "launch",
+        _launch(config={k.xkey: x * 2}),
+        "more work per program: fewer, larger memory transactions",
+        "a few % faster if the loads were short",
+    )
+
+
+def _smaller_xblock(k: _Kernel) -> Option | None:
+    if not (k.xkey and k.cfg[k.xkey] >= 2):
+        return None
+    return (
+        "launch",
+        _launch(config={k.xkey: k.cfg[k.xkey] // 2}),
+        "twice the programs: fills more SMs",
+        "faster if the grid was too small",
+    )
+
+
+def _one_program(k: _Kernel) -> Option | None:
+    if not (k.xkey and k.cfg[k.xkey] < k.whole):
+        return None
+    if k.whole * int(k.cfg.get("R0_BLOCK", k.cfg.get("BLOCK_N", 1))) > 16384:  # not tiny
+        return None
+    return (
+        "launch",
+        _launch(config={k.xkey: k.whole}),
+        "a tiny kernel: one program covers every element, so launch and scheduling overhead is paid once",
+        "a few microseconds saved when the kernel is launch-bound",
+    )
+
+
+def _bigger_rblock(k: _Kernel) -> Option | None:
+    if not (k.looped and k.rkey and k.cfg[k.rkey] * 2 <= max(k.rn, 1) * 2 and k.cfg[k.rkey] < 8192):
+        return None
+    return (
+        "launch",
+        _launch(config={k.rkey: k.cfg[k.rkey] * 2}),
+        "fewer loop trips in the reduction",
+        "a few % faster on long rows",
+    )
+
+
+def _persistent_rblock(k: _Kernel) -> Option | None:
+    if not (k.looped and k.has_source and k.rkey and k.cfg[k.rkey] < k.full <= 16384):
+        return None
+    w0 = k.warps or 4
+    return (
+        "launch",
+        _launch(config={k.rkey: k.full}, num_warps=max(w0, min(32, k.full // 512))),
+        "one loop trip: the whole row in one block, so the second pass re-reads from L1/L2 instead of DRAM",
+        "faster when the row fits in registers",
+    )
+
+
+def _smaller_rblock(k: _Kernel) -> Option | None:
+    if not (k.looped and k.rkey and k.cfg[k.rkey] >= 64):
+        return None
+    return (
+        "launch",
+        _launch(config={k.rkey: k.cfg[k.rkey] // 2}),
+        "fewer registers per thread: more warps resident",
+        "faster if occupancy was register-limited",
+    )
+
+
+def _more_warps(k: _Kernel) -> Option | None:
+    if k.warps is None or k.warps >= 32:
+        return None
+    why = "more warps in flight to hide memory latency"
+    return "launch", _launch(num_warps=k.warps * 2), why, "faster if stalls on memory dominate"
+
+
+def _fewer_warps(k: _Kernel) -> Option | None:
+    if k.warps is None or k.warps <= 1:
+        return None
+    why = "less synchronisation per program, more programs per SM"
+    return "launch", _launch(num_warps=k.warps // 2), why, "faster for small per-program work"
+
+
+STAGES_WHY = ("software pipelining depth of the loads", "small change either way")
+
+
+def _more_stages(k: _Kernel) -> Option | None:
+    return None if k.stages is None or k.stages >= 3 else ("launch", _launch(num_stages=k.stages + 1), *STAGES_WHY)
+
+
+def _fewer_stages(k: _Kernel) -> Option | None:
+    return None if k.stages is None or k.stages < 3 else ("launch", _launch(num_stages=k.stages - 1), *STAGES_WHY)
+
+
+# programs per SM: a grid of many short-lived programs becomes one wave of persistent programs,
+# each looping over blocks (transform.set_programs), then their number is tuned
+def _persistent_programs(k: _Kernel) -> Option | None:
+    wave = (k.sms or 0) * k.resident
+    if not (k.sms and k.blocks and k.persistent is None and k.blocks > 2 * wave):
+        return None
+    return (
+        "programs",
+        {"programs": wave},
+        f"{k.blocks} programs of {k.cfg['XBLOCK']} elements run in {k.blocks / wave:.0f} waves: "
+        f"{k.resident} persistent programs per SM ({k.sms} SMs) loop over the blocks instead, so block "
+        "scheduling and the prologue are paid once and no tail wave is left",
+        "a few % on grids of many short programs",
+    )
+
+
+def _more_programs_per_sm(k: _Kernel) -> Option | None:
+    if not (k.sms and k.blocks and k.persistent is not None and k.persistent * 2 <= k.blocks):
+        return None
+    return (
+        "programs",
+        {"programs": k.persistent * 2},
+        f"{2 * k.persistent / k.sms:.0f} programs per SM instead of {k.persistent / k.sms:.0f}: more loads in flight",
+        "faster if the persistent programs left the memory system idle",
+    )
+
+
+def _fewer_programs_per_sm(k: _Kernel) -> Option | None:
+    if not (k.sms and k.blocks and k.persistent is not None and k.persistent // 2 >= k.sms):
+        return None
+    return (
+        "programs",
+        {"programs": k.persistent // 2},
+        f"{k.persistent // 2 / k.sms:.0f} programs per SM instead of {k.persistent / k.sms:.0f}: "
+        "fewer programs competing for registers and L1",
+        "faster if occupancy was limited",
+    )
+
+
+def _broadcast_swizzle(k: _Kernel) -> Option | None:
+    bc = k.bc
+    if not bc or k.swizzled or k.persistent is not None:
+        return None
+    return (
+        "swizzle",
+        {"rows": bc["rows"]},
+        f"{', '.join(bc['operands'])} ({bc['period']} elements) is read once per row of {bc['period']} "
+        f"outputs, {bc['rows']} times, and one row's traffic ({bc['period_bytes'] / 2**20:.0f} MiB) "
+        "outgrows the L2 between two reads: re-order the blocks so that the programs in flight cover "
+        f"the same offset of all {bc['rows']} rows and share each chunk of it from L2",
+        "up to the re-read traffic saved, on a memory-bound kernel",
+    )
+
+
+def _evict_first(k: _Kernel) -> Option | None:
+    return (
+        "eviction",
+        {"policy": "evict_first", "only": None},
+        "stream through L2: data read once need not stay",
+        "a few % on streaming kernels",
+    )
+
+
+def _drop_masks(k: _Kernel) -> Option | None:
+    if k.assumes_divisible:
+        return None
+    return (
+        "drop-masks",
+        {},
+        "every numel is a multiple of its block: the bound masks are always true, drop them (fewer predicates, "
+        "wider loads)",
+        "a few % on memory-bound kernels",
+    )
+
+
+DIRECTIONS: dict[str, Callable[[_Kernel], Option | None]] = {
+    "bigger-xblock": _bigger_xblock,
+    "smaller-xblock": _smaller_xblock,
+    "one-program": _one_program,
+    "bigger-rblock": _bigger_rblock,
+    "persistent-rblock": _persistent_rblock,
+    "smaller-rblock": _smaller_rblock,
+    "more-warps": _more_warps,
+    "fewer-warps": _fewer_warps,
+    "more-stages": _more_stages,
+    "fewer-stages": _fewer_stages,
+    "persistent-programs": _persistent_programs,
+    "more-programs-per-sm": _more_programs_per_sm,
+    "fewer-programs-per-sm": _fewer_programs_per_sm,
+    "broadcast-swizzle": _broadcast_swizzle,
+    "evict-first": _evict_first,
+    "drop-masks": _drop_masks,
+}
+
+# the directions in preference order, per bottleneck
+PREFERENCE: dict[str, list[str]] = {
+    "memory-bound": [
+        "broadcast-swizzle",
+        "persistent-rblock",
+        "bigger-xblock",
+        "bigger-rblock",
+        "drop-masks",
+        "persistent-programs",
+        "more-programs-per-sm",
+        "more-warps",
+        "evict-first",
+        "more-stages",
+        "fewer-warps",
+        "fewer-programs-per-sm",
+        "smaller-rblock",
+        "smaller-xblock",
+        "fewer-stages",
+        "one-program",
+    ],
+    "underutilized": [
+        "broadcast-swizzle",
+        "one-program",
+        "smaller-xblock",
+        "fewer-warps",
+        "smaller-rblock",
+        "more-warps",
+        "persistent-rblock",
+        "more-stages",
+        "drop-masks",
+        "bigger-rblock",
+        "bigger-xblock",
+        "persistent-programs",
+        "more-programs-per-sm",
+        "fewer-programs-per-sm",
+        "evict-first",
+        "fewer-stages",
+    ],
+    "compute-bound": [
+        "drop-masks",
+        "more-warps",
+        "fewer-warps",
+        "more-stages",
+        "fewer-stages",
+        "smaller-rblock",
+        "persistent-rblock",
+        "bigger-xblock",
+        "smaller-xblock",
+        "bigger-rblock",
+        "persistent-programs",
+        "more-programs-per-sm",
+        "fewer-programs-per-sm",
+        "evict-first",
+        "one-program",
+        "broadcast-swizzle",
+    ],
+    "near-optimal": [],
+}
+
+
+def _preference(bottleneck: str, contract: dict[str, Any]) -> list[str]:
+    order = PREFERENCE[bottleneck]
+    programs = math.prod(int(g) for g in (contract.get("grid") or [1]))
+    if bottleneck == "underutilized" and programs >= HUGE_GRID:
+        # busy with nothing on a huge grid: each program does too little; more work per program
+        # first, never more programs
+        head = ["bigger-xblock", "bigger-rblock", "persistent-programs", "fewer-warps"]
+        order = head + [n for n in order if n not in (*head, "smaller-xblock", "more-programs-per-sm")]
+    return order
 
 
 class HeuristicBackend:
@@ -190,222 +539,9 @@ class HeuristicBackend:
     ) -> list[tuple[str, str, dict[str, Any], str, str]]:
         """(name, kind, args, rationale, prediction) in preference order for this bottleneck
         (``sms``: the GPU's SMs, for the programs-per-SM directions; None: not offered)."""
-        cfg = params.config
-        # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
-        # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
-        # block, so its R0_BLOCK is not a tuning knob
-        looped_synth = "for c0 in range(" in source  # synth_rows' looped variant
-        looped = "for r0_offset in" in source or looped_synth or not source
-        # the reduction block: Inductor's R0_BLOCK, or the chunk of a looped synthesised row kernel
-        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if looped_synth else None)
-        scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
-        xn = scal.get("xnumel") or 1
-        rn = scal.get("r0_numel") or 1
-        opts: dict[str, tuple[str, dict[str, Any], str, str]] = {}
-
-        def launch(**kw: Any) -> dict[str, Any]:
-            return {k: v for k, v in kw.items() if v is not None}
-
-        # the block over independent elements/rows: Inductor's XBLOCK, or the synthesised
-        # kernels' BLOCK (pointwise) and ROWS (row kernels)
-        xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
-        divides = True
-        if contract.get("user") and cfg:
-            # a user's kernel: its block size is any constexpr named *BLOCK*, the elements it
-            # covers the size its grid was inferred from (isolate/user.py), masks its own
-            xkey = xkey or next((k for k in cfg if "BLOCK" in k.upper() and isinstance(cfg[k], int)), None)
-            sizes = {m for e in (contract.get("grid_inferred") or {}).values() for m in re.findall(r"cdiv\((\w+),", e)}
-            xn = max([v for n, v in scal.items() if isinstance(v, int) and n in sizes] or [xn])
-            divides = False
-        if xkey and cfg[xkey] * 2 <= xn and (not divides or xn % (cfg[xkey] * 2) == 0):
-            opts["bigger-xblock"] = (
-                "launch",
-                launch(config={xkey: cfg[xkey] * 2}),
-                "more work per program: fewer, larger memory transactions",
-                "a few % faster if the loads were short",
-            )
-        if xkey and cfg[xkey] >= 2:
-            opts["smaller-xblock"] = (
-                "launch",
-                launch(config={xkey: cfg[xkey] // 2}),
-                "twice the programs: fills more SMs",
-                "faster if the grid was too small",
-            )
-        whole = 1 << max(0, (int(xn) - 1).bit_length())
-        if xkey and cfg[xkey] < whole and whole * int(cfg.get("R0_BLOCK", cfg.get("BLOCK_N", 1))) <= 16384:
-            opts["one-program"] = (
-                "launch",
-                launch(config={xkey: whole}),
-                "a tiny kernel: one program covers every element, so launch and scheduling overhead is paid once",
-                "a few microseconds saved when the kernel is launch-bound",
-            )
-        if looped and rkey and cfg[rkey] * 2 <= max(rn, 1) * 2 and cfg[rkey] < 8192:
-            opts["bigger-rblock"] = (
-                "launch",
-                launch(config={rkey: cfg[rkey] * 2}),
-                "fewer loop trips in the reduction",
-                "a few % faster on long rows",
-            )
-        full = 1 << max(0, (int(rn) - 1).bit_length())
-        if looped and source and rkey and cfg[rkey] < full <= 16384:
-            w0 = params.num_warps or 4
-            opts["persistent-rblock"] = (
-                "launch",
-                launch(config={rkey: full}, num_warps=max(w0, min(32, full // 512))),
-                "one loop trip: the whole row in one block, so the second pass re-reads from L1/L2 instead of DRAM",
-                "faster when the row fits in registers",
-            )
-        if looped and rkey and cfg[rkey] >= 64:
-            opts["smaller-rblock"] = (
-                "launch",
-                launch(config={rkey: cfg[rkey] // 2}),
-                "fewer registers per thread: more warps resident",
-                "faster if occupancy was register-limited",
-            )
-        w = params.num_warps
-        if w is not None and w < 32:
-            opts["more-warps"] = (
-                "launch",
-                launch(num_warps=w * 2),
-                "more warps in flight to hide memory latency",
-                "faster if stalls on memory dominate",
-            )
-        if w is not None and w > 1:
-            opts["fewer-warps"] = (
-                "launch",
-                launch(num_warps=w // 2),
-                "less synchronisation per program, more programs per SM",
-                "faster for small per-program work",
-            )
-        s = params.num_stages
-        if s is not None:
-            opts["more-stages" if s < 3 else "fewer-stages"] = (
-                "launch",
-                launch(num_stages=s + 1 if s < 3 else s - 1),
-                "software pipelining depth of the loads",
-                "small change either way",
-            )
-        # programs per SM: a grid of many short-lived programs becomes one wave of persistent
-        # programs, each looping over blocks (transform.set_programs), then their number is tuned
-        persistent = transform.programs_of(source) if source else None
-        blocks = -(-int(xn) // int(cfg["XBLOCK"])) if "XBLOCK" in cfg and not contract.get("user") else None
-        resident = max(1, min(32, 64 // (w or 4)))  # an SM holds 64 warps and 32 programs at once
-        if sms and blocks and persistent is None and blocks > 2 * sms * resident:
-            opts["persistent-programs"] = (
-                "programs",
-                {"programs": sms * resident},
-                f"{blocks} programs of {cfg['XBLOCK']} elements run in {blocks / (sms * resident):.0f} waves: "
-                f"{resident} persistent programs per SM ({sms} SMs) loop over the blocks instead, so block "
-                "scheduling and the prologue are paid once and no tail wave is left",
-                "a few % on grids of many short programs",
-            )
-        if sms and blocks and persistent is not None:
-            if persistent * 2 <= blocks:
-                opts["more-programs-per-sm"] = (
-                    "programs",
-                    {"programs": persistent * 2},
-                    f"{2 * persistent / sms:.0f} programs per SM instead of {persistent / sms:.0f}: "
-                    "more loads in flight",
-                    "faster if the persistent programs left the memory system idle",
-                )
-            if persistent // 2 >= sms:
-                opts["fewer-programs-per-sm"] = (
-                    "programs",
-                    {"programs": persistent // 2},
-                    f"{persistent // 2 / sms:.0f} programs per SM instead of {persistent / sms:.0f}: "
-                    "fewer programs competing for registers and L1",
-                    "faster if occupancy was limited",
-                )
-        bc = _big_broadcast(source, contract)
-        if bc and transform.swizzle_of(source) is None and persistent is None:
-            opts["broadcast-swizzle"] = (
-                "swizzle",
-                {"rows": bc["rows"]},
-                f"{', '.join(bc['operands'])} ({bc['period']} elements) is read once per row of {bc['period']} "
-                f"outputs, {bc['rows']} times, and one row's traffic ({bc['period_bytes'] / 2**20:.0f} MiB) "
-                "outgrows the L2 between two reads: re-order the blocks so that the programs in flight cover "
-                f"the same offset of all {bc['rows']} rows and share each chunk of it from L2",
-                "up to the re-read traffic saved, on a memory-bound kernel",
-            )
-        opts["evict-first"] = (
-            "eviction",
-            {"policy": "evict_first", "only": None},
-            "stream through L2: data read once need not stay",
-            "a few % on streaming kernels",
-        )
-        if "ASSUMES_DIVISIBLE" not in source:
-            opts["drop-masks"] = (
-                "drop-masks",
-                {},
-                "every numel is a multiple of its block: the bound masks are always true, "
-                "drop them (fewer predicates, wider loads)",
-                "a few % on memory-bound kernels",
-            )
-        order = {
-            "memory-bound": [
-                "broadcast-swizzle",
-                "persistent-rblock",
-                "bigger-xblock",
-                "bigger-rblock",
-                "drop-masks",
-                "persistent-programs",
-                "more-programs-per-sm",
-                "more-warps",
-                "evict-first",
-                "more-stages",
-                "fewer-warps",
-                "fewer-programs-per-sm",
-                "smaller-rblock",
-                "smaller-xblock",
-                "fewer-stages",
-                "one-program",
-            ],
-            "underutilized": [
-                "broadcast-swizzle",
-                "one-program",
-                "smaller-xblock",
-                "fewer-warps",
-                "smaller-rblock",
-                "more-warps",
-                "persistent-rblock",
-                "more-stages",
-                "drop-masks",
-                "bigger-rblock",
-                "bigger-xblock",
-                "persistent-programs",
-                "more-programs-per-sm",
-                "fewer-programs-per-sm",
-                "evict-first",
-                "fewer-stages",
-            ],
-            "compute-bound": [
-                "drop-masks",
-                "more-warps",
-                "fewer-warps",
-                "more-stages",
-                "fewer-stages",
-                "smaller-rblock",
-                "persistent-rblock",
-                "bigger-xblock",
-                "smaller-xblock",
-                "bigger-rblock",
-                "persistent-programs",
-                "more-programs-per-sm",
-                "fewer-programs-per-sm",
-                "evict-first",
-                "one-program",
-                "broadcast-swizzle",
-            ],
-            "near-optimal": [],
-        }[bottleneck]
-        programs = math.prod(int(g) for g in (contract.get("grid") or [1]))
-        if bottleneck == "underutilized" and programs >= HUGE_GRID:
-            # busy with nothing on a huge grid: each program does too little (a user's BLOCK=32
-            # over 256 Mi elements ran 8 Mi programs at 10 % of the roof); more work per program
-            # first, never more programs
-            head = ["bigger-xblock", "bigger-rblock", "persistent-programs", "fewer-warps"]
-            order = head + [n for n in order if n not in (*head, "smaller-xblock", "more-programs-per-sm")]
-        return [(n, *opts[n]) for n in order if n in opts]
+        k = _Kernel.of(params, contract, source, sms)
+        opts = {name: opt for name, build in DIRECTIONS.items() if (opt := build(k)) is not None}
+        return [(n, *opts[n]) for n in _preference(bottleneck, contract) if n in opts]
 
     def plan(
         self,
