@@ -89,32 +89,59 @@ def synthesize_full_reduction(contract: dict[str, Any], reference_src: str, atte
     parts = 1 << (parts - 1).bit_length()  # a power of two: the final program holds them all
     code = "\n".join(pre_lines) + "\n" + pre_res
     used = [i for i in range(len(ins)) if re.search(rf"\bv{i}\b", code)]
-    flat = all(list(consts["SHAPES"][ins[i]]) == S and _contiguous(args[ins[i]]) for i in used)
-    idx_lines, idx = [], [f"i{d}" for d in range(len(S))]
-    if not flat:  # logical indices of the flat position, for broadcast or strided inputs
-        rest = "offs"
-        for d in range(len(S)):
-            inner = int(math.prod(S[d + 1 :]))
-            idx_lines.append(f"        i{d} = ({rest}) // {inner}" if inner > 1 else f"        i{d} = {rest}")
-            rest = f"offs % {inner}" if inner > 1 else rest
-    loads = []
-    for i in used:
-        off = "offs" if flat else arg_offset(args[ins[i]], idx)
-        loads.append(f"        v{i} = tl.load({ins[i]} + ({off}), mask=mask, other=0.0).to(tl.float32)")
+    loads = _loads(S, [ins[i] for i in used], used, args, consts)
     span = -(-n // parts)
     span = -(-span // block) * block  # whole blocks per program
     mean = f" / {float(n)!r}" if red["op"] == "mean" else ""
     out = outs[0]
-    lines = [
-        f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-        f"a {red['op']} over all {n} elements of {S} (a loss): {parts} programs each reduce a span of",
-        f"{span} elements in blocks of BLOCK, one program sums the partials in order, the chains fused.",
-        '"""',
-        "import torch",
-        "import triton",
-        "import triton.language as tl",
-        "",
-        "",
+    return "\n".join(
+        [
+            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+            f"a {red['op']} over all {n} elements of {S} (a loss): {parts} programs each reduce a span of",
+            f"{span} elements in blocks of BLOCK, one program sums the partials in order, the chains fused.",
+            '"""',
+            "import torch",
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "",
+            *_partial_kernel(ins, n, loads, pre_lines, pre_res),
+            "",
+            "",
+            "@triton.jit",
+            f"def synth_total(partial, {out}, PARTS: tl.constexpr):",
+            "    total = tl.sum(tl.load(partial + tl.arange(0, PARTS)), axis=0)" + mean,
+            *[f"    {ln}" for ln in post_lines],
+            f"    tl.store({out}, ({post_res}).to({out}.dtype.element_ty))",
+            "",
+            "",
+            *_launch(contract, ins, out, n, block, parts, warps),
+        ]
+    )
+
+
+def _loads(S: list[int], names: list[str], used: list[int], args: dict[str, Any], consts: dict[str, Any]) -> list[str]:
+    """Lines loading the inputs ``names`` (``v{i}`` for ``i`` in ``used``) at the flat positions
+    ``offs``: directly where each is contiguous of the chain's shape ``S``; else through the
+    logical indices of the position and each input's strides (broadcast or strided inputs)."""
+    flat = all(list(consts["SHAPES"][a]) == S and _contiguous(args[a]) for a in names)
+    lines, idx = [], [f"i{d}" for d in range(len(S))]
+    if not flat:
+        rest = "offs"
+        for d in range(len(S)):
+            inner = int(math.prod(S[d + 1 :]))
+            lines.append(f"        i{d} = ({rest}) // {inner}" if inner > 1 else f"        i{d} = {rest}")
+            rest = f"offs % {inner}" if inner > 1 else rest
+    for i, a in zip(used, names):
+        off = "offs" if flat else arg_offset(args[a], idx)
+        lines.append(f"        v{i} = tl.load({a} + ({off}), mask=mask, other=0.0).to(tl.float32)")
+    return lines
+
+
+def _partial_kernel(ins: list[str], n: int, loads: list[str], pre_lines: list[str], pre_res: str) -> list[str]:
+    """The first kernel: each program reduces its span of the ``n`` elements, the chain computed on
+    the way, into one partial sum."""
+    return [
         "@triton.jit",
         f"def synth_partial({', '.join(ins)}, partial, SPAN: tl.constexpr, BLOCK: tl.constexpr):",
         "    pid = tl.program_id(0).to(tl.int64)",
@@ -122,20 +149,18 @@ def synthesize_full_reduction(contract: dict[str, Any], reference_src: str, atte
         "    for start in range(0, SPAN, BLOCK):",
         "        offs = pid * SPAN + start + tl.arange(0, BLOCK)",
         f"        mask = offs < {n}",
-        *idx_lines,
         *loads,
         *[f"        {ln}" for ln in pre_lines],
         f"        acc = acc + tl.where(mask, {pre_res}, 0.0)",
         "    tl.store(partial + pid, tl.sum(acc, axis=0))",
-        "",
-        "",
-        "@triton.jit",
-        f"def synth_total(partial, {out}, PARTS: tl.constexpr):",
-        "    total = tl.sum(tl.load(partial + tl.arange(0, PARTS)), axis=0)" + mean,
-        *[f"    {ln}" for ln in post_lines],
-        f"    tl.store({out}, ({post_res}).to({out}.dtype.element_ty))",
-        "",
-        "",
+    ]
+
+
+def _launch(
+    contract: dict[str, Any], ins: list[str], out: str, n: int, block: int, parts: int, warps: int
+) -> list[str]:
+    """The attempt's configuration and ``launch``: the partials allocated, the two kernels run."""
+    return [
         f"CONFIG = {{'BLOCK': {block}, 'PARTS': {parts}}}",
         f"NUM_WARPS = {warps}",
         "NUM_STAGES = 1",
@@ -149,7 +174,6 @@ def synthesize_full_reduction(contract: dict[str, Any], reference_src: str, atte
         f"    synth_total[(1,)](partial, {out}, CONFIG['PARTS'], num_warps=4, num_stages=1)",
         "",
     ]
-    return "\n".join(lines)
 
 
 def _contiguous(a: dict[str, Any]) -> bool:

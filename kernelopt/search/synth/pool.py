@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .ops import (
@@ -44,8 +45,7 @@ AFTER = {"sum": "sum", "mean": "sum", "amax": "max", "amin": "min"}
 ATTEMPTS = [(256, 4), (1024, 4), (128, 2), (512, 8)]  # (BLOCK, num_warps) per attempt
 # a pool of 2+ dims with no reduction after it: 2-D output tiles (BH x BW of the last two pooled
 # dims, no division per element, loads contiguous along the last dim) on odd attempts.  Flat
-# blocks first: on the H200 (bench/README.md, issue 13) the tiles were slower than the flat
-# kernel for a dilated 2-D max pool, a 2-D average pool and a 3-D max pool
+# blocks first: the tiles measured slower than the flat kernel (bench/README.md)
 TILED = [(8, 64, 4), (16, 64, 8), (4, 128, 4), (32, 32, 8)]  # (BH, BW, num_warps)
 
 
@@ -227,40 +227,31 @@ def _flat_index(space: list[int]) -> list[str]:
     return body
 
 
-def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
-    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
-    segs = _parse(fwd)
+def _check_arguments(args: dict[str, Any], ins: list[str], outs: list[str]) -> None:
     if len(outs) != 1:
         raise CannotSynthesize("a pool unit with more than one output")
     for name in ins + outs:
         a = args[name]
         if a.get("dtype") not in FLOAT_DTYPES:
             raise CannotSynthesize(f"argument {name} is {a.get('dtype')}, only float pools are synthesised")
-    pool, red = segs["pool"], segs["red"]
-    k = len(pool["kernel"])
-    params = [p.arg for p in fwd.args.args[1:]]  # forward(self, x0, x1, ...)
-    if len(params) != len(ins):
-        raise CannotSynthesize(f"forward takes {len(params)} values for {len(ins)} inputs")
-    args, consts = _unsqueezed_inputs(segs, params, ins, args, consts)
 
-    # the chain before the pool, per window position: inputs v{i}
+
+def _pre_chain(segs: dict[str, Any], params: list[str], n_ins: int) -> tuple[list[str], str, list[int]]:
+    """The chain before the pool, per window position (inputs ``v{i}``): its lines, its result and
+    the inputs it reads."""
     pre_lines, (pre_res,) = pointwise_body(
-        forward_fn(segs["pre"], [pool["input"]]), {x: f"v{i}" for i, x in enumerate(params)}
+        forward_fn(segs["pre"], [segs["pool"]["input"]]), {x: f"v{i}" for i, x in enumerate(params)}
     )
-    pre_used = [i for i in range(len(ins)) if re.search(rf"\bv{i}\b", "\n".join(pre_lines) + pre_res)]
+    pre_used = [i for i in range(n_ins) if re.search(rf"\bv{i}\b", "\n".join(pre_lines) + pre_res)]
     if not pre_used:
         raise CannotSynthesize("the max pool's input depends on no argument")
-    in_shape = broadcast_shapes(*[consts["SHAPES"][ins[i]] for i in pre_used])
-    out_name = outs[0]
-    out_shape = list(consts["OUT_SHAPES"][out_name])
-    rank = len(in_shape)
-    if rank < k + 1:
-        raise CannotSynthesize(f"a {k}-d max pool of a {rank}-d value")
-    lead = in_shape[: rank - k]
-    sp_in = in_shape[rank - k :]
-    # the pooled sizes, from the input's and the pool's (PyTorch's rule, ceil_mode included)
+    return pre_lines, pre_res, pre_used
+
+
+def _pooled_sizes(pool: dict[str, Any], sp_in: list[int]) -> list[int]:
+    """The pooled sizes, from the input's and the pool's (PyTorch's rule, ``ceil_mode`` included)."""
     sp_out = []
-    for j in range(k):
+    for j in range(len(sp_in)):
         h, kk, s, p, d = sp_in[j], pool["kernel"][j], pool["stride"][j], pool["padding"][j], pool["dilation"][j]
         span = h + 2 * p - d * (kk - 1) - 1
         if span < 0 or s <= 0:
@@ -269,19 +260,32 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         if pool["ceil_mode"] and (o - 1) * s >= h + p:
             o -= 1  # the last window must start inside the input or its left padding
         sp_out.append(o)
-    pooled_shape = lead + sp_out
+    return sp_out
+
+
+def _check_output(segs: dict[str, Any], out_shape: list[int], pooled_shape: list[int], in_shape: list[int]) -> None:
+    """The output is the pool's, or the reduction after it reduces all the pooled dims of the
+    chain's last value."""
+    red, rank, k = segs["red"], len(in_shape), len(segs["pool"]["kernel"])
     if red is None:
         if out_shape != pooled_shape:
             raise CannotSynthesize(f"the output {out_shape} is not the pool's {pooled_shape} of {in_shape}")
-    else:
-        dims = red["dims"]
-        if dims is None or sorted(d % rank for d in dims) != list(range(rank - k, rank)):
-            raise CannotSynthesize(f"aten.{red['op']} over dims {dims}: only over all the pooled dims")
-        last = segs["mid"][-1].targets[0].id if segs["mid"] else segs["values"]  # type: ignore[attr-defined]
-        if red["input"] != last:
-            raise CannotSynthesize("the reduction after the pool does not reduce the chain's last value")
+        return
+    dims = red["dims"]
+    if dims is None or sorted(d % rank for d in dims) != list(range(rank - k, rank)):
+        raise CannotSynthesize(f"aten.{red['op']} over dims {dims}: only over all the pooled dims")
+    last = segs["mid"][-1].targets[0].id if segs["mid"] else segs["values"]  # type: ignore[attr-defined]
+    if red["input"] != last:
+        raise CannotSynthesize("the reduction after the pool does not reduce the chain's last value")
 
-    # the chain after the pool (per pooled position: value "acc", inputs p{i} at pooled indices)
+
+Chain = tuple[list[str], str]  # a pointwise chain's lines and its result
+
+
+def _chains_after(segs: dict[str, Any], params: list[str]) -> tuple[Chain, Chain]:
+    """The chain after the pool (per pooled position: value ``acc``, inputs ``p{i}`` at pooled
+    indices), and the one after the reduction (value ``red``, inputs ``q{i}``)."""
+    red = segs["red"]
     final = red["input"] if red else segs["result"]
     env_mid = {x: f"p{i}" for i, x in enumerate(params)}
     env_mid[segs["values"]] = "acc"
@@ -291,59 +295,80 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
         env_post = {x: f"q{i}" for i, x in enumerate(params)}
         env_post[red["name"]] = "red"
         post_lines, (post_res,) = pointwise_body(forward_fn(segs["post"], [segs["result"]]), env_post)
+    return (mid_lines, mid_res), (post_lines, post_res)
 
-    n_lead = len(lead)
-    tiled = red is None and k >= 2 and attempt % 2 == 1
-    if tiled:
-        bh, bw, warps = TILED[(attempt // 2) % len(TILED)]
-    else:
-        block, warps = ATTEMPTS[(attempt // 2 if red is None and k >= 2 else attempt) % len(ATTEMPTS)]
-    # output index space: lead + pooled dims (no reduction), lead (+ size-1 dims) with one
-    space = lead + sp_out if red is None else lead
-    n_out = int(math.prod(space))
-    shape = "[BH, BW]" if tiled else "[BLOCK]"
-    z = " + zero" if tiled else ""
-    body, grid = _tiled_index(space) if tiled else (_flat_index(space), None)
-    lead_idx = [f"i{d}" for d in range(n_lead)]
 
-    avg = pool["op"] == "avg"
+@dataclass
+class _Emit:
+    """The lines of the kernel body for one pool: its window, its divisor and the loads of the
+    chains around it."""
 
-    def window(ind: str, o: list[str]) -> list[str]:
+    pool: dict[str, Any]
+    lead: list[int]  # the dims before the pooled ones
+    sp_in: list[int]  # the pooled dims' input sizes
+    ins: list[str]
+    args: dict[str, Any]
+    shapes: dict[str, list[int]]  # the reference's value shape of each input
+    pre: Chain  # the chain before the pool (inputs ``v{i}``)
+    pre_used: list[int]  # the inputs it reads
+    tiled: bool  # 2-D output tiles (else flat blocks)
+
+    @property
+    def k(self) -> int:
+        return len(self.pool["kernel"])
+
+    @property
+    def lead_idx(self) -> list[str]:
+        return [f"i{d}" for d in range(len(self.lead))]
+
+    @property
+    def shape(self) -> str:
+        return "[BH, BW]" if self.tiled else "[BLOCK]"
+
+    @property
+    def z(self) -> str:
+        return " + zero" if self.tiled else ""
+
+    def window(self, ind: str, o: list[str]) -> list[str]:
         """Lines computing ``acc`` (the window max, or average) for pooled indices ``o``."""
+        pool, avg = self.pool, self.pool["op"] == "avg"
         start = "0.0" if avg else "float('-inf')"
-        lines = [f"{ind}acc = tl.full({shape}, {start}, tl.float32)"]
+        lines = [f"{ind}acc = tl.full({self.shape}, {start}, tl.float32)"]
         win = int(math.prod(pool["kernel"]))
         lines.append(f"{ind}for w in tl.static_range({win}):")
         h = []
-        for j in range(k):
+        for j in range(self.k):
             inner = int(math.prod(pool["kernel"][j + 1 :]))
             wj = f"((w // {inner}) % {pool['kernel'][j]})" if inner > 1 else f"(w % {pool['kernel'][j]})"
             s, p, d = pool["stride"][j], pool["padding"][j], pool["dilation"][j]
             lines.append(f"{ind}    h{j} = {o[j]} * {s} - {p} + {wj} * {d}")
             h.append(f"h{j}")
-        inb = " & ".join(["mask"] + [f"(h{j} >= 0) & (h{j} < {sp_in[j]})" for j in range(k)])
+        inb = " & ".join(["mask"] + [f"(h{j} >= 0) & (h{j} < {self.sp_in[j]})" for j in range(self.k)])
         lines.append(f"{ind}    inb = {inb}")
-        for i in pre_used:
-            a = args[ins[i]]
-            off = arg_offset(a, lead_idx + h)
-            lines.append(f"{ind}    v{i} = tl.load({ins[i]} + ({off}){z}, mask=inb, other=0.0).to(tl.float32)")
+        for i in self.pre_used:
+            off = arg_offset(self.args[self.ins[i]], self.lead_idx + h)
+            lines.append(
+                f"{ind}    v{i} = tl.load({self.ins[i]} + ({off}){self.z}, mask=inb, other=0.0).to(tl.float32)"
+            )
+        pre_lines, pre_res = self.pre
         lines += [f"{ind}    {ln}" for ln in pre_lines]
         if avg:
             lines.append(f"{ind}    acc = acc + tl.where(inb, {pre_res}, 0.0)")
-            lines.append(f"{ind}acc = acc / ({divisor(o)})")
+            lines.append(f"{ind}acc = acc / ({self.divisor(o)})")
         else:
             lines.append(f"{ind}    val = tl.where(inb, {pre_res}, float('-inf'))")
             lines.append(f"{ind}    acc = tl.where((val > acc) | (val != val), val, acc)")
         return lines
 
-    def divisor(o: list[str]) -> str:
+    def divisor(self, o: list[str]) -> str:
         """An average pool's divisor at pooled indices ``o`` (PyTorch's rule: the window clipped
         to the padded input with ``count_include_pad``, to the input without it)."""
+        pool = self.pool
         if pool.get("divisor"):
             return repr(float(pool["divisor"]))
         sizes = []
-        for j in range(k):
-            kk, s, p, h = pool["kernel"][j], pool["stride"][j], pool["padding"][j], sp_in[j]
+        for j in range(self.k):
+            kk, s, p, h = pool["kernel"][j], pool["stride"][j], pool["padding"][j], self.sp_in[j]
             start = f"({o[j]} * {s} - {p})"
             if pool["count_include_pad"]:
                 sizes.append(f"(tl.minimum({start} + {kk}, {h + p}) - {start})")
@@ -351,70 +376,129 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
                 sizes.append(f"(tl.minimum({start} + {kk}, {h}) - tl.maximum({start}, 0))")
         return " * ".join(sizes) + " * 1.0"
 
-    def loads(prefix: str, code: str, idx: list[str], ind: str, within: list[int]) -> list[str]:
+    def loads(self, prefix: str, code: str, idx: list[str], ind: str, within: list[int]) -> list[str]:
         """The inputs ``code`` uses, loaded at indices ``idx`` of the values of shape ``within``
         (an input that would broadcast them larger is refused: the kernel has one output per
         element of ``within``)."""
         out = []
-        for i, name in enumerate(ins):
+        for i, name in enumerate(self.ins):
             if re.search(rf"\b{prefix}{i}\b", code):
-                shape = list(consts["SHAPES"][name])
+                shape = list(self.shapes[name])
                 if len(shape) > len(within) or broadcast_shapes(shape, within) != within:
                     raise CannotSynthesize(f"input {name} of shape {shape} broadcasts the pooled values {within}")
-                off = arg_offset(args[name], idx)
-                out.append(f"{ind}{prefix}{i} = tl.load({name} + ({off}){z}, mask=mask, other=0.0).to(tl.float32)")
+                off = arg_offset(self.args[name], idx)
+                out.append(f"{ind}{prefix}{i} = tl.load({name} + ({off}){self.z}, mask=mask, other=0.0).to(tl.float32)")
         return out
 
-    out_arg = args[out_name]
-    mid_code = "\n".join(mid_lines) + "\n" + mid_res
-    if red is None:
-        o = [f"i{n_lead + j}" for j in range(k)]
-        body += window("    ", o)
-        body += loads("p", mid_code, lead_idx + o, "    ", pooled_shape)
-        body += [f"    {ln}" for ln in mid_lines]
-        store_idx = lead_idx + o
-        result = mid_res
+
+Body = tuple[list[str], list[str], str]  # (lines, the output's store indices, the stored value)
+
+
+def _pooled_body(e: _Emit, mid: Chain, sp_out: list[int]) -> Body:
+    """One output per pooled position: its window, then the chain after the pool."""
+    mid_lines, mid_res = mid
+    o = [f"i{len(e.lead) + j}" for j in range(e.k)]
+    lines = e.window("    ", o)
+    lines += e.loads("p", "\n".join(mid_lines) + "\n" + mid_res, e.lead_idx + o, "    ", e.lead + sp_out)
+    lines += [f"    {ln}" for ln in mid_lines]
+    return lines, e.lead_idx + o, mid_res
+
+
+def _reduced_body(
+    e: _Emit, red: dict[str, Any], mid: Chain, post: Chain, sp_out: list[int], out_shape: list[int]
+) -> Body:
+    """One output per lead index: a loop over the pooled positions (each one's window and the chain
+    after the pool) that reduces them, then the chain after the reduction."""
+    mid_lines, mid_res = mid
+    combine, start = AFTER[red["op"]], "0.0" if AFTER[red["op"]] == "sum" else None
+    init = start or ("float('-inf')" if combine == "max" else "float('inf')")
+    lines = [f"    red = tl.full([BLOCK], {init}, tl.float32)"]
+    npos = int(math.prod(sp_out))
+    lines.append(f"    for q in range({npos}):")
+    o = []
+    for j in range(e.k):
+        inner = int(math.prod(sp_out[j + 1 :]))
+        pos = f"(q // {inner}) % {sp_out[j]}" if inner > 1 else f"q % {sp_out[j]}"
+        lines.append(f"        o{j} = {pos}")
+        o.append(f"o{j}")
+    lines += e.window("        ", o)
+    lines += e.loads("p", "\n".join(mid_lines) + "\n" + mid_res, e.lead_idx + o, "        ", e.lead + sp_out)
+    lines += [f"        {ln}" for ln in mid_lines]
+    if combine == "sum":
+        lines.append(f"        red = red + {mid_res}")
     else:
-        combine, start = AFTER[red["op"]], "0.0" if AFTER[red["op"]] == "sum" else None
-        init = start or ("float('-inf')" if combine == "max" else "float('inf')")
-        body.append(f"    red = tl.full([BLOCK], {init}, tl.float32)")
-        npos = int(math.prod(sp_out))
-        body.append(f"    for q in range({npos}):")
-        o = []
-        for j in range(k):
-            inner = int(math.prod(sp_out[j + 1 :]))
-            pos = f"(q // {inner}) % {sp_out[j]}" if inner > 1 else f"q % {sp_out[j]}"
-            body.append(f"        o{j} = {pos}")
-            o.append(f"o{j}")
-        body += window("        ", o)
-        body += loads("p", mid_code, lead_idx + o, "        ", pooled_shape)
-        body += [f"        {ln}" for ln in mid_lines]
-        if combine == "sum":
-            body.append(f"        red = red + {mid_res}")
-        else:
-            fn = "maximum" if combine == "max" else "minimum"
-            nan = f"({mid_res} != {mid_res}) | (red != red)"
-            body.append(f"        red = tl.where({nan}, red + {mid_res}, tl.{fn}(red, {mid_res}))")
-        if red["op"] == "mean":
-            body.append(f"    red = red / {float(npos)!r}")
-        store_idx = lead_idx + ["0"] * k if red["keep"] else lead_idx
-        reduced = lead + [1] * k if red["keep"] else lead
-        if out_shape != reduced:
-            raise CannotSynthesize(f"the output {out_shape} is not the {red['op']} {reduced} of a pool of {in_shape}")
-        post_code = "\n".join(post_lines) + "\n" + post_res
-        body += loads("q", post_code, store_idx, "    ", reduced)
-        body += [f"    {ln}" for ln in post_lines]
-        result = post_res
-    body.append(
-        f"    tl.store({out_name} + ({arg_offset(out_arg, store_idx)}){z}, "
-        f"({result}).to({out_name}.dtype.element_ty), mask=mask)"
-    )
+        fn = "maximum" if combine == "max" else "minimum"
+        nan = f"({mid_res} != {mid_res}) | (red != red)"
+        lines.append(f"        red = tl.where({nan}, red + {mid_res}, tl.{fn}(red, {mid_res}))")
+    if red["op"] == "mean":
+        lines.append(f"    red = red / {float(npos)!r}")
+    store_idx = e.lead_idx + ["0"] * e.k if red["keep"] else e.lead_idx
+    reduced = e.lead + [1] * e.k if red["keep"] else e.lead
+    if out_shape != reduced:
+        in_shape = e.lead + e.sp_in
+        raise CannotSynthesize(f"the output {out_shape} is not the {red['op']} {reduced} of a pool of {in_shape}")
+    post_lines, post_res = post
+    lines += e.loads("q", "\n".join(post_lines) + "\n" + post_res, store_idx, "    ", reduced)
+    lines += [f"    {ln}" for ln in post_lines]
+    return lines, store_idx, post_res
+
+
+def _module(
+    contract: dict[str, Any],
+    attempt: int,
+    e: _Emit,
+    red: dict[str, Any] | None,
+    space: list[int],
+    body: list[str],
+    grid: str | None,
+) -> str:
+    """The candidate module: the attempt's launch configuration (tiles or flat blocks) around the body."""
+    pool, k, n_out = e.pool, e.k, int(math.prod(space))
     what = f"a {k}-d {pool['op']} pool (kernel {pool['kernel']}, stride {pool['stride']}, padding {pool['padding']})"
     if red is not None:
         what += f" then a {red['op']} over the pooled dims"
-    what_lines = [f"{what} of {in_shape}, {n_out} outputs, the chains around it fused."]
-    if tiled:
+    what_lines = [f"{what} of {e.lead + e.sp_in}, {n_out} outputs, the chains around it fused."]
+    if e.tiled:
+        bh, bw, warps = TILED[(attempt // 2) % len(TILED)]
         what_lines.append(f"Tiles of BH x BW outputs of the last two pooled dims ({bh} x {bw} here).")
         config = {"BH": bh, "BW": bw}
         return candidate_module(attempt, what_lines, "synth_pool", contract, body, config, warps, n_out, "BW", grid)
+    block, warps = ATTEMPTS[(attempt // 2 if red is None and k >= 2 else attempt) % len(ATTEMPTS)]
     return candidate_module(attempt, what_lines, "synth_pool", contract, body, {"BLOCK": block}, warps, n_out, "BLOCK")
+
+
+def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
+    segs = _parse(fwd)
+    _check_arguments(args, ins, outs)
+    pool, red = segs["pool"], segs["red"]
+    k = len(pool["kernel"])
+    params = [p.arg for p in fwd.args.args[1:]]  # forward(self, x0, x1, ...)
+    if len(params) != len(ins):
+        raise CannotSynthesize(f"forward takes {len(params)} values for {len(ins)} inputs")
+    args, consts = _unsqueezed_inputs(segs, params, ins, args, consts)
+    pre_lines, pre_res, pre_used = _pre_chain(segs, params, len(ins))
+    in_shape = broadcast_shapes(*[consts["SHAPES"][ins[i]] for i in pre_used])
+    out_name = outs[0]
+    out_shape = list(consts["OUT_SHAPES"][out_name])
+    rank = len(in_shape)
+    if rank < k + 1:
+        raise CannotSynthesize(f"a {k}-d max pool of a {rank}-d value")
+    lead, sp_in = in_shape[: rank - k], in_shape[rank - k :]
+    sp_out = _pooled_sizes(pool, sp_in)
+    _check_output(segs, out_shape, lead + sp_out, in_shape)
+    mid, post = _chains_after(segs, params)
+    tiled = red is None and k >= 2 and attempt % 2 == 1
+    e = _Emit(pool, lead, sp_in, ins, args, consts["SHAPES"], (pre_lines, pre_res), pre_used, tiled)
+    # output index space: lead + pooled dims (no reduction), lead (+ size-1 dims) with one
+    space = lead + sp_out if red is None else lead
+    body, grid = _tiled_index(space) if tiled else (_flat_index(space), None)
+    lines, store_idx, result = (
+        _pooled_body(e, mid, sp_out) if red is None else _reduced_body(e, red, mid, post, sp_out, out_shape)
+    )
+    body += lines
+    body.append(
+        f"    tl.store({out_name} + ({arg_offset(args[out_name], store_idx)}){e.z}, "
+        f"({result}).to({out_name}.dtype.element_ty), mask=mask)"
+    )
+    return _module(contract, attempt, e, red, space, body, grid)
