@@ -554,152 +554,202 @@ class RowKernel:
                 raise CannotSynthesize("aten.full of a tensor shape")
             return Val(value, None, "const")
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max", "pow"):
-            vals = [self._arg(a, env) for a in call.args]
-            flat = [v for v in vals if v.kind == "rowflat"]
-            # one value per row (a reduction without keepdim) combines only with constants and
-            # values of its own shape: anything else would broadcast it along another dimension
-            same = [v.kind == "const" or v.kind == "rowflat" and v.shape == flat[0].shape for v in vals] if flat else []
-            mixed = not all(same)
-            if any(v.kind == "tuple" for v in vals) or mixed:
-                raise CannotSynthesize(
-                    f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)"
-                )
-            shape: list[int] | None = None
-            for v in vals:
-                if v.shape is not None:
-                    self._lifted_rank(v.shape, op)
-                    shape = self._canon(v.shape) if shape is None else broadcast_shapes(shape, self._canon(v.shape))
-            ph = [f"{{{k}}}" for k in range(len(vals))]
-            if op in UNARY and len(vals) == 1:
-                tmpl = UNARY[op]
-            elif op in BINARY and len(vals) == 2:
-                tmpl = BINARY[op]
-            elif op == "where" and len(vals) == 3:
-                tmpl = f"tl.where({ph[0]}, {ph[1]}, {ph[2]})"
-            elif op in ("clamp_min", "clamp_max") and len(vals) == 2:
-                tmpl = f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({ph[0]}, {ph[1]})"
-            elif op == "pow" and parts[4] == "Tensor_Scalar" and len(vals) == 2 and vals[1].kind == "const":
-                tmpl = pow_template(vals[1].code)
-            else:
-                raise CannotSynthesize(f"aten.{op}.{parts[4]} with {len(vals)} arguments")
-            if flat:  # a function of one value per row (and constants): stays one value per row
-                t = self._new(tmpl.format(*[v.code for v in vals]), list(flat[0].shape), "row")
-                return Val(t.code, list(flat[0].shape), "rowflat")
-            if shape is None:
-                raise CannotSynthesize(f"aten.{op} of constants only")
-            if all(v.kind in ("input", "lazy", "const") for v in vals):
-                # a function of the arguments alone: stays symbolic until used, so that a view
-                # applied later (unsqueeze) can be pushed down to the loads
-                return Val(tmpl, list(shape), "lazy", parts=vals)
-            vals = [self.load(v) for v in vals]
-            return self._new(tmpl.format(*[v.code for v in vals]), shape, self._kind_of(shape))
+            return self._pointwise(call, env, op, parts[4])
         x = self._arg(call.args[0], env)
-        if self.fold is not None and op in ("unsqueeze", "squeeze", "permute", "expand", "as_strided"):
+        call = self._folded(call, op)
+        if op in self.VIEWS:  # views pushed down to the arguments' loads
+            return self.VIEWS[op](self, op, x, call, kw)
+        if op in VIEW_OPS and x.kind == "input":
+            return self._view_of_input(x, call)
+        x = self.load(x)
+        if op in VIEW_OPS:
+            return self._view(op, x, call)
+        key = f"{op}.{parts[4]}" if op in ("max", "min") else op
+        if key in self.COMPUTED:
+            return self.COMPUTED[key](self, op, x, call, kw)
+        raise CannotSynthesize(f"aten.{op} is not supported by the row synthesizer")
+
+    def _pointwise(self, call: ast.Call, env: dict[str, Val], op: str, overload: str) -> Val:
+        """An element-wise op: a template over its arguments' values, computed where a tile needs
+        it (a function of the arguments alone stays symbolic until then)."""
+        vals = [self._arg(a, env) for a in call.args]
+        flat = [v for v in vals if v.kind == "rowflat"]
+        # one value per row (a reduction without keepdim) combines only with constants and
+        # values of its own shape: anything else would broadcast it along another dimension
+        same = [v.kind == "const" or v.kind == "rowflat" and v.shape == flat[0].shape for v in vals] if flat else []
+        mixed = not all(same)
+        if any(v.kind == "tuple" for v in vals) or mixed:
+            raise CannotSynthesize(
+                f"aten.{op} of a reduction without keepdim (it would broadcast along another dimension)"
+            )
+        shape: list[int] | None = None
+        for v in vals:
+            if v.shape is not None:
+                self._lifted_rank(v.shape, op)
+                shape = self._canon(v.shape) if shape is None else broadcast_shapes(shape, self._canon(v.shape))
+        tmpl = self._template(op, overload, vals)
+        if flat:  # a function of one value per row (and constants): stays one value per row
+            t = self._new(tmpl.format(*[v.code for v in vals]), list(flat[0].shape), "row")
+            return Val(t.code, list(flat[0].shape), "rowflat")
+        if shape is None:
+            raise CannotSynthesize(f"aten.{op} of constants only")
+        if all(v.kind in ("input", "lazy", "const") for v in vals):
+            # a function of the arguments alone: stays symbolic until used, so that a view
+            # applied later (unsqueeze) can be pushed down to the loads
+            return Val(tmpl, list(shape), "lazy", parts=vals)
+        vals = [self.load(v) for v in vals]
+        return self._new(tmpl.format(*[v.code for v in vals]), shape, self._kind_of(shape))
+
+    @staticmethod
+    def _template(op: str, overload: str, vals: list[Val]) -> str:
+        """The Triton expression of an element-wise op, ``{k}`` for its k-th argument."""
+        ph = [f"{{{k}}}" for k in range(len(vals))]
+        if op in UNARY and len(vals) == 1:
+            return UNARY[op]
+        if op in BINARY and len(vals) == 2:
+            return BINARY[op]
+        if op == "where" and len(vals) == 3:
+            return f"tl.where({ph[0]}, {ph[1]}, {ph[2]})"
+        if op in ("clamp_min", "clamp_max") and len(vals) == 2:
+            return f"tl.{'maximum' if op == 'clamp_min' else 'minimum'}({ph[0]}, {ph[1]})"
+        if op == "pow" and overload == "Tensor_Scalar" and len(vals) == 2 and vals[1].kind == "const":
+            return pow_template(vals[1].code)
+        raise CannotSynthesize(f"aten.{op}.{overload} with {len(vals)} arguments")
+
+    def _folded(self, call: ast.Call, op: str) -> ast.Call:
+        """In a unit whose reduced dims are folded into one: views that keep them (a reshape to the
+        unit's rank, seen folded); views that could move them are refused."""
+        if self.fold is None:
+            return call
+        if op in ("unsqueeze", "squeeze", "permute", "expand", "as_strided"):
             raise CannotSynthesize(f"aten.{op} in a unit whose reduction over {self.fold.run} is folded into one")
-        if self.fold is not None and op in VIEW_OPS and len(call.args) > 1:
+        if op in VIEW_OPS and len(call.args) > 1:
             new = list(ast.literal_eval(call.args[1]))
             if len(new) != self.fold.rank:
                 raise CannotSynthesize(f"aten.{op} to {new} in a unit folded over {list(self.fold.run)}")
             call = ast.Call(call.func, [call.args[0], ast.Constant(self.fold.shape(new))], call.keywords)
-        if op == "as_strided":
-            # a view of an argument by sizes and strides (Inductor reads a group norm's [N, G, ...]
-            # statistics as [N, C] this way): indexed with exactly those strides
-            try:
-                args = [ast.literal_eval(a) for a in call.args[1:]]
-            except ValueError:
-                raise CannotSynthesize(f"aten.as_strided with symbolic sizes: {ast.unparse(call)[:120]}") from None
-            offset = args[2] if len(args) > 2 else kw.get("storage_offset", 0)
-            if (
-                x.kind in ("full", "lazy")
-                and not offset
-                # eager elementwise results keep their inputs' layout: contiguous only if they are
-                and all(self._contiguous(a) for a in self.args.values() if a.get("kind", "tensor") == "tensor")
-                and list(args[1]) == contiguous_strides(list(args[0]))
-                and self._canon(list(args[0])) == self._canon(list(x.shape)) == list(self.S)
-            ):
-                return x  # a computed (contiguous) value re-viewed with its own strides: a reshape
-            if x.kind != "input" or x.strides is None and list(x.shape) != list(self.args[x.arg]["shape"]) or offset:
-                raise CannotSynthesize("aten.as_strided of a computed value, a view or with a storage offset")
-            return Val(x.code, list(args[0]), "input", arg=x.arg, strides=list(args[1]))
-        if op == "unsqueeze":
-            if x.kind not in ("input", "lazy"):
-                raise CannotSynthesize("aten.unsqueeze of a computed value")
-            return self._unsqueeze(x, int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1), len(x.shape))
-        if op == "expand":
-            new = list(ast.literal_eval(call.args[1]))
-            old = list(x.shape or [])
-            if len(new) == len(old):
-                new = [o if n == -1 else n for n, o in zip(new, old)]
-            if x.shape is not None and self._canon(new) == self._canon(old):
-                return x  # an expand to the value's own shape
-            raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
-        if op in VIEW_OPS and x.kind == "input":
-            new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
-            new = self._canon(list(new))
-            if list(new) == list(x.shape):
-                return x
-            # a view of an argument that is contiguous in its logical shape is contiguous in the new
-            # one; other views cannot be indexed
-            plain = x.strides is not None and is_contiguous(x.shape, x.strides)
-            return Val(x.code, list(new), "input", arg=x.arg, strides=contiguous_strides(new) if plain else None)
-        x = self.load(x)
-        if op in VIEW_OPS:
-            new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
-            if (
-                x.kind != "full"
-                or math.prod(new) != self.numel
-                or new[-1] != self.N
-                or self.red != len(self.S) - 1
-                and list(new) != list(x.shape)
-            ):
-                raise CannotSynthesize(f"aten.{op} to {new} changes the rows")
-            return Val(x.code, self._canon(list(new)), "full")
-        if op == "convert_element_type":
-            return self._new(f"{x.code}.to(tl.float32)", x.shape, x.kind)
-        if op in REDUCE:
-            dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
-            keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
-            self._dims_last(dims, x.shape)
-            r = self._reduce(x, op)
-            if op == "mean":
-                r = self._new(f"{r.code} / {float(self.N)!r}", r.shape, "row")
-            if not keep:
-                r = Val(r.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
-            return r
-        if op in ("max", "min") and parts[4] == "dim":
-            # (values, indices) over one dimension (``torch.max(x, dim)[0]``): the values are an
-            # amax/amin; the indices are not synthesised, so a unit that uses them is refused
-            dim = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
-            keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
-            self._dims_last([dim], x.shape)
-            r = self._reduce(x, "amax" if op == "max" else "amin")
-            if not keep:
-                r = Val(r.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
-            indices = Val("", None, "tuple", [])  # any use fails: "not a tensor value" / no part
-            return Val("", None, "tuple", [r, indices])
-        if op in ("var_mean", "var"):
-            dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
-            self._dims_last(dims, x.shape)
-            if not kw.get("keepdim", False):
-                raise CannotSynthesize(f"aten.{op} without keepdim")
-            corr = kw.get("correction", 1)
-            mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", _keep(x.shape, self.red), "row")
-            d = self._new(f"{x.code} - {mean.code}", x.shape, "full")
-            var = self._reduce(self._new(f"{d.code} * {d.code}", x.shape, "full"), "sum")
-            var = self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row")
-            return Val("", None, "tuple", [var, mean]) if op == "var_mean" else var
-        if op in ("prepare_softmax_online", "_softmax", "_log_softmax"):
-            dim = ast.literal_eval(call.args[1])
-            self._dims_last(dim, x.shape)
-            m = self._reduce(x, "amax")
-            e = self._new(f"tl.exp({x.code} - {m.code})", x.shape, "full")
-            s = self._reduce(e, "sum")
-            if op == "prepare_softmax_online":
-                return Val("", None, "tuple", [m, s])
-            if op == "_softmax":
-                return self._new(f"{e.code} / {s.code}", x.shape, "full")
-            return self._new(f"{x.code} - {m.code} - tl.log({s.code})", x.shape, "full")
-        raise CannotSynthesize(f"aten.{op} is not supported by the row synthesizer")
+        return call
+
+    # -- views: of an argument, they only change how it is indexed ------------------------------
+    def _as_strided(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        """A view of an argument by sizes and strides (Inductor reads a group norm's [N, G, ...]
+        statistics as [N, C] this way): indexed with exactly those strides."""
+        try:
+            args = [ast.literal_eval(a) for a in call.args[1:]]
+        except ValueError:
+            raise CannotSynthesize(f"aten.as_strided with symbolic sizes: {ast.unparse(call)[:120]}") from None
+        offset = args[2] if len(args) > 2 else kw.get("storage_offset", 0)
+        if (
+            x.kind in ("full", "lazy")
+            and not offset
+            # eager elementwise results keep their inputs' layout: contiguous only if they are
+            and all(self._contiguous(a) for a in self.args.values() if a.get("kind", "tensor") == "tensor")
+            and list(args[1]) == contiguous_strides(list(args[0]))
+            and self._canon(list(args[0])) == self._canon(list(x.shape)) == list(self.S)
+        ):
+            return x  # a computed (contiguous) value re-viewed with its own strides: a reshape
+        if x.kind != "input" or x.strides is None and list(x.shape) != list(self.args[x.arg]["shape"]) or offset:
+            raise CannotSynthesize("aten.as_strided of a computed value, a view or with a storage offset")
+        return Val(x.code, list(args[0]), "input", arg=x.arg, strides=list(args[1]))
+
+    def _unsqueeze_op(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        if x.kind not in ("input", "lazy"):
+            raise CannotSynthesize("aten.unsqueeze of a computed value")
+        return self._unsqueeze(x, int(ast.literal_eval(call.args[1])) % (len(x.shape) + 1), len(x.shape))
+
+    def _expand(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        new = list(ast.literal_eval(call.args[1]))
+        old = list(x.shape or [])
+        if len(new) == len(old):
+            new = [o if n == -1 else n for n, o in zip(new, old)]
+        if x.shape is not None and self._canon(new) == self._canon(old):
+            return x  # an expand to the value's own shape
+        raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
+
+    VIEWS = {"as_strided": _as_strided, "unsqueeze": _unsqueeze_op, "expand": _expand}
+
+    def _view_of_input(self, x: Val, call: ast.Call) -> Val:
+        new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+        new = self._canon(list(new))
+        if list(new) == list(x.shape):
+            return x
+        # a view of an argument that is contiguous in its logical shape is contiguous in the new
+        # one; other views cannot be indexed
+        plain = x.strides is not None and is_contiguous(x.shape, x.strides)
+        return Val(x.code, list(new), "input", arg=x.arg, strides=contiguous_strides(new) if plain else None)
+
+    def _view(self, op: str, x: Val, call: ast.Call) -> Val:
+        """A view of a computed value: only another grouping of the same rows."""
+        new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
+        if (
+            x.kind != "full"
+            or math.prod(new) != self.numel
+            or new[-1] != self.N
+            or self.red != len(self.S) - 1
+            and list(new) != list(x.shape)
+        ):
+            raise CannotSynthesize(f"aten.{op} to {new} changes the rows")
+        return Val(x.code, self._canon(list(new)), "full")
+
+    # -- ops on loaded values -------------------------------------------------------------------
+    def _convert(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        return self._new(f"{x.code}.to(tl.float32)", x.shape, x.kind)
+
+    def _rowflat(self, r: Val, x: Val, keep: Any) -> Val:
+        """A reduction's result, kept as ``[..., 1, ...]`` or one value per row without keepdim."""
+        return r if keep else Val(r.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
+
+    def _reduction(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+        keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
+        self._dims_last(dims, x.shape)
+        r = self._reduce(x, op)
+        if op == "mean":
+            r = self._new(f"{r.code} / {float(self.N)!r}", r.shape, "row")
+        return self._rowflat(r, x, keep)
+
+    def _max_min_dim(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        """(values, indices) over one dimension (``torch.max(x, dim)[0]``): the values are an
+        amax/amin; the indices are not synthesised, so a unit that uses them is refused."""
+        dim = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+        keep = ast.literal_eval(call.args[2]) if len(call.args) > 2 else kw.get("keepdim", False)
+        self._dims_last([dim], x.shape)
+        r = self._rowflat(self._reduce(x, "amax" if op == "max" else "amin"), x, keep)
+        indices = Val("", None, "tuple", [])  # any use fails: "not a tensor value" / no part
+        return Val("", None, "tuple", [r, indices])
+
+    def _var(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+        self._dims_last(dims, x.shape)
+        if not kw.get("keepdim", False):
+            raise CannotSynthesize(f"aten.{op} without keepdim")
+        corr = kw.get("correction", 1)
+        mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", _keep(x.shape, self.red), "row")
+        d = self._new(f"{x.code} - {mean.code}", x.shape, "full")
+        var = self._reduce(self._new(f"{d.code} * {d.code}", x.shape, "full"), "sum")
+        var = self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row")
+        return Val("", None, "tuple", [var, mean]) if op == "var_mean" else var
+
+    def _softmax(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        self._dims_last(ast.literal_eval(call.args[1]), x.shape)
+        m = self._reduce(x, "amax")
+        e = self._new(f"tl.exp({x.code} - {m.code})", x.shape, "full")
+        s = self._reduce(e, "sum")
+        if op == "prepare_softmax_online":
+            return Val("", None, "tuple", [m, s])
+        if op == "_softmax":
+            return self._new(f"{e.code} / {s.code}", x.shape, "full")
+        return self._new(f"{x.code} - {m.code} - tl.log({s.code})", x.shape, "full")
+
+    COMPUTED = {
+        "convert_element_type": _convert,
+        **dict.fromkeys(REDUCE, _reduction),
+        "max.dim": _max_min_dim,
+        "min.dim": _max_min_dim,
+        "var_mean": _var,
+        "var": _var,
+        **dict.fromkeys(("prepare_softmax_online", "_softmax", "_log_softmax"), _softmax),
+    }
 
     def build(self, attempt: int) -> str:
         env: dict[str, Val] = {}
