@@ -27,6 +27,7 @@ import contextlib
 import math
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +141,8 @@ def _buffers(
 def _kernel_object(src: str, name: str, directory: Path) -> Any:
     """Inductor's kernel object (its heuristics decorator applied; nothing is compiled), imported
     from a file in ``directory``: ``triton.jit`` reads its function's source from the file (the
-    interpreter does not, so on the CPU an ``exec`` of the text worked and on the GPU every
-    re-lowering failed with "@jit functions should be defined in a Python file", H200 runs 10-12)."""
+    interpreter does not, so an ``exec`` of the text runs on the CPU but fails on the GPU with
+    "@jit functions should be defined in a Python file")."""
     from ...isolate.harness import load_module
 
     path = Path(directory) / f"{name}.py"
@@ -205,13 +206,25 @@ def _compile(contract: dict[str, Any], ref: Any, patch: dict[str, Any]) -> str:
     return Path(hooks.graphs[0].path).read_text()
 
 
-def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int) -> str:
-    from ...core import instrument, outputcode
-    from ...isolate.harness import load_module
-    from ...isolate.inductor import launcher_lines, strip_heuristics_decorator
+@dataclass
+class _Wrapper:
+    """The re-lowered wrapper, read: its AST, its kernels, its Triton launches in order, and its
+    buffers (``_buffers``)."""
 
-    vname, patch = variants(contract)[variant % len(variants(contract))]
-    unit_dir = Path(unit_dir)
+    tree: ast.Module
+    oc: Any  # core.outputcode's parse of it
+    sites: list[Any]
+    bufs: dict[str, tuple[list[int], list[int], str]]
+    returned: list[str]
+    roots: dict[str, str]
+
+
+def _relowered(contract: dict[str, Any], unit_dir: Path, vname: str, patch: dict[str, Any]) -> tuple[Any, _Wrapper]:
+    """The unit's reference module, and the wrapper Inductor writes for it under ``patch``: only
+    Triton kernels, each launched once, one of them unless the unit is a region."""
+    from ...core import outputcode
+    from ...isolate.harness import load_module
+
     if (unit_dir / "reference_constants.pt").exists():
         raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")
     ref = load_module(unit_dir / "reference.py", "kernelopt_relower_reference")
@@ -231,16 +244,20 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
         raise CannotSynthesize(
             f"Inductor ({vname}) lowers the reference to {kinds}: one Triton kernel per unit (several for a region)"
         )
-    bufs, returned, roots = _buffers(tree)
+    return ref, _Wrapper(tree, oc, sites, *_buffers(tree))
+
+
+def _unit_names(contract: dict[str, Any], ref: Any, w: _Wrapper, vname: str) -> dict[str, str]:
+    """Wrapper names -> the unit's argument names: the inputs, and each returned buffer (under
+    every name of its memory) an output laid out as the unit's."""
     unit_args = {a["name"]: a for a in contract["args"]}
-    # wrapper names -> the unit's argument names
-    names = dict(zip(oc.call_args, ref.INPUTS))
-    if len(returned) != len(ref.OUTPUTS):
-        raise CannotSynthesize(f"the re-lowered graph returns {len(returned)} values for {len(ref.OUTPUTS)} outputs")
-    for buf, out in zip(returned, ref.OUTPUTS):
-        if buf not in bufs:
+    names = dict(zip(w.oc.call_args, ref.INPUTS))
+    if len(w.returned) != len(ref.OUTPUTS):
+        raise CannotSynthesize(f"the re-lowered graph returns {len(w.returned)} values for {len(ref.OUTPUTS)} outputs")
+    for buf, out in zip(w.returned, ref.OUTPUTS):
+        if buf not in w.bufs:
             raise CannotSynthesize(f"the re-lowered graph returns {buf}, which is not a buffer it allocates")
-        shape, stride, _ = bufs[buf]
+        shape, stride, _ = w.bufs[buf]
         a = unit_args[out]
         if a.get("storage_offset", 0):
             raise CannotSynthesize(f"argument {out} starts at an offset into its buffer")
@@ -249,57 +266,89 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
                 f"Inductor ({vname}) writes {out} as {shape} with strides {stride}; "
                 f"the unit's is {a['shape']} with strides {a['stride']}"
             )
-        if out in ref.INPUTS and (len(sites) > 1 or oc.kernels[sites[0].target].heuristic != "pointwise"):
+        if out in ref.INPUTS and (len(w.sites) > 1 or w.oc.kernels[w.sites[0].target].heuristic != "pointwise"):
             raise CannotSynthesize(
                 f"the unit writes {out} in place and the re-lowered code is not one pointwise kernel"
             )
         names[buf] = out
     # every other name of a returned buffer's memory (Inductor's "buf6 = buf3; del buf3  # reuse"
     # between two kernels) is that output too: the earlier kernel must write into it
-    for name in bufs:
-        owner = next((b for b in returned if roots.get(b, b) == roots.get(name, name)), None)
+    for name in w.bufs:
+        owner = next((b for b in w.returned if w.roots.get(b, b) == w.roots.get(name, name)), None)
         if owner is not None and name not in names:
             names[name] = names[owner]
+    return names
+
+
+def _kernel_args(
+    w: _Wrapper, knames: list[str], launch_args: list[ast.expr], names: dict[str, str], scratch: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A launch's arguments as the kernel's (name, kind) and what ``launch`` passes for each: a
+    unit's argument, a region's intermediate (allocated in ``launch``, added to ``scratch``) or
+    a numeric constant."""
+    kargs, passed = [], []
+    for kn, node in zip(knames, launch_args):
+        text = ast.unparse(node)
+        if isinstance(node, ast.Name) and node.id in names:
+            passed.append(names[node.id])
+            kargs.append({"name": kn, "kind": "tensor"})
+        elif isinstance(node, ast.Name) and node.id in w.bufs and len(w.sites) > 1:
+            # an intermediate of the region's re-lowering: one tensor per allocation,
+            # whatever name (alias) a kernel gets it under
+            root = w.roots.get(node.id, node.id)
+            scratch[root] = w.bufs.get(root, w.bufs[node.id])
+            passed.append(f"_{root}")
+            kargs.append({"name": kn, "kind": "tensor"})
+        elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            passed.append(repr(node.value))
+            kargs.append({"name": kn, "kind": "scalar", "value": node.value})
+        else:
+            raise CannotSynthesize(
+                f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
+            )
+    return kargs, passed
+
+
+def _site_launch(
+    w: _Wrapper, i: int, names: dict[str, str], scratch: dict[str, Any], tmp: str
+) -> tuple[list[str], list[str], str]:
+    """The ``i``-th launch as the candidate's: the kernel renamed, its launcher (the first config
+    of its heuristics, Inductor's grid) and the line of ``launch`` that calls it."""
+    from ...core import instrument
+    from ...isolate.inductor import launcher_lines, strip_heuristics_decorator
+
+    site = w.sites[i]
+    prefix = "relowered_" if len(w.sites) == 1 else f"relowered{i}_"
+    kname = site.target
+    kd = w.oc.kernels[kname]
+    launch_args = _call_args(w.tree, site.lineno, kname)
+    inner = _kernel_object(kd.source, kname, tmp)
+    configs = list(getattr(inner, "configs", None) or [])
+    if not configs:
+        raise CannotSynthesize(f"Inductor's {kname} has no configs")
+    config = instrument.config_dict(configs[0])
+    knames = instrument.arg_names(inner, len(launch_args))
+    kargs, passed = _kernel_args(w, knames, launch_args, names, scratch)
+    new = f"{prefix}{kname}"
+    pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
+    kernel_src = strip_heuristics_decorator(kd.source, kname)
+    kernel = [re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src).strip(), ""]
+    cfg_prefix = "" if len(w.sites) == 1 else f"K{i}_"
+    launcher = [*launcher_lines(new, pseudo, cfg_prefix=cfg_prefix, fn_prefix=prefix), "", ""]
+    return kernel, launcher, f"    {prefix}launch({', '.join(passed)})"
+
+
+def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int) -> str:
+    vname, patch = variants(contract)[variant % len(variants(contract))]
+    ref, w = _relowered(contract, Path(unit_dir), vname, patch)
+    names = _unit_names(contract, ref, w, vname)
     kernels, launchers, calls, scratch = [], [], [], {}
     with tempfile.TemporaryDirectory(prefix="kernelopt-relower-") as tmp:
-        for i, site in enumerate(sites):
-            prefix = "relowered_" if len(sites) == 1 else f"relowered{i}_"
-            kname = site.target
-            kd = oc.kernels[kname]
-            launch_args = _call_args(tree, site.lineno, kname)
-            inner = _kernel_object(kd.source, kname, tmp)
-            configs = list(getattr(inner, "configs", None) or [])
-            if not configs:
-                raise CannotSynthesize(f"Inductor's {kname} has no configs")
-            config = instrument.config_dict(configs[0])
-            knames = instrument.arg_names(inner, len(launch_args))
-            kargs, passed = [], []
-            for kn, node in zip(knames, launch_args):
-                text = ast.unparse(node)
-                if isinstance(node, ast.Name) and node.id in names:
-                    passed.append(names[node.id])
-                    kargs.append({"name": kn, "kind": "tensor"})
-                elif isinstance(node, ast.Name) and node.id in bufs and len(sites) > 1:
-                    # an intermediate of the region's re-lowering: one tensor per allocation,
-                    # whatever name (alias) a kernel gets it under
-                    root = roots.get(node.id, node.id)
-                    scratch[root] = bufs.get(root, bufs[node.id])
-                    passed.append(f"_{root}")
-                    kargs.append({"name": kn, "kind": "tensor"})
-                elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-                    passed.append(repr(node.value))
-                    kargs.append({"name": kn, "kind": "scalar", "value": node.value})
-                else:
-                    raise CannotSynthesize(
-                        f"the re-lowered kernel's argument {kn} is {text}: not an input or output of the unit"
-                    )
-            new = f"{prefix}{kname}"
-            pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
-            kernel_src = strip_heuristics_decorator(kd.source, kname)
-            kernels += [re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src).strip(), ""]
-            cfg_prefix = "" if len(sites) == 1 else f"K{i}_"
-            launchers += [*launcher_lines(new, pseudo, cfg_prefix=cfg_prefix, fn_prefix=prefix), "", ""]
-            calls.append(f"    {prefix}launch({', '.join(passed)})")
+        for i in range(len(w.sites)):
+            kernel, launcher, call = _site_launch(w, i, names, scratch, tmp)
+            kernels += kernel
+            launchers += launcher
+            calls.append(call)
     where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
     params = [a["name"] for a in contract["args"]]
     first_tensor = next(a["name"] for a in contract["args"] if a.get("kind") == "tensor")
@@ -307,7 +356,8 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
         f"    _{b} = torch.empty_strided({tuple(shape)}, {tuple(stride)}, dtype={dtype}, device={first_tensor}.device)"
         for b, (shape, stride, dtype) in scratch.items()
     ]
-    what = "its heuristics' first config" if len(sites) == 1 else f"{len(sites)} kernels, each with its first config"
+    n = len(w.sites)
+    what = "its heuristics' first config" if n == 1 else f"{n} kernels, each with its first config"
     return "\n".join(
         [
             f'"""Synthesised by kernelopt (Inductor re-lowering, variant {vname}, attempt {attempt}): Inductor\'s',
