@@ -355,6 +355,132 @@ def _ilogb(x: Any) -> Any:
     return np.frexp(x)[1] - 1
 
 
+_ROUNDINGS = ("rn", "rz", "rd", "ru")  # libdevice's rounding-mode variants, one numpy op for all four
+
+# libdevice name -> numpy function of that name (``np.<value>``)
+_NUMPY_OPS: dict[str, str] = {
+    # exp / log family
+    "exp": "exp",
+    "fast_expf": "exp",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "log": "log",
+    "fast_logf": "log",
+    "log2": "log2",
+    "fast_log2f": "log2",
+    "log10": "log10",
+    "fast_log10f": "log10",
+    "log1p": "log1p",
+    # powers / roots
+    "pow": "power",
+    "fast_powf": "power",
+    "sqrt": "sqrt",
+    **{f"sqrt_{r}": "sqrt" for r in _ROUNDINGS},
+    "cbrt": "cbrt",
+    "hypot": "hypot",
+    # trig / hyperbolic
+    "sin": "sin",
+    "fast_sinf": "sin",
+    "cos": "cos",
+    "fast_cosf": "cos",
+    "tan": "tan",
+    "fast_tanf": "tan",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "fast_tanhf": "tanh",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    # rounding
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+    "rint": "rint",
+    "nearbyint": "rint",
+    "llrint": "rint",
+    # classification
+    "isnan": "isnan",
+    "isinf": "isinf",
+    "finitef": "isfinite",
+    "isfinited": "isfinite",
+    "signbit": "signbit",
+    # misc binary float ops
+    "fmod": "fmod",
+    "copysign": "copysign",
+    "nextafter": "nextafter",
+    "abs": "abs",
+    **{f"add_{r}": "add" for r in _ROUNDINGS},
+    **{f"sub_{r}": "subtract" for r in _ROUNDINGS},
+    **{f"mul_{r}": "multiply" for r in _ROUNDINGS},
+}
+
+# special functions numpy lacks: libdevice name -> torch function (``torch.<value>``), which also
+# makes them bit-compatible with eager
+_TORCH_OPS: dict[str, str] = {
+    "erf": "special.erf",
+    "erfc": "special.erfc",
+    "erfinv": "special.erfinv",
+    "erfcx": "special.erfcx",
+    "normcdf": "special.ndtr",
+    "normcdfinv": "special.ndtri",
+    "lgamma": "lgamma",
+    "j0": "special.bessel_j0",
+    "j1": "special.bessel_j1",
+    "y0": "special.bessel_y0",
+    "y1": "special.bessel_y1",
+    "cyl_bessel_i0": "special.i0",
+    "cyl_bessel_i1": "special.i1",
+}
+
+
+def _composite_ops(np: Any) -> dict[str, Callable[..., Any]]:
+    """libdevice functions that are a formula over numpy (or torch) ones."""
+    rcp = lambda x: 1.0 / x  # noqa: E731
+    div = lambda a, b: a / b  # noqa: E731
+    fma = lambda a, b, c: a * b + c  # noqa: E731
+    ldexp = lambda a, b: np.ldexp(a, b.astype(np.int32))  # noqa: E731
+    return {
+        "exp10": lambda x: np.power(10.0, x),
+        "fast_exp10f": lambda x: np.power(10.0, x),
+        "logb": lambda x: np.floor(np.log2(np.abs(x))),
+        "ilogb": _ilogb,
+        "rsqrt": lambda x: 1.0 / np.sqrt(x),
+        "rsqrt_rn": lambda x: 1.0 / np.sqrt(x),
+        "rcbrt": lambda x: 1.0 / np.cbrt(x),
+        "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
+        "norm3d": lambda a, b, c: np.sqrt(a * a + b * b + c * c),
+        "rnorm3d": lambda a, b, c: 1.0 / np.sqrt(a * a + b * b + c * c),
+        "norm4d": lambda a, b, c, d: np.sqrt(a * a + b * b + c * c + d * d),
+        "rnorm4d": lambda a, b, c, d: 1.0 / np.sqrt(a * a + b * b + c * c + d * d),
+        "sinpi": lambda x: np.sin(np.pi * x),
+        "cospi": lambda x: np.cos(np.pi * x),
+        "erfcinv": lambda x: _torch_unary("special.erfinv")(1.0 - x),
+        "tgamma": _gamma,
+        "round": _round_half_away,
+        "llround": _round_half_away,
+        "remainder": lambda a, b: a - np.rint(a / b) * b,
+        "fdim": lambda a, b: np.where(a > b, a - b, np.where(np.isnan(a) | np.isnan(b), a + b, 0)),
+        "ldexp": ldexp,
+        "scalbn": ldexp,
+        "saturatef": lambda x: np.clip(x, 0.0, 1.0),
+        "fma": fma,
+        **{f"fma_{r}": fma for r in _ROUNDINGS},
+        **{f"div_{r}": div for r in _ROUNDINGS},
+        "fast_dividef": div,
+        **{f"rcp_{r}": rcp for r in _ROUNDINGS},
+        # integer helpers
+        "hadd": lambda a, b: (a.astype(np.int64) + b) >> 1,
+        "rhadd": lambda a, b: (a.astype(np.int64) + b + 1) >> 1,
+        "mul24": lambda a, b: a * b,
+        "sad": lambda a, b, c: np.abs(a.astype(np.int64) - b) + c,
+    }
+
+
 def _build_libdevice_numpy_table() -> dict[str, Callable[..., Any]]:
     """libdevice function name -> numpy-array implementation.
 
@@ -364,136 +490,9 @@ def _build_libdevice_numpy_table() -> dict[str, Callable[..., Any]]:
     also makes them bit-compatible with eager.
     """
     np = _np()
-    rcp = lambda x: 1.0 / x  # noqa: E731
-    div = lambda a, b: a / b  # noqa: E731
-    table: dict[str, Callable[..., Any]] = {
-        # exp / log family
-        "exp": np.exp,
-        "fast_expf": np.exp,
-        "exp2": np.exp2,
-        "exp10": lambda x: np.power(10.0, x),
-        "fast_exp10f": lambda x: np.power(10.0, x),
-        "expm1": np.expm1,
-        "log": np.log,
-        "fast_logf": np.log,
-        "log2": np.log2,
-        "fast_log2f": np.log2,
-        "log10": np.log10,
-        "fast_log10f": np.log10,
-        "log1p": np.log1p,
-        "logb": lambda x: np.floor(np.log2(np.abs(x))),
-        "ilogb": _ilogb,
-        # powers / roots
-        "pow": np.power,
-        "fast_powf": np.power,
-        "sqrt": np.sqrt,
-        "sqrt_rn": np.sqrt,
-        "sqrt_rd": np.sqrt,
-        "sqrt_ru": np.sqrt,
-        "sqrt_rz": np.sqrt,
-        "rsqrt": lambda x: 1.0 / np.sqrt(x),
-        "rsqrt_rn": lambda x: 1.0 / np.sqrt(x),
-        "cbrt": np.cbrt,
-        "rcbrt": lambda x: 1.0 / np.cbrt(x),
-        "hypot": np.hypot,
-        "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
-        "norm3d": lambda a, b, c: np.sqrt(a * a + b * b + c * c),
-        "rnorm3d": lambda a, b, c: 1.0 / np.sqrt(a * a + b * b + c * c),
-        "norm4d": lambda a, b, c, d: np.sqrt(a * a + b * b + c * c + d * d),
-        "rnorm4d": lambda a, b, c, d: 1.0 / np.sqrt(a * a + b * b + c * c + d * d),
-        # trig / hyperbolic
-        "sin": np.sin,
-        "fast_sinf": np.sin,
-        "cos": np.cos,
-        "fast_cosf": np.cos,
-        "tan": np.tan,
-        "fast_tanf": np.tan,
-        "sinpi": lambda x: np.sin(np.pi * x),
-        "cospi": lambda x: np.cos(np.pi * x),
-        "asin": np.arcsin,
-        "acos": np.arccos,
-        "atan": np.arctan,
-        "atan2": np.arctan2,
-        "sinh": np.sinh,
-        "cosh": np.cosh,
-        "tanh": np.tanh,
-        "fast_tanhf": np.tanh,
-        "asinh": np.arcsinh,
-        "acosh": np.arccosh,
-        "atanh": np.arctanh,
-        # special functions (numpy lacks these -> torch)
-        "erf": _torch_unary("special.erf"),
-        "erfc": _torch_unary("special.erfc"),
-        "erfinv": _torch_unary("special.erfinv"),
-        "erfcx": _torch_unary("special.erfcx"),
-        "erfcinv": lambda x: _torch_unary("special.erfinv")(1.0 - x),
-        "normcdf": _torch_unary("special.ndtr"),
-        "normcdfinv": _torch_unary("special.ndtri"),
-        "lgamma": _torch_unary("lgamma"),
-        "tgamma": _gamma,
-        "j0": _torch_unary("special.bessel_j0"),
-        "j1": _torch_unary("special.bessel_j1"),
-        "y0": _torch_unary("special.bessel_y0"),
-        "y1": _torch_unary("special.bessel_y1"),
-        "cyl_bessel_i0": _torch_unary("special.i0"),
-        "cyl_bessel_i1": _torch_unary("special.i1"),
-        # rounding
-        "floor": np.floor,
-        "ceil": np.ceil,
-        "trunc": np.trunc,
-        "rint": np.rint,
-        "nearbyint": np.rint,
-        "round": _round_half_away,
-        "llrint": np.rint,
-        "llround": _round_half_away,
-        # classification
-        "isnan": np.isnan,
-        "isinf": np.isinf,
-        "finitef": np.isfinite,
-        "isfinited": np.isfinite,
-        "signbit": np.signbit,
-        # misc binary / ternary float ops
-        "fmod": np.fmod,
-        "remainder": lambda a, b: a - np.rint(a / b) * b,
-        "copysign": np.copysign,
-        "nextafter": np.nextafter,
-        "fdim": lambda a, b: np.where(a > b, a - b, np.where(np.isnan(a) | np.isnan(b), a + b, 0)),
-        "ldexp": lambda a, b: np.ldexp(a, b.astype(np.int32)),
-        "scalbn": lambda a, b: np.ldexp(a, b.astype(np.int32)),
-        "saturatef": lambda x: np.clip(x, 0.0, 1.0),
-        "abs": np.abs,
-        "fma": lambda a, b, c: a * b + c,
-        "fma_rn": lambda a, b, c: a * b + c,
-        "fma_rz": lambda a, b, c: a * b + c,
-        "fma_rd": lambda a, b, c: a * b + c,
-        "fma_ru": lambda a, b, c: a * b + c,
-        "div_rn": div,
-        "div_rz": div,
-        "div_rd": div,
-        "div_ru": div,
-        "fast_dividef": div,
-        "rcp_rn": rcp,
-        "rcp_rz": rcp,
-        "rcp_rd": rcp,
-        "rcp_ru": rcp,
-        "add_rn": np.add,
-        "add_rz": np.add,
-        "add_rd": np.add,
-        "add_ru": np.add,
-        "sub_rn": np.subtract,
-        "sub_rz": np.subtract,
-        "sub_rd": np.subtract,
-        "sub_ru": np.subtract,
-        "mul_rn": np.multiply,
-        "mul_rz": np.multiply,
-        "mul_rd": np.multiply,
-        "mul_ru": np.multiply,
-        # integer helpers
-        "hadd": lambda a, b: (a.astype(np.int64) + b) >> 1,
-        "rhadd": lambda a, b: (a.astype(np.int64) + b + 1) >> 1,
-        "mul24": lambda a, b: a * b,
-        "sad": lambda a, b, c: np.abs(a.astype(np.int64) - b) + c,
-    }
+    table: dict[str, Callable[..., Any]] = {name: getattr(np, fn) for name, fn in _NUMPY_OPS.items()}
+    table.update({name: _torch_unary(fn) for name, fn in _TORCH_OPS.items()})
+    table.update(_composite_ops(np))
     return table
 
 
@@ -528,6 +527,67 @@ def _libdevice_symbols() -> dict[str, str]:
     return out
 
 
+def _extern_elementwise(interp: Any) -> Callable[..., Any]:
+    """``InterpreterBuilder.create_extern_elementwise`` with numpy/torch: the libdevice symbol's
+    function from the table (or a conversion), its result cast (or reinterpreted) to the return
+    type."""
+    np = _np()
+    table = _build_libdevice_numpy_table()
+    symbols = _libdevice_symbols()
+
+    def create_extern_elementwise(
+        self: Any, libName: str, libPath: str, symbol: str, argList: list[Any], retType: Any, isPure: bool
+    ) -> Any:
+        name = symbols.get(symbol, symbol)
+        impl = table.get(name) or _convert_impl(name)
+        if impl is None:
+            raise NotImplementedError(
+                f"kernelopt.cpu_mode: libdevice.{name} ({symbol}) has no interpreter implementation"
+            )
+        ret_ty = getattr(retType, "element_ty", retType)
+        ret_np = interp._get_np_dtype(ret_ty)
+        datas = [a.data if isinstance(a, interp.TensorHandle) else np.asarray(a) for a in argList]
+        with np.errstate(all="ignore"):
+            out = np.asarray(impl(*datas))
+        if "_as_" in name:
+            out = np.ascontiguousarray(out).view(ret_np)
+        else:
+            out = out.astype(ret_np)
+        return interp.TensorHandle(out, ret_ty)
+
+    return create_extern_elementwise
+
+
+def _libdevice_wrapper(name: str, math_builtins: set[str], cuda_ld: Any, interp: Any) -> Callable[..., Any]:
+    """The stub ``libdevice.<name>`` replaced: ``tl.math.<name>`` looked up at call time if it is
+    a math builtin, else the CUDA libdevice wrapper called with the interpreter semantic."""
+    import triton.language as tl
+    from triton.language.extra import libdevice as stub_ld
+
+    if name in math_builtins:
+
+        def fn(*args: Any, **kwargs: Any) -> Any:
+            kwargs.pop("_semantic", None)
+            # Looked up at call time: inside a running kernel this is the
+            # interpreter-patched builtin.
+            return getattr(tl.math, name)(*args, **kwargs)
+
+    else:
+        target = getattr(cuda_ld, name, None)
+
+        def fn(*args: Any, **kwargs: Any) -> Any:
+            if target is None:
+                raise NotImplementedError(f"kernelopt.cpu_mode: libdevice.{name} is not available")
+            kwargs["_semantic"] = interp.interpreter_semantic
+            return target(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    # Keep Triton's JIT dependency hasher treating these as libdevice stubs.
+    fn.__module__ = stub_ld.__name__
+    return _mark(fn)
+
+
 def _patch_libdevice() -> None:
     """Make ``libdevice.<fn>`` callable inside the interpreter.
 
@@ -553,62 +613,13 @@ def _patch_libdevice() -> None:
     _require("libdevice", interp, "InterpreterBuilder", "interpreter_semantic", "TensorHandle", "_get_np_dtype")
     _require("libdevice", interp.InterpreterBuilder, "create_extern_elementwise")
 
-    np = _np()
-    table = _build_libdevice_numpy_table()
-    symbols = _libdevice_symbols()
-
-    def create_extern_elementwise(
-        self: Any, libName: str, libPath: str, symbol: str, argList: list[Any], retType: Any, isPure: bool
-    ) -> Any:
-        name = symbols.get(symbol, symbol)
-        impl = table.get(name) or _convert_impl(name)
-        if impl is None:
-            raise NotImplementedError(
-                f"kernelopt.cpu_mode: libdevice.{name} ({symbol}) has no interpreter implementation"
-            )
-        ret_ty = getattr(retType, "element_ty", retType)
-        ret_np = interp._get_np_dtype(ret_ty)
-        datas = [a.data if isinstance(a, interp.TensorHandle) else np.asarray(a) for a in argList]
-        with np.errstate(all="ignore"):
-            out = np.asarray(impl(*datas))
-        if "_as_" in name:
-            out = np.ascontiguousarray(out).view(ret_np)
-        else:
-            out = out.astype(ret_np)
-        return interp.TensorHandle(out, ret_ty)
-
-    interp.InterpreterBuilder.create_extern_elementwise = _mark(create_extern_elementwise)
+    interp.InterpreterBuilder.create_extern_elementwise = _mark(_extern_elementwise(interp))
 
     math_builtins = {n for n, v in inspect.getmembers(tl.math) if tl.core.is_builtin(v)}
-
-    def make(name: str) -> Callable[..., Any]:
-        if name in math_builtins:
-
-            def fn(*args: Any, **kwargs: Any) -> Any:
-                kwargs.pop("_semantic", None)
-                # Looked up at call time: inside a running kernel this is the
-                # interpreter-patched builtin.
-                return getattr(tl.math, name)(*args, **kwargs)
-
-        else:
-            target = getattr(cuda_ld, name, None)
-
-            def fn(*args: Any, **kwargs: Any) -> Any:
-                if target is None:
-                    raise NotImplementedError(f"kernelopt.cpu_mode: libdevice.{name} is not available")
-                kwargs["_semantic"] = interp.interpreter_semantic
-                return target(*args, **kwargs)
-
-        fn.__name__ = name
-        fn.__qualname__ = name
-        # Keep Triton's JIT dependency hasher treating these as libdevice stubs.
-        fn.__module__ = stub_ld.__name__
-        return _mark(fn)
-
     for name, stub in inspect.getmembers(stub_ld, inspect.isfunction):
         if _is_ours(stub):
             continue
-        setattr(stub_ld, name, make(name))
+        setattr(stub_ld, name, _libdevice_wrapper(name, math_builtins, cuda_ld, interp))
 
 
 # ---------------------------------------------------------------------------
