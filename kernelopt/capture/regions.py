@@ -140,10 +140,48 @@ def check_region(
 def _check(
     fn: ast.FunctionDef, tree: ast.Module, sources: dict[str, str], heuristics: dict[str, str], members: list[str]
 ) -> dict[str, Any]:
+    stmts = statements_in_order(fn.body)
+    idx = _launch_positions(fn, tree, stmts, sources, heuristics, members)
+    aliases = Aliases(stmts)
+    inputs, written, calls = _member_calls(stmts, idx, sources, members, aliases)
+    # read after the region under any name (an alias or a view made before, between or after
+    # its launches): an output; else an intermediate, which the stitched model never writes
+    after = stmts[idx[-1] + 1 :]
+    used_after = set().union(*[aliases.names(s) for s in after if not isinstance(s, ast.Delete)], set())
+    outputs = [b for b in written if aliases.root(b) in used_after]
+    intermediates = [b for b in written if aliases.root(b) not in used_after]
+    roots = [aliases.root(b) for b in written]
+    if len(set(roots)) != len(roots):
+        raise NotARegion("two of the buffers the region writes are one memory (aliases)")
+    if not outputs:
+        raise NotARegion("nothing after the region reads what it writes")
+    last = stmts[idx[-1]]
+    if last.lineno != last.end_lineno:
+        raise NotARegion(f"the launch of {members[-1]} spans several lines (the stitch edits it as one line)")
+    _check_between(stmts, idx, aliases, inputs, written, set(inputs) | set(outputs))
+    return {
+        "function": fn.name,
+        "members": list(members),
+        "inputs": inputs,
+        "outputs": outputs,
+        "intermediates": intermediates,
+        "calls": calls,
+    }
+
+
+def _launch_positions(
+    fn: ast.FunctionDef,
+    tree: ast.Module,
+    stmts: list[ast.stmt],
+    sources: dict[str, str],
+    heuristics: dict[str, str],
+    members: list[str],
+) -> list[int]:
+    """The members' positions in ``stmts``: consecutive launches, each kernel launched once in the
+    module, none a template GEMM."""
     if len(members) < 2:
         raise NotARegion("a region has at least two launches")
     counts = _launch_counts(tree, set(sources))
-    stmts = statements_in_order(fn.body)
     at = {k: i for i, s in enumerate(stmts) if (k := launched_kernel(s, set(sources)))}
     if any(m not in at for m in members):
         raise NotARegion(f"not every member is launched in {fn.name}")
@@ -157,10 +195,18 @@ def _check(
             raise NotARegion(f"{m} is launched {counts.get(m)} times (a region's kernels are launched once)")
         if heuristics.get(m) == "template":
             raise NotARegion(f"{m} is a template GEMM")
+    return idx
+
+
+def _member_calls(
+    stmts: list[ast.stmt], idx: list[int], sources: dict[str, str], members: list[str], aliases: Aliases
+) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+    """(the buffers the run reads from outside, the buffers it writes, each member's call
+    arguments): plain buffer names or numeric constants; writes only to the function's own
+    allocations, never to what the run read from outside."""
     inputs: list[str] = []
     written: list[str] = []
     calls: list[dict[str, Any]] = []
-    aliases = Aliases(stmts)
     for m, i in zip(members, idx):
         params, _ = kernel_params(sources[m], m)
         call = stmts[i].value  # type: ignore[attr-defined]
@@ -169,44 +215,44 @@ def _check(
         fresh = _fresh_before(stmts, i, aliases)
         args: list[Any] = []
         for p, a in zip(params, call.args):
-            if p.startswith(TENSOR_PREFIXES):
-                if not isinstance(a, ast.Name):
-                    raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a plain buffer name")
-                b = a.id
-                reads = p.startswith("in_ptr") or (p.startswith("in_out_ptr") and aliases.root(b) not in fresh)
-                if reads and b not in written and b not in inputs:
-                    inputs.append(b)
-                if p.startswith(("out_ptr", "in_out_ptr")):
-                    if aliases.root(b) in {aliases.root(x) for x in inputs}:
-                        raise NotARegion(f"{m} writes {b}, which the region reads from outside (in place)")
-                    if aliases.root(b) not in aliases.allocated:
-                        raise NotARegion(
-                            f"{m} writes {b}, which the function did not allocate (a graph input, or memory "
-                            "from outside the function): the region's writes must be to its own buffers"
-                        )
-                    if b not in written:
-                        written.append(b)
-                args.append({"param": p, "buffer": b})
-            elif isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
+            if not p.startswith(TENSOR_PREFIXES):
+                if not (
+                    isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) and not isinstance(a.value, bool)
+                ):
+                    raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a numeric constant")
                 args.append({"param": p, "value": a.value})
-            else:
-                raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a numeric constant")
+                continue
+            if not isinstance(a, ast.Name):
+                raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a plain buffer name")
+            b = a.id
+            reads = p.startswith("in_ptr") or (p.startswith("in_out_ptr") and aliases.root(b) not in fresh)
+            if reads and b not in written and b not in inputs:
+                inputs.append(b)
+            if p.startswith(("out_ptr", "in_out_ptr")):
+                if aliases.root(b) in {aliases.root(x) for x in inputs}:
+                    raise NotARegion(f"{m} writes {b}, which the region reads from outside (in place)")
+                if aliases.root(b) not in aliases.allocated:
+                    raise NotARegion(
+                        f"{m} writes {b}, which the function did not allocate (a graph input, or memory "
+                        "from outside the function): the region's writes must be to its own buffers"
+                    )
+                if b not in written:
+                    written.append(b)
+            args.append({"param": p, "buffer": b})
         calls.append({"kernel": m, "args": args})
-    # read after the region under any name (an alias or a view made before, between or after
-    # its launches): an output; else an intermediate, which the stitched model never writes
-    after = stmts[idx[-1] + 1 :]
-    used_after = set().union(*[aliases.names(s) for s in after if not isinstance(s, ast.Delete)], set())
-    outputs = [b for b in written if aliases.root(b) in used_after]
-    intermediates = [b for b in written if aliases.root(b) not in used_after]
-    roots = [aliases.root(b) for b in written]
-    if len(set(roots)) != len(roots):
-        raise NotARegion("two of the buffers the region writes are one memory (aliases)")
-    if not outputs:
-        raise NotARegion("nothing after the region reads what it writes")
-    region_args = set(inputs) | set(outputs)
-    last = stmts[idx[-1]]
-    if last.lineno != last.end_lineno:
-        raise NotARegion(f"the launch of {members[-1]} spans several lines (the stitch edits it as one line)")
+    return inputs, written, calls
+
+
+def _check_between(
+    stmts: list[ast.stmt],
+    idx: list[int],
+    aliases: Aliases,
+    inputs: list[str],
+    written: list[str],
+    region_args: set[str],
+) -> None:
+    """What stands between the launches: ``del`` (of region arguments only, on a line of its
+    own), allocations, stream handles, new names for untouched fresh allocations."""
     lines = [s.lineno for s in stmts]
     for s in stmts[idx[0] + 1 : idx[-1]]:
         if s in (stmts[i] for i in idx):
@@ -229,14 +275,6 @@ def _check(
             if len(s.targets) == 1 and aliases.root(src) in aliases.allocated and src not in inputs:
                 continue  # a new name for a fresh allocation the region has not touched ("buf3 = buf2  # reuse")
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
-    return {
-        "function": fn.name,
-        "members": list(members),
-        "inputs": inputs,
-        "outputs": outputs,
-        "intermediates": intermediates,
-        "calls": calls,
-    }
 
 
 def find_regions(

@@ -4,10 +4,9 @@ The other halves: ``isolate/fused.py`` (the fused unit's contract, baseline and 
 ``search/synth/fused.py`` (the fused kernel) and ``stitch/fusion.py`` (the call-site edits).
 
 Why: Inductor sometimes realizes a pointwise result that its consumer reads several times
-(a max-pool window, a reduction), e.g. SmallCNN on the H200: ``triton_poi_fused_convolution_relu_2``
-adds the bias and applies ReLU in place on the 16x64x224x224 convolution output, and the
-next kernel, the 2x2 max-pool, reads it back.  Fused, C computes P's value at each index it
-loads, and the write of B plus its re-read (~205 MB each there) disappear.
+(a max-pool window, a reduction), e.g. a kernel that adds a convolution's bias and applies ReLU
+in place, and the max-pool after it that reads the result back.  Fused, C computes P's value at
+each index it loads, and the write of B plus its re-read disappear.
 
 Every step works on the wrapper's and the kernels' ASTs:
 
@@ -91,17 +90,53 @@ def _check_pair(
     heuristics: dict[str, str],
     launch_count: dict[str, int],
 ) -> dict[str, Any]:
+    _check_kinds(p, c, heuristics, launch_count)
+    pcall, ccall = stmts[ip].value, stmts[ic].value  # type: ignore[attr-defined]
+    p_params, _ = kernel_params(sources[p], p)
+    c_params, _ = kernel_params(sources[c], c)
+    if len(pcall.args) != len(p_params) or len(ccall.args) != len(c_params):
+        raise NotFusible("a launch's positional arguments do not match its kernel's parameters")
+    out, buf, c_param = _handover(pcall, ccall, p_params, c_params)
+    _check_between(stmts[ip + 1 : ic], buf)
+    _check_buffer_private(fn, stmts[ip], stmts[ic], buf)
+    extra = _producer_inputs(p_params, pcall)
+    _check_deletions(stmts, ip, ic, extra)
+    c_written = set().union(
+        *[names_in(a) for n, a in zip(c_params, ccall.args) if n.startswith(("out_ptr", "in_out_ptr"))]
+    )
+    clash = sorted(c_written & {e["call_arg"] for e in extra})
+    if clash:
+        raise NotFusible(
+            f"the consumer writes {clash}, which the producer reads: "
+            "fused, one block could read what another already wrote"
+        )
+    producer_body(sources[p], p, p_params[out])
+    consumer_loads(sources[c], c, c_param)
+    return {
+        "producer": p,
+        "consumer": c,
+        "function": fn.name,
+        "buffer": buf,
+        "producer_param": p_params[out],
+        "producer_inplace": p_params[out].startswith("in_out_ptr"),
+        "consumer_param": c_param,
+        "extra": extra,
+    }
+
+
+def _check_kinds(p: str, c: str, heuristics: dict[str, str], launch_count: dict[str, int]) -> None:
+    """A pointwise producer, a consumer that is not a template GEMM, each launched once."""
     if heuristics.get(p) != "pointwise":
         raise NotFusible(f"the producer is a {heuristics.get(p)} kernel (only pointwise producers are fused)")
     if heuristics.get(c) == "template":
         raise NotFusible("the consumer is a template GEMM")
     if launch_count.get(p) != 1 or launch_count.get(c) != 1:
         raise NotFusible("each kernel must be launched exactly once")
-    pcall, ccall = stmts[ip].value, stmts[ic].value  # type: ignore[attr-defined]
-    p_params, _ = kernel_params(sources[p], p)
-    c_params, _ = kernel_params(sources[c], c)
-    if len(pcall.args) != len(p_params) or len(ccall.args) != len(c_params):
-        raise NotFusible("a launch's positional arguments do not match its kernel's parameters")
+
+
+def _handover(pcall: ast.Call, ccall: ast.Call, p_params: list[str], c_params: list[str]) -> tuple[int, str, str]:
+    """(the producer's written parameter's index, the buffer B, the consumer's parameter for B):
+    the producer writes exactly one plain buffer, which the consumer takes once, read-only."""
     written = [i for i, n in enumerate(p_params) if n.startswith(("out_ptr", "in_out_ptr"))]
     if len(written) != 1:
         raise NotFusible(f"the producer writes {len(written)} arguments (fusion needs exactly one)")
@@ -115,7 +150,12 @@ def _check_pair(
     c_param = c_params[uses[0]]
     if not c_param.startswith("in_ptr"):
         raise NotFusible(f"the consumer's {c_param} ({buf}) is not read-only")
-    for s in stmts[ip + 1 : ic]:
+    return written[0], buf, c_param
+
+
+def _check_between(between: list[ast.stmt], buf: str) -> None:
+    """Between the launches: only ``del``, allocations, stream handles and aliases not of B."""
+    for s in between:
         if isinstance(s, ast.Delete) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
             continue
         if (
@@ -125,14 +165,12 @@ def _check_pair(
         ):
             continue
         raise NotFusible(f"a statement between the launches may touch their buffers: {ast.unparse(s)[:80]}")
-    # B: named only by its definition, the two launches and `del B`
+
+
+def _check_buffer_private(fn: ast.FunctionDef, pstmt: ast.stmt, cstmt: ast.stmt, buf: str) -> None:
+    """B is named only by its definition, the two launches and ``del B``."""
     for s in ast.walk(fn):
-        if (
-            not isinstance(s, ast.stmt)
-            or isinstance(s, (ast.FunctionDef, ast.With))
-            or s is stmts[ip]
-            or s is stmts[ic]
-        ):
+        if not isinstance(s, ast.stmt) or isinstance(s, (ast.FunctionDef, ast.With)) or s is pstmt or s is cstmt:
             continue
         if buf not in names_in(s):
             continue
@@ -147,6 +185,11 @@ def _check_pair(
         ):
             continue
         raise NotFusible(f"{buf} is used beyond the two kernels: {ast.unparse(s)[:80]}")
+
+
+def _producer_inputs(p_params: list[str], pcall: ast.Call) -> list[dict[str, Any]]:
+    """The producer's other pointers (plain names), which become the fused kernel's extra
+    parameters; its other parameters may only be numels."""
     extra = []
     for name, a in zip(p_params, pcall.args):
         if name.startswith("in_ptr"):
@@ -155,9 +198,16 @@ def _check_pair(
             extra.append({"producer_param": name, "fused_param": f"p_{name}", "call_arg": a.id})
         elif not name.startswith(("out_ptr", "in_out_ptr")) and not name.endswith("numel"):
             raise NotFusible(f"the producer's parameter {name} is neither a pointer nor a numel")
+    return extra
+
+
+def _check_deletions(stmts: list[ast.stmt], ip: int, ic: int, extra: list[dict[str, Any]]) -> None:
+    """A ``del`` of a producer argument between the launches (the stitcher moves it after the
+    fused launch) has a line of its own and deletes only producer arguments; none is reassigned."""
+    args = {e["call_arg"] for e in extra}
     lines = [x.lineno for x in stmts]
     for s in stmts[ip + 1 : ic]:
-        if isinstance(s, ast.Delete) and names_in(s) & {e["call_arg"] for e in extra} and lines.count(s.lineno) > 1:
+        if isinstance(s, ast.Delete) and names_in(s) & args and lines.count(s.lineno) > 1:
             raise NotFusible(
                 f"`{ast.unparse(s)}` shares its line with other code (the stitcher moves it after the fused launch)"
             )
@@ -166,32 +216,11 @@ def _check_pair(
             if (
                 isinstance(s, ast.Delete)
                 and e["call_arg"] in names_in(s)
-                and not all(isinstance(t, ast.Name) and t.id in {x["call_arg"] for x in extra} for t in s.targets)
+                and not all(isinstance(t, ast.Name) and t.id in args for t in s.targets)
             ):
                 raise NotFusible(f"`{ast.unparse(s)}` deletes a producer argument together with other names")
             if isinstance(s, ast.Assign) and e["call_arg"] in names_in(s):
                 raise NotFusible(f"{e['call_arg']} is reassigned between the launches")
-    c_written = set().union(
-        *[names_in(a) for n, a in zip(c_params, ccall.args) if n.startswith(("out_ptr", "in_out_ptr"))]
-    )
-    clash = sorted(c_written & {e["call_arg"] for e in extra})
-    if clash:
-        raise NotFusible(
-            f"the consumer writes {clash}, which the producer reads: "
-            "fused, one block could read what another already wrote"
-        )
-    producer_body(sources[p], p, p_params[written[0]])
-    consumer_loads(sources[c], c, c_param)
-    return {
-        "producer": p,
-        "consumer": c,
-        "function": fn.name,
-        "buffer": buf,
-        "producer_param": p_params[written[0]],
-        "producer_inplace": p_params[written[0]].startswith("in_out_ptr"),
-        "consumer_param": c_param,
-        "extra": extra,
-    }
 
 
 # --------------------------------------------------------------------------- kernel analysis
