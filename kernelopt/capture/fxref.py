@@ -64,18 +64,58 @@ def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> Re
             raise ReferenceUnavailable(
                 f"argument {arg} maps to FX node {node.name}, whose value is not a single tensor"
             )
-    graph = fx.Graph()
-    env: dict[Any, Any] = {}
-    names: list[str] = []  # forward's parameters, in order (placeholder names are generated)
-    for arg, node in inputs.items():
-        ph = graph.placeholder(f"x{len(names)}")
-        ph.meta = dict(node.meta)
-        names.append(arg)
-        env.setdefault(node, ph)  # two arguments holding one value: the first one feeds it
-    constants: dict[str, Any] = {}
-    ops: list[str] = []
+    cut = _Cut(gm, level, inputs)
+    outs = [cut.copy(node) for node in outputs.values()]
+    # Placeholders created while copying come after the others: FX keeps them in creation
+    # order, which is the order of ``names``.
+    cut.graph.output(tuple(outs))
+    cut.graph.lint()
+    root = __import__("torch").nn.Module()
+    for target, value in cut.constants.items():
+        _set_attr(root, target, value)
+    code = fx.GraphModule(root, cut.graph).code
+    return ReferenceCode(
+        source=code,
+        inputs=cut.names,
+        outputs=list(outputs),
+        input_nodes={a: n.name for a, n in inputs.items()},
+        output_nodes={a: n.name for a, n in outputs.items()},
+        aten_ops=sorted(set(cut.ops)),
+        level=level,
+        input_shapes={a: _shape(n) for a, n in inputs.items()},  # type: ignore[misc]
+        output_shapes={a: _shape(n) for a, n in outputs.items()},  # type: ignore[misc]
+        constants=cut.constants,
+    )
 
-    def copy(node: Any) -> Any:
+
+class _Cut:
+    """A fresh FX graph being copied out of ``gm``: its placeholders are the kernel's inputs
+    (``inputs``, arg name -> node, in order), and at graph level also every graph input that a
+    copied node depends on (added to ``inputs`` as they are met)."""
+
+    def __init__(self, gm: Any, level: str, inputs: dict[str, Any]):
+        import torch.fx as fx
+
+        self.gm, self.level, self.inputs = gm, level, inputs
+        self.graph = fx.Graph()
+        self.env: dict[Any, Any] = {}
+        self.names: list[str] = []  # forward's parameters, in order (placeholder names are generated)
+        self.constants: dict[str, Any] = {}
+        self.ops: list[str] = []
+        for arg, node in inputs.items():
+            ph = self._placeholder(arg, node)
+            self.env.setdefault(node, ph)  # two arguments holding one value: the first one feeds it
+
+    def _placeholder(self, arg: str, node: Any) -> Any:
+        ph = self.graph.placeholder(f"x{len(self.names)}")
+        ph.meta = dict(node.meta)
+        self.names.append(arg)
+        return ph
+
+    def copy(self, node: Any) -> Any:
+        """The copy of ``node``, with everything it depends on copied first (iteratively: deep
+        graphs would exhaust the recursion limit)."""
+        env = self.env
         if node in env:
             return env[node]
         stack = [node]
@@ -85,53 +125,32 @@ def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> Re
                 stack.pop()
                 continue
             if cur.op == "placeholder":
-                if level == "kernel":
+                if self.level == "kernel":
                     raise ReferenceUnavailable(
                         f"FX node {node.name} depends on graph input {cur.name}, which the kernel does not read"
                     )
-                ph = graph.placeholder(f"x{len(names)}")
-                ph.meta = dict(cur.meta)
-                names.append(cur.name)
-                inputs[cur.name] = cur
-                env[cur] = ph
+                env[cur] = self._placeholder(cur.name, cur)
+                self.inputs[cur.name] = cur
                 stack.pop()
                 continue
             pending = [a for a in cur.all_input_nodes if a not in env]
             if pending:
                 stack.extend(pending)
                 continue
-            if cur.op == "get_attr":
-                target = str(cur.target)
-                constants[target] = _fetch_attr(gm, target)
-            elif cur.op == "call_function":
-                ops.append(str(cur.target))
-            else:
-                raise ReferenceUnavailable(f"FX node {cur.name} is a {cur.op}, not supported in references")
-            env[cur] = graph.node_copy(cur, lambda n: env[n])
+            self._copy_one(cur)
             stack.pop()
         return env[node]
 
-    outs = [copy(node) for node in outputs.values()]
-    # Placeholders created while copying come after the others: FX keeps them in creation
-    # order, which is the order of ``names``.
-    graph.output(tuple(outs))
-    graph.lint()
-    root = __import__("torch").nn.Module()
-    for target, value in constants.items():
-        _set_attr(root, target, value)
-    code = fx.GraphModule(root, graph).code
-    return ReferenceCode(
-        source=code,
-        inputs=names,
-        outputs=list(outputs),
-        input_nodes={a: n.name for a, n in inputs.items()},
-        output_nodes={a: n.name for a, n in outputs.items()},
-        aten_ops=sorted(set(ops)),
-        level=level,
-        input_shapes={a: _shape(n) for a, n in inputs.items()},  # type: ignore[misc]
-        output_shapes={a: _shape(n) for a, n in outputs.items()},  # type: ignore[misc]
-        constants=constants,
-    )
+    def _copy_one(self, cur: Any) -> None:
+        """Copy a node whose inputs are all copied: a constant is fetched, an op recorded."""
+        if cur.op == "get_attr":
+            target = str(cur.target)
+            self.constants[target] = _fetch_attr(self.gm, target)
+        elif cur.op == "call_function":
+            self.ops.append(str(cur.target))
+        else:
+            raise ReferenceUnavailable(f"FX node {cur.name} is a {cur.op}, not supported in references")
+        self.env[cur] = self.graph.node_copy(cur, lambda n: self.env[n])
 
 
 def _fetch_attr(gm: Any, target: str) -> Any:

@@ -167,25 +167,11 @@ def _collect(events: list[dict[str, Any]], out: Rendered) -> None:
                 out.warnings.append(text)
 
 
-def render(
-    page: str | Path,
-    screenshot: str | Path | None = None,
-    width: int = 1400,
-    height: int = 1000,
-    full_page: bool = False,
-    chromium: str | None = None,
-    timeout: float = 60.0,
-) -> Rendered:
-    """Load ``page`` (a file or a URL) in headless Chromium; returns the console's errors and
-    warnings, and writes a PNG screenshot of the viewport (or the whole page)."""
-    exe = find_chromium(chromium)
-    if exe is None:
-        raise BrowserError(f"no Chromium found (tried {', '.join(CANDIDATES)}; set KERNELOPT_CHROMIUM)")
-    url = str(page) if "://" in str(page) else Path(page).resolve().as_uri()
+def _start(exe: str, width: int, height: int, profile: str) -> tuple[subprocess.Popen, _Pipe]:
+    """The headless browser, in a session of its own, and its DevTools pipe."""
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
     child_in, child_out = _high_fd(to_browser_r), _high_fd(from_browser_w)
-    profile = tempfile.mkdtemp(prefix="kernelopt-chromium-")
     flags = [
         "--headless",
         "--no-sandbox",  # root in a container has no user namespace for Chromium's sandbox
@@ -213,38 +199,83 @@ def render(
     )
     os.close(child_in)
     os.close(child_out)
-    cdp = _Pipe(to_browser_w, from_browser_r, proc)
+    return proc, _Pipe(to_browser_w, from_browser_r, proc)
+
+
+def _visit(cdp: _Pipe, out: Rendered, width: int, height: int, timeout: float) -> str:
+    """Open a page of ``width`` x ``height`` and load ``out.url`` in it (its failures noted in
+    ``out``); returns the DevTools session."""
+    target = cdp.call("Target.createTarget", {"url": "about:blank"}, timeout=timeout)["targetId"]
+    session = cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Runtime", "Log", "Page"):
+        cdp.call(f"{domain}.enable", session=session)
+    cdp.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
+    cdp.events.clear()  # only what the page itself causes
+    nav = cdp.call("Page.navigate", {"url": out.url}, session=session, timeout=timeout)
+    if nav.get("errorText"):
+        out.errors.append(f"navigation: {nav['errorText']} {out.url}")
+    if not cdp.wait_event("Page.loadEventFired", timeout):
+        out.errors.append(f"the page did not finish loading within {timeout:.0f} s")
+    cdp.drain(0.3)  # late console messages and failed loads
+    return session
+
+
+def _screenshot(
+    cdp: _Pipe, session: str, shot: Path, out: Rendered, width: int, height: int, full_page: bool, timeout: float
+) -> None:
+    params: dict[str, Any] = {"format": "png"}
+    if full_page:
+        size = cdp.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
+        params["clip"] = {"x": 0, "y": 0, "width": width, "height": max(height, size["height"]), "scale": 1}
+        params["captureBeyondViewport"] = True
+    data = base64.b64decode(cdp.call("Page.captureScreenshot", params, session=session, timeout=timeout)["data"])
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    shot.write_bytes(data)
+    out.screenshot, out.screenshot_bytes = shot, len(data)
+
+
+def _stop(proc: subprocess.Popen, cdp: _Pipe, profile: str) -> None:
+    """The browser's renderer and GPU processes too (it runs in a session of its own), the pipe's
+    ends and the profile."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.wait()
+    for fd in (cdp.w, cdp.r):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def render(
+    page: str | Path,
+    screenshot: str | Path | None = None,
+    width: int = 1400,
+    height: int = 1000,
+    full_page: bool = False,
+    chromium: str | None = None,
+    timeout: float = 60.0,
+) -> Rendered:
+    """Load ``page`` (a file or a URL) in headless Chromium; returns the console's errors and
+    warnings, and writes a PNG screenshot of the viewport (or the whole page)."""
+    exe = find_chromium(chromium)
+    if exe is None:
+        raise BrowserError(f"no Chromium found (tried {', '.join(CANDIDATES)}; set KERNELOPT_CHROMIUM)")
+    url = str(page) if "://" in str(page) else Path(page).resolve().as_uri()
+    profile = tempfile.mkdtemp(prefix="kernelopt-chromium-")
+    proc, cdp = _start(exe, width, height, profile)
     out = Rendered(url=url)
     try:
-        target = cdp.call("Target.createTarget", {"url": "about:blank"}, timeout=timeout)["targetId"]
-        session = cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Runtime", "Log", "Page"):
-            cdp.call(f"{domain}.enable", session=session)
-        cdp.call(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-            session=session,
-        )
-        cdp.events.clear()  # only what the page itself causes
-        nav = cdp.call("Page.navigate", {"url": url}, session=session, timeout=timeout)
-        if nav.get("errorText"):
-            out.errors.append(f"navigation: {nav['errorText']} {url}")
-        if not cdp.wait_event("Page.loadEventFired", timeout):
-            out.errors.append(f"the page did not finish loading within {timeout:.0f} s")
-        cdp.drain(0.3)  # late console messages and failed loads
+        session = _visit(cdp, out, width, height, timeout)
         if screenshot is not None:
-            params: dict[str, Any] = {"format": "png"}
-            if full_page:
-                size = cdp.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
-                params["clip"] = {"x": 0, "y": 0, "width": width, "height": max(height, size["height"]), "scale": 1}
-                params["captureBeyondViewport"] = True
-            data = base64.b64decode(
-                cdp.call("Page.captureScreenshot", params, session=session, timeout=timeout)["data"]
-            )
-            shot = Path(screenshot)
-            shot.parent.mkdir(parents=True, exist_ok=True)
-            shot.write_bytes(data)
-            out.screenshot, out.screenshot_bytes = shot, len(data)
+            _screenshot(cdp, session, Path(screenshot), out, width, height, full_page, timeout)
         _collect(cdp.events, out)
         try:
             cdp.send("Browser.close")
@@ -252,17 +283,7 @@ def render(
         except (OSError, subprocess.TimeoutExpired):
             pass
     finally:
-        try:  # the browser's renderer and GPU processes too (it runs in a session of its own)
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-        for fd in (to_browser_w, from_browser_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        shutil.rmtree(profile, ignore_errors=True)
+        _stop(proc, cdp, profile)
     return out
 
 
