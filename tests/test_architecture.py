@@ -3,6 +3,7 @@ circle (imports inside functions included), no private name reached across modul
 that only point from a stage to the core or to the stages before it."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -171,3 +172,50 @@ def test_rule_scripts_use_the_path_layer_and_code_cites_docs_in_the_repo():
     assert not cited, f"cite docs/architecture.md or docs/gpu.md, not a file outside the repository: {cited}"
     for doc in ("architecture.md", "gpu.md"):
         assert (ROOT / "docs" / doc).exists()
+
+
+# every file one stage hands another; only kernelopt/core/records.py spells them
+ARTIFACT = re.compile(
+    r"(^|[/.{}])("
+    r"candidate\.py|slot\.json|gate\d?\.json|gate\{[^}]*\}\.json|timing\.json|plan\.json|output_code(_g[^/]*)?\.py|"
+    r"beam\.json|memory\.json|analysis\.json|summary\.(json|txt|md)|report\.ncu-rep|contract\.json|"
+    r"reference\.py|reference_constants\.pt|inductor\.py|isolate_check\.json|best\.json|dispatch\.json|"
+    r"capture\.json|profile\.json|baseline\.json|call_args_saved\.pt|constants(_g[^/]*)?\.pt|"
+    r"fx_graph_post_grad(_g[^/]*)?\.py|isolate\.json|result\.json|problem_set\.json|results\.csv|"
+    r"stages\.(json|csv)|ledger\.jsonl|settings\.json"
+    r")$"
+)
+RECORDS = PKG / "core" / "records.py"
+
+
+def _names_in_python(path: Path) -> list[str]:
+    """String constants (f-string parts included) that are or end in an artifact's file name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            s = node.value
+            if len(s) < 120 and not any(c in s for c in " \n") and ARTIFACT.search(s):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {s!r}")
+    return found
+
+
+def _names_in_rules(path: Path) -> list[str]:
+    found = []
+    for no, line in enumerate(path.read_text().splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        for lit in re.findall(r"[\"']([^\"'\s]*)[\"']", line):
+            if ARTIFACT.search(lit):
+                found.append(f"{path.relative_to(ROOT)}:{no}: {lit!r}")
+    return found
+
+
+def test_artifact_names_are_spelled_only_by_the_records_module():
+    assert _names_in_python(RECORDS), "the pattern no longer finds the names records.py defines"
+    bad = []
+    for f in [*PKG.rglob("*.py"), *(ROOT / "scripts").glob("*.py")]:
+        if f != RECORDS:
+            bad += _names_in_python(f)
+    for f in [*(ROOT / "rules").glob("*.smk"), ROOT / "Snakefile"]:
+        bad += _names_in_rules(f)
+    assert not bad, "artifact paths built outside kernelopt/core/records.py:\n" + "\n".join(bad)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core.records import unit_reference, unit_reference_constants
 from .ops import CannotSynthesize
 
 # (name, Inductor config patch) per variant, in the order the attempts use them; ``split_scale``
@@ -225,9 +226,9 @@ def _relowered(contract: dict[str, Any], unit_dir: Path, vname: str, patch: dict
     from ...core import outputcode
     from ...isolate.harness import load_module
 
-    if (unit_dir / "reference_constants.pt").exists():
+    if unit_reference_constants(unit_dir).exists():
         raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")
-    ref = load_module(unit_dir / "reference.py", "kernelopt_relower_reference")
+    ref = load_module(unit_reference(unit_dir), "kernelopt_relower_reference")
     if getattr(ref, "LEVEL", "kernel") != "kernel":
         raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
     source = _compile(contract, ref, patch)
