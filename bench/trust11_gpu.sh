@@ -3,8 +3,8 @@
 # (.run/before: `git archive <landed commit> kernelopt | tar -x -C .run/before`).
 #   STEP=trust bash bench/trust11_gpu.sh   the four-problem trust run (trust_gpu.sh's pipeline:
 #       capture .. gates 1-4 .. report, Inductor's own kernels stitched back and the hand-written
-#       softmax), then the red-team corpora (tests/data/cheats/softmax and classes) on the GPU
-#       softmax unit, and the os/judge-layer cheats again beneath the form
+#       softmax), then the red-team corpora (tests/fixtures/cheats/softmax.corpus and
+#       classes.corpus) on the GPU softmax unit, and the os/judge-layer cheats again beneath the form
 #   STEP=cost bash bench/trust11_gpu.sh    (on the still-warm machine, or RESUME=<trust_workdir.tar.gz>)
 #       gates 1-2 (kernelopt check) and 3-4 (stitch-check) of Inductor's own kernel per candidate,
 #       with the landed code (.run/before) and with this one

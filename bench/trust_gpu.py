@@ -3,7 +3,7 @@
 usage: python bench/trust_gpu.py WORKDIR OUT.json [--problem level1_1_Softmax] [--parallel 6]
                                  [--before DIR] [--cost-problems p1,p2] [--skip-corpus]
 
-1. Every candidate of ``tests/data/cheats/softmax/`` and ``tests/data/cheats/classes/`` (written
+1. Every candidate of ``tests/fixtures/cheats/softmax.corpus`` and ``classes.corpus`` (written
    for the demo softmax unit's ``launch(in_out_ptr0, in_ptr0, xnumel, r0_numel)``) is adapted to
    the unit's own contract (its output, input and size arguments renamed, the signature put in
    the contract's order) and checked with ``kernelopt check``; the verdicts go next to each
@@ -30,10 +30,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPORA = [ROOT / "tests" / "data" / "cheats" / "softmax", ROOT / "tests" / "data" / "cheats" / "classes"]
 DEMO_SIGNATURE = ("in_out_ptr0", "in_ptr0", "xnumel", "r0_numel")
 sys.path.insert(0, str(ROOT / "tests"))
 import redteam  # noqa: E402
+
+# tests/fixtures/cheats/{softmax,classes}.corpus, written out one file per cheat
+CORPORA = [redteam.corpus("cheats/softmax"), redteam.corpus("cheats/classes")]
 
 
 def expectation(text: str) -> tuple[int | None, str]:

@@ -1,6 +1,11 @@
+import atexit
+import functools
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # because the developer's shell has a key (the LLM tests set their own fake key and server)
 for _var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
     os.environ.pop(_var, None)
+
+
+@functools.cache
+def unpacked(archive: str) -> Path:
+    """``tests/fixtures/<archive>`` (a .tar.gz of files cut from a run) unpacked once per process
+    into a temporary directory, removed when the process exits: the directory."""
+    top = Path(tempfile.mkdtemp(prefix="kernelopt-fixture-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    with tarfile.open(ROOT / "tests" / "fixtures" / archive) as t:
+        t.extractall(top, filter="data")
+    return top
 
 
 def tool(name: str) -> str:
@@ -79,7 +95,7 @@ def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]
         "problems=problems/demo",
         "device=cpu",
         f"workdir={wd}",
-        "candidates=tests/data/candidates_demo",
+        "candidates=tests/fixtures/candidates_demo",
         f"gates={{{gates}}}",
         "search={iterations: 0}",
     ]

@@ -1,9 +1,13 @@
-"""The red-team corpus's headers and the checks around a cheat's run (tests/test_trust.py and
-bench/trust_gpu.py share them).
+"""The red-team corpus's files and headers and the checks around a cheat's run (tests/test_trust.py
+and bench/trust_gpu.py share them).
 
-Every file of ``tests/data/cheats/*/`` starts with a docstring whose first line is what the whole
-pipeline must do with it (``EXPECT gate N rule`` or ``EXPECT pass``).  Files of
-``tests/data/cheats/classes/`` say more, one field per line:
+A corpus is one file, ``tests/fixtures/<name>.corpus``: its candidate files one after another,
+each from a line ``#### <file>.py`` to the next; ``corpus(name)`` writes each to a file of its
+own, so that every cheat is checked as a candidate file of its own.
+
+Every file of ``cheats/softmax`` and ``cheats/classes`` starts with a docstring whose first line
+is what the whole pipeline must do with it (``EXPECT gate N rule`` or ``EXPECT pass``).  Files
+of ``cheats/classes`` say more, one field per line:
 
   CLASS n        the class of the issue it belongs to (1-7)
   LAYER name     the layer meant to stop it: os (the jail), form (gate 1's allowlist), judge
@@ -18,13 +22,50 @@ pipeline must do with it (``EXPECT gate N rule`` or ``EXPECT pass``).  Files of
 
 from __future__ import annotations
 
+import atexit
+import functools
 import re
+import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+MARK = "#### "
+
+
+def split(bundle: Path) -> dict[str, str]:
+    """The files of a corpus: {file name: its text}, in the corpus's order."""
+    files: dict[str, str] = {}
+    name = None
+    for line in bundle.read_text().splitlines(keepends=True):
+        if line.startswith(MARK):
+            name = line[len(MARK) :].strip()
+            assert name not in files, f"{bundle.name}: {name} twice"
+            files[name] = ""
+        elif name is not None:
+            files[name] += line
+    assert files, f"{bundle}: no {MARK!r} lines"
+    return files
+
+
+@functools.cache
+def corpus(name: str) -> Path:
+    """``tests/fixtures/<name>.corpus`` written out, once per process, as a directory of its own
+    named after the corpus (``corpus("cheats/softmax")`` -> ``.../softmax/<file>.py``), one
+    file per candidate; removed when the process exits."""
+    top = Path(tempfile.mkdtemp(prefix="kernelopt-corpus-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    top.chmod(0o755)  # readable as the checked-out files were (mkdtemp makes it 0700)
+    d = top / Path(name).name
+    d.mkdir()
+    for file, text in split(FIXTURES / f"{name}.corpus").items():
+        (d / file).write_text(text)
+    return d
 
 
 @dataclass

@@ -10,7 +10,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, unpacked
 
 from kernelopt.core import outputcode
 from kernelopt.gates.form import static_problems
@@ -40,7 +40,8 @@ def test_every_kernel_inductor_wrote_on_the_h200_is_in_the_form(tmp_path):
         t.extractall(tmp_path, filter="data")
     checked = 0
     sources = [(p.stem, p.read_text()) for p in sorted((tmp_path / "wrappers").rglob("*.py"))]
-    for wrapper in sorted(FIXTURES.rglob("output_code.py")):
+    wrappers = [*FIXTURES.rglob("output_code.py"), *unpacked("h200.tar.gz").rglob("output_code.py")]
+    for wrapper in sorted(wrappers):
         sources += _kernels_of(wrapper)
     for name, src in sources:
         found = [p for p in static_problems(_launch_stub(strip_heuristics_decorator(src, name)), {"args": []})]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import ROOT, unpacked
 
 from kernelopt.classify import fusion
 from kernelopt.core import outputcode
@@ -24,7 +24,7 @@ from kernelopt.stitch.proof import diff_proof
 from kernelopt.stitch.splice import write_stitched
 
 H200 = ROOT / "tests/fixtures/h200_search/search_fusion_smallcnn/level3_3_SmallCNN"
-TB = ROOT / "tests/fixtures/h200/level3_2_TransformerBlock"
+TB = unpacked("h200.tar.gz") / "h200/level3_2_TransformerBlock"
 P2, C3 = "triton_poi_fused_convolution_relu_2", "triton_poi_fused_convolution_max_pool2d_with_indices_relu_3"
 FUSED = fusion.unit_id(P2, C3)
 DEMO = "level2_5_Conv2d_BatchNorm_ReLU_MaxPool"

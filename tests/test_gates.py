@@ -1,7 +1,7 @@
 """Gates 1-4, stitching and the report on CPU (the Triton interpreter).
 
 One session-wide run of the whole workflow on the demo problems (snakemake, CPU mode) feeds
-most tests; hand-written wrong candidates (tests/data/candidates/softmax/) must each be
+most tests; hand-written wrong candidates (tests/fixtures/candidates/softmax.corpus) must each be
 rejected by the right gate and rule.
 """
 
@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import redteam
 from conftest import ROOT, snakemake
 
-CANDS = ROOT / "tests/data/candidates/softmax"
+# the corpus written out one file per candidate (tests/redteam.py), each checked as a candidate
+CANDS = redteam.corpus("candidates/softmax")
 SOFTMAX_UNIT = "triton_per_fused__softmax_0"
 
 
@@ -193,7 +195,7 @@ def structured_run(tmp_path_factory):
         "--cores",
         "2",
         "--config",
-        "problems=tests/data/problems_structured",
+        "problems=tests/fixtures/problems_structured",
         "device=cpu",
         f"workdir={wd}",
         "gates={replace_with_inductor: true}",

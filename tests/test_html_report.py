@@ -1,6 +1,7 @@
 """The report's summary numbers (fast_p, geomeans) and the HTML report: on synthetic rows, on
-the GPU run with an optimized problem and LLM transcripts (bench/results/llm_h200), and on the
-session's CPU demo run; links, pages, a headless-Chromium render and Snakemake's --report."""
+the GPU run with an optimized problem and LLM transcripts (bench/README.md's LLM run on the H200,
+tests/fixtures/llm_run_h200.tar.gz), and on the session's CPU demo run; links, pages, a
+headless-Chromium render and Snakemake's --report."""
 
 import csv
 import json
@@ -18,7 +19,7 @@ from conftest import ROOT, snakemake
 
 from kernelopt.report import html, tables
 
-LLM_RUN = ROOT / "bench/results/llm_h200/llm_run.tar.gz"
+LLM_RUN = ROOT / "tests/fixtures/llm_run_h200.tar.gz"
 
 
 def row(problem, category, speedup=None, eager=None, band="", level=None, reason=""):

@@ -50,7 +50,7 @@ def test_the_pipeline_with_claude_roles_against_the_fake_then_replay(tmp_path):
     wd, replay = tmp_path / "run", tmp_path / "replay"
     # the softmax unit is answered with a hand-written single-pass kernel (free-form: no CONFIG)
     with FakeMessagesAPI(
-        KernelSmith(wrong_first=True, kernels_dir=ROOT / "tests/data/candidates_demo/level1_1_Softmax")
+        KernelSmith(wrong_first=True, kernels_dir=ROOT / "tests/fixtures/candidates_demo/level1_1_Softmax")
     ) as fake:
         # the run's first calls meet a rate limit and an overload: the SDK retries them
         fake.faults = [
@@ -80,7 +80,7 @@ def test_the_pipeline_with_claude_roles_against_the_fake_then_replay(tmp_path):
             a1 = json.loads((unit / "synth/a1/slot.json").read_text())
             assert a1["empty"] and a1["reason"] == "no attempt needed: a0 passed gates 1-2"
             assert (unit / "synth/a0/candidate.py").read_text() == (
-                ROOT / "tests/data/candidates_demo/level1_1_Softmax" / f"{unit.name}.py"
+                ROOT / "tests/fixtures/candidates_demo/level1_1_Softmax" / f"{unit.name}.py"
             ).read_text()
         else:
             # the first synthesis attempt was wrong (+1.0 on every store): rejected by gate 2;

@@ -1,16 +1,16 @@
 """Parsing and classification on real Inductor output captured on the H200 by this project's
-own capture stage (torch 2.11, triton 3.6, max-autotune; tests/fixtures/h200/, copied from
-the stages run of bench/README.md)."""
+own capture stage (torch 2.11, triton 3.6, max-autotune; tests/fixtures/h200.tar.gz, copied
+from the stages run of bench/README.md)."""
 
 import json
-from pathlib import Path
 
 import pytest
+from conftest import unpacked
 
 from kernelopt.classify import stage as classify
 from kernelopt.core import outputcode
 
-FIX = Path(__file__).parent / "fixtures" / "h200"
+FIX = unpacked("h200.tar.gz") / "h200"
 PROBLEMS = sorted(p.name for p in FIX.iterdir())
 
 

@@ -37,7 +37,7 @@ def test_list_of_files(root):
 
 
 def test_broken_problems_are_kept_and_fail_clearly(root):
-    found = problems.discover("tests/data/bad_problems", base=root)
+    found = problems.discover("tests/fixtures/bad_problems", base=root)
     assert "level1_2_NoModel" in found  # has get_inputs but no Model: reported, not skipped
     with pytest.raises(ProblemError, match="does_not_exist"):
         problems.load(found["level1_1_ImportError"])

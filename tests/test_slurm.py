@@ -42,7 +42,7 @@ def _config(wd: Path) -> list[str]:
         f"problems=[{','.join(PROBLEMS)}]",
         "device=cpu",
         f"workdir={wd}",
-        "candidates=tests/data/candidates_demo",
+        "candidates=tests/fixtures/candidates_demo",
         "gates={replace_with_inductor: true, retries: 0}",
         "search={iterations: 0}",
     ]

@@ -2,10 +2,10 @@
 
 Two red-team corpora (``tests/redteam.py`` reads their headers):
 
-* ``tests/data/cheats/softmax/``: cheating and wrong candidates, one per way earlier gates were
+* ``tests/fixtures/cheats/softmax.corpus``: cheating and wrong candidates, one per way earlier gates were
   fooled (overfitted seeds, telling the gates from production, state across calls, tampering with
   the checker, no Triton at all, precision and poison tricks, escaping the sandbox, hanging);
-* ``tests/data/cheats/classes/``: at least one cheat per class of issue 11 ("Isolation that
+* ``tests/fixtures/cheats/classes.corpus``: at least one cheat per class of issue 11 ("Isolation that
   holds"), each meant to be stopped by one layer: the operating-system boundary (classes 1-2),
   the candidate form (3-5), the judge (6), the error profile (7).
 
@@ -27,8 +27,9 @@ import pytest
 import redteam
 from conftest import ROOT
 
-CHEATS = ROOT / "tests/data/cheats/softmax"
-CLASSES = ROOT / "tests/data/cheats/classes"
+# each corpus written out one file per cheat (tests/redteam.py), every file checked as a candidate
+CHEATS = redteam.corpus("cheats/softmax")
+CLASSES = redteam.corpus("cheats/classes")
 UNIT = "level1_1_Softmax/units/triton_per_fused__softmax_0"
 # hangs are killed after 30 s plus 10x the kernel's time per call, not the default 60 s + 1000x
 FAST = ["--set", "gates.timeout_s=30", "--set", "gates.timeout_factor=10"]
@@ -123,7 +124,7 @@ def test_each_cheat_is_rejected_by_the_intended_gate_and_rule(demo_run, path):
 def test_the_forms_imports_load_inside_the_sandbox(demo_run):
     """An honest kernel importing every module the form allows (Inductor's kernels import most
     of them) passes: the form is not wider than what the jailed child can load."""
-    code, (v1, v2) = check(demo_run / UNIT, ROOT / "tests/data/cheats/honest/imports_helpers.py")
+    code, (v1, v2) = check(demo_run / UNIT, ROOT / "tests/fixtures/cheats/honest/imports_helpers.py")
     assert code == 0 and (v1["verdict"], v2["verdict"]) == ("pass", "pass"), (v1["reason"], v2["reason"])
 
 
@@ -370,14 +371,14 @@ def test_a_unit_without_a_reference_is_not_checkable(demo_run, tmp_path):
 
 @pytest.mark.slow
 def test_inductors_own_kernels_pass_the_hardened_gates_on_unseen_problems(tmp_path):
-    """Problems written after the gates (tests/data/problems_unseen/: an integer input, an
+    """Problems written after the gates (tests/fixtures/problems_unseen/: an integer input, an
     integer output next to a float one, a bool mask and two outputs): with Inductor's kernels
     stitched back, every unit's kernel passes gates 1-2 (fresh seeds, all calls) and every
     stitched model gate 3; nothing ends as an error or as unit-not-checkable."""
     from conftest import demo_run_config, snakemake
 
     config = [c for c in demo_run_config(tmp_path) if not c.startswith(("problems=", "candidates="))]
-    r = snakemake("--cores", "2", "--config", "problems=tests/data/problems_unseen", *config, timeout=2400)
+    r = snakemake("--cores", "2", "--config", "problems=tests/fixtures/problems_unseen", *config, timeout=2400)
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
     problems = sorted(p for p in tmp_path.iterdir() if (p / "result.json").exists())
     assert len(problems) == 3, problems

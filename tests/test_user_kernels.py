@@ -14,7 +14,7 @@ from conftest import ROOT, load_candidate, snakemake
 
 HELION = ("helion_1_AddReLU", "problems_helion_2_RowSoftmaxScale")
 SOFTMAX = "triton_1_TwoPassSoftmax"  # problems/examples/triton/1_TwoPassSoftmax.py
-ACCUM = "problems_user_triton_2_ScaleThenAccumulate"  # tests/data, written for these tests
+ACCUM = "problems_user_triton_2_ScaleThenAccumulate"  # tests/fixtures, written for these tests
 
 
 def _json(p: Path) -> dict:
@@ -23,7 +23,7 @@ def _json(p: Path) -> dict:
 
 def _pipeline(wd: Path, problems: list[str], *config: str) -> Path:
     """The whole pipeline in CPU mode on ``problems`` with the hand-written candidates of
-    ``tests/data/candidates_user_triton``."""
+    ``tests/fixtures/candidates_user_triton``."""
     r = snakemake(
         "--cores",
         "2",
@@ -31,7 +31,7 @@ def _pipeline(wd: Path, problems: list[str], *config: str) -> Path:
         f"problems=[{', '.join(problems)}]",
         "device=cpu",
         f"workdir={wd}",
-        "candidates=tests/data/candidates_user_triton",
+        "candidates=tests/fixtures/candidates_user_triton",
         *config,
         timeout=1800,
     )
@@ -45,8 +45,8 @@ def user_run(tmp_path_factory):
         tmp_path_factory.mktemp("user_triton"),
         [
             "problems/examples/triton/1_TwoPassSoftmax.py",
-            "tests/data/problems_user_triton/2_ScaleThenAccumulate.py",
-            "tests/data/problems_user_triton/3_InplaceAdd.py",
+            "tests/fixtures/problems_user_triton/2_ScaleThenAccumulate.py",
+            "tests/fixtures/problems_user_triton/3_InplaceAdd.py",
         ],
         "gates={user_candidates: 2}",
         "search={iterations: 1, beam_width: 2, synthesis_attempts: 1, retries: 0}",
@@ -161,7 +161,7 @@ def test_user_kernel_renamed_and_launched_in_the_interpreter(tmp_path):
 def helion_run(tmp_path_factory):
     return _pipeline(
         tmp_path_factory.mktemp("helion"),
-        ["problems/examples/helion/1_AddReLU.py", "tests/data/problems_helion/2_RowSoftmaxScale.py"],
+        ["problems/examples/helion/1_AddReLU.py", "tests/fixtures/problems_helion/2_RowSoftmaxScale.py"],
         "search={iterations: 1, beam_width: 2, synthesis_attempts: 2, retries: 0}",
     )
 

@@ -116,7 +116,7 @@ def test_broken_problems_are_reported_and_others_finish(root, tmp_path):
         "--cores",
         "2",
         "--config",
-        "problems=tests/data/bad_problems",
+        "problems=tests/fixtures/bad_problems",
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 0}",
