@@ -1,1 +1,0 @@
-# no retry needed
