@@ -190,7 +190,8 @@ def test_a_capture_need_is_estimated_from_shapes_without_allocating(tmp_path):
     assert time.perf_counter() - t0 < 20
     gib = 1024
     # calibrated on the H200: the capture of a 6 GiB elementwise problem peaked at 62 GiB
-    # (bench/results/large_h200/run4_2gpu); the estimate stays above it, below an H200
+    # (run 4 of bench/README.md, bench/results/large_h200/summaries.json); the estimate stays
+    # above it, below an H200
     assert 62 * gib <= est <= 80 * gib, est
     # a convolution's weights count too
     q = _problem(
