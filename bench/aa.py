@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 from kernelopt.core import config, gpulock, measure
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.gates.model import Problem
-from kernelopt.isolate.harness import load_wrapper
 from kernelopt.runner import sandbox
+from kernelopt.runner.harness import load_wrapper
 
 
 def p95(values):

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from level1_table import row  # noqa: E402
 
 from kernelopt.core.jsonio import read_json  # noqa: E402
-from kernelopt.core.paths import ProblemPaths  # noqa: E402
+from kernelopt.core.records import ProblemPaths  # noqa: E402
 from kernelopt.report.stage import winners  # noqa: E402
 from kernelopt.report.tables import winner_text  # noqa: E402
 

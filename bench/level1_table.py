@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernelopt.core.paths import ProblemPaths  # noqa: E402
+from kernelopt.core.records import ProblemPaths  # noqa: E402
 from kernelopt.report.roofline import problem_roofline  # noqa: E402
 
 PEAK_GBS = 4300.0

@@ -16,7 +16,7 @@ import yaml
 
 from kernelopt.classify.stage import units_of
 from kernelopt.core import config
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.report import stage as report
 from kernelopt.report import tables
 

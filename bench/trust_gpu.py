@@ -120,9 +120,9 @@ import json, sys
 from pathlib import Path
 from kernelopt.core import runtime
 from kernelopt.core.config import validate
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.gates.isolated import check_unit
-from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
+from kernelopt.runner.harness import ProblemRuntime, UnitHarness
 paths, unit = ProblemPaths.of_unit(sys.argv[1])
 cfg = validate({"device": "cuda"})
 device = runtime.prepare("cuda", paths.cache)

@@ -57,7 +57,7 @@ def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .core.paths import ProblemPaths
+    from .core.records import ProblemPaths
     from .gates.stage import judge_candidate
 
     unit_dir = Path(args.unit_dir).resolve()
@@ -88,7 +88,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_stitch_check(args: argparse.Namespace) -> int:
-    from .core.paths import ProblemPaths
+    from .core.records import ProblemPaths
     from .gates.stage import run_gate3, run_gate4
     from .stitch.stage import stitch_directly
 

@@ -1,6 +1,6 @@
 """Rule candidates: fill the fixed candidate slots of one unit."""
 
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import run_stage
 from kernelopt.select import stage as select
 

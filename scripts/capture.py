@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from kernelopt.capture import stage as capture
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import run_stage
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive

@@ -1,7 +1,7 @@
 """Checkpoint classify: dispatch kinds, time shares, units and verdict of one problem."""
 
 from kernelopt.classify import stage as classify
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import run_stage
 
 smk = snakemake  # noqa: F821 - injected by Snakemake's script directive

@@ -1,6 +1,6 @@
 """Rules gate12 (gates 1-2 per candidate slot), gate3, gate4 (per stitch attempt)."""
 
-from kernelopt.core.paths import ProblemPaths, attempt_of
+from kernelopt.core.records import ProblemPaths, attempt_of
 from kernelopt.core.stagelog import remote
 from kernelopt.runner.worker import run_job
 

@@ -1,6 +1,6 @@
 """Rule isolate: contract, standalone Inductor kernel, reference and 3-seed check of one unit."""
 
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import remote
 from kernelopt.runner.worker import run_job
 

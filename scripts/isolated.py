@@ -1,7 +1,7 @@
 """Rule isolated: summary of stages 1-3 for one problem (isolate.json)."""
 
 from kernelopt.classify.stage import units_of
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import run_stage
 from kernelopt.isolate import stage as isolate
 

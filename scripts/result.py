@@ -1,7 +1,7 @@
 """Rule result: the problem's result.json."""
 
 from kernelopt.classify.stage import units_of
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import run_stage
 from kernelopt.report import stage as report
 

@@ -1,6 +1,6 @@
 """Rules synthesize, seed_beam, profile, expand, retry, select_iter: one step of a unit's search."""
 
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import remote, resolve
 from kernelopt.runner.worker import run_job
 

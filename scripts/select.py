@@ -1,6 +1,6 @@
 """Rule select: rank one unit's passing candidates by isolated time."""
 
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.core.stagelog import remote
 from kernelopt.runner.worker import run_job
 

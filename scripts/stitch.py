@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from kernelopt.core.paths import ProblemPaths, attempt_of
+from kernelopt.core.records import ProblemPaths, attempt_of
 from kernelopt.core.stagelog import run_stage
 from kernelopt.stitch import stage as stitch
 

@@ -17,7 +17,7 @@ from conftest import ROOT, unpacked
 
 from kernelopt.classify import fusion
 from kernelopt.core import outputcode
-from kernelopt.isolate.harness import UnitHarness
+from kernelopt.runner.harness import UnitHarness
 from kernelopt.search.synth.fused import fuse_source, synthesize_fused
 from kernelopt.stitch.fusion import choose_fusions, edit_call_sites
 from kernelopt.stitch.proof import diff_proof

@@ -606,7 +606,7 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
                         return True
                 return False
 
-            return [p for p, cmd in cmds.items() if b"-m\x00kernelopt.gates.child" in cmd and descends(p)]
+            return [p for p, cmd in cmds.items() if b"-m\x00kernelopt.runner.child" in cmd and descends(p)]
 
         kids = children(proc.pid)
         assert len(kids) == 1, kids

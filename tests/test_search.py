@@ -856,8 +856,8 @@ def test_the_process_ncu_profiles_launches_the_candidate_on_the_units_inputs_in_
     NCU), on Inductor's own kernel of a demo unit."""
     from kernelopt.core import runtime
     from kernelopt.core.paths import ProblemPaths
-    from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
     from kernelopt.runner import sandbox
+    from kernelopt.runner.harness import ProblemRuntime, UnitHarness
 
     unit_dir = next(iter(sorted((demo_run / "level1_8_ReLU" / "units").iterdir())))
     paths, unit = ProblemPaths.of_unit(unit_dir)

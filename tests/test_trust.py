@@ -144,7 +144,7 @@ def beneath_the_form(demo_run, candidate: Path) -> tuple:
     from kernelopt.core.config import validate
     from kernelopt.core.paths import ProblemPaths
     from kernelopt.gates.isolated import check_unit
-    from kernelopt.isolate.harness import ProblemRuntime, UnitHarness
+    from kernelopt.runner.harness import ProblemRuntime, UnitHarness
 
     paths, unit = ProblemPaths.of_unit(demo_run / UNIT)
     cfg = validate({"device": "cpu", "gates": {"timeout_s": 30, "timeout_factor": 10}})
@@ -220,7 +220,7 @@ def test_a_hanging_candidate_is_not_timed_in_select(demo_run):
     from kernelopt.core import runtime
     from kernelopt.core.config import validate
     from kernelopt.core.paths import ProblemPaths
-    from kernelopt.search.timing import time_against_inductor
+    from kernelopt.runner.timing import time_against_inductor
 
     paths, unit = ProblemPaths.of_unit(demo_run / UNIT)
     runtime.prepare("cpu", paths.cache)

@@ -232,7 +232,7 @@ def test_a_warm_child_copies_a_cache_with_a_directory_it_cannot_write(tmp_path, 
     (the compile of the job's own candidate), which the jail did not make the child's.  Writing
     there failed a re-lowered GroupNorm candidate on the H200 with EACCES as a gate-1 crash: the
     judge's fault as a verdict.  The child now uses a scratch copy of such a cache."""
-    from kernelopt.gates import child
+    from kernelopt.runner import child
 
     root, scratch = tmp_path / "cache", tmp_path / "scratch"
     (root / "triton" / "NEWKEY").mkdir(parents=True)

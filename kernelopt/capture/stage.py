@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core import gpulock, gpumem, measure, outputcode, outputs, problems, runtime
+from ..core.callargs import build_call_args, map_call_args, match_outputs
 from ..core.errors import JobFault, ProblemError, looks_like_oom
 from ..core.instrument import LaunchRecorder, instrumented
 from ..core.jsonio import write_json
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 from . import fxref, regions
-from .callargs import build_call_args, map_call_args, match_outputs
 from .hooks import CompileHooks, GraphCapture, KernelSite
 from .profiling import profile_compiled, profile_sites
 

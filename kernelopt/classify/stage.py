@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.jsonio import read_json, write_json
 from ..core.outputcode import dispatch_kind
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 from . import fusion
 
 VERDICTS = ("optimizable", "no-triton", "library-dominated", "error")

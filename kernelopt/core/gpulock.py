@@ -28,7 +28,7 @@ from pathlib import Path
 # processes it starts then take no lock of their own (they would wait for it forever)
 HELD_BY_PARENT = "KERNELOPT_GPU_HELD_BY_PARENT"
 
-# in a jailed child: the judge takes the lock on its behalf (``gates/child.py: RemoteLock``);
+# in a jailed child: the judge takes the lock on its behalf (``runner/child.py: RemoteLock``);
 # the child cannot reach the lock files
 REMOTE = None
 

@@ -622,8 +622,11 @@ class GateVerdict:
 
 
 def read_verdict(path: str | Path) -> dict[str, Any]:
-    """A gate's file as a dict (the report's and the agents' view), checked like ``GateVerdict.load``."""
-    return GateVerdict.load(path).record()
+    """A gate's file as the dict it holds (the stages' and the agents' view): its schema
+    checked, and the one key every reader needs, ``verdict``, present."""
+    data = _read(Path(path), GateVerdict.KIND)
+    _missing(Path(path), GateVerdict.KIND, data, ("verdict",))
+    return data
 
 
 def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:

@@ -27,34 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core import gpulock, gpumem
-from ..core.errors import OOM_WORDS, JobFault, fault_points
+from ..core.errors import OOM_WORDS, JobFault
 from ..core.errors import looks_like_oom as looks_like_oom
 from ..core.records import Rule
+from ..runner.faults import InfrastructureFault
 
 INFRASTRUCTURE = Rule.INFRASTRUCTURE
 UNIT_NOT_CHECKABLE = Rule.UNIT_NOT_CHECKABLE  # the rule; the verdict is ``Verdict.NOT_CHECKABLE``
-
-
-class InfrastructureFault(RuntimeError):
-    """The machine or the pipeline failed, not the candidate."""
-
-
-class InjectedOutOfMemory(RuntimeError):
-    """What ``KERNELOPT_FAULT=oom:<point>`` raises (its text reads like torch's CUDA OOM)."""
-
-
-# the points a jailed child was handed by its judge (None: read the environment)
-INJECTED: set[str] | None = None
-
-
-def injected(point: str) -> bool:
-    points = INJECTED if INJECTED is not None else set(fault_points())
-    return f"oom:{point}" in points
-
-
-def maybe_inject(point: str) -> None:
-    if injected(point):
-        raise InjectedOutOfMemory(f"CUDA out of memory (injected by KERNELOPT_FAULT=oom:{point})")
 
 
 def is_infrastructure(error_type: str, message: str) -> bool:

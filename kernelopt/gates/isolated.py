@@ -43,12 +43,12 @@ from typing import Any
 from ..core.outputs import CHUNK, same_values
 from ..core.phases import timed
 from ..core.records import ProblemPaths, Scratch
-from ..isolate.harness import UnitHarness, poison
 from ..runner import sandbox
+from ..runner.harness import UnitHarness, poison
+from ..runner.watch import ATEN_ALLOWED
 from . import errprofile
 from .faults import InfrastructureFault, looks_like_fault, suspect
 from .verdict import FAIL, PASS, SKIPPED, GateVerdict
-from .watch import ATEN_ALLOWED
 
 REL_THRESHOLD = 1e-6
 # gate 2's rules, most serious first: when calls fail for different reasons the verdict names the first

@@ -37,51 +37,17 @@ from typing import Any
 from ..core import gpulock, outputcode, outputs, problems, runtime
 from ..core.phases import timed
 from ..core.records import ProblemPaths, Scratch
-from ..isolate.harness import ProblemRuntime, poison
 from ..runner import sandbox
+from ..runner.harness import ProblemRuntime, poison
+from ..runner.pins import pin_configs
+from ..runner.watch import ATEN_ALLOWED
 from .faults import InfrastructureFault, looks_like_fault, suspect
 from .isolated import fresh_seeds
 from .verdict import FAIL, PASS, GateVerdict
-from .watch import ATEN_ALLOWED
 
 
 class NotStitchable(RuntimeError):
     """The capture could not prove that the wrapper's outputs are the model's outputs."""
-
-
-def pin_configs(mod: ModuleType, oc: outputcode.OutputCode, launches: list[dict[str, Any]]) -> dict[str, str]:
-    """Restrict every Inductor kernel object to the config it ran with at capture, so that two
-    loads of the same wrapper (baseline and stitched) cannot autotune to different configs."""
-    recorded: dict[str, dict[str, Any]] = {}
-    for l in launches:
-        if l.get("config"):
-            recorded.setdefault(l["kernel"], l["config"])
-    status: dict[str, str] = {}
-    for name in oc.kernels:
-        obj = getattr(mod, name, None)
-        configs = getattr(obj, "configs", None)
-        if obj is None or getattr(obj, "kernelopt_candidate", None) or configs is None:
-            continue
-        want = recorded.get(name)
-        if len(configs) <= 1:
-            status[name] = "single"
-            continue
-        if want is None:
-            status[name] = "unpinned: no recorded config"
-            continue
-        match = [
-            c
-            for c in configs
-            if dict(getattr(c, "kwargs", {})) == want.get("kwargs", {})
-            and getattr(c, "num_warps", None) == want.get("num_warps", getattr(c, "num_warps", None))
-            and getattr(c, "num_stages", None) == want.get("num_stages", getattr(c, "num_stages", None))
-        ]
-        if match:
-            obj.configs = [match[0]]
-            status[name] = "pinned"
-        else:
-            status[name] = "unpinned: recorded config not among the kernel's configs"
-    return status
 
 
 class Problem:
@@ -519,7 +485,7 @@ def _control_failure(paths: ProblemPaths, m: Problem, sets: list[tuple[int, str]
     return f"{err['type']}: {err['message'][:200]}" if err else None
 
 
-__all__ = ["NotStitchable", "Problem", "fp64_pass", "gate3", "pin_configs", "traceback", "ModuleType"]
+__all__ = ["NotStitchable", "Problem", "fp64_pass", "gate3", "traceback", "ModuleType"]
 
 
 def _profile_violations(cand: list[Any], base: list[Any], eager: list[Any], gc: dict[str, Any]) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import measure
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 from ..runner import sandbox
 from .faults import InfrastructureFault
 from .model import Problem

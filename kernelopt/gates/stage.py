@@ -65,7 +65,7 @@ def judge_candidate(
             candidate=str(candidate),
         )
         return v1, GateVerdict(2, SKIPPED, "gate 1 did not pass")
-    from ..isolate.harness import ProblemRuntime, UnitHarness
+    from ..runner.harness import ProblemRuntime, UnitHarness
     from .isolated import check_unit
 
     with timed("prepare the device"):

@@ -8,26 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.instrument import Observer
+from ..runner.regionio import region_uses
 from .inductor import launcher_lines, strip_heuristics_decorator
-
-WRITTEN = ("out_ptr", "in_out_ptr")
-
-
-def _uses(region: dict[str, Any], buf: str, writes: bool = False) -> list[tuple[int, int]]:
-    """(member index, argument index) of each launch argument that passes ``buf`` (only the
-    written ones with ``writes``), in launch order."""
-    return [
-        (m, i)
-        for m, call in enumerate(region["calls"])
-        for i, a in enumerate(call["args"])
-        if a.get("buffer") == buf and (not writes or a["param"].startswith(WRITTEN))
-    ]
 
 
 def _spec_of(region: dict[str, Any], members: list[dict[str, Any]], buf: str, writer: bool) -> dict[str, Any]:
     """The launch record's argument spec of ``buf`` at its first reader/writer member."""
-    m, i = _uses(region, buf, writer)[0]
+    m, i = region_uses(region, buf, writer)[0]
     return dict(members[m]["args"][i])
 
 
@@ -86,54 +73,3 @@ def render_region(contract: dict[str, Any], sources: list[str]) -> str:
         vals = [a["buffer"] if "buffer" in a else repr(a["value"]) for a in call["args"]]
         lines.append(f"    m{i}_launch({', '.join(vals)})")
     return "\n".join(lines) + "\n"
-
-
-class RegionIO(Observer):
-    """Observes the wrapper's run and keeps, of the region's buffers only, each input as its
-    first reader received it, each output before its first writer and after its last (clones
-    of nothing else: at 6 GiB per buffer, the members' other arguments would not fit twice)."""
-
-    def __init__(self, contract: dict[str, Any]):
-        r = contract["region"]
-        self.kernels, self.contract = r["members"], contract
-        self.take: dict[str, list[tuple[str, int, tuple[str, str]]]] = {k: [] for k in self.kernels}
-        for a in contract["args"]:
-            b = a["name"]
-            if a["access"] == "read":
-                m, i = _uses(r, b)[0]
-                self.take[self.kernels[m]].append(("before", i, ("in", b)))
-            else:
-                writes = _uses(r, b, writes=True)
-                (m0, i0), (m1, i1) = writes[0], writes[-1]
-                self.take[self.kernels[m0]].append(("before", i0, ("out-before", b)))
-                self.take[self.kernels[m1]].append(("after", i1, ("out-after", b)))
-        self.seen: set[str] = set()
-        self.vals: dict[tuple[str, str], Any] = {}
-
-    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
-        take = self.take.get(name, []) if name not in self.seen else []
-        self.seen.add(name)
-        for when, i, key in take:
-            if when == "before":
-                self.vals[key] = args[i].clone()
-        result = inner.run(*args, **kwargs)
-        for when, i, key in take:
-            if when == "after":
-                self.vals[key] = args[i].clone()
-        return result
-
-    def io(self) -> tuple[list[Any], list[Any]]:
-        """(before, after) of the region's arguments, in the contract's order."""
-        missing = [k for k in self.kernels if k not in self.seen]
-        if missing:
-            raise RuntimeError(f"the region's kernels {missing} were not launched by the wrapper")
-        before, after = [], []
-        for a in self.contract["args"]:
-            if a["access"] == "read":
-                v = self.vals[("in", a["name"])]
-                before.append(v)
-                after.append(v)
-            else:
-                before.append(self.vals[("out-before", a["name"])])
-                after.append(self.vals[("out-after", a["name"])])
-        return before, after

@@ -14,10 +14,10 @@ from typing import Any
 from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
 from ..core.jsonio import read_json, write_json
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
+from ..runner.harness import ProblemRuntime, UnitHarness, load_module
 from . import fused, regions, user
 from .contract import build_contract
-from .harness import ProblemRuntime, UnitHarness, load_module
 from .inductor import render_inductor
 
 

@@ -96,7 +96,7 @@ def probe_reads(reference: Any, before: list[Any], names: list[str], written: li
     """For each written argument: does the user's kernel read what it held before?  (Run twice,
     NaN-filled and randomly filled; the results differ exactly when the old contents matter.)"""
     from ..core.outputs import same_values
-    from .harness import poison
+    from ..runner.harness import poison
 
     reads: dict[str, bool] = {}
     for name in written:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.jsonio import read_json
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 

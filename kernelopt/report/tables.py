@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 from ..search.agents.llm.client import account as llm_account
 
 STAGE_COLUMNS = [

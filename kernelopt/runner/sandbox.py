@@ -525,7 +525,7 @@ class Box:
 
 
 # --------------------------------------------------------------------------- one job
-CHILD_MODULE = "kernelopt.gates.child"
+CHILD_MODULE = "kernelopt.runner.child"
 FILE_DATA_MAX = 256 << 20  # the job's files, in all (wrappers, candidates, a model's constants)
 
 
@@ -645,7 +645,7 @@ def run(
     argv: list[str] | None = None,
     collect: dict[str, Path] | None = None,
 ) -> Outcome:
-    """Run ``job`` (plain data and tensors; see ``gates/child.py``) in a jailed child (a warm
+    """Run ``job`` (plain data and tensors; see ``runner/child.py``) in a jailed child (a warm
     one when this process keeps them, ``keep_warm``); ``files`` are handed over (a directory
     file by file, into the child's scratch) and the job refers to them by name; with ``stream``, a
     job's calls are handed over one at a time (``Stream``).  ``argv`` replaces the child's

@@ -493,7 +493,7 @@ def main() -> None:
     ap.add_argument("--idle-s", type=float, default=60.0)
     ap.add_argument("--warm-children", type=int, default=1)
     a = ap.parse_args()
-    os.environ["KERNELOPT_WARM_WORKER"] = "1"  # isolate/harness.py: keep the problem rebuilt between jobs
+    os.environ["KERNELOPT_WARM_WORKER"] = "1"  # runner/harness.py: keep the problem rebuilt between jobs
     Worker(Path(a.run_dir), a.problem, a.index, a.idle_s, a.warm_children).serve()
 
 

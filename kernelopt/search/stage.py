@@ -34,6 +34,7 @@ from ..core.records import (
 )
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
+from ..runner.timing import time_against_inductor, time_candidate
 from . import agents, profiler
 from .agents.base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .agents.llm.client import INFRASTRUCTURE, BudgetExhausted
@@ -43,7 +44,6 @@ from .synth.fused import synthesize_fused
 from .synth.generate import generate as generate_template
 from .synth.generate import source_of, synthesize_attempt
 from .synth.ops import CannotSynthesize
-from .timing import time_against_inductor, time_candidate
 from .transform import signature
 
 # L2 of the H200 (core/hardware.py): a unit that moves less than a few times this was timed at

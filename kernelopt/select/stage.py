@@ -21,7 +21,7 @@ from ..core.outputcode import jit_kernel_names
 from ..core.records import ProblemPaths, member_path, read_beam, read_verdict
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
-from ..search.timing import time_against_inductor
+from ..runner.timing import time_against_inductor
 
 INDUCTOR = member_path("cands/c0")
 

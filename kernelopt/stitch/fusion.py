@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.outputcode import functions, launched_kernel, statements_in_order
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 
 
 def edit_call_sites(src: str, fusions: list[dict[str, Any]]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...classify.fusion import NotFusible, kernel_def, load_sites, producer_body
 from ...core.outputcode import dotted
-from ...core.paths import ProblemPaths
+from ...core.records import ProblemPaths
 from ...isolate.inductor import render_inductor
 from .ops import CannotSynthesize
 

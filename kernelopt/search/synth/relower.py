@@ -144,7 +144,7 @@ def _kernel_object(src: str, name: str, directory: Path) -> Any:
     from a file in ``directory``: ``triton.jit`` reads its function's source from the file (the
     interpreter does not, so an ``exec`` of the text runs on the CPU but fails on the GPU with
     "@jit functions should be defined in a Python file")."""
-    from ...isolate.harness import load_module
+    from ...runner.harness import load_module
 
     path = Path(directory) / f"{name}.py"
     path.write_text(src)
@@ -224,7 +224,7 @@ def _relowered(contract: dict[str, Any], unit_dir: Path, vname: str, patch: dict
     """The unit's reference module, and the wrapper Inductor writes for it under ``patch``: only
     Triton kernels, each launched once, one of them unless the unit is a region."""
     from ...core import outputcode
-    from ...isolate.harness import load_module
+    from ...runner.harness import load_module
 
     if unit_reference_constants(unit_dir).exists():
         raise CannotSynthesize("the reference holds constants the unit's kernel does not get as arguments")

@@ -18,9 +18,9 @@ from typing import Any
 from ..core import measure, runtime
 from ..core.jsonio import read_json
 from ..core.records import CANDIDATE_FILE, INDUCTOR_FILE, ProblemPaths
-from ..gates.faults import InfrastructureFault
-from ..isolate.harness import ProblemRuntime, UnitHarness
-from ..runner import sandbox
+from . import sandbox
+from .faults import InfrastructureFault
+from .harness import ProblemRuntime, UnitHarness
 
 
 def unit_harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> UnitHarness:

@@ -1,6 +1,6 @@
 """The jailed child: the only process that runs candidate code.
 
-usage: python -m kernelopt.gates.child SOCKET [--device cuda|cpu]
+usage: python -m kernelopt.runner.child SOCKET [--device cuda|cpu]
 (started by ``runner/sandbox.py`` inside ``runner/jail.py``, possibly long before its job)
 
 It imports what trusted code needs (and initialises CUDA), connects to the judge, waits for its
@@ -79,7 +79,7 @@ class Conn:
             return msg
 
     def _alloc(self, new: list[dict[str, Any]]) -> None:
-        from ..runner import wire
+        from . import wire
 
         handles = []
         for spec in new:
@@ -91,7 +91,7 @@ class Conn:
         self.ch.send({"op": "allocated", "handles": handles})
 
     def _map(self, new: list[dict[str, Any]], fds: list[int]) -> None:
-        from ..runner import wire
+        from . import wire
 
         for spec, fd in zip(new, fds):
             buf, mm = wire.memfd_map(fd, int(spec["nbytes"]))
@@ -101,7 +101,7 @@ class Conn:
 
     def tensors(self, obj: Any) -> Any:
         """A message's slot descriptors as tensors over the slots."""
-        from ..runner import wire
+        from . import wire
 
         if isinstance(obj, dict) and "__slot__" in obj:
             return wire.view(self.slots[int(obj["__slot__"])], wire.Layout.from_dict(obj))
@@ -200,7 +200,7 @@ def _wrappers(job: dict[str, Any], names: list[str]) -> tuple[dict[str, Any], An
     import torch
 
     from ..core import outputcode
-    from .model import pin_configs
+    from .pins import pin_configs
 
     files = job["files"]
     base_path = Path(files[job["baseline"]])
@@ -424,7 +424,7 @@ JOBS = {
 def connect(path: str) -> Any:
     import socket
 
-    from ..runner import wire
+    from . import wire
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)

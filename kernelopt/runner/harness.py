@@ -21,11 +21,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..capture.callargs import build_call_args
 from ..core import outputcode, problems
+from ..core.callargs import build_call_args
 from ..core.instrument import IOCapture, Observer, instrumented
 from ..core.outputs import Comparison, compare
-from ..core.paths import ProblemPaths
+from ..core.records import ProblemPaths
 
 _mod_counter = itertools.count()
 _RUN = Observer()  # runs a kernel unobserved
@@ -206,7 +206,7 @@ class ProblemRuntime:
         writer and after its last (isolate/regions.py: RegionIO)."""
         import torch
 
-        from .regions import RegionIO
+        from .regionio import RegionIO
 
         mod, oc = self.wrapper(contract["graph"])
         obs = RegionIO(contract)
