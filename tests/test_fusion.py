@@ -135,7 +135,7 @@ def test_committed_h200_gate3_ran_the_fused_kernel_and_not_the_producer():
 
 
 def _choice(tmp_path, ratios: dict, meaningful: bool, times: dict):
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
 
     paths = ProblemPaths.of(tmp_path / "p")
     units = [{"id": u, "time_ms": t} for u, t in times.items()]
@@ -176,7 +176,7 @@ def test_graph_level_fallback_is_bounded_by_inductors_own_error():
 
 @pytest.mark.slow
 def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
 
     paths = ProblemPaths.of(demo_run / DEMO)
     disp = json.loads(paths.dispatch.read_text())

@@ -222,7 +222,7 @@ def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, m
     values (the row mean [8, 1] repeated to [8, 32]), passes an allclose; gate 3 must fail it
     by rule, on its shape."""
     from kernelopt.core.config import validate
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.gates import model
 
     paths = ProblemPaths(structured_run, "level1_1_DictOutputs")

@@ -336,7 +336,7 @@ def test_capture_out_of_memory_is_a_job_fault_then_an_infrastructure_error(tmp_p
     GPU it fails the job (Snakemake retries it alone); alone, it is recorded as `infrastructure:`."""
     from kernelopt.capture import stage as capture
     from kernelopt.core.errors import JobFault
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
 
     paths = ProblemPaths(tmp_path, "level1_1_Big")
 

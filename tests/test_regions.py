@@ -218,7 +218,7 @@ def test_the_stitch_drops_the_first_launch_and_gate_3_proves_it(tmp_path):
 
 def test_a_region_and_its_members_are_never_both_replaced(tmp_path):
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
 
     paths = ProblemPaths(tmp_path, "p")
     units = [

@@ -1,6 +1,6 @@
 """The report stage's bookkeeping (no pipeline run needed)."""
 
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.report.stage import gpu_seconds
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kernelopt.core.jsonio import write_json
-from kernelopt.core.paths import ProblemPaths
+from kernelopt.core.records import ProblemPaths
 from kernelopt.report import roofline
 
 

@@ -612,7 +612,7 @@ def test_tiny_underutilized_kernel_gets_one_program_first():
 
 
 def test_profile_of_a_kept_member_is_reused(tmp_path):
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.search import stage as search
 
     paths = ProblemPaths(tmp_path, "p")
@@ -855,7 +855,7 @@ def test_the_process_ncu_profiles_launches_the_candidate_on_the_units_inputs_in_
     with the GPU lock asked of the judge around the profiled launches.  Here in CPU mode (no
     NCU), on Inductor's own kernel of a demo unit."""
     from kernelopt.core import runtime
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.runner import sandbox
     from kernelopt.runner.harness import ProblemRuntime, UnitHarness
 
@@ -1292,7 +1292,7 @@ def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
     when it is slower the beam keeps Inductor's and the report names the synthesized one."""
     from kernelopt.core.jsonio import write_json
     from kernelopt.core.measure import Comparison
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.search import stage as search_stage
     from kernelopt.select import stage as select_stage
 
@@ -1454,7 +1454,7 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
     bandwidth, 96 % of the 67 % roof at two reads), and its slot says why; 6 ms is 75 % of that
     roof: synthesized.  The CPU never skips (times mean nothing there)."""
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.search import stage as search
 
     paths = ProblemPaths(tmp_path, "p")
@@ -1686,7 +1686,7 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     ``search.negligible_share_pct`` (1) % of the output code's time are not synthesized and their
     beam stops at once (Inductor's kernel stays their answer); the CPU never skips."""
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.search import stage as search
 
     paths = ProblemPaths(tmp_path, "p")

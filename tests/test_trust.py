@@ -142,7 +142,7 @@ def beneath_the_form(demo_run, candidate: Path) -> tuple:
     """Gates 1-2 of ``candidate`` without the form: what the layers beneath it do alone."""
     from kernelopt.core import runtime
     from kernelopt.core.config import validate
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.gates.isolated import check_unit
     from kernelopt.runner.harness import ProblemRuntime, UnitHarness
 
@@ -219,7 +219,7 @@ def test_a_hanging_candidate_is_killed_in_gate3(demo_run, tmp_path):
 def test_a_hanging_candidate_is_not_timed_in_select(demo_run):
     from kernelopt.core import runtime
     from kernelopt.core.config import validate
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.runner.timing import time_against_inductor
 
     paths, unit = ProblemPaths.of_unit(demo_run / UNIT)
@@ -276,7 +276,7 @@ def test_the_deployed_model_computes_what_gate3_judged(demo_run):
 
     from kernelopt.core import outputcode, runtime
     from kernelopt.core.config import validate
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.gates.model import Problem
     from kernelopt.runner import sandbox
 
@@ -320,7 +320,7 @@ def test_the_deployed_model_computes_what_gate3_judged(demo_run):
 def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_path):
     from kernelopt.core.config import validate
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.report.stage import finalize
 
     paths = ProblemPaths(tmp_path, "level1_1_X")
@@ -433,7 +433,7 @@ def test_a_passing_stitch_below_the_minimum_speedup_says_which_condition_failed(
     under gates.optimized_min_speedup): the reason said "not significant", which it was not."""
     from kernelopt.core.config import validate
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.paths import ProblemPaths
+    from kernelopt.core.records import ProblemPaths
     from kernelopt.report.stage import finalize
 
     paths = ProblemPaths(tmp_path, "level1_9_X")

@@ -139,7 +139,13 @@ def test_a_jobs_failure_in_a_worker_is_the_jobs_not_the_workers(tmp_path):
     run = tmp_path / "run"
     (run / "p").mkdir(parents=True)
     settings = {"idle_s": 30, "warm_children": 0}
-    bad = {"fn": "kernelopt.core.paths:no_such_function", "workdir": str(run), "problem": "p", "args": [], "rule": "x"}
+    bad = {
+        "fn": "kernelopt.core.records:no_such_function",
+        "workdir": str(run),
+        "problem": "p",
+        "args": [],
+        "rule": "x",
+    }
     reply = worker.call(run, "p", bad, settings)
     assert not reply["ok"] and not reply.get("fault") and "no_such_function" in reply["error"]
     ok = {"fn": "builtins:str", "workdir": str(run), "problem": "p", "args": [], "rule": "x"}
