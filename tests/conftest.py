@@ -114,3 +114,14 @@ def job_counts(out: str) -> dict[str, int]:
         elif inside and parts and parts[0] == "total":
             inside = False
     return counts
+
+
+# Fixtures that run the pipeline end to end (minutes each): a test that takes one is slow,
+# whatever its own marks say, so the fast lane (``-m "not slow"``) never starts a pipeline.
+PIPELINE_FIXTURES = {"demo_run", "structured_run", "llm_run", "user_run", "helion_run"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

@@ -219,3 +219,19 @@ def test_artifact_names_are_spelled_only_by_the_records_module():
     for f in [*(ROOT / "rules").glob("*.smk"), ROOT / "Snakefile"]:
         bad += _names_in_rules(f)
     assert not bad, "artifact paths built outside kernelopt/core/records.py:\n" + "\n".join(bad)
+
+
+def test_every_fixture_that_runs_the_pipeline_makes_its_tests_slow():
+    """A fixture that calls ``snakemake(`` (the pipeline, minutes) must be in conftest's
+    PIPELINE_FIXTURES, so the fast lane never starts one."""
+    from conftest import PIPELINE_FIXTURES
+
+    found = set()
+    for f in (ROOT / "tests").glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.FunctionDef) and any("fixture" in ast.unparse(d) for d in node.decorator_list):
+                calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
+                if any(ast.unparse(c.func) == "snakemake" for c in calls):
+                    found.add(node.name)
+    assert found, "no pipeline fixture found: the scan is broken"
+    assert found <= PIPELINE_FIXTURES, f"pipeline fixtures not marked slow: {sorted(found - PIPELINE_FIXTURES)}"

@@ -12,7 +12,8 @@ from conftest import ROOT, load_candidate
 
 from kernelopt.capture import regions
 from kernelopt.core import cpu_mode, outputcode
-from kernelopt.isolate.regions import RegionIO, region_contract, render_region
+from kernelopt.isolate.regions import region_contract, render_region
+from kernelopt.runner.regionio import RegionIO
 from kernelopt.stitch.fusion import choose_fusions
 from kernelopt.stitch.proof import REGION_KEYS, diff_proof
 from kernelopt.stitch.splice import write_stitched
