@@ -12,7 +12,7 @@ device_setup() {
   # holding GPU memory and ledger claims, and in run 9 the next call's jobs waited behind them
   # for the whole call.  Nothing of ours runs between calls: end them all.
   local left
-  left=$(pgrep -f '\.snakemake/scripts/|-m snakemake|kernelopt\.gates\.child|kernelopt\.runner\.(worker|jail)|profile_harness' || true)
+  left=$(pgrep -f '\.snakemake/scripts/|-m snakemake|kernelopt\.runner\.(child|worker|jail)|profile_harness' || true)
   if [ -n "$left" ]; then
     echo "ending $(echo $left | wc -w) process(es) left running by an earlier call"
     kill -9 $left 2>/dev/null; sleep 2

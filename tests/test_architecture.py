@@ -235,3 +235,19 @@ def test_every_fixture_that_runs_the_pipeline_makes_its_tests_slow():
                     found.add(node.name)
     assert found, "no pipeline fixture found: the scan is broken"
     assert found <= PIPELINE_FIXTURES, f"pipeline fixtures not marked slow: {sorted(found - PIPELINE_FIXTURES)}"
+
+
+def test_every_import_of_the_package_names_a_module_that_exists():
+    """Imports inside functions too: a moved module must not leave a lazy import behind."""
+    import importlib
+
+    mods = modules()
+    bad = []
+    for mod, edges in imports(mods).items():
+        for target, names, line in edges:
+            if target not in mods:
+                bad.append(f"{mod}:{line} imports {target}, which does not exist")
+                continue
+            missing = [n for n in names if n != "*" and not hasattr(importlib.import_module(target), n)]
+            bad += [f"{mod}:{line} imports {n} from {target}, which has no such name" for n in missing]
+    assert not bad, bad

@@ -136,7 +136,7 @@ def resolve(req: dict[str, Any]) -> Callable[[], Any]:
     warm worker's (``run_request``)."""
     import importlib
 
-    from .paths import ProblemPaths
+    from .records import ProblemPaths
 
     mod_name, _, fn_name = str(req["fn"]).partition(":")
     fn = getattr(importlib.import_module(mod_name), fn_name)
