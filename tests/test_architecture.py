@@ -251,3 +251,15 @@ def test_every_import_of_the_package_names_a_module_that_exists():
             missing = [n for n in names if n != "*" and not hasattr(importlib.import_module(target), n)]
             bad += [f"{mod}:{line} imports {n} from {target}, which has no such name" for n in missing]
     assert not bad, bad
+
+
+def test_no_function_of_the_package_is_longer_than_a_reader_can_hold():
+    """80 lines at most, decorators aside (issue 14: split by the decisions a function makes)."""
+    long = []
+    for f in sorted(PKG.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > 80:
+                    long.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, long

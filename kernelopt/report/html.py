@@ -200,10 +200,11 @@ def _profiles(paths: ProblemPaths, unit: str) -> list[dict[str, Any]]:
     return out
 
 
-def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker: Linker, stitched: str | None):
-    udir = paths.unit(unit)
-    check = _read(paths.isolate_check(unit))
-    best = _read(paths.best(unit))
+def _slot_rows(
+    udir: Path, best: dict[str, Any], linker: Linker, stitched: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The unit's candidate slots with a candidate (origin, direction, gates, time, rank, files)
+    and the empty ones with their reason."""
     ranked = list(best.get("ranked") or [])
     slots, empty = [], []
     for d in _slot_dirs(udir):
@@ -230,6 +231,11 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
                 "llm": linker.links(sorted(d.glob("llm/*.json"), key=_natural)),
             }
         )
+    return slots, empty
+
+
+def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
+    """The unit's search iterations: each beam's members, why it stopped, its profiles."""
     iterations = []
     for it in sorted((p for p in udir.glob("iter*") if p.is_dir()), key=_natural):
         ip = IterPaths(it)
@@ -265,6 +271,16 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
                 "llm": linker.links(sorted(it.glob("llm/*.json"), key=_natural)),
             }
         )
+    return iterations
+
+
+def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker: Linker, stitched: str | None):
+    udir = paths.unit(unit)
+    check = _read(paths.isolate_check(unit))
+    best = _read(paths.best(unit))
+    ranked = list(best.get("ranked") or [])
+    slots, empty = _slot_rows(udir, best, linker, stitched)
+    iterations = _iteration_rows(udir, linker)
     return {
         "id": unit,
         "kernel": disp_unit.get("kernel", ""),

@@ -25,6 +25,7 @@ from ..core.records import (
     CANDIDATE_FILE,
     NCU_REPORT_FILE,
     Beam,
+    IterPaths,
     ProblemPaths,
     member_path,
     read_beam,
@@ -572,18 +573,19 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     return info
 
 
-def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
-    it = paths.iteration(unit, i)
-    d = it.dir
-    prev_beam = read_beam(paths.iteration(unit, i - 1).beam)
-    memory = Memory.from_dict(read_json(paths.iteration(unit, i - 1).memory))
-    plan = read_json(it.plan)
-    width = int(cfg["search"]["beam_width"])
-    outcomes: list[dict[str, Any]] = []
-    new_members: list[dict[str, Any]] = []
+def _outcome(i: int, a: str, name: str, slot: dict[str, Any], verdict: str, **more: Any) -> dict[str, Any]:
+    """What the summarizer is told of one slot of iteration ``i``."""
+    return {"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": verdict, **more}
+
+
+def _judged_slots(
+    it: IterPaths, i: int, width: int, retries: int, outcomes: list[dict[str, Any]]
+) -> list[tuple[str, dict[str, Any], str]]:
+    """The iteration's slots that passed gates 1-2 (slot path, slot record, direction); a failed
+    one is told to the summarizer with the gate it failed."""
     passing = []
     for j in range(width):
-        for a in attempts_of(j, int(cfg["search"].get("retries", 0))):
+        for a in attempts_of(j, retries):
             cs = it.cand(a)
             slot = read_json(cs.slot)
             if slot["empty"]:
@@ -593,74 +595,70 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
             if g2["verdict"] != PASS:
                 bad = failing_verdict(g1, g2)
                 outcomes.append(
-                    {
-                        "id": f"iter{i}/{a}",
-                        "direction": name,
-                        "signature": slot["signature"],
-                        "verdict": f"gate {bad['gate']} {bad['verdict']}",
-                        "reason": bad["reason"][:200],
-                    }
+                    _outcome(i, a, name, slot, f"gate {bad['gate']} {bad['verdict']}", reason=bad["reason"][:200])
                 )
                 continue
             passing.append((a, slot, name))
-    device = read_json(paths.capture_record)["device"]
-    untimed = [
-        m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)
-    ]  # e.g. synthesised seeds
+    return passing
+
+
+def _time_candidates(
+    paths: ProblemPaths,
+    unit: str,
+    i: int,
+    cfg: dict[str, Any],
+    passing: list[tuple[str, dict[str, Any], str]],
+    untimed: list[dict[str, Any]],
+    outcomes: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Time the new candidates (and the earlier members never timed) against Inductor's kernel:
+    the new beam members, and the fault that kept them from being timed, if one did."""
+    it, device = paths.iteration(unit, i), read_json(paths.capture_record)["device"]
+    files = [it.cand(a).candidate for a, _, _ in passing] + [paths.member_candidate(unit, m["path"]) for m in untimed]
     fault: dict[str, str] = {}
-    if passing or untimed:
-        files = [it.cand(a).candidate for a, _, _ in passing] + [
-            paths.member_candidate(unit, m["path"]) for m in untimed
-        ]
 
-        def on_fault(cause: str) -> list[Any]:
-            fault["cause"] = cause
-            return [None] * len(files)
+    def on_fault(cause: str) -> list[Any]:
+        fault["cause"] = cause
+        return [None] * len(files)
 
-        cmps = retry_alone(
-            device,
-            f"select {paths.problem}/{unit}/iter{i}",
-            lambda: time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}"),
-            on_fault,
+    cmps = retry_alone(
+        device,
+        f"select {paths.problem}/{unit}/iter{i}",
+        lambda: time_against_inductor(paths, unit, cfg, files, f"select {unit}/iter{i}"),
+        on_fault,
+    )
+    new_members = []
+    for (a, slot, name), cmp in zip(passing, cmps):
+        if cmp is None:  # it passed gates 1-2 but hung or crashed when timed: not a beam member
+            write_json(it.cand(a).timing, {"error": "could not be timed in its sandbox"})
+            outcomes.append(_outcome(i, a, name, slot, "not timed", reason="hung or crashed when timed"))
+            continue
+        write_json(it.cand(a).timing, cmp.to_dict())
+        ratio = cmp.ratio if cmp.meaningful else None
+        new_members.append(
+            {
+                "id": f"iter{i}/{a}",
+                "path": member_path(f"iter{i}/{a}"),
+                "ratio": ratio if ratio is not None else 1.0,
+                "ci": [cmp.ci_low, cmp.ci_high],
+                "meaningful": cmp.meaningful,
+                "signature": slot["signature"],
+                "direction": name,
+            }
         )
-        for (a, slot, name), cmp in zip(passing, cmps):
-            if cmp is None:  # it passed gates 1-2 but hung or crashed when timed: not a beam member
-                write_json(it.cand(a).timing, {"error": "could not be timed in its sandbox"})
-                outcomes.append(
-                    {
-                        "id": f"iter{i}/{a}",
-                        "direction": name,
-                        "signature": slot["signature"],
-                        "verdict": "not timed",
-                        "reason": "hung or crashed when timed",
-                    }
-                )
-                continue
-            write_json(it.cand(a).timing, cmp.to_dict())
-            ratio = cmp.ratio if cmp.meaningful else None
-            new_members.append(
-                {
-                    "id": f"iter{i}/{a}",
-                    "path": member_path(f"iter{i}/{a}"),
-                    "ratio": ratio if ratio is not None else 1.0,
-                    "ci": [cmp.ci_low, cmp.ci_high],
-                    "meaningful": cmp.meaningful,
-                    "signature": slot["signature"],
-                    "direction": name,
-                }
-            )
-            outcomes.append(
-                {
-                    "id": f"iter{i}/{a}",
-                    "direction": name,
-                    "signature": slot["signature"],
-                    "verdict": "pass",
-                    "ratio": ratio,
-                }
-            )
-        for m, cmp in zip(untimed, cmps[len(passing) :]):
-            if cmp is not None:
-                m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
+        outcomes.append(_outcome(i, a, name, slot, "pass", ratio=ratio))
+    for m, cmp in zip(untimed, cmps[len(passing) :]):
+        if cmp is not None:
+            m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
+    return new_members, fault.get("cause")
+
+
+def _next_beam(
+    prev_beam: dict[str, Any], new_members: list[dict[str, Any]], width: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The best ``width`` distinct members of the old beam and the new ones, and every timed
+    candidate that left the beam (kept with its times for the report's "why nothing was
+    stitched", e.g. a synthesized kernel slower than Inductor's in a beam of 1)."""
     pool = prev_beam["members"] + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
     # at most one member per configuration
@@ -673,22 +671,40 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
         beam_members.append(m)
         if len(beam_members) >= width:
             break
-    # candidates that were timed but left the beam (e.g. a synthesized kernel slower than
-    # Inductor's in a beam of 1): kept, with their times, for the report's "why nothing was stitched"
     kept = {m["id"] for m in beam_members}
     dropped = {m["id"]: m for m in prev_beam.get("dropped", [])}
     for m in pool:
         if m["id"] not in kept and m["id"] != "inductor" and "ci" in m:
             dropped.setdefault(m["id"], {k: m[k] for k in ("id", "path", "ratio", "ci", "meaningful") if k in m})
+    return beam_members, list(dropped.values())
+
+
+def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Rule select_iter: time the iteration's new candidates, keep the best distinct ones as the
+    next beam, let the summarizer update the memory; stop when nothing new entered."""
+    it = paths.iteration(unit, i)
+    prev_beam = read_beam(paths.iteration(unit, i - 1).beam)
+    memory = Memory.from_dict(read_json(paths.iteration(unit, i - 1).memory))
+    plan = read_json(it.plan)
+    width = int(cfg["search"]["beam_width"])
+    outcomes: list[dict[str, Any]] = []
+    passing = _judged_slots(it, i, width, int(cfg["search"].get("retries", 0)), outcomes)
+    device = read_json(paths.capture_record)["device"]
+    # members never timed (e.g. synthesised seeds): timed now, on the GPU
+    untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]
+    new_members, fault = [], None
+    if passing or untimed:
+        new_members, fault = _time_candidates(paths, unit, i, cfg, passing, untimed, outcomes)
+    beam_members, dropped = _next_beam(prev_beam, new_members, width)
     stopped = plan.get("stop")
     if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
         stopped = "converged: no new candidate entered the beam"
-    clear_transcripts(d, ["summarizer"])
-    backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
+    clear_transcripts(it.dir, ["summarizer"])
+    backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, it.dir)
     memory, text = backend.summarize(i, outcomes, memory)
     # a fault that kept candidates from being timed: the result says so, never "matched"
-    infrastructure = fault.get("cause") or prev_beam.get("infrastructure")
-    record = Beam(i, beam_members, stopped or prev_beam.get("stopped"), list(dropped.values()) or None, infrastructure)
+    infrastructure = fault or prev_beam.get("infrastructure")
+    record = Beam(i, beam_members, stopped or prev_beam.get("stopped"), dropped or None, infrastructure)
     record.save(it.beam)
     beam = record.as_dict()
     write_json(it.memory, memory.to_dict())
