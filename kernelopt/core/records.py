@@ -629,6 +629,12 @@ def read_verdict(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def read_optional(path: str | Path) -> dict[str, Any]:
+    """A JSON record a stage may not have written (a problem that failed earlier, a slot never
+    judged): its contents, or ``{}`` when the file does not exist."""
+    return json.loads(Path(path).read_text()) if Path(path).exists() else {}
+
+
 def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:
     """``read_verdict``, or ``{}`` when the gate never ran (gate 2 after gate 1 failed)."""
     return read_verdict(path) if Path(path).exists() else {}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.jsonio import read_json
-from ..core.records import ProblemPaths
+from ..core.records import ProblemPaths, read_optional
 from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 
@@ -35,7 +35,7 @@ def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | Non
         t = read_json(f)
         if t.get("meaningful") and t.get("a_ms"):
             return float(t["a_ms"]), f.relative_to(paths.root).as_posix()
-    best = read_json(paths.best(unit)) if paths.best(unit).exists() else {}
+    best = read_optional(paths.best(unit))
     for e in (best.get("candidates") or {}).values():
         t = e.get("timing") or {}
         if t.get("meaningful") and t.get("a_ms"):
@@ -61,7 +61,7 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
     if contract is None:
         return {"unit": unit, "bytes": None, "why": "no contract"}
     nbytes = moved_bytes(contract)
-    cuda = (read_json(paths.capture_record) if paths.capture_record.exists() else {}).get("device") == "cuda"
+    cuda = read_optional(paths.capture_record).get("device") == "cuda"
     ms, source = inductor_ms(paths, unit) if cuda else (None, None)
     gbs, pct = _pct(nbytes, ms, peak_gbs)
     out: dict[str, Any] = {

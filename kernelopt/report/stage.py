@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, write_json
-from ..core.records import ProblemPaths, SlotPaths, benchmarks_dir, logs_dir, read_verdict
+from ..core.records import ProblemPaths, SlotPaths, benchmarks_dir, logs_dir, read_optional, read_verdict
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
@@ -35,7 +35,7 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
         marker = f"/units/{unit}/"
         rel = cand.split(marker, 1)[1] if marker in cand else Path(cand).name
         slot = SlotPaths(paths.unit(unit) / Path(rel).parent).slot
-        info = read_json(slot) if slot.exists() else {}
+        info = read_optional(slot)
         ref = paths.reference(unit)
         row = {
             "unit": unit,
@@ -248,7 +248,7 @@ def near_roof_reasons(paths: ProblemPaths, units: list[str]) -> list[str]:
     out = []
     for unit in units:
         slot = paths.synth(unit, 0).slot
-        info = read_json(slot) if slot.exists() else {}
+        info = read_optional(slot)
         if info.get("near_roof") or info.get("negligible"):
             out.append(f"{unit}: {info['reason']}")
     return out
@@ -309,7 +309,7 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
             peaks.append(float(mem["peak_mb"]))
         if mem.get("declared_mb"):
             declared.append(int(mem["declared_mb"]))
-    capture_mem = (read_json(paths.capture_record) if paths.capture_record.exists() else {}).get("memory") or {}
+    capture_mem = read_optional(paths.capture_record).get("memory") or {}
     if capture_mem.get("job_peak_mb"):
         peaks.append(float(capture_mem["job_peak_mb"]))
     disk = sum(f.stat().st_size for f in paths.root.rglob("*") if f.is_file()) if paths.root.exists() else 0

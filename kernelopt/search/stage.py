@@ -29,6 +29,7 @@ from ..core.records import (
     ProblemPaths,
     member_path,
     read_beam,
+    read_optional,
     read_verdict,
     read_verdict_or_empty,
     retry_slot,
@@ -62,7 +63,7 @@ def roof_figure(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: d
     if contract.get("device") != "cuda" or contract.get("fused"):
         return None
     try:
-        disp = read_json(paths.dispatch) if paths.dispatch.exists() else {}
+        disp = read_optional(paths.dispatch)
         entry = next((u for u in disp.get("units", []) if u.get("id") == unit), {})
         ms, launches = entry.get("time_ms"), int(entry.get("launches") or contract.get("launches") or 1)
         nbytes = roofline.moved_bytes(contract)
@@ -291,7 +292,7 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
                         "signature": sig,
                     }
                 )
-    contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else {}
+    contract = read_optional(paths.contract(unit))
     tiny = negligible(paths, unit, contract, cfg)
     if c0_verdict["verdict"] == NOT_CHECKABLE:
         members, why = [], c0_verdict["reason"]  # nothing is judged, so nothing is searched

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.jsonio import read_json, sha256, write_json
 from ..core.outputcode import jit_kernel_names
-from ..core.records import ProblemPaths, member_path, read_beam, read_verdict
+from ..core.records import ProblemPaths, member_path, read_beam, read_optional, read_verdict
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from ..runner.timing import time_against_inductor
@@ -156,7 +156,7 @@ def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str,
 
     out = []
     for u in units:
-        best = read_json(paths.best(u)) if paths.best(u).exists() else {}
+        best = read_optional(paths.best(u))
         for p, e in (best.get("candidates") or {}).items():
             if p != INDUCTOR:
                 out.append((u, p, ratio(e, bool(best.get("meaningful")))))
