@@ -9,10 +9,11 @@ compiles take it ``shared``: several run at once, but never during a measurement
 The lock is a ``flock`` on a file per visible GPU, released by the kernel if a job dies.
 
 Writers come first: a plain ``flock`` lets overlapping readers starve a writer for as long
-as any reader holds the lock (on the H200, with 16 gate jobs overlapping, measurements
-waited minutes).  So every taker passes a turnstile (a second lock file, held exclusively
-while it waits for the main lock): a waiting measurement holds the turnstile, new readers
-queue behind it, and it gets the GPU as soon as the readers already in finish.
+as any reader holds the lock, and with many gate jobs overlapping one always does
+(bench/README.md, "Search, 5 iterations").  So every taker passes a turnstile (a second lock
+file, held exclusively while it waits for the main lock): a waiting measurement holds the
+turnstile, new readers queue behind it, and it gets the GPU as soon as the readers already in
+finish.
 """
 
 from __future__ import annotations

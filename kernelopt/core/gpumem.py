@@ -52,28 +52,24 @@ CONTEXT_MB = hardware.TARGET.cuda_context_mb
 # processes a job of each rule runs on the GPU at once (the job, and its sandboxed child or
 # the NCU harness)
 PROCESSES = {"capture": 1, "isolate": 1}
-# Needs, calibrated on the H200 with problems/large (bench/README.md, "GPU memory" and "Run 7"):
-# whole-problem rules, as a multiple of the capture job's measured peak (isolate peaked at
-# 0.53-0.86x capture in run 7; gate 3 runs the eager model, the baseline wrapper, the stitched
-# one in its child and, on a mismatch, an FP64 copy: ~0.6x capture by count, ~1x with the FP64
-# fallback; gate 4 the baseline and the stitched model in CUDA graphs side by side: 0.39x
-# measured once) ...
+# Needs, calibrated on the H200 with problems/large (bench/README.md, "GPU memory" and "The
+# search at 5 iterations"): whole-problem rules, as a multiple of the capture job's measured
+# peak (gate 3 runs the eager model, the baseline wrapper, the stitched one in its child and, on
+# a mismatch, an FP64 copy: ~0.6x capture by count, ~1x with the FP64 fallback; gate 4 the
+# baseline and the stitched model in CUDA graphs side by side) ...
 FACTORS = {"capture": 1.0, "isolate": 1.1, "gate3": 1.5, "gate4": 1.0}
 DEFAULT_FACTOR = 1.5
 # ... and per-unit rules, as a multiple of the unit's own tensors (its contract's arguments):
 # gates 1-2 hold one input set (the arguments before and after Inductor's kernel, the
 # reference outputs), the child's call buffers (``exchange.Staging``), the written outputs'
 # poisoned copies and chunked comparison temporaries, in the judge and in its child: ~5x by
-# count (the 9.0-11.2x measured in runs 4-7 were a leak, every call's arguments kept alive by
-# CUDA IPC until the job ended, fixed since); profile and select hold one or two candidates'
-# arguments and an L2 flush buffer (run 7: profile 2.9-3.6x, select 2.6x).  Runs 10-13 (H200,
-# 36 profile and 46 select_iter jobs at 6 GiB inputs) peaked at no more than 0.43x and 0.52x of
-# what factors of 5 and 4 declared, so 3.0 and 2.5 (the jobs that waited longest for memory
-# were these, behind gates 1-2 that really need theirs)
+# count (the higher peaks bench/README.md records before run 8 were a leak, fixed since);
+# profile and select hold one or two candidates' arguments and an L2 flush buffer, and declare
+# close to what they use: over-declared, they were the jobs that waited longest for memory
 UNIT_FACTORS = {"gate12": 6.0, "profile": 3.0, "select": 2.5, "select_iter": 2.5}
 # ... plus this share of the capture's peak: the judging process rebuilds the problem (its
-# inputs, parameters, the compiled wrapper's buffers) to draw the unit's inputs (a small unit
-# of a convolution problem peaked at 3 GiB)
+# inputs, parameters, the compiled wrapper's buffers) to draw the unit's inputs, so even a
+# small unit's job holds part of the problem
 UNIT_PROBLEM_SHARE = 0.15
 
 
@@ -105,8 +101,7 @@ def need_mb(
 def unit_mb(contract: dict[str, Any]) -> float:
     """MiB of a unit's tensor arguments (inputs and outputs), from its contract; a region's
     (capture/regions.py) also counts its member kernels' arguments, which drawing its inputs
-    holds (H200, LayerNorm's region: gates 1-2 peaked at 16.8 GB where its own arguments
-    declared 6.1)."""
+    holds (bench/README.md, "Run 12")."""
     total = 0
     members = (contract.get("region") or {}).get("member_contracts", [])
     for a in [*contract.get("args", []), *(x for m in members for x in m.get("args", []))]:
@@ -174,9 +169,8 @@ def estimate_mb(problem_path: str | Path) -> float | None:
             with torch.no_grad():
                 out = model(*inputs)
         held = tensor_mb(outputs.tensors(inputs)) + tensor_mb(list(model.parameters()) + list(model.buffers()))
-        # calibrated on the H200 (problems/large): capture peaked at ~3.3x its inputs and
-        # parameters plus 6.3-7.1x its outputs (eager, compiled, standalone and profiled copies;
-        # 16x before its comparisons were chunked)
+        # calibrated on the H200 with problems/large (bench/README.md, "GPU memory"): capture
+        # holds several copies of the outputs (eager, compiled, standalone and profiled)
         return 3.5 * held + 9 * tensor_mb(outputs.tensors(out)) + 2048
     except Exception as e:  # noqa: BLE001 - any failure of the estimate is "unknown", never a verdict
         print(f"[gpu-mem] no shape estimate for {problem_path}: {type(e).__name__}: {str(e)[:200]}", flush=True)
@@ -277,8 +271,8 @@ def defer(need: int, alone: bool = False, what: str = "") -> Iterator[None]:
     """The job's claim, made only when it first prepares the device (``runtime.prepare`` calls
     ``claim_pending``) and released with the block.  A job that turns out to have nothing to run
     on the GPU (gate 3 of an attempt that stitched nothing, gate 4 after gate 3 failed, an empty
-    candidate slot) claims nothing and waits for nobody: on the H200 such jobs had waited 5-60 s
-    each behind big claims for work they never did."""
+    candidate slot) claims nothing and waits for nobody, never queueing behind big claims for
+    work it will not do (bench/README.md, "Run 7")."""
     stack = contextlib.ExitStack()
     _PENDING.clear()
     _PENDING.update(stack=stack, args=(need, alone, what))

@@ -1,7 +1,7 @@
 """The error profile: what ``allclose`` lets through, measured against Inductor's own kernel.
 
 ``allclose(1e-3)`` admits an error of 1e-3 everywhere, which is enormous next to a probability
-of 1e-7: a softmax that writes -9e-5 where the answer is ~1e-7 passed gates 2 and 3.  So beside
+of 1e-7: a softmax that writes -9e-5 where the answer is ~1e-7 passes it.  So beside
 ``allclose`` every output of every call is held to what Inductor's own kernel does on the same
 inputs against the same reference:
 
@@ -9,8 +9,9 @@ inputs against the same reference:
   units in the last place of the output's dtype at the reference's largest magnitude;
 * **small values**: the largest relative error over the elements whose reference is small
   (a normal number, at most 1e-3 x the largest) at most ``error_ratio`` x Inductor's there, or
-  ``small_rel_floor`` (1 %: fast-math exponentials of honest kernels were off by 1.2e-4 there
-  on the H200, while writing 0, a floor or the wrong sign is off by 100 %);
+  ``small_rel_floor`` (1 %: far above what fast-math exponentials of honest kernels are off by
+  there, far below the 100 % of writing 0, a floor or the wrong sign; bench/README.md,
+  "Isolation that holds");
 * **structure**: a property the reference has on the drawn inputs (every value >= 0; every value
   in [0, 1]; sums of 1 along a dimension) is kept, where Inductor's own output keeps it on the
   same inputs too (so an honest kernel is never rejected for rounding that Inductor shares):

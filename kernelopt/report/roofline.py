@@ -92,7 +92,7 @@ def problem_roofline(paths: ProblemPaths, units: list[str], peak_gbs: float) -> 
     the time with each unit's best timed candidate (Inductor's time where none was timed)."""
     per_unit = [unit_roofline(paths, u, peak_gbs) for u in units]
     # a fused pair or a region is its member kernels again: the problem's totals count each
-    # kernel once (run 14's LayerNorm counted its region and the region's members both)
+    # kernel once
     try:
         disp = read_json(paths.dispatch).get("units", [])
     except (OSError, ValueError):

@@ -219,13 +219,13 @@ def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
     """Fill an output with values no correct kernel leaves behind: NaN, or (``pattern="random"``)
     a random finite pattern, so that a kernel that reads its output buffer gains nothing.  The
     pattern's magnitudes lie in [1e3, 2e3): never 0 or a small value a wrong kernel might write
-    (drawn uniformly over [-1e3, 1e3], 4 elements of a 64 Mi output were exactly 0 on the H200,
-    and a kernel writing 0 there looked like one that wrote nothing)."""
+    (a draw over [-1e3, 1e3] leaves exact zeros in a large output, where a kernel writing 0 looks
+    like one that wrote nothing: bench/README.md, "Isolation that holds")."""
     import torch
 
     if pattern == "random":
-        # drawn in place on the tensor's own device: a 6 GiB output's pattern drawn on the CPU
-        # in float64 took host temporaries of 12 GiB each and seconds per call, twice per call
+        # drawn in place on the tensor's own device: drawn on the CPU in float64, a large
+        # output's pattern needs host temporaries twice its size and seconds per call
         g = torch.Generator(device=t.device).manual_seed(seed)
         if t.is_floating_point():
             t.uniform_(-1.0, 1.0, generator=g)

@@ -43,8 +43,7 @@ from typing import Any
 HEADER_BYTES = 8
 # The light lane: steps that never touch the GPU (``synthesize``: a request with ``"lane":
 # "light"``) go to a worker of their own per problem (this index), so a cheap step never queues
-# behind its problem's GPU work (H200, issue 12's first run: synthesize jobs of 0.01 s waited up to
-# 105 s for the problem's one worker while it isolated another unit).  It keeps no warm children.
+# behind its problem's GPU work (bench/README.md, "A warm executor").  It keeps no warm children.
 LIGHT_INDEX = 100
 
 

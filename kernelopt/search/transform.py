@@ -328,9 +328,9 @@ SWIZZLE_MIN_PERIOD_BYTES = 16 << 20
 def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | None:
     """A pointwise kernel that reads an operand of K elements at ``xindex % K`` (a weight over the
     trailing dims of a normalization, a bias over rows) re-reads it once per row of K outputs.
-    Where one row's traffic is larger than the L2, every re-read comes from DRAM (run 14's
-    LayerNorm: 32 MiB of weight and bias read 16 times).  Returns {"rows", "period", "operands",
-    "period_bytes"} for the largest such K, or None."""
+    Where one row's traffic is larger than the L2, every re-read comes from DRAM (bench/README.md,
+    "The block order").  Returns {"rows", "period", "operands", "period_bytes"} for the largest
+    such K, or None."""
     try:
         tree = ast.parse(source)
         kernel = _launched_kernel(source, tree)
