@@ -128,8 +128,8 @@ def negligible(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: di
     smallest units, whose Inductor kernels (timed at capture) together take less than
     ``search.negligible_share_pct`` % of the output code's time (capture's CUDA-graph time, gate
     4's baseline): even taking no time at all, they would speed the problem up by less than
-    gate 4's minimum gain.  (Run 14, CrossEntropy: five search iterations, ~250 s of GPU jobs,
-    went to a kernel of 0.9 us in a 0.17 ms problem.)  None otherwise, always on the CPU, for
+    gate 4's minimum gain, so the search's GPU time goes elsewhere (bench/README.md, "The
+    search at 5 iterations").  None otherwise, always on the CPU, for
     fused units and regions (not timed alone at capture), and whenever a time is missing."""
     limit = cfg["search"].get("negligible_share_pct")
     if limit is None or contract.get("device") != "cuda":
