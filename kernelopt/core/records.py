@@ -50,8 +50,8 @@ class Category(StrEnum):
     MATCHED_OPTIMIZED = "matched (optimized)"
     MATCHED_SYNTHESIS_FAILED = "matched (synthesis failed)"
     FALLBACK = "fallback"
-    ERROR = "error"
     UNIT_NOT_CHECKABLE = "unit-not-checkable"
+    ERROR = "error"
 
 
 class DispatchKind(StrEnum):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, write_json
-from ..core.records import ProblemPaths, SlotPaths, benchmarks_dir, logs_dir, read_optional, read_verdict
+from ..core.records import Category, ProblemPaths, SlotPaths, benchmarks_dir, logs_dir, read_optional, read_verdict
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
@@ -99,10 +99,10 @@ def _deployed(res: dict[str, Any], paths: ProblemPaths, chosen: tuple[int, Any, 
     )
     significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
     if significant:
-        res.update(category="optimized", speedup_vs_compiled=speed, reason=None)
+        res.update(category=Category.OPTIMIZED, speedup_vs_compiled=speed, reason=None)
         return
     res.update(
-        category="matched (optimized)",
+        category=Category.MATCHED_OPTIMIZED,
         speedup_vs_compiled=1.0,
         measured_speedup=speed,
         reason=(
@@ -129,28 +129,30 @@ def _not_deployed(
         first = faults[0]
         res.update(
             status="error",
-            category="error",
+            category=Category.ERROR,
             reason=f"infrastructure: {first['cause'].removeprefix('infrastructure: ')[:300]} ({first['where']})",
             speedup_vs_compiled=None,
         )
     elif not_checkable and len(not_checkable) == len(units):
-        res.update(category="unit-not-checkable", reason=f"unit-not-checkable: {next(iter(not_checkable.values()))}")
+        res.update(
+            category=Category.UNIT_NOT_CHECKABLE, reason=f"unit-not-checkable: {next(iter(not_checkable.values()))}"
+        )
     elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
         alts = valid_alternatives(paths, units)
         if alts:
             # valid kernels were found, none faster than Inductor's: the search matched it
-            res.update(category="matched (optimized)", reason=no_candidate_reason(alts))
+            res.update(category=Category.MATCHED_OPTIMIZED, reason=no_candidate_reason(alts))
         else:
-            res.update(category="matched (synthesis failed)", reason=last["reason"] if last else "no attempt")
+            res.update(category=Category.MATCHED_SYNTHESIS_FAILED, reason=last["reason"] if last else "no attempt")
             near = near_roof_reasons(paths, units)
             if near:  # not a failure: synthesis was not tried, the kernel is at its roof
                 res["reason"] = f"{res['reason']}; " + "; ".join(near)
     elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
-        res.update(category="fallback", reason="e2e-correctness", detail=[x["reason"] for x in attempts])
+        res.update(category=Category.FALLBACK, reason="e2e-correctness", detail=[x["reason"] for x in attempts])
     else:
         mode = any(x["gate4"] == SKIPPED_BY_MODE for x in attempts)
         res.update(
-            category="fallback",
+            category=Category.FALLBACK,
             reason="perf-gate",
             detail=[x["reason"] for x in attempts]
             + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []),
@@ -184,13 +186,13 @@ def _speedups(res: dict[str, Any], base: dict[str, Any], disp: dict[str, Any]) -
     # its time (baseline_compiled_ms) includes them, and so does the deployed time, torch's
     # compiled time minus the absolute time the replacement saves.
     if res.get("eager_ms") and res.get("baseline_compiled_ms") and res.get("speedup_vs_compiled"):
-        saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == "optimized" else 0.0
+        saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == Category.OPTIMIZED else 0.0
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
     if any(u.get("user") for u in disp.get("units", [])) and res.get("eager_ms") and res.get("baseline_ms"):
         # a standalone Triton / Helion problem: the user's own module (eager: the user's kernels,
         # as the user launches them) against the deployed output code as gate 4 timed it
-        final = res["final_ms"] if res["category"] == "optimized" else res["baseline_ms"]
+        final = res["final_ms"] if res["category"] == Category.OPTIMIZED else res["baseline_ms"]
         res["speedup_vs_user_module"] = res["eager_ms"] / final if final else None
 
 
@@ -214,7 +216,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     if base.get("failed"):
         res.update(
             status="error",
-            category="error",
+            category=Category.ERROR,
             stage=base.get("stage"),
             reason=base["error"].splitlines()[0],
             error=base["error"],
@@ -222,14 +224,17 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         )
     elif disp["verdict"] == "error":  # capture failed, or its profile lost a kernel's events
         res.update(
-            status="error", category="error", reason=disp.get("reason", "classify: error"), speedup_vs_compiled=None
+            status="error",
+            category=Category.ERROR,
+            reason=disp.get("reason", "classify: error"),
+            speedup_vs_compiled=None,
         )
     elif disp["verdict"] in ("library-dominated", "no-triton"):
-        res.update(category="fallback", reason=disp["verdict"])
+        res.update(category=Category.FALLBACK, reason=disp["verdict"])
     else:
         _categorize(res, paths, units, cfg)
     _speedups(res, base, disp)
-    if res["category"] != "error" and disp["verdict"] not in ("library-dominated", "no-triton"):
+    if res["category"] != Category.ERROR and disp["verdict"] not in ("library-dominated", "no-triton"):
         res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
         clause = describe(res["roofline"])
         if clause and res["category"].startswith("matched"):

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import ProblemPaths
+from ..core.records import Category, ProblemPaths
 from ..search.agents.llm.client import account as llm_account
 
 STAGE_COLUMNS = [
@@ -128,14 +128,7 @@ RESULT_COLUMNS = [
     "meaningful",
     *LLM_COLUMNS,
 ]
-CATEGORIES = [
-    "optimized",
-    "matched (optimized)",
-    "matched (synthesis failed)",
-    "fallback",
-    "unit-not-checkable",
-    "error",
-]
+CATEGORIES = [str(c) for c in Category]  # in the tables' order
 
 
 def _geomean(values: list[float]) -> float | None:
