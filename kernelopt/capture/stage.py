@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -302,18 +303,26 @@ def _graph_regions(cap: GraphCapture, source: str, kernels: dict[str, Any], path
         return {"found": [], "refused": [], "error": f"{type(e).__name__}: {e}"}
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    """The compiled problem each graph's saved wrapper is checked against: the model and its
+    inputs, the compiled model's outputs, the device, the capture settings, how many graphs."""
+
+    model: Any
+    inputs: list[Any]
+    compiled_out: Any
+    device: str
+    ccfg: dict[str, Any]
+    n_graphs: int
+
+
 def _graph_record(
     cap: GraphCapture,
     paths: ProblemPaths,
     helion: dict[str, Any],
     all_kernels: set[str],
     saved_all: dict[str, Any],
-    model: Any,
-    inputs: list[Any],
-    compiled_out: Any,
-    device: str,
-    ccfg: dict[str, Any],
-    n_graphs: int,
+    run: _Compiled,
 ) -> dict[str, Any]:
     """Save one graph (wrapper, FX graph, kernels, references, constants) and check that its
     wrapper runs standalone; its capture.json record.  Adds the graph's kernels to
@@ -350,12 +359,10 @@ def _graph_record(
         rec["call_args"] = None
         rec["standalone"] = {"ok": False, "reason": "the wrapper's call() was never invoked"}
     else:
-        mapping, saved = map_call_args(cap.call_args, model, inputs)
+        mapping, saved = map_call_args(cap.call_args, run.model, run.inputs)
         rec["call_args"] = mapping
         saved_all.update({f"g{g}.{k}": v for k, v in saved.items()})
-        rec["standalone"] = _standalone_check(
-            out_path, oc, cap, mapping, saved, model, inputs, compiled_out, device, ccfg, n_graphs
-        )
+        rec["standalone"] = _standalone_check(out_path, oc, cap, mapping, saved, run)
     return rec
 
 
@@ -442,11 +449,8 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
     saved_all: dict[str, Any] = {}
     all_kernels: set[str] = set()
     paths.kernels_dir.mkdir(parents=True, exist_ok=True)
-    n_graphs = len(hooks.graphs)
-    graphs_rec = [
-        _graph_record(cap, paths, helion, all_kernels, saved_all, model, inputs, compiled_out, device, ccfg, n_graphs)
-        for cap in hooks.graphs
-    ]
+    run = _Compiled(model, inputs, compiled_out, device, ccfg, len(hooks.graphs))
+    graphs_rec = [_graph_record(cap, paths, helion, all_kernels, saved_all, run) for cap in hooks.graphs]
 
     if saved_all:
         torch.save(saved_all, paths.saved_call_args)
@@ -501,12 +505,7 @@ def _standalone_check(
     cap: GraphCapture,
     mapping: list[dict[str, Any]],
     saved: dict[str, Any],
-    model: Any,
-    inputs: list[Any],
-    compiled_out: Any,
-    device: str,
-    ccfg: dict[str, Any],
-    n_graphs: int,
+    run: _Compiled,
 ) -> dict[str, Any]:
     """Import the saved wrapper in this process, run it with the real arguments, and record
     every launch.  Proves the file on disk is a runnable copy of what the compile produced."""
@@ -514,33 +513,33 @@ def _standalone_check(
 
     try:
         mod = outputcode.load(out_path, cap.constants)
-        args = build_call_args(mapping, model, inputs, saved, device)
+        args = build_call_args(mapping, run.model, run.inputs, saved, run.device)
         recorder = LaunchRecorder(user={k for k, kd in oc.kernels.items() if kd.is_user})
-        with torch.no_grad(), gpulock.exclusive(device, "standalone run"), instrumented(mod, oc, recorder):
+        with torch.no_grad(), gpulock.exclusive(run.device, "standalone run"), instrumented(mod, oc, recorder):
             outs = mod.call(list(args))
-        runtime.sync(device)
+        runtime.sync(run.device)
         outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
         result: dict[str, Any] = {
             "ok": True,
             "launches": [l.__dict__ for l in recorder.launches],
             "externs": recorder.externs,
         }
-        if n_graphs == 1:
-            out_map = match_outputs(compiled_out, outs)
+        if run.n_graphs == 1:
+            out_map = match_outputs(run.compiled_out, outs)
             result["outputs"] = out_map
             if any(o is None for o in out_map):
                 result["ok"] = False
                 result["reason"] = "a model output could not be found among the standalone wrapper's outputs"
-        result["profile"] = _site_profile(mod, args, oc, device, ccfg)
-        if n_graphs == 1 and result["ok"]:
+        result["profile"] = _site_profile(mod, args, oc, run.device, run.ccfg)
+        if run.n_graphs == 1 and result["ok"]:
             # the output code's own time, replayed in one CUDA graph as gate 4 times it: no
             # input copies (torch.compile's CUDA-graph trees copy each input into the graph's
             # static buffers on every call, which the compiled time above includes)
             del outs  # the graph holds outputs of its own
             try:
-                with torch.no_grad(), gpulock.exclusive(device, "wrapper timing"):
+                with torch.no_grad(), gpulock.exclusive(run.device, "wrapper timing"):
                     result["wrapper_time"] = measure.time_graphed(
-                        lambda: mod.call(list(args)), device, measure.for_device(ccfg["timing"], device)
+                        lambda: mod.call(list(args)), run.device, measure.for_device(run.ccfg["timing"], run.device)
                     )
             except Exception as e:  # noqa: BLE001 - a missing time (even out of memory) is recorded: the
                 # result falls back on torch.compile's time; it never fails the capture
