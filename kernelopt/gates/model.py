@@ -43,7 +43,7 @@ from ..runner.pins import pin_configs
 from ..runner.watch import ATEN_ALLOWED
 from .faults import InfrastructureFault, looks_like_fault, suspect
 from .isolated import fresh_seeds
-from .verdict import FAIL, PASS, GateVerdict
+from .verdict import FAIL, PASS, GateVerdict, stitched_model_failed
 
 
 class NotStitchable(RuntimeError):
@@ -144,14 +144,7 @@ def _sandbox_failure(outcome: Any, control: Callable[[], str | None], seeds: lis
             f"gate 3's child {outcome.status} ({outcome.detail}), "
             f"and so did the baseline wrapper run the same way ({failed})"
         )
-    rule = "timeout" if outcome.status == "timeout" else "crash"
-    return GateVerdict(
-        3,
-        FAIL,
-        f"rule {rule}: the stitched model {outcome.status} in its sandbox ({outcome.detail})",
-        rule=rule,
-        seeds=seeds,
-    )
+    return stitched_model_failed(3, outcome.status, outcome.detail, "in its sandbox", seeds=seeds)
 
 
 def _runtime_error(

@@ -22,7 +22,7 @@ from ..core.records import ProblemPaths
 from ..runner import sandbox
 from .faults import InfrastructureFault
 from .model import Problem
-from .verdict import FAIL, PASS, SKIPPED_BY_MODE, GateVerdict
+from .verdict import FAIL, PASS, SKIPPED_BY_MODE, GateVerdict, stitched_model_failed
 
 DECISION = "pass iff the upper bound of the 95% CI of time(stitched)/time(baseline) <= 1 + perf_margin"
 
@@ -50,14 +50,7 @@ def gate4(paths: ProblemPaths, stitched: Path, cfg: dict[str, Any]) -> GateVerdi
                 f"gate 4's child {outcome.status} ({outcome.detail}), "
                 f"and so did the baseline timed alone ({control.status})"
             )
-        rule = "timeout" if outcome.status == "timeout" else "crash"
-        return GateVerdict(
-            4,
-            FAIL,
-            f"rule {rule}: the stitched model {outcome.status} while timed ({outcome.detail})",
-            rule=rule,
-            tolerances=tol,
-        )
+        return stitched_model_failed(4, outcome.status, outcome.detail, "while timed", tolerances=tol)
     cmp = _comparison(outcome.reply)
     assert cmp is not None
     numbers = {

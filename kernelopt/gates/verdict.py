@@ -18,3 +18,10 @@ PASS, FAIL, SKIPPED, SKIPPED_BY_MODE = Verdict.PASS, Verdict.FAIL, Verdict.SKIPP
 # never a candidate's failure, reported apart.
 ERROR = Verdict.ERROR  # rule "infrastructure": the job failed for reasons that are not the candidate's
 NOT_CHECKABLE = Verdict.NOT_CHECKABLE  # rule "unit-not-checkable": no trustworthy reference to judge against
+
+
+def stitched_model_failed(gate: int, status: str, detail: str, where: str, **numbers: object) -> GateVerdict:
+    """Gate 3's or 4's verdict when the stitched model's child timed out or crashed (``where``:
+    "in its sandbox", "while timed") and the baseline run the same way did not."""
+    rule = "timeout" if status == "timeout" else "crash"
+    return GateVerdict(gate, FAIL, f"rule {rule}: the stitched model {status} {where} ({detail})", rule=rule, **numbers)
