@@ -647,7 +647,7 @@ def test_out_of_memory_in_capture_s_standalone_check_is_a_fault_not_an_unstitcha
             raise error
 
         monkeypatch.setattr(capture.outputcode, "load", load)
-        return capture._standalone_check(None, None, cap, [], {}, None, [], None, "cpu", {}, 1)
+        return capture._standalone_check(None, None, cap, [], {}, capture._Compiled(None, [], None, "cpu", {}, 1))
 
     with pytest.raises(RuntimeError, match="out of memory"):
         check(RuntimeError("CUDA out of memory. Tried to allocate 6.00 GiB"))
