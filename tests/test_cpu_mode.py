@@ -91,6 +91,7 @@ def test_api_and_config(tmp_path: Path) -> None:
     assert {"backend_hash", "libdevice", "reduce_fast_paths", "interpret_config", "raw_stream"} <= set(r["patches"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PROBLEMS)
 def test_problem_matches_eager(tmp_path: Path, name: str) -> None:
     r = _run_child(tmp_path, "problem", name)
@@ -98,6 +99,7 @@ def test_problem_matches_eager(tmp_path: Path, name: str) -> None:
     assert r["ok"], f"{name}: max abs err {r['max_abs_err']}"
 
 
+@pytest.mark.slow
 def test_install_after_triton_already_imported(tmp_path: Path) -> None:
     """torch._inductor.config imports triton; tl.sum & co. are JITFunctions by then."""
     r = _run_child(tmp_path, "late_install")
@@ -105,6 +107,7 @@ def test_install_after_triton_already_imported(tmp_path: Path) -> None:
     assert r["ok"], r
 
 
+@pytest.mark.slow
 def test_output_module_reimport_in_fresh_process(tmp_path: Path) -> None:
     """The wrapper Inductor writes can be imported elsewhere (after install) and run."""
     r1 = _run_child(tmp_path, "reimport_build", str(tmp_path), tag="_build")
@@ -115,6 +118,7 @@ def test_output_module_reimport_in_fresh_process(tmp_path: Path) -> None:
     assert r2["ok"], r2
 
 
+@pytest.mark.slow
 def test_libdevice_functions(tmp_path: Path) -> None:
     r = _run_child(tmp_path, "libdevice")
     assert not r["bad"], r["bad"]
@@ -123,11 +127,13 @@ def test_libdevice_functions(tmp_path: Path) -> None:
         assert fn in r["libdevice_used"], fn
 
 
+@pytest.mark.slow
 def test_reduction_and_scan_edge_cases(tmp_path: Path) -> None:
     r = _run_child(tmp_path, "edge")
     assert not r["bad"], r["bad"]
 
 
+@pytest.mark.slow
 def test_interpret_config_picks_fewest_programs(tmp_path: Path) -> None:
     r = _run_child(tmp_path, "config_choice")
     assert r["kernels"] >= 1
@@ -135,6 +141,7 @@ def test_interpret_config_picks_fewest_programs(tmp_path: Path) -> None:
     assert r["ok"]
 
 
+@pytest.mark.slow
 def test_broken_patch_raises_named_error(tmp_path: Path) -> None:
     r = _run_child(tmp_path, "broken")
     assert r["error_type"] == "CpuModePatchError"

@@ -294,6 +294,7 @@ def test_a_job_with_no_device_work_claims_nothing(tmp_path, fake_gpus, monkeypat
     assert [e["what"] for e in json.loads(path.read_text())] == ["a big job"]
 
 
+@pytest.mark.slow
 def test_a_failed_gpu_job_is_retried_on_a_gpu_of_its_own(tmp_path):
     """The capture job fails as a machine fault would (KERNELOPT_FAULT=jobfault:capture); Snakemake
     retries it (gpu.retries) with gpu_alone=1, and the retry claims a whole (fake) GPU and passes."""
@@ -439,6 +440,7 @@ def test_gate_calls_are_streamed_one_at_a_time_to_one_child(tmp_path):
     assert "call 3 fails" in calls[3]["error"]["message"]
 
 
+@pytest.mark.slow
 def test_the_judges_own_time_is_not_charged_to_a_streamed_candidate(tmp_path):
     """Gates 1-2 of a GiB-sized unit spend minutes drawing inputs and judging between calls
     while the child waits (on the H200, Inductor's own kernels then 'timed out' in gate 2): the
