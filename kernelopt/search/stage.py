@@ -301,8 +301,9 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     else:
         why = "no candidate passed gates 1-2 to seed the beam"
     stopped = why if tiny or not members else None
-    beam = Beam(0, members, stopped).as_dict()
-    Beam(0, members, stopped).save(paths.iteration(unit, 0).beam)
+    record = Beam(0, members, stopped)
+    record.save(paths.iteration(unit, 0).beam)
+    beam = record.as_dict()
     write_json(
         paths.iteration(unit, 0).memory,
         Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict(),
@@ -608,13 +609,14 @@ def _time_candidates(
     unit: str,
     i: int,
     cfg: dict[str, Any],
+    device: str,
     passing: list[tuple[str, dict[str, Any], str]],
     untimed: list[dict[str, Any]],
     outcomes: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Time the new candidates (and the earlier members never timed) against Inductor's kernel:
     the new beam members, and the fault that kept them from being timed, if one did."""
-    it, device = paths.iteration(unit, i), read_json(paths.capture_record)["device"]
+    it = paths.iteration(unit, i)
     files = [it.cand(a).candidate for a, _, _ in passing] + [paths.member_candidate(unit, m["path"]) for m in untimed]
     fault: dict[str, str] = {}
 
@@ -695,7 +697,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]
     new_members, fault = [], None
     if passing or untimed:
-        new_members, fault = _time_candidates(paths, unit, i, cfg, passing, untimed, outcomes)
+        new_members, fault = _time_candidates(paths, unit, i, cfg, device, passing, untimed, outcomes)
     beam_members, dropped = _next_beam(prev_beam, new_members, width)
     stopped = plan.get("stop")
     if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
