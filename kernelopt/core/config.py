@@ -221,8 +221,23 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         if e.validator == "additionalProperties":
             allowed = ", ".join(sorted(_resolve(e.schema).get("properties", {})))
             raise ConfigError(f"unknown config key under '{key}': {e.message}; allowed keys: {allowed}")
-        raise ConfigError(f"bad value for config key '{key}': {e.message}")
+        bounds = allowed_range(e.schema, key) if e.validator in _BOUNDS else None
+        raise ConfigError(f"bad value for config key '{key}': {e.message}" + (f"; allowed: {bounds}" if bounds else ""))
     return typed
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def allowed_range(node: dict[str, Any], name: str = "x") -> str | None:
+    """A number's allowed range from its schema node, e.g. ``0 < x <= 1`` (None: unbounded)."""
+    low = next(((op, node[k]) for k, op in (("minimum", "<="), ("exclusiveMinimum", "<")) if k in node), None)
+    high = next(((op, node[k]) for k, op in (("maximum", "<="), ("exclusiveMaximum", "<")) if k in node), None)
+    if low and high:
+        return f"{low[1]} {low[0]} {name} {high[0]} {high[1]}"
+    if low:
+        return f"{name} {low[0].replace('<', '>')} {low[1]}"
+    return f"{name} {high[0]} {high[1]}" if high else None
 
 
 def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -429,8 +444,9 @@ def invalidation_table() -> str:
 
 
 def reference_table() -> str:
-    """docs/configuration.md's table: every setting, its default and its meaning (from the schema)."""
-    rows = ["| setting | default | meaning |", "| --- | --- | --- |"]
+    """docs/configuration.md's table: every setting, its default, its allowed range and its meaning (from the
+    schema)."""
+    rows = ["| setting | default | allowed | meaning |", "| --- | --- | --- | --- |"]
     d = defaults()
     for key in setting_keys():
         head, _, tail = key.partition(".")
@@ -444,5 +460,6 @@ def reference_table() -> str:
             .removesuffix("...")
             .strip()
         )
-        rows.append(f"| `{key}` | `{shown}` | {node.get('description', '')} |")
+        bounds = allowed_range(node)
+        rows.append(f"| `{key}` | `{shown}` | {f'`{bounds}`' if bounds else ''} | {node.get('description', '')} |")
     return "\n".join(rows)

@@ -1,0 +1,45 @@
+"""What a user's mistake reads like (issue 15, "Errors"): each one a clear sentence that says
+what is wrong and what to do, never a traceback or a run that fails later job by job."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelopt.core import config
+from kernelopt.core.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    "key, value, allowed",
+    [
+        ("gates.rtol", "1e9", "0 < gates.rtol <= 1"),
+        ("gates.atol", 1e9, "0 < gates.atol <= 1"),
+        ("gates.model_rtol", 2, "0 < gates.model_rtol <= 1"),
+        ("gates.model_atol", -1, "0 < gates.model_atol <= 1"),
+        ("isolate.rtol", 1e9, "0 < isolate.rtol <= 1"),
+        ("isolate.atol", 0, "0 < isolate.atol <= 1"),
+        ("gates.rel_error_floor", 5, "0 < gates.rel_error_floor <= 1"),
+        ("gates.rel_error_ratio", 1e9, "1 <= gates.rel_error_ratio <= 1000"),
+        ("gates.fp64_ratio", 1e9, "0 < gates.fp64_ratio <= 1000"),
+        ("gates.perf_margin", 1e9, "0 <= gates.perf_margin <= 1"),
+    ],
+)
+def test_a_tolerance_out_of_its_range_is_refused_with_the_range(key, value, allowed):
+    section, name = key.split(".")
+    with pytest.raises(ConfigError) as e:
+        config.validate({section: {name: value}})
+    assert str(e.value).startswith(f"bad value for config key '{key}': ")
+    assert str(e.value).endswith(f"; allowed: {allowed}")
+
+
+def test_every_tolerance_of_the_schema_is_bounded_on_both_sides():
+    gates, isolate = (config.schema()["properties"][s]["properties"] for s in ("gates", "isolate"))
+    tolerances = {f"isolate.{k}": isolate[k] for k in ("rtol", "atol")} | {
+        f"gates.{k}": v for k, v in gates.items() if k.endswith(("tol", "_ratio", "_floor", "_ulps", "_margin"))
+    }
+    assert len(tolerances) == 13, sorted(tolerances)
+    for key, node in tolerances.items():
+        assert {"minimum", "exclusiveMinimum"} & set(node) and "maximum" in node, key
+        assert config.allowed_range(node), key
+    d = config.defaults()  # the defaults lie inside
+    config.validate({"gates": d["gates"], "isolate": d["isolate"]})
