@@ -655,3 +655,35 @@ def test_out_of_memory_in_capture_s_standalone_check_is_a_fault_not_an_unstitcha
         check(RuntimeError("CUDA out of memory. Tried to allocate 6.00 GiB"))
     rec = check(ValueError("the wrapper cannot run standalone"))
     assert rec["ok"] is False and rec["reason"] == "ValueError: the wrapper cannot run standalone"
+
+
+def test_the_scheduler_never_imports_a_problem_file(tmp_path):
+    """The shape estimate the scheduler asks for while building the DAG runs the problem in a
+    helper process: a problem file is trusted code, and its import-time effects (and prints)
+    stay out of the scheduler's process."""
+    import os
+
+    marker = tmp_path / "imported_by"
+    p = _problem(
+        tmp_path,
+        f"""
+        import os
+        open({str(marker)!r}, "a").write(str(os.getpid()) + "\\n")
+        print("{{'not': 'an answer'}}")
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return torch.relu(x)
+
+        def get_inputs():
+            return [torch.randn(1024, 1024)]
+
+        def get_init_inputs():
+            return []
+        """,
+    )
+    cfg = {"need_factor": 1.0, "default_mb": 12345}
+    need = gpumem.rule_need_mb("capture", tmp_path / "none.json", p, cfg)
+    pids = marker.read_text().split()
+    assert pids and str(os.getpid()) not in pids
+    assert need != cfg["default_mb"]  # the helper's estimate came back (its answer, not the print)

@@ -144,10 +144,75 @@ def rule_need_mb(
     estimate = None
     if units is None and not (mem and mem.get("job_peak_mb")):
         if str(problem_path) not in _ESTIMATES:
-            _ESTIMATES[str(problem_path)] = estimate_mb(problem_path)
+            _ESTIMATES[str(problem_path)] = Estimator.shared().estimate(problem_path)
         estimate = _ESTIMATES[str(problem_path)]
     need = need_mb(rule, mem, estimate, float(gpu_cfg["need_factor"]), unit_mb=units)
     return need or int(gpu_cfg["default_mb"])
+
+
+class Estimator:
+    """``estimate_mb`` in a helper process (``python -m kernelopt.core.gpumem``): the scheduler
+    calls it while building the DAG, and a problem file is trusted code that must never run in
+    the scheduler's own process.  One helper serves every estimate of a run (one torch import);
+    an estimate that takes longer than ``TIMEOUT_S`` or a helper that dies gives None (the
+    job claims the default), never an error of the scheduler."""
+
+    TIMEOUT_S = 120.0
+    _shared: Estimator | None = None
+
+    def __init__(self) -> None:
+        import sys
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kernelopt.core.gpumem"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},  # meta tensors only: no CUDA context
+        )
+
+    @classmethod
+    def shared(cls) -> Estimator:
+        if cls._shared is None or cls._shared.proc.poll() is not None:
+            cls._shared = cls()
+        return cls._shared
+
+    def estimate(self, problem_path: str | Path) -> float | None:
+        import select
+
+        try:
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self.proc.stdin.write(json.dumps(str(problem_path)) + "\n")
+            self.proc.stdin.flush()
+            while True:
+                ready, _, _ = select.select([self.proc.stdout], [], [], self.TIMEOUT_S)
+                if not ready:
+                    raise TimeoutError(f"no answer in {self.TIMEOUT_S:.0f} s")
+                line = self.proc.stdout.readline()
+                if not line:
+                    raise EOFError("the estimating process ended")
+                if line.startswith(_ANSWER):  # anything else is the problem's own printing
+                    return json.loads(line[len(_ANSWER) :])["mb"]
+        except (OSError, ValueError, TimeoutError, EOFError, AssertionError) as e:
+            print(f"[gpu-mem] no shape estimate for {problem_path}: {type(e).__name__}: {e}", flush=True)
+            self.proc.kill()
+            return None
+
+
+_ANSWER = "kernelopt-estimate "
+
+
+def _serve() -> None:
+    """The estimating process: one problem path (JSON) per line in, one answer line out (the
+    problem's own printing goes to stderr)."""
+    import sys
+
+    out, sys.stdout = sys.stdout, sys.stderr
+    for line in sys.stdin:
+        mb = estimate_mb(json.loads(line))
+        out.write(_ANSWER + json.dumps({"mb": mb}) + "\n")
+        out.flush()
 
 
 def estimate_mb(problem_path: str | Path) -> float | None:
@@ -441,3 +506,7 @@ def record() -> dict[str, Any]:
         out["job_peak_mb"] = round(PEAKS["job"], 1)
         out["child_peak_mb"] = round(PEAKS["children"], 1)
     return out
+
+
+if __name__ == "__main__":
+    _serve()
