@@ -156,7 +156,8 @@ def cmd_html(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The command line: every subcommand and its arguments."""
     parser = argparse.ArgumentParser(
         prog="kernelopt", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -166,7 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     common.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     common.add_argument("--config", help="config file (default: built-in defaults = config.yaml's)")
     common.add_argument(
-        "--set", action="append", metavar="KEY=VALUE", help="override a config key, e.g. gates.seeds=[0,1]"
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a config key, e.g. gates.fresh_seeds=5 or gates.distributions=[x10,abs]",
     )
     c = sub.add_parser("check", parents=[common], help="gates 1-2 for one candidate of one unit")
     c.add_argument("unit_dir")
@@ -185,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     cv = sub.add_parser("coverage", help="synthesis coverage: which units got a synthesized kernel through gates 1-2")
     cv.add_argument("workdir", help="the run directory (the config's workdir)")
     cv.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     from .core.errors import KerneloptError
 
     try:
@@ -214,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     except KerneloptError as e:
         print(f"kernelopt: {e}", file=sys.stderr)
         return 2
-    parser.print_help()
+    parser().print_help()
     return 0
 
 

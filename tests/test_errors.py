@@ -43,3 +43,34 @@ def test_every_tolerance_of_the_schema_is_bounded_on_both_sides():
         assert config.allowed_range(node), key
     d = config.defaults()  # the defaults lie inside
     config.validate({"gates": d["gates"], "isolate": d["isolate"]})
+
+
+def _help(capsys, *command: str) -> str:
+    from kernelopt import cli
+
+    with pytest.raises(SystemExit):
+        cli.main([*command, "--help"])
+    return capsys.readouterr().out
+
+
+def test_every_set_example_the_help_shows_is_accepted(capsys):
+    """``kernelopt check --help`` showed ``--set gates.seeds=[0,1]``, a key that does not exist;
+    every ``section.key=value`` example of the help, given to ``--set`` as shown, sets that key."""
+    import re
+
+    import yaml
+
+    from kernelopt import cli
+
+    texts = [_help(capsys), _help(capsys, "check"), _help(capsys, "stitch-check")]
+    examples = {m.rstrip(").,") for t in texts for m in re.findall(r"\b[a-z_]+\.[a-z_]+=\S+", t)}
+    assert {"gates.fresh_seeds=5", "gates.distributions=[x10,abs]", "gates.perf_margin=0.05"} <= examples
+    for example in sorted(examples):
+        args = cli.parser().parse_args(["check", "UNIT_DIR", "CANDIDATE.py", "--set", example])
+        cfg = cli._config(args, "cpu")
+        key, _, value = example.partition("=")
+        section, name = key.split(".")
+        assert cfg[section][name] == yaml.safe_load(value), example
+    args = cli.parser().parse_args(["check", "UNIT_DIR", "CANDIDATE.py", "--set", "gates.seeds=[0,1]"])
+    with pytest.raises(ConfigError, match="unknown config key under 'gates'"):
+        cli._config(args, "cpu")  # the old example
