@@ -16,12 +16,12 @@ test:
 lint:
 	ruff check .
 	ruff format --check .
-	snakefmt --check Snakefile rules/
+	snakefmt --check Snakefile kernelopt/workflow/
 	snakemake --lint
 
 format:
 	ruff format .
-	snakefmt Snakefile rules/
+	snakefmt Snakefile kernelopt/workflow/
 
 ci:
 	bash .ci/run

@@ -83,7 +83,7 @@ def test_every_rule_declares_the_settings_it_reads(root):
     import re
 
     rules = set()
-    for f in (root / "rules").glob("*.smk"):
+    for f in (root / "kernelopt/workflow/rules").glob("*.smk"):
         text = f.read_text()
         rules |= set(re.findall(r"^(?:rule|checkpoint) (\w+):", text, re.M))
         for used in re.findall(r'settings\("(\w+)"\)', text):

@@ -30,6 +30,7 @@ from conftest import ROOT
 PROBLEMS = ["problems/demo/level1/8_ReLU.py", "problems/demo/level1/5_Matmul.py"]
 # results.csv columns that do not depend on timing (CPU-mode times mean nothing)
 DETERMINISTIC = ["level", "problem", "verdict", "category", "fallback_reason", "units", "units_replaced", "meaningful"]
+WORKFLOW = ROOT / "kernelopt" / "workflow"  # the workflow, package data; profiles/ links into it
 SLURM_PROFILE = ROOT / "profiles" / "slurm"
 K8S_PROFILE = ROOT / "profiles" / "kubernetes"
 
@@ -51,14 +52,14 @@ def _config(wd: Path) -> list[str]:
 def _rules() -> dict[str, str]:
     """rule name -> its block of text, for every rule and checkpoint in rules/*.smk."""
     out = {}
-    for f in sorted((ROOT / "rules").glob("*.smk")):
+    for f in sorted((WORKFLOW / "rules").glob("*.smk")):
         parts = re.split(r"^(?:rule|checkpoint) (\w+):\n", f.read_text(), flags=re.M)
         out.update(dict(zip(parts[1::2], parts[2::2])))
     return out
 
 
 def _local_rules() -> set[str]:
-    block = re.search(r"^localrules:\n((?:    \w+,?\n)+)", (ROOT / "Snakefile").read_text(), flags=re.M)
+    block = re.search(r"^localrules:\n((?:    \w+,?\n)+)", (WORKFLOW / "Snakefile").read_text(), flags=re.M)
     assert block, "no localrules block in the Snakefile"
     return {w.strip(" ,") for w in block.group(1).split()}
 

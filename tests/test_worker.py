@@ -229,7 +229,7 @@ def test_the_executor_settings_reach_jobs_and_change_no_output(root):
 
     for key in ("executor.enabled", "executor.workers_per_problem", "executor.warm_children", "executor.idle_s"):
         assert config.invalidated_by(key) == [], key
-    assert "KERNELOPT_EXECUTOR" in (root / "rules/common.smk").read_text()
+    assert "KERNELOPT_EXECUTOR" in (root / "kernelopt/workflow/rules/common.smk").read_text()
     assert sys.executable
 
 

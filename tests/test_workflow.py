@@ -19,7 +19,9 @@ def test_snakefmt_check(root):
 
     from conftest import tool
 
-    r = subprocess.run([tool("snakefmt"), "--check", "Snakefile", "rules/"], cwd=root, capture_output=True, text=True)
+    r = subprocess.run(
+        [tool("snakefmt"), "--check", "Snakefile", "kernelopt/workflow/"], cwd=root, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 

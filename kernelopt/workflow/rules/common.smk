@@ -4,9 +4,11 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(
-    0, workflow.basedir
-)  # the kernelopt package lives next to the Snakefile
+# the directory that holds the kernelopt package (this file is kernelopt/workflow/rules/common.smk):
+# the checkout, or site-packages
+HERE = workflow.current_basedir.get_path_or_uri(secret_free=True)
+PACKAGE_PARENT = Path(HERE).parents[2]
+sys.path.insert(0, str(PACKAGE_PARENT))
 
 from kernelopt.classify import stage as ko_classify
 from kernelopt.core import config as ko_config
