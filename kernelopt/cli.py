@@ -53,7 +53,13 @@ def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
         )
         return
     for v in verdicts:
-        print(f"gate {v['gate']}: {v['verdict'].upper():<15} {v['reason']}")
+        findings = (v.get("numbers") or {}).get("findings") or []
+        if len(findings) > 1:  # gate 1's reason names the first; every one is a line of its own
+            print(f"gate {v['gate']}: {v['verdict'].upper():<15} {len(findings)} findings:")
+            for f in findings:
+                print(f"  rule {f['rule']}: {f['message']}" + (f" (line {f['line']})" if f.get("line") else ""))
+        else:
+            print(f"gate {v['gate']}: {v['verdict'].upper():<15} {v['reason']}")
 
 
 def cmd_check(args: argparse.Namespace) -> int:

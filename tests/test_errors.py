@@ -74,3 +74,45 @@ def test_every_set_example_the_help_shows_is_accepted(capsys):
     args = cli.parser().parse_args(["check", "UNIT_DIR", "CANDIDATE.py", "--set", "gates.seeds=[0,1]"])
     with pytest.raises(ConfigError, match="unknown config key under 'gates'"):
         cli._config(args, "cpu")  # the old example
+
+
+SEVERAL_FINDINGS = """import os
+import subprocess
+
+import torch
+
+
+def launch(out_ptr, in_ptr, n):
+    os.environ["X"] = "1"
+    out_ptr.copy_(torch.softmax(in_ptr, 0))
+"""
+
+
+def test_check_prints_every_gate_1_finding_without_json(tmp_path, capsys):
+    """A candidate with several gate-1 findings: the plain printout gives each rule and message
+    on a line of its own (it said only the first, and "N more finding(s)", unless --json)."""
+    from kernelopt import cli
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.records import ProblemPaths
+    from kernelopt.gates.form import static_problems
+
+    paths = ProblemPaths(tmp_path / "wd", "level1_1_Copy")
+    contract = {"unit": "copy", "args": [{"name": "out_ptr"}, {"name": "in_ptr"}, {"name": "n"}]}
+    paths.unit("copy").mkdir(parents=True)
+    write_json(paths.contract("copy"), contract)
+    write_json(paths.isolate_check("copy"), {"status": "pass"})
+    paths.reference("copy").write_text("def reference(x):\n    return x\n")
+    paths.capture.mkdir(parents=True)
+    write_json(paths.capture_record, {"device": "cpu"})
+    cand = tmp_path / "cand.py"
+    cand.write_text(SEVERAL_FINDINGS)
+    found = static_problems(SEVERAL_FINDINGS, contract)
+    assert len(found) >= 4 and len({r for r, _, _ in found}) >= 3, found
+
+    assert cli.main(["check", str(paths.unit("copy")), str(cand)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"gate 1: {'FAIL':<15} {len(found)} findings:"
+    for (rule, message, line), printed in zip(found, lines[1:], strict=False):
+        assert printed == f"  rule {rule}: {message}" + (f" (line {line})" if line else "")
+    assert lines[1 + len(found)] == f"gate 2: {'SKIPPED':<15} gate 1 did not pass"
+    assert len(lines) == len(found) + 2
