@@ -50,7 +50,7 @@ def test_results_for_every_demo_problem(demo_run, root):
     assert cats["level1_5_Matmul"] == ("fallback", "no-triton")
     # CPU mode: gate 4 is skipped-by-mode, never passed, so nothing is deployed and no speedup is claimed
     for p, (cat, _reason) in cats.items():
-        assert cat in ("fallback", "matched (synthesis failed)"), (p, cat)
+        assert cat in ("fallback", "matched (not synthesized)"), (p, cat)  # search off: nothing synthesized
         assert cat != "optimized"
     summary = json.loads((demo_run / "report/summary.json").read_text())
     assert summary["meaningful"] is False

@@ -118,3 +118,120 @@ def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsy
     assert rows["u_nc"]["not_checkable_because"] == "no-reference: partial sums"
     assert cli.main(["coverage", str(wd)]) == 0
     assert "1 of 3 units of optimizable problems (33%)" in capsys.readouterr().out
+
+
+# --- honest labels (issue 15, item 4): what each category and reason says happened ---------
+
+
+def _put(path, obj):
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj))
+
+
+def _problem(tmp_path, *, device="cpu", eager_ms=2.0, compiled_ms=1.0, units=("u",)):
+    """A problem's records up to the stitch, nothing stitched (``plan.json`` no-candidates):
+    what finalize reads.  The caller adds slots, beams and attempts."""
+    paths = ProblemPaths(tmp_path, "level1_1_X")
+    _put(paths.baseline, {"device": device, "compiled": {"median_ms": compiled_ms}, "eager": {"median_ms": eager_ms}})
+    _put(paths.dispatch, {"verdict": "optimizable", "units": [{"id": u} for u in units]})
+    nothing = "no candidate beyond Inductor's passed gates 1-2"
+    _put(paths.attempt(0).plan, {"attempt": 0, "status": "no-candidates", "reason": nothing, "replacements": {}})
+    _put(paths.attempt(0).gate(3), {"gate": 3, "verdict": "skipped", "reason": nothing})
+    _put(paths.attempt(0).gate(4), {"gate": 4, "verdict": "skipped", "reason": "gate 3 did not pass (skipped)"})
+    for u in units:
+        _put(paths.best(u), {"unit": u, "candidates": {}, "ranked": []})
+        _put(paths.cand(u, 0).slot, {"slot": 0, "empty": False, "origin": "inductor"})
+        _put(paths.cand(u, 0).gate(2), {"gate": 2, "verdict": "pass", "reason": "matches"})
+    return paths
+
+
+def _finalize(paths):
+    import json
+
+    from kernelopt.core.config import validate
+    from kernelopt.report.stage import finalize
+
+    units = [u["id"] for u in json.loads(paths.dispatch.read_text())["units"]]
+    return finalize(paths, units, validate({}))
+
+
+def _fail(slot, gate, rule, reason):
+    if gate == 2:
+        _put(slot.gate(1), {"gate": 1, "verdict": "pass", "reason": "ok"})
+    _put(slot.gate(gate), {"gate": gate, "verdict": "fail", "rule": rule, "reason": reason})
+
+
+def test_search_off_and_nothing_tried_is_not_called_a_failed_synthesis(tmp_path):
+    """search.iterations 0 (the demo run's setting): no synthesis ran, so the problem is not
+    'matched (synthesis failed)'; the reason says synthesis was off and nothing was tried."""
+    from kernelopt.report.stage import NOTHING_TRIED, SEARCH_OFF
+
+    res = _finalize(_problem(tmp_path))
+    assert res["category"] == "matched (not synthesized)"
+    assert res["reason"] == f"{SEARCH_OFF}: {NOTHING_TRIED}"
+    assert res["reason"].startswith("synthesis and search off (search.iterations: 0): no candidate was tried")
+
+
+def test_a_rejected_user_candidate_is_named_with_its_gate(tmp_path):
+    """Only the user's candidate was tried (no synthesis): the reason names it and the gate that
+    rejected it; the category does not claim synthesis failed."""
+    paths = _problem(tmp_path)
+    _put(paths.cand("u", 1).slot, {"slot": 1, "empty": False, "origin": "user"})
+    _fail(paths.cand("u", 1), 2, "mismatch", "output 0 differs from eager on 3/4096 elements")
+    _put(paths.cand("u", 2).slot, {"slot": 2, "empty": True})  # an empty slot says nothing
+    res = _finalize(paths)
+    assert res["category"] == "matched (not synthesized)"
+    assert res["reason"] == (
+        "synthesis and search off (search.iterations: 0); u: the user's candidate cands/c1 was rejected by "
+        "gate 2 (mismatch): output 0 differs from eager on 3/4096 elements"
+    )
+
+
+def test_synthesis_off_with_the_search_on_says_what_the_search_tried(tmp_path):
+    """search.synthesis_attempts 0, search on: no synth slot, but beams and search candidates."""
+    from kernelopt.report.stage import SYNTHESIS_OFF
+
+    paths = _problem(tmp_path)
+    _put(paths.iteration("u", 0).beam, {"iteration": 0, "members": [], "stopped": None})
+    _put(paths.iteration("u", 1).beam, {"iteration": 1, "members": [], "stopped": None})
+    _fail(paths.iteration("u", 1).cand(0), 1, "form", "no @triton.jit kernel")
+    _fail(paths.iteration("u", 1).cand("cand0/r1"), 2, "mismatch", "far off")
+    res = _finalize(paths)
+    assert res["category"] == "matched (not synthesized)"
+    assert res["reason"] == f"{SYNTHESIS_OFF}; u: the search's 2 candidate(s) all failed gates 1-2"
+
+
+def test_a_failed_synthesis_is_still_called_one_with_each_attempts_cause(tmp_path):
+    paths = _problem(tmp_path)
+    _put(paths.synth("u", 0).slot, {"slot": 0, "empty": False, "origin": "synthesis:heuristic"})
+    _fail(paths.synth("u", 0), 1, "form", "calls torch inside the kernel")
+    _put(paths.synth("u", 1).slot, {"slot": 1, "empty": True, "reason": "cannot synthesize: a scan over dim 0"})
+    _put(paths.iteration("u", 0).beam, {"iteration": 0, "members": [], "stopped": "no candidate passed gates 1-2"})
+    res = _finalize(paths)
+    assert res["category"] == "matched (synthesis failed)"
+    assert res["reason"] == (
+        "no candidate beyond Inductor's passed gates 1-2; u: synthesis a0 failed: gate 1 (form): calls torch "
+        "inside the kernel; u: synthesis a1 failed: cannot synthesize: a scan over dim 0; u: the search tried no "
+        "candidate (no candidate passed gates 1-2)"
+    )
+
+
+def test_synthesis_skipped_at_the_roof_is_not_a_failure(tmp_path):
+    """On the GPU, a unit whose Inductor kernel runs at its roof is not synthesized: 'not
+    synthesized', with the roof's figure; a second unit that was synthesized and failed makes
+    the problem's synthesis a failure again."""
+    paths = _problem(tmp_path, device="cuda", units=("u", "v"))
+    why = "not synthesized: Inductor's kernel ran at 99.8 % of the 4.3 TB/s copy bandwidth at capture"
+    for k in range(2):
+        _put(paths.synth("u", k).slot, {"slot": k, "empty": True, "near_roof": True, "reason": why})
+    _put(paths.iteration("u", 0).beam, {"iteration": 0, "members": [], "stopped": "near-optimal"})
+    res = _finalize(paths)
+    assert res["category"] == "matched (not synthesized)"
+    assert res["reason"].startswith(f"synthesis skipped; u: {why}; u: the search tried no candidate (near-optimal)")
+    _put(paths.synth("v", 0).slot, {"slot": 0, "empty": False})
+    _fail(paths.synth("v", 0), 2, "mismatch", "far off")
+    res = _finalize(paths)
+    assert res["category"] == "matched (synthesis failed)"
+    assert f"u: {why}" in res["reason"] and "v: synthesis a0 failed: gate 2 (mismatch): far off" in res["reason"]

@@ -49,6 +49,9 @@ class Category(StrEnum):
     OPTIMIZED = "optimized"
     MATCHED_OPTIMIZED = "matched (optimized)"
     MATCHED_SYNTHESIS_FAILED = "matched (synthesis failed)"
+    # nothing beyond Inductor's kernel passed gates 1-2 and synthesis never ran (off, or skipped
+    # at the roof): the reason says what was tried instead, if anything
+    MATCHED_NOT_SYNTHESIZED = "matched (not synthesized)"
     FALLBACK = "fallback"
     UNIT_NOT_CHECKABLE = "unit-not-checkable"
     ERROR = "error"

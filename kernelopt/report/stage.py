@@ -143,10 +143,8 @@ def _not_deployed(
             # valid kernels were found, none faster than Inductor's: the search matched it
             res.update(category=Category.MATCHED_OPTIMIZED, reason=no_candidate_reason(alts))
         else:
-            res.update(category=Category.MATCHED_SYNTHESIS_FAILED, reason=last["reason"] if last else "no attempt")
-            near = near_roof_reasons(paths, units)
-            if near:  # not a failure: synthesis was not tried, the kernel is at its roof
-                res["reason"] = f"{res['reason']}; " + "; ".join(near)
+            category, reason = nothing_passed(paths, units)
+            res.update(category=category, reason=reason)
     elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
         res.update(category=Category.FALLBACK, reason="e2e-correctness", detail=[x["reason"] for x in attempts])
     else:
@@ -247,16 +245,99 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     return res
 
 
-def near_roof_reasons(paths: ProblemPaths, units: list[str]) -> list[str]:
-    """Per unit whose synthesis was skipped because Inductor's kernel is at its roof, or too
-    small a share of the problem's time to matter, why."""
-    out = []
-    for unit in units:
-        slot = paths.synth(unit, 0).slot
-        info = read_optional(slot)
+SEARCH_OFF = "synthesis and search off (search.iterations: 0)"
+SYNTHESIS_OFF = "synthesis off (search.synthesis_attempts: 0)"
+NOTHING_TRIED = "no candidate was tried beyond Inductor's own kernel"
+
+
+def _short(text: Any, n: int = 200) -> str:
+    t = " ".join(str(text or "").split())
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
+def rejection(slot: SlotPaths) -> str | None:
+    """Why a slot's candidate did not pass gates 1-2 (``gate 2 (rule): reason``), None if it passed."""
+    g1, g2 = read_optional(slot.gate(1)), read_optional(slot.gate(2))
+    if g2.get("verdict") == PASS:
+        return None
+    bad, n = (g1, 1) if g1.get("verdict") not in (PASS, None) else (g2, 2)
+    if not bad:
+        return "never judged (no gate verdict)"
+    rule = f" ({bad['rule']})" if bad.get("rule") else ""
+    return f"gate {bad.get('gate', n)}{rule}: {_short(bad.get('reason'))}"
+
+
+def synthesis_tries(paths: ProblemPaths, unit: str) -> tuple[bool, list[str]]:
+    """(whether synthesis was attempted for the unit, what became of it).  An attempt skipped
+    because Inductor's kernel is at its roof or too small a share of the time is no attempt."""
+    tried, said = False, []
+    for sp in paths.synth_slots(unit):
+        info = read_optional(sp.slot)
         if info.get("near_roof") or info.get("negligible"):
-            out.append(f"{unit}: {info['reason']}")
-    return out
+            if f"{unit}: {info['reason']}" not in said:
+                said.append(f"{unit}: {info['reason']}")
+            continue
+        tried = True
+        why = _short(info.get("reason"), 160) if info.get("empty") else rejection(sp)
+        if why:
+            said.append(f"{unit}: synthesis {sp.dir.name} failed: {why}")
+    return tried, said
+
+
+def user_tries(paths: ProblemPaths, unit: str) -> list[str]:
+    """What became of the user's candidates of the unit (slots ``c1``, ``c2``, ...)."""
+    said, best = [], read_optional(paths.best(unit))
+    k = 1
+    while (sp := paths.cand(unit, k)).slot.exists():
+        info, k = read_optional(sp.slot), k + 1
+        if info.get("empty"):
+            continue
+        name = sp.dir.relative_to(paths.unit(unit)).as_posix()
+        why = rejection(sp)
+        if why:
+            said.append(f"{unit}: the user's candidate {name} was rejected by {why}")
+        else:
+            untimed = next((v for p, v in (best.get("not_timed") or {}).items() if p.startswith(f"{name}/")), None)
+            said.append(f"{unit}: the user's candidate {name} passed gates 1-2 but was not timed: {untimed or '?'}")
+    return said
+
+
+def search_tries(paths: ProblemPaths, unit: str) -> list[str]:
+    """What the search of the unit tried (nothing is said where it never ran)."""
+    beams = paths.beams(unit)
+    if not beams:
+        return []
+    iters = {b.parent.name for b in beams}
+    udir = paths.unit(unit)
+    slots = {f.parent for f in paths.slot_verdicts(unit) if f.relative_to(udir).parts[0] in iters}
+    if slots:
+        return [f"{unit}: the search's {len(slots)} candidate(s) all failed gates 1-2"]
+    stopped = read_optional(beams[0]).get("stopped")
+    return [f"{unit}: the search tried no candidate" + (f" ({_short(stopped, 160)})" if stopped else "")]
+
+
+def nothing_passed(paths: ProblemPaths, units: list[str]) -> tuple[Category, str]:
+    """Category and reason of a problem no candidate but Inductor's kernel passed gates 1-2 of:
+    ``synthesis failed`` only where synthesis was attempted; else ``not synthesized``, with why
+    (off, or skipped at the roof) and what was tried instead: the user's candidates, the search."""
+    tried, said, user, search = False, [], [], []
+    for unit in units:
+        t, s = synthesis_tries(paths, unit)
+        tried, said = tried or t, said + s
+        user += user_tries(paths, unit)
+        search += search_tries(paths, unit)
+    if tried:
+        head = "no candidate beyond Inductor's passed gates 1-2"
+    elif not any(paths.synth_slots(u) or paths.beams(u) for u in units):
+        head = SEARCH_OFF  # synthesis runs only for the search: iterations 0 turns both off
+    elif not any(paths.synth_slots(u) for u in units):
+        head = SYNTHESIS_OFF
+    else:
+        head = "synthesis skipped"
+    if not tried and not user and not search:
+        head = f"{head}: {NOTHING_TRIED}"
+    reason = "; ".join([head, *said, *user, *search])
+    return (Category.MATCHED_SYNTHESIS_FAILED if tried else Category.MATCHED_NOT_SYNTHESIZED), reason
 
 
 def infrastructure_faults(paths: ProblemPaths, units: list[str]) -> list[dict[str, str]]:
