@@ -235,3 +235,28 @@ def test_synthesis_skipped_at_the_roof_is_not_a_failure(tmp_path):
     res = _finalize(paths)
     assert res["category"] == "matched (synthesis failed)"
     assert f"u: {why}" in res["reason"] and "v: synthesis a0 failed: gate 2 (mismatch): far off" in res["reason"]
+
+
+def _stitched(paths, g3, g4, g4_reason, numbers=None):
+    plan = {"attempt": 0, "status": "stitched", "replacements": {"u": str(paths.unit("u") / "cands/c0/candidate.py")}}
+    _put(paths.attempt(0).plan, plan)
+    _put(paths.attempt(0).gate(3), {"gate": 3, "verdict": g3, "reason": "matches eager"})
+    _put(paths.attempt(0).gate(4), {"gate": 4, "verdict": g4, "reason": g4_reason, "numbers": numbers or {}})
+    _put(paths.attempt(1).plan, {"attempt": 1, "status": "passed-through", "replacements": {}})
+
+
+def test_cpu_mode_says_gate_4_was_skipped_not_failed(tmp_path):
+    from kernelopt.report.stage import CPU_MODE
+
+    paths = _problem(tmp_path)
+    _stitched(paths, "pass", "skipped-by-mode", "CPU mode: timings taken (ratio 0.351) but not meaningful")
+    res = _finalize(paths)
+    assert (res["category"], res["reason"]) == ("fallback", CPU_MODE) == ("fallback", "cpu-mode")
+    assert res["detail"][0].startswith("gate 4 skipped in CPU mode (times mean nothing there)")
+    assert "ratio 0.351" in res["detail"][1]
+    # a gate 4 that ran and failed (on the GPU) is still perf-gate
+    paths = _problem(tmp_path / "gpu", device="cuda")
+    _stitched(paths, "pass", "fail", "rule perf-gate: stitched 1.1 ms vs baseline 1.0 ms exceeds 1.03")
+    res = _finalize(paths)
+    assert (res["category"], res["reason"]) == ("fallback", "perf-gate")
+    assert res["detail"] == ["rule perf-gate: stitched 1.1 ms vs baseline 1.0 ms exceeds 1.03"]

@@ -147,14 +147,13 @@ def _not_deployed(
             res.update(category=category, reason=reason)
     elif any(x["gate3"] == FAIL for x in attempts) and not any(x["gate3"] == PASS for x in attempts):
         res.update(category=Category.FALLBACK, reason="e2e-correctness", detail=[x["reason"] for x in attempts])
-    else:
-        mode = any(x["gate4"] == SKIPPED_BY_MODE for x in attempts)
+    elif any(x["gate4"] == SKIPPED_BY_MODE for x in attempts):
+        # gate 4 did not fail: CPU mode never decides it, so nothing can be deployed
         res.update(
-            category=Category.FALLBACK,
-            reason="perf-gate",
-            detail=[x["reason"] for x in attempts]
-            + (["gate 4 is skipped in CPU mode, so no candidate is deployed"] if mode else []),
+            category=Category.FALLBACK, reason=CPU_MODE, detail=[CPU_MODE_DETAIL, *(x["reason"] for x in attempts)]
         )
+    else:
+        res.update(category=Category.FALLBACK, reason="perf-gate", detail=[x["reason"] for x in attempts])
 
 
 def _categorize(res: dict[str, Any], paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> None:
@@ -245,6 +244,11 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     return res
 
 
+CPU_MODE = "cpu-mode"  # a fallback's reason: gate 4 skipped by mode, not failed
+CPU_MODE_DETAIL = (
+    "gate 4 skipped in CPU mode (times mean nothing there): the stitched model passed gate 3, "
+    "but no speedup can be shown, so nothing is deployed"
+)
 SEARCH_OFF = "synthesis and search off (search.iterations: 0)"
 SYNTHESIS_OFF = "synthesis off (search.synthesis_attempts: 0)"
 NOTHING_TRIED = "no candidate was tried beyond Inductor's own kernel"
