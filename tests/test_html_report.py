@@ -345,3 +345,113 @@ def test_a_unit_page_names_the_reread_roof(llm_run, tmp_path):
         _, text = _refs(wd / "report/problems/level1_1_Softmax.html")
         assert "62.4 % of the copy bandwidth" in text
         assert ("so Inductor's kernel reads them twice: the roof at that traffic is 66.7 %" in text) is said
+
+
+# --- honest labels (issue 15, item 4) on hand-built run directories ------------------------
+
+
+def _put(path: Path, obj) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj))
+
+
+def test_a_gpu_run_flags_a_model_slower_than_eager_on_the_index_and_its_page(tmp_path):
+    """Optimized 1.02x vs torch.compile but 0.58x vs eager: flagged on the index (the cell and a
+    note) and on the problem's page; a GPU run keeps its GPU columns."""
+    common = {"level": "level1", "units": 1, "units_replaced": 1, "meaningful": True, "gpu_seconds": 4.0}
+    _put(
+        tmp_path / "level1_1_Slow/result.json",
+        {
+            **common,
+            "problem": "level1_1_Slow",
+            "category": "optimized",
+            "speedup_vs_compiled": 1.02,
+            "speedup_vs_eager": 0.58,
+            "eager_ms": 0.58,
+            "deployed_ms": 1.0,
+        },
+    )
+    _put(
+        tmp_path / "level1_2_Fast/result.json",
+        {
+            **common,
+            "problem": "level1_2_Fast",
+            "category": "optimized",
+            "speedup_vs_compiled": 1.5,
+            "speedup_vs_eager": 2.0,
+        },
+    )
+    html.build(tmp_path, ["level1_1_Slow", "level1_2_Fast"])
+    _, text = _refs(tmp_path / "report/index.html")
+    assert "Slower than eager: 1 problem(s) deploy a model slower than the eager PyTorch model" in text
+    src = (tmp_path / "report/index.html").read_text()
+    assert src.count('<span class="small">slower than eager</span>') == 1  # the slow problem's cell only
+    assert '<td class="num slow">0.580x<br>' in src
+    assert "GPU s" in text and "GPU busy" in text and "CPU mode" not in text
+    _, text = _refs(tmp_path / "report/problems/level1_1_Slow.html")
+    assert "Slower than eager: the deployed model (the stitched one, 1 ms) takes longer than the eager" in text
+    assert "0.580x vs eager, although 1.020x vs torch.compile" in text
+    assert "GPU seconds" in text
+    _, text = _refs(tmp_path / "report/problems/level1_2_Fast.html")
+    assert "slower than eager" not in text.lower()
+
+
+def test_a_cpu_run_hides_gpu_columns_and_says_ranks_ignore_times(tmp_path):
+    """CPU mode: no GPU s / GPU busy column or row, the cpu-mode reason explained, and a unit's
+    ranking said to be by origin, not by the (meaningless) times shown beside it."""
+    p = tmp_path / "level1_1_Softmax"
+    _put(
+        p / "result.json",
+        {
+            "problem": "level1_1_Softmax",
+            "level": "level1",
+            "category": "fallback",
+            "reason": "cpu-mode",
+            "detail": ["gate 4 skipped in CPU mode (times mean nothing there): ..."],
+            "speedup_vs_compiled": 1.0,
+            "speedup_vs_eager": 0.0008,
+            "units": 1,
+            "meaningful": False,
+            "gpu_seconds": 68.35,
+        },
+    )
+    _put(p / "dispatch.json", {"verdict": "optimizable", "units": [{"id": "u"}]})
+    u = p / "units/u"
+    for slot, origin in (("cands/c0", "inductor"), ("iter1/cand0", "search"), ("iter1/cand1", "search")):
+        _put(u / slot / "slot.json", {"empty": False, "origin": origin})
+        (u / slot / "candidate.py").write_text("# kernel\n")
+    _put(u / "iter1/cand0/timing.json", {"ratio": 0.56, "ci_low": 0.55, "ci_high": 0.57, "meaningful": False})
+    _put(u / "iter1/cand1/timing.json", {"ratio": 0.39, "ci_low": 0.33, "ci_high": 0.44, "meaningful": False})
+    ranked = ["iter1/cand0/candidate.py", "iter1/cand1/candidate.py", "cands/c0/candidate.py"]
+    _put(u / "best.json", {"unit": "u", "candidates": {r: {} for r in ranked}, "ranked": ranked, "meaningful": False})
+    html.build(tmp_path, ["level1_1_Softmax"])
+    _, text = _refs(tmp_path / "report/index.html")
+    assert "GPU s" not in text and "GPU busy" not in text
+    assert "Fallback reason cpu-mode : gate 4 was skipped, not failed" in text  # (<code>cpu-mode</code>)
+    assert "ranks ignore the times" in text
+    assert "slower than eager" not in text.lower()  # CPU-mode times say nothing about eager
+    _, text = _refs(tmp_path / "report/problems/level1_1_Softmax.html")
+    assert "GPU seconds" not in text and "GPU busy" not in text and "CUDA graph" not in text
+    assert "ranked first (by origin, not time): iter1/cand0/candidate.py" in text
+    assert "In CPU mode ranks ignore the times" in text and "rank 1 may be shown slower" in text
+    assert "rank (by origin)" in text
+
+
+def test_the_new_matched_category_is_counted_and_styled(tmp_path):
+    _put(
+        tmp_path / "level1_1_A/result.json",
+        {
+            "problem": "level1_1_A",
+            "level": "level1",
+            "category": "matched (not synthesized)",
+            "reason": "synthesis and search off (search.iterations: 0): no candidate was tried",
+            "speedup_vs_compiled": 1.0,
+            "meaningful": True,
+        },
+    )
+    html.build(tmp_path, ["level1_1_A"])
+    src = (tmp_path / "report/index.html").read_text()
+    assert 'class="badge c-matched-not-synthesized-"' in src and ".c-matched-not-synthesized-" in src
+    assert tables.summarize([tables.result_row(tmp_path, "level1_1_A")])["categories"]["matched (not synthesized)"] == 1
+    _, text = _refs(tmp_path / "report/problems/level1_1_A.html")
+    assert "Reason: synthesis and search off (search.iterations: 0): no candidate was tried" in text

@@ -260,3 +260,94 @@ def test_cpu_mode_says_gate_4_was_skipped_not_failed(tmp_path):
     res = _finalize(paths)
     assert (res["category"], res["reason"]) == ("fallback", "perf-gate")
     assert res["detail"] == ["rule perf-gate: stitched 1.1 ms vs baseline 1.0 ms exceeds 1.03"]
+
+
+def _result(tmp_path, problem, **fields):
+    base = {"problem": problem, "level": problem.split("_")[0], "units": 1, "units_replaced": 0}
+    _put(ProblemPaths(tmp_path, problem).result, {**base, **fields})
+
+
+def test_a_deployed_model_slower_than_eager_is_flagged_in_the_csv_and_the_console(tmp_path):
+    """Optimized 1.02x vs torch.compile but 0.58x vs eager: flagged (results.csv's
+    slower_than_eager, the printed table, summary.json's count); never on times that mean
+    nothing (CPU mode)."""
+    import csv
+
+    from kernelopt.report import tables
+
+    _result(
+        tmp_path,
+        "level1_1_Slow",
+        category="optimized",
+        speedup_vs_compiled=1.02,
+        speedup_vs_eager=0.58,
+        meaningful=True,
+        gpu_seconds=12.5,
+    )
+    _result(
+        tmp_path,
+        "level1_2_Fast",
+        category="fallback",
+        reason="perf-gate",
+        speedup_vs_compiled=1.0,
+        speedup_vs_eager=1.7,
+        meaningful=True,
+        gpu_seconds=3.0,
+    )
+    assert tables.slower_than_eager({"speedup_vs_eager": 0.58, "meaningful": True}) is True
+    assert tables.slower_than_eager({"speedup_vs_eager": 1.0, "meaningful": True}) is False
+    assert tables.slower_than_eager({"speedup_vs_eager": 0.001, "meaningful": False}) is None
+    assert tables.slower_than_eager({"speedup_vs_eager": None, "meaningful": True}) is None
+    out = tmp_path / "report"
+    summary = tables.results(tmp_path, ["level1_1_Slow", "level1_2_Fast"], out / "results.csv", out / "summary.json")
+    rows = {r["problem"]: r for r in csv.DictReader(open(out / "results.csv"))}
+    assert rows["level1_1_Slow"]["slower_than_eager"] == "True"
+    assert rows["level1_2_Fast"]["slower_than_eager"] == "False"
+    assert rows["level1_1_Slow"]["gpu_seconds"] == "12.5"  # a GPU run keeps its GPU columns
+    assert summary["overall"]["slower_than_eager"] == 1
+    text = tables.results_console(summary)
+    assert "1 problem(s) deploy a model slower than eager" in text
+    slow = next(line for line in text.splitlines() if "level1_1_Slow" in line)
+    assert "[slower than eager: 0.580x]" in slow
+    assert "slower than eager" not in next(line for line in text.splitlines() if "level1_2_Fast" in line)
+    assert "CPU mode" not in text
+
+
+def test_a_cpu_mode_run_leaves_gpu_columns_empty_and_says_ranks_ignore_times(tmp_path):
+    import csv
+
+    from kernelopt.report import tables
+
+    _result(
+        tmp_path,
+        "level1_1_A",
+        category="fallback",
+        reason="cpu-mode",
+        speedup_vs_compiled=1.0,
+        speedup_vs_eager=0.0008,
+        meaningful=False,
+        gpu_seconds=68.35,
+    )
+    _result(
+        tmp_path,
+        "level1_2_B",
+        category="matched (not synthesized)",
+        speedup_vs_compiled=1.0,
+        speedup_vs_eager=0.5,
+        meaningful=False,
+        gpu_seconds=11.0,
+        reason="synthesis and search off (search.iterations: 0): no candidate was tried beyond Inductor's own kernel",
+    )
+    out = tmp_path / "report"
+    summary = tables.results(tmp_path, ["level1_1_A", "level1_2_B"], out / "results.csv", out / "summary.json")
+    header = open(out / "results.csv").readline().strip().split(",")
+    assert header == tables.RESULT_COLUMNS  # the same columns as a GPU run's
+    for r in csv.DictReader(open(out / "results.csv")):
+        assert all(r[c] == "" for c in tables.GPU_COLUMNS), r
+        assert r["slower_than_eager"] == ""  # CPU-mode times say nothing about eager
+    text = tables.results_console(summary)
+    assert "gate 4 is skipped (fallback reason cpu-mode)" in text and "ranks ignore the times" in text
+    assert "slower than eager" not in text
+    # the printed table gives a matched problem's reason too, not only a fallback's
+    line = next(x for x in text.splitlines() if "level1_2_B" in x)
+    assert "matched (not synthesized)" in line and "synthesis and search off" in line

@@ -305,6 +305,8 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
         "empty": empty,
         "iterations": iterations,
         "ranked": ranked,
+        # select ranks by time only where times mean something (on the GPU); else by origin
+        "ranked_by_time": bool(best.get("meaningful", True)),
         "best_infrastructure": best.get("infrastructure"),
         "stitched": stitched,
     }
@@ -660,7 +662,12 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
         info["page"] = f"{PAGES}/{quote(_safe(p))}.html"
         (pages / f"{_safe(p)}.html").write_text(
             env.get_template("problem.html").render(
-                p=info, cpu_note=CPU_NOTE, index="../index.html", css=_css(), title=f"kernelopt: {p}"
+                p=info,
+                cpu_note=CPU_NOTE,
+                cpu_ranking=tables.CPU_MODE_RANKING,
+                index="../index.html",
+                css=_css(),
+                title=f"kernelopt: {p}",
             )
         )
         infos.append(info)
@@ -686,6 +693,7 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
             problems=infos,
             figs=figs,
             cpu_note=CPU_NOTE,
+            cpu_ranking=tables.CPU_MODE_RANKING,
             categories=tables.CATEGORIES,
             fast_p=[f"{p:.1f}" for p in tables.FAST_P],
             tables=linker.links([rp.results_csv, rp.summary, rp.stages_csv, rp.stages_json]),

@@ -112,6 +112,7 @@ RESULT_COLUMNS = [
     "final_ms",
     "speedup_vs_compiled",
     "speedup_vs_eager",
+    "slower_than_eager",
     "noise_band",
     "units",
     "units_replaced",
@@ -129,6 +130,22 @@ RESULT_COLUMNS = [
     *LLM_COLUMNS,
 ]
 CATEGORIES = [str(c) for c in Category]  # in the tables' order
+# what only a GPU measures: empty in the CSV of a CPU-mode run, left out of its HTML tables
+GPU_COLUMNS = ("gpu_seconds", "gpu_busy_pct", "gpu_peak_mb")
+CPU_MODE_RANKING = (
+    "ranks ignore the times, which mean nothing there: candidates are ranked by origin (the user's first, "
+    "then the search's and synthesized ones, Inductor's kernel last; fewer kernels first, then by path)"
+)
+
+
+def slower_than_eager(result: dict[str, Any]) -> bool | None:
+    """Whether the deployed model (the stitched one of an optimized problem, else torch.compile's)
+    is slower than eager: its speedup vs eager below 1.  None where times mean nothing (CPU
+    mode) or there is no such speedup (an error)."""
+    s = result.get("speedup_vs_eager")
+    if not result.get("meaningful") or not isinstance(s, (int, float)):
+        return None
+    return s < 1.0
 
 
 def _geomean(values: list[float]) -> float | None:
@@ -193,6 +210,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "final_ms": r.get("final_ms") or base_ms,
         "speedup_vs_compiled": r.get("speedup_vs_compiled"),
         "speedup_vs_eager": r.get("speedup_vs_eager"),
+        "slower_than_eager": slower_than_eager(r),
         "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
         "units": r.get("units"),
         "units_replaced": r.get("units_replaced", 0),
@@ -205,6 +223,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "gpu_busy_pct": r.get("gpu_busy_pct"),
         "candidates_judged": r.get("candidates_judged"),
         "_wall": (r.get("wall_started"), r.get("wall_ended")),
+        "_reason": r.get("reason") or "",  # every category's, for the console (the CSV has fallbacks' only)
         "gpu_peak_mb": r.get("gpu_peak_mb"),
         "disk_mb": r.get("disk_mb"),
         "meaningful": r.get("meaningful"),
@@ -265,6 +284,7 @@ def summarize(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
     return {
         "problems": len(rows),
         "categories": counts,
+        "slower_than_eager": sum(1 for r in rows if r.get("slower_than_eager")),
         "errors_by_cause": {"infrastructure": infrastructure, "problem": counts.get("error", 0) - infrastructure},
         "fallback_reasons": reasons,
         "deployed_geomean": _geomean([s for s in deployed if s is not None]),
@@ -300,16 +320,21 @@ def summary_of(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
 
 def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -> dict[str, Any]:
     rows = [result_row(workdir, p) for p in problems]
+    gpus = len(list((Path(workdir) / "logs").glob("gpu-busy-*.jsonl"))) or 1
+    summary = summary_of(rows, gpus)
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with open(out_csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=RESULT_COLUMNS, extrasaction="ignore")
         w.writeheader()
-        w.writerows(rows)
-    gpus = len(list((Path(workdir) / "logs").glob("gpu-busy-*.jsonl"))) or 1
-    summary = summary_of(rows, gpus)
+        # the same columns in every run; a CPU-mode run has no GPU: its GPU columns are empty
+        w.writerows(r if summary["meaningful"] else {**r, **dict.fromkeys(GPU_COLUMNS)} for r in rows)
     out_json.write_text(json.dumps(summary, indent=2) + "\n")
     summary["rows"] = rows
     return summary
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 def results_console(summary: dict[str, Any]) -> str:
@@ -327,11 +352,21 @@ def results_console(summary: dict[str, Any]) -> str:
             f"[report] LLM: {llm['llm_calls']} calls, {llm['input_tokens']} input + {llm['output_tokens']} output "
             f"tokens ({llm['cache_read_tokens']} read from the prompt cache), ${llm['usd']:.4f}"
         )
+    if not summary["meaningful"]:
+        lines.append(
+            "[report] CPU mode: gate 4 is skipped (fallback reason cpu-mode), so nothing is deployed; "
+            + CPU_MODE_RANKING
+        )
+    if o.get("slower_than_eager"):
+        lines.append(f"[report] {o['slower_than_eager']} problem(s) deploy a model slower than eager (marked below)")
     for r in summary["rows"]:
         sp = r["speedup_vs_compiled"]
         cost = f"  [{r['llm_calls']} calls, ${r['usd']:.4f}]" if r.get("llm_calls") else ""
+        slow = f"  [slower than eager: {r['speedup_vs_eager']:.3f}x]" if r.get("slower_than_eager") else ""
         lines.append(
-            f"  {r['problem']:<45} {r['category']:<28} {f'{sp:.3f}x' if sp else '-':>8}  {r['fallback_reason'] or ''}"
+            f"  {r['problem']:<45} {r['category']:<28} {f'{sp:.3f}x' if sp else '-':>8}  "
+            + _clip(r["fallback_reason"] or r.get("_reason") or "", 160)
+            + slow
             + cost
         )
     return "\n".join(lines)

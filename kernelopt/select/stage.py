@@ -140,7 +140,8 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
     result["ranked"] = sorted(entries, key=key)
     result["meaningful"] = device == "cuda"
     write_json(paths.best(unit), result)
-    print(f"[select] {paths.problem}/{unit}: ranked {result['ranked']}")
+    how = "" if result["meaningful"] else " (by origin, not time: CPU-mode times mean nothing)"
+    print(f"[select] {paths.problem}/{unit}: ranked {result['ranked']}{how}")
     return result
 
 
