@@ -116,3 +116,77 @@ def test_check_prints_every_gate_1_finding_without_json(tmp_path, capsys):
         assert printed == f"  rule {rule}: {message}" + (f" (line {line})" if line else "")
     assert lines[1 + len(found)] == f"gate 2: {'SKIPPED':<15} gate 1 did not pass"
     assert len(lines) == len(found) + 2
+
+
+class HalfNaN:
+    """A tiny problem's model whose forward returns 50 % NaN (log of a negative half)."""
+
+    def __call__(self, x):
+        import torch
+
+        return torch.log(torch.cat([x.abs() + 1, -(x.abs() + 1)]))
+
+
+def _unit_of(tmp_path, record):
+    """A problem with one isolated unit whose capture record says ``eager_nonfinite: record``."""
+    from kernelopt.core.jsonio import write_json
+    from kernelopt.core.records import ProblemPaths
+
+    paths = ProblemPaths(tmp_path / "wd", "level1_1_HalfNaN")
+    paths.unit("u").mkdir(parents=True)
+    write_json(paths.contract("u"), {"unit": "u", "args": [{"name": "out_ptr"}, {"name": "in_ptr"}]})
+    write_json(paths.isolate_check("u"), {"status": "pass"})
+    paths.reference("u").write_text("def reference(x):\n    return x\n")
+    paths.capture.mkdir(parents=True)
+    write_json(paths.capture_record, {"device": "cpu", "eager_nonfinite": record})
+    return paths
+
+
+def test_an_eager_reference_half_nan_is_warned_of_and_its_units_are_not_checkable(tmp_path, capsys):
+    import torch
+
+    from kernelopt.capture import stage as capture
+    from kernelopt.core.records import Category, Rule, Verdict
+    from kernelopt.gates.stage import judge_candidate, not_checkable
+    from kernelopt.report.stage import units_not_checkable
+
+    record = capture._check_eager(HalfNaN()(torch.randn(4, 8)))  # what capture records
+    assert record == {"nan": 32, "inf": 0, "elements": 64, "share": 0.5}
+    assert capsys.readouterr().out == (
+        "[capture] warning: the eager reference (the model's outputs) is 50 % NaN (32 of 64 elements); "
+        "past 1 % it cannot check a candidate: the problem's units are unit-not-checkable\n"
+    )
+    paths = _unit_of(tmp_path, record)
+    why = "the eager reference (the model's outputs at capture) is 50 % NaN (32 of 64 elements): "
+    why += "past 1 % NaN/Inf it cannot check a candidate"
+    assert not_checkable(paths, "u") == why
+    cand = tmp_path / "cand.py"
+    cand.write_text("def launch(out_ptr, in_ptr):\n    pass\n")
+    v1, v2 = judge_candidate(paths, "u", cand, {"device": "cpu"})
+    for v in (v1, v2):
+        assert (v.verdict, v.rule) == (Verdict.NOT_CHECKABLE, Rule.UNIT_NOT_CHECKABLE)
+        assert why in v.reason
+        v.save(paths.cand("u", 0).gate(v.gate))
+    # what the result reads: every unit not checkable makes the problem's category
+    # unit-not-checkable (report/stage.py), with this reason
+    assert Category.UNIT_NOT_CHECKABLE == Rule.UNIT_NOT_CHECKABLE
+    assert why in units_not_checkable(paths, ["u"])["u"]
+
+
+def test_a_little_nan_in_the_eager_reference_is_a_warning_only(tmp_path, capsys):
+    import torch
+
+    from kernelopt.capture import stage as capture
+    from kernelopt.gates.stage import not_checkable
+
+    out = torch.ones(1000)
+    out[0], out[1] = float("nan"), float("inf")
+    record = capture._check_eager((out, torch.arange(3)))  # integer outputs are never non-finite
+    assert record == {"nan": 1, "inf": 1, "elements": 1000, "share": 0.002}
+    assert capsys.readouterr().out.startswith(
+        "[capture] warning: the eager reference (the model's outputs) is 0.2 % NaN or Inf (2 of 1000 elements); "
+        "candidates are checked where it is finite"
+    )
+    assert not_checkable(_unit_of(tmp_path, record), "u") is None
+    assert capture._check_eager(torch.ones(3)) is None
+    assert capsys.readouterr().out == ""

@@ -211,6 +211,24 @@ def _eager_forward(problem_path: Path, model: Any, inputs: list[Any]) -> Any:
         ) from e
 
 
+def _check_eager(eager_out: Any) -> dict[str, Any] | None:
+    """NaN and Inf among the eager outputs (``outputs.nonfinite``), with a warning in the log."""
+    record = outputs.nonfinite(outputs.tensors(eager_out))
+    if record:
+        limit = f"{100 * outputs.NONFINITE_LIMIT:g} %"
+        then = (
+            f"past {limit} it cannot check a candidate: the problem's units are unit-not-checkable"
+            if outputs.nonfinite_reason(record)
+            else f"candidates are checked where it is finite (past {limit} its units would be unit-not-checkable)"
+        )
+        print(
+            f"[capture] warning: the eager reference (the model's outputs) is {outputs.describe_nonfinite(record)}; "
+            + then,
+            flush=True,
+        )
+    return record
+
+
 def _compile(
     problem_path: Path,
     model: Any,
@@ -428,6 +446,7 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         eager_out = _eager_forward(problem_path, model, inputs)
         runtime.sync(device)
         memory = {"eager_peak_mb": _peak_mb(device)}
+        eager_nonfinite = _check_eager(eager_out)
         with gpulock.exclusive(device, f"eager timing {paths.problem}"):
             eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(ccfg["timing"], device))
         hooks, compiled, compiled_out, output_structure, compile_s = _compile(
@@ -472,6 +491,9 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         "mode": ccfg["mode"],
         "param_fingerprint": fingerprint,
         "output_structure": output_structure,
+        # NaN/Inf among the eager outputs (None: all finite); past outputs.NONFINITE_LIMIT the
+        # problem's units are unit-not-checkable (gates/stage.py)
+        "eager_nonfinite": eager_nonfinite,
         "graphs": graphs_rec,
         "hook_errors": hooks.errors,
         "helion": helion,

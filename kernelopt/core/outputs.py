@@ -77,6 +77,45 @@ def tensors(obj: Any) -> list[Any]:
     return [leaf.value for leaf in flatten(obj) if leaf.is_tensor]
 
 
+# A reference with NaN or Inf checks nothing there (``compare`` takes NaN where the reference has
+# NaN): capture warns of any in the eager outputs, and past this share of their elements the
+# problem's units are unit-not-checkable (gates/stage.py, ``not_checkable``).
+NONFINITE_LIMIT = 0.01
+
+
+def nonfinite(values: list[Any]) -> dict[str, Any] | None:
+    """NaN and Inf among the floating elements of the tensors ``values``: how many of each, of
+    how many elements, and their share; None when every element is finite."""
+    import torch
+
+    counts = {"nan": 0, "inf": 0, "elements": 0}
+    for t in values:
+        if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()):
+            for chunk in t.detach().reshape(-1).split(CHUNK):  # a chunk's masks at a time, not the output's
+                counts["nan"] += int(torch.isnan(chunk).sum())
+                counts["inf"] += int(torch.isinf(chunk).sum())
+            counts["elements"] += t.numel()
+    bad = counts["nan"] + counts["inf"]
+    return {**counts, "share": bad / counts["elements"]} if bad else None
+
+
+def describe_nonfinite(record: dict[str, Any]) -> str:
+    """``nonfinite``'s record in words: ``50 % NaN (512 of 1024 elements)``."""
+    kind = "NaN" if not record["inf"] else "Inf" if not record["nan"] else "NaN or Inf"
+    return f"{100 * record['share']:.3g} % {kind} ({record['nan'] + record['inf']} of {record['elements']} elements)"
+
+
+def nonfinite_reason(record: dict[str, Any] | None) -> str | None:
+    """Why a reference with ``nonfinite``'s ``record`` cannot check a candidate (more than
+    ``NONFINITE_LIMIT`` of its elements NaN or Inf), or None."""
+    if not record or record["share"] <= NONFINITE_LIMIT:
+        return None
+    return (
+        f"the eager reference (the model's outputs at capture) is {describe_nonfinite(record)}: "
+        f"past {100 * NONFINITE_LIMIT:g} % NaN/Inf it cannot check a candidate"
+    )
+
+
 def structure(obj: Any) -> list[dict[str, Any]]:
     """The output's leaves described (path, kind, shape, dtype or value): what must match."""
     return [leaf.describe() for leaf in flatten(obj)]

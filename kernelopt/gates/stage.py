@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core import runtime
+from ..core import outputs, runtime
 from ..core.jsonio import read_json
 from ..core.phases import timed
-from ..core.records import AttemptPaths, ProblemPaths, read_verdict
+from ..core.records import AttemptPaths, ProblemPaths, read_optional, read_verdict
 from .faults import INFRASTRUCTURE, UNIT_NOT_CHECKABLE, retry_alone
 from .form import static_problems
 from .speed import DECISION, gate4
@@ -27,6 +27,9 @@ from .verdict import NOT_CHECKABLE as NOT_CHECKABLE_VERDICT
 
 def not_checkable(paths: ProblemPaths, unit: str) -> str | None:
     """Why a unit's candidates cannot be judged (no trustworthy reference or contract), or None."""
+    why = outputs.nonfinite_reason(read_optional(paths.capture_record).get("eager_nonfinite"))
+    if why:  # the model's eager outputs are mostly NaN/Inf: no reference cut from them checks much
+        return why
     if not paths.isolate_check(unit).exists() or not paths.contract(unit).exists():
         return "the unit was not isolated (no contract or check)"
     check = read_json(paths.isolate_check(unit))
