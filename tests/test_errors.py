@@ -8,6 +8,62 @@ import pytest
 from kernelopt.core import config
 from kernelopt.core.errors import ConfigError
 
+FIX = "set workdir= to a directory you can write (it is created if missing)"
+
+
+def test_a_workdir_that_is_a_file_is_refused_in_one_sentence(tmp_path):
+    f = tmp_path / "results.txt"
+    f.write_text("not a directory")
+    with pytest.raises(ConfigError) as e:
+        config.check_run(config.validate({"workdir": str(f)}))
+    assert str(e.value) == f"config workdir '{f}' is a file, not a directory; {FIX}"
+    with pytest.raises(ConfigError) as e:
+        config.check_workdir(f / "run")
+    assert str(e.value) == f"config workdir '{f / 'run'}' cannot be created: '{f}' is a file; {FIX}"
+
+
+def test_a_read_only_workdir_is_refused_in_one_sentence(tmp_path, monkeypatch):
+    """A mode-0555 directory; as root (CI) it is writable, so there ``os.access`` answers as it
+    does for any other user (and as it does for root on a read-only file system)."""
+    import os
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    if os.geteuid() == 0:
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode: real(p, mode) and not (p == ro and mode & os.W_OK))
+    try:
+        with pytest.raises(ConfigError) as e:
+            config.check_workdir(ro)
+        assert str(e.value) == f"config workdir '{ro}' is not writable: it is read-only for this user; {FIX}"
+        with pytest.raises(ConfigError) as e:
+            config.check_workdir(ro / "a" / "b")
+        assert str(e.value) == (
+            f"config workdir '{ro / 'a' / 'b'}' is not writable: '{ro}', where it would be created, "
+            f"is read-only for this user; {FIX}"
+        )
+    finally:
+        ro.chmod(0o755)
+        monkeypatch.undo()
+    config.check_workdir(ro / "a" / "b")  # writable again: no error, nothing created
+    config.check_workdir(ro)
+    assert not (ro / "a").exists()
+
+
+def test_the_workflow_refuses_an_unusable_workdir_before_any_job(tmp_path):
+    """Snakemake stops while it reads the config, with the sentence and no traceback (it was
+    an OSError from the first file written into the workdir)."""
+    from conftest import snakemake
+
+    f = tmp_path / "workdir"
+    f.write_text("")
+    r = snakemake("-n", "--config", "problems=[problems/demo/level1/8_ReLU.py]", f"workdir={f}", timeout=300)
+    assert r.returncode != 0
+    out = r.stdout + r.stderr
+    assert f"kernelopt: config workdir '{f}' is a file, not a directory; {FIX}" in out, out[-3000:]
+    assert "Traceback" not in out and "OSError" not in out and "NotADirectoryError" not in out, out[-3000:]
+
 
 @pytest.mark.parametrize(
     "key, value, allowed",

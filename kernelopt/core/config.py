@@ -240,6 +240,31 @@ def allowed_range(node: dict[str, Any], name: str = "x") -> str | None:
     return f"{name} {high[0]} {high[1]}" if high else None
 
 
+def check_workdir(workdir: str | Path) -> None:
+    """Raise ConfigError, in one sentence, when the run directory cannot be written: a path that
+    is a file, or a directory (or, for one to be created, its nearest existing parent) that this
+    user may not write.  ``os.access`` decides: as root a mode-0555 directory is writable, a
+    read-only file system is not."""
+    path = Path(workdir).expanduser()
+    fix = "set workdir= to a directory you can write (it is created if missing)"
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"config workdir '{workdir}' is a file, not a directory; {fix}")
+    probe = path.absolute()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"config workdir '{workdir}' cannot be created: '{probe}' is a file; {fix}")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        where = "it is" if probe == path.absolute() else f"'{probe}', where it would be created, is"
+        raise ConfigError(f"config workdir '{workdir}' is not writable: {where} read-only for this user; {fix}")
+
+
+def check_run(cfg: dict[str, Any]) -> None:
+    """What the workflow checks of a validated config beyond its schema, before any job starts
+    (workflow/rules/common.smk): a run directory this user can write."""
+    check_workdir(cfg["workdir"])
+
+
 def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     """``over`` on top of ``base``, nested mappings merged key by key."""
     out = copy.deepcopy(base)

@@ -20,6 +20,9 @@ from kernelopt.search import agents as ko_agents
 
 try:
     CONFIG = ko_config.validate(dict(config))
+    # a run directory this user cannot write stops here, in one sentence, before anything below
+    # writes into it
+    ko_config.check_run(CONFIG)
     PROBLEMS = ko_problems.discover(CONFIG["problems"], base=Path.cwd())
     # agent.backend resolved once (auto -> anthropic or heuristic, said in one line); an LLM
     # backend without its key or its transcripts stops here, in one sentence
