@@ -65,6 +65,43 @@ def test_the_workflow_refuses_an_unusable_workdir_before_any_job(tmp_path):
     assert "Traceback" not in out and "OSError" not in out and "NotADirectoryError" not in out, out[-3000:]
 
 
+NO_GPU = (
+    "config device=cuda but no CUDA device is visible on this machine; "
+    "use device=cpu for CPU mode (Triton's interpreter) or device=auto"
+)
+
+
+def test_device_cuda_without_a_gpu_is_refused_where_the_jobs_run(monkeypatch):
+    import torch
+
+    from kernelopt.core import gpumem
+
+    monkeypatch.setattr(gpumem, "devices", dict)  # nvidia-smi lists none
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ConfigError) as e:
+        config.check_run(config.validate({"device": "cuda"}))
+    assert str(e.value) == NO_GPU
+    for device in ("auto", "cpu"):
+        config.check_run(config.validate({"device": device}))
+    # submitted to a cluster from a login node without a GPU: the jobs' nodes have one
+    config.check_run(config.validate({"device": "cuda"}), jobs_here=False)
+    monkeypatch.setattr(gpumem, "devices", lambda: {"0": 81920})
+    config.check_run(config.validate({"device": "cuda"}))
+
+
+def test_the_workflow_refuses_device_cuda_without_a_gpu_before_any_job(tmp_path, monkeypatch):
+    """It was a failed capture, three times per problem (the GPU retries), each in its log."""
+    from conftest import snakemake
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU, on any machine
+    monkeypatch.delenv("KERNELOPT_GPUS", raising=False)
+    wd = tmp_path / "wd"
+    r = snakemake("-n", "--config", "problems=[problems/demo/level1/8_ReLU.py]", "device=cuda", f"workdir={wd}")
+    out = r.stdout + r.stderr
+    assert r.returncode != 0 and f"kernelopt: {NO_GPU}" in out, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
+
+
 @pytest.mark.parametrize(
     "key, value, allowed",
     [

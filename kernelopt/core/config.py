@@ -259,10 +259,36 @@ def check_workdir(workdir: str | Path) -> None:
         raise ConfigError(f"config workdir '{workdir}' is not writable: {where} read-only for this user; {fix}")
 
 
-def check_run(cfg: dict[str, Any]) -> None:
+def cuda_visible() -> bool:
+    """Whether this machine shows a CUDA device: one ``nvidia-smi`` lists (as the GPU scheduler
+    sees them, core/gpumem.py), else one torch sees (asked only then: importing torch is slow)."""
+    from . import gpumem
+
+    if gpumem.devices():
+        return True
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def check_device(device: str) -> None:
+    """Raise ConfigError, in one sentence, for ``device: cuda`` on a machine without a visible
+    CUDA device (``auto`` chooses by itself, ``cpu`` needs none)."""
+    if device == "cuda" and not cuda_visible():
+        raise ConfigError(
+            "config device=cuda but no CUDA device is visible on this machine; "
+            "use device=cpu for CPU mode (Triton's interpreter) or device=auto"
+        )
+
+
+def check_run(cfg: dict[str, Any], *, jobs_here: bool = True) -> None:
     """What the workflow checks of a validated config beyond its schema, before any job starts
-    (workflow/rules/common.smk): a run directory this user can write."""
+    (workflow/rules/common.smk): a run directory this user can write and, when the jobs run on this
+    machine (``jobs_here``; not when Snakemake submits them to a cluster from a login node
+    without a GPU), a CUDA device for ``device: cuda``."""
     check_workdir(cfg["workdir"])
+    if jobs_here:
+        check_device(cfg["device"])
 
 
 def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

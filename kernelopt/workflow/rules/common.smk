@@ -21,8 +21,11 @@ from kernelopt.search import agents as ko_agents
 try:
     CONFIG = ko_config.validate(dict(config))
     # a run directory this user cannot write stops here, in one sentence, before anything below
-    # writes into it
-    ko_config.check_run(CONFIG)
+    # writes into it; so does device=cuda without a GPU where the jobs run: on this machine, not
+    # when Snakemake submits them to a cluster (--jobs without --cores: nodes set), whose login
+    # node need not have one, nor in a job's own process
+    jobs_here = workflow.is_main_process and workflow.nodes is None
+    ko_config.check_run(CONFIG, jobs_here=jobs_here)
     PROBLEMS = ko_problems.discover(CONFIG["problems"], base=Path.cwd())
     # agent.backend resolved once (auto -> anthropic or heuristic, said in one line); an LLM
     # backend without its key or its transcripts stops here, in one sentence
