@@ -16,7 +16,7 @@ PKG = ROOT / "kernelopt"
 WORKFLOW = PKG / "workflow"
 # pipeline order: a package may import the core and the packages before it, never one after it
 # core and runner are shared floors (runner: running candidate code, below every stage that does)
-LAYERS = ["core", "runner", "capture", "classify", "isolate", "gates", "search", "select", "stitch", "report", "cli"]
+LAYERS = ["core", "runner", "capture", "classify", "isolate", "gates", "search", "select", "stitch", "report", "deploy", "runcli", "cli"]
 
 
 def modules() -> dict[str, Path]:

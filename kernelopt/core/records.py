@@ -679,3 +679,55 @@ class Beam:
 def read_beam(path: str | Path) -> dict[str, Any]:
     """A beam file as the dict the search and the report use, checked like ``Beam.load``."""
     return Beam.load(path).as_dict()
+
+
+@dataclass(frozen=True)
+class ExportPaths:
+    """A directory ``kernelopt export`` writes: the deployed model, loadable without the run
+    directory (``kernelopt/core/deployed.py`` is its ``loader.py``)."""
+
+    dir: Path
+
+    @property
+    def manifest(self) -> Path:
+        """What the loader reads first: the signature, the call-argument map, the file names."""
+        return self.dir / "kernelopt_model.json"
+
+    @property
+    def loader(self) -> Path:
+        return self.dir / "loader.py"
+
+    @property
+    def problem(self) -> Path:
+        """The problem's source, which builds the ``Model`` the parameters belong to."""
+        return self.dir / "problem.py"
+
+    @property
+    def state_dict(self) -> Path:
+        return self.dir / "state_dict.pt"
+
+    @property
+    def output_code(self) -> Path:
+        return self.dir / _OUTPUT_CODE
+
+    @property
+    def candidates(self) -> Path:
+        """The stitched kernels the output code loads (beside it, as in the stitch attempt)."""
+        return self.dir / "candidates"
+
+    @property
+    def constants(self) -> Path:
+        return self.dir / "constants.pt"
+
+    @property
+    def saved_call_args(self) -> Path:
+        return self.dir / "call_args_saved.pt"
+
+    @property
+    def records(self) -> Path:
+        """The run's records of the problem (capture, dispatch, result, the deployed attempt's plan and gates)."""
+        return self.dir / "records"
+
+    @property
+    def readme(self) -> Path:
+        return self.dir / "README.md"
