@@ -283,3 +283,73 @@ def test_a_little_nan_in_the_eager_reference_is_a_warning_only(tmp_path, capsys)
     assert not_checkable(_unit_of(tmp_path, record), "u") is None
     assert capture._check_eager(torch.ones(3)) is None
     assert capsys.readouterr().out == ""
+
+
+FAKE_SNAKEMAKE = """
+import subprocess, sys, time
+
+# the job under a shell that stays (as a conda activation leaves one), as Snakemake starts it
+subprocess.Popen(["/bin/sh", "-c", sys.executable + " " + sys.argv[1] + "; true"])
+time.sleep(120)
+"""
+
+JOB = """
+import os, sys, time
+
+sys.path.insert(0, {root!r})
+from kernelopt.core import stagelog
+
+log = sys.argv[1]
+with open(log + ".pids", "w") as f:
+    f.write(f"{{stagelog.scheduler_pid()}} {{os.getpid()}} {{os.getppid()}}")
+stagelog.run_stage("probe", log, lambda: time.sleep(120))
+"""
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_job_ends_when_snakemake_is_killed_hard(tmp_path):
+    """SIGKILL of Snakemake left its jobs running as orphans.  A scheduler named like Snakemake's
+    console script starts a job through a shell that stays; killed, the job follows it (its
+    watcher looks every second) and says so in its log."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    fake, job, log = tmp_path / "snakemake", tmp_path / "job.py", tmp_path / "probe.log"
+    fake.write_text(FAKE_SNAKEMAKE)
+    job.write_text(JOB.format(root=str(ROOT)))
+    scheduler = subprocess.Popen([sys.executable, str(fake), f"{job} {log}"])
+    job_pid = shell = None
+    try:
+        pids = tmp_path / "probe.log.pids"
+        deadline = time.time() + 60
+        while not (pids.exists() and pids.read_text()) and time.time() < deadline:
+            time.sleep(0.1)
+        found, job_pid, shell = (int(x) for x in pids.read_text().split())
+        assert found == scheduler.pid  # passed the shell in between
+        time.sleep(2.5)
+        assert _alive(job_pid), "the job ended while Snakemake ran"
+        os.kill(scheduler.pid, signal.SIGKILL)
+        scheduler.wait()
+        deadline = time.time() + 10
+        while _alive(job_pid) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not _alive(job_pid), "the job ran on after Snakemake was killed"
+        assert f"kernelopt probe: Snakemake (pid {scheduler.pid}) is gone; this job ends with it" in log.read_text()
+    finally:
+        scheduler.kill()
+        for pid in (shell, job_pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -2,7 +2,8 @@
 
 Used by the thin scripts/ entry points: stdout and stderr (also of C extensions, via the
 file descriptors) go to the log; a user-caused error ends in one sentence, both in the
-log and on the console, and exit status 1.
+log and on the console, and exit status 1.  A job ends with the Snakemake that runs it, even one
+killed hard (``end_with``).
 
 A job whose stage can run in a warm worker (``runner/worker.py``: the job's work without a
 Python start, a torch import, a CUDA context and a problem rebuilt per job) describes that call
@@ -144,9 +145,66 @@ def resolve(req: dict[str, Any]) -> Callable[[], Any]:
     return lambda: fn(paths, *args)
 
 
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _ancestors() -> list[int]:
+    """This process's ancestors, its parent first, up to (not including) pid 1; the chain ends
+    early at one that is gone (it cannot be read)."""
+    out, pid = [], os.getppid()
+    while pid > 1:
+        out.append(pid)
+        try:
+            pid = _parent_of(pid)
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def scheduler_pid() -> int | None:
+    """The Snakemake process this job runs under: the nearest ancestor with an argument named
+    ``snakemake`` (its console script, ``python -m snakemake``, a job step's remote Snakemake),
+    shells in between passed; None when there is none (not a Snakemake job, or no ``/proc``)."""
+    for pid in _ancestors():
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return None
+        if any(os.path.basename(a) == b"snakemake" for a in argv):
+            return pid
+    return None
+
+
+def end_with(scheduler: int, name: str, interval_s: float = 1.0) -> Any:
+    """End this process when ``scheduler`` (Snakemake) is no longer among its ancestors: killed
+    hard (SIGKILL), it leaves its jobs running on as orphans of init.  A daemon thread looks every
+    ``interval_s``; then the job says so in its log and kills itself, its sandboxed children
+    with it (they die with their parent: ``runner/jail.py``).  ``prctl(PR_SET_PDEATHSIG)`` would
+    not do: it fires when the *thread* that started the process ends (Snakemake starts jobs from
+    a thread pool), and not at all through a shell in between.  Returns the thread."""
+    import signal
+    import threading
+
+    def watch() -> None:
+        while scheduler in _ancestors():
+            time.sleep(interval_s)
+        with contextlib.suppress(Exception):
+            print(f"kernelopt {name}: Snakemake (pid {scheduler}) is gone; this job ends with it", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    thread = threading.Thread(target=watch, name="kernelopt-end-with-snakemake", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_stage(name: str, log: str | Path | None, fn: Callable[[], Any], job: Any = None) -> Any:
     """Call ``fn`` with output in ``log``; exit 1 with one clear line on a known error.
-    ``job`` (Snakemake's ``snakemake`` object) brings the GPU memory the job claims first."""
+    ``job`` (Snakemake's ``snakemake`` object) brings the GPU memory the job claims first.
+    Under Snakemake, the job ends when Snakemake does (``end_with``)."""
+    scheduler = scheduler_pid()
+    if scheduler is not None:
+        end_with(scheduler, name)
     try:
         with redirected(log):
             try:
