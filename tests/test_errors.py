@@ -264,6 +264,11 @@ def test_an_eager_reference_half_nan_is_warned_of_and_its_units_are_not_checkabl
     # unit-not-checkable (report/stage.py), with this reason
     assert Category.UNIT_NOT_CHECKABLE == Rule.UNIT_NOT_CHECKABLE
     assert why in units_not_checkable(paths, ["u"])["u"]
+    from kernelopt.report.stage import _not_deployed
+
+    res: dict = {}
+    _not_deployed(res, paths, ["u"], [], [], units_not_checkable(paths, ["u"]))
+    assert res["reason"] == f"unit-not-checkable: {why}"  # the rule named once, not twice
 
 
 def test_a_little_nan_in_the_eager_reference_is_a_warning_only(tmp_path, capsys):

@@ -135,7 +135,9 @@ def _not_deployed(
         )
     elif not_checkable and len(not_checkable) == len(units):
         res.update(
-            category=Category.UNIT_NOT_CHECKABLE, reason=f"unit-not-checkable: {next(iter(not_checkable.values()))}"
+            category=Category.UNIT_NOT_CHECKABLE,
+            # the gate's reason already names its rule ("unit-not-checkable: ...")
+            reason=f"unit-not-checkable: {next(iter(not_checkable.values())).removeprefix('unit-not-checkable: ')}",
         )
     elif last is None or last["status"] == "no-candidates" and len(attempts) == 1:
         alts = valid_alternatives(paths, units)
