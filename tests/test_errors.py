@@ -268,7 +268,8 @@ def test_an_eager_reference_half_nan_is_warned_of_and_its_units_are_not_checkabl
 
     res: dict = {}
     _not_deployed(res, paths, ["u"], [], [], units_not_checkable(paths, ["u"]))
-    assert res["reason"] == f"unit-not-checkable: {why}"  # the rule named once, not twice
+    assert res["reason"].startswith(f"unit-not-checkable: {why}")  # the rule named once, not twice
+    assert res["reason"].count("unit-not-checkable") == 1
 
 
 def test_a_little_nan_in_the_eager_reference_is_a_warning_only(tmp_path, capsys):
