@@ -11,6 +11,9 @@
   kernelopt html WORKDIR
       (re)write the run's HTML report, WORKDIR/report/index.html and one page per problem,
       from what is on disk (no Snakemake needed; docs/report.md).
+  kernelopt run [--problems DIR_OR_FILE ...] [--workdir OUT] [--cores N] [--configfile F]
+                [--config KEY=VALUE ...] [-v] [-- SNAKEMAKE_ARGS]
+      the pipeline (the workflow in the package) with a progress console (kernelopt run -h).
 
 Settings (seeds, tolerances, margin) are config.yaml's defaults; --config FILE reads
 another file, and --set key=value overrides (e.g. --set gates.perf_margin=0.05).
@@ -25,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, runcli
 
 
 def _config(args: argparse.Namespace, device: str) -> dict[str, Any]:
@@ -195,6 +198,7 @@ def parser() -> argparse.ArgumentParser:
     cv = sub.add_parser("coverage", help="synthesis coverage: which units got a synthesized kernel through gates 1-2")
     cv.add_argument("workdir", help="the run directory (the config's workdir)")
     cv.add_argument("--json", action="store_true")
+    runcli.add_parser(sub)
     return parser
 
 
@@ -203,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     from .core.errors import KerneloptError
 
     try:
+        if args.cmd == "run":
+            return runcli.run(args)
         if args.cmd == "check":
             return cmd_check(args)
         if args.cmd == "stitch-check":

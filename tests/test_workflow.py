@@ -198,13 +198,18 @@ def test_a_changed_gate_setting_reruns_no_capture_classify_or_isolate(root, demo
 
 
 def _fresh_checkout(dest):
-    """The tracked files of this working tree, copied: a checkout with no .snakemake metadata."""
+    """The tracked files of this working tree, copied: a checkout with no .snakemake metadata
+    (its links, profiles/ and config.yaml into kernelopt/workflow/, kept as links)."""
+    import os
     import shutil
     import subprocess
 
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True).stdout
     for rel in filter(None, files.split("\0")):
-        if (ROOT / rel).is_file():
+        if (ROOT / rel).is_symlink():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(ROOT / rel), dest / rel)
+        elif (ROOT / rel).is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dest / rel)
     return dest

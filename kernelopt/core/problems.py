@@ -1,8 +1,10 @@
 """KernelBench-format problems: discovery, ids, loading and instantiation.
 
 A problem is a .py file with ``class Model(nn.Module)``, ``get_inputs()`` and
-``get_init_inputs()``.  Its id is ``<level>_<file stem>`` (the level is the name of the
-directory holding the file), sanitised so that it is a safe Snakemake wildcard value.
+``get_init_inputs()``; a file of any name (``my_model.py``) will do, and one without
+``get_init_inputs()`` builds ``Model()`` with no arguments.  Its id is ``<level>_<file stem>``
+(the level is the name of the directory holding the file), sanitised so that it is a safe
+Snakemake wildcard value.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def load(path: str | Path) -> Problem:
     from . import helion_input
 
     helion_input.install_stand_ins(module)  # Helion kernels become their generated Triton code
-    missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not hasattr(module, n)]
+    missing = [n for n in ("Model", "get_inputs") if not hasattr(module, n)]
     if missing:
         raise ProblemError(
             str(path),
@@ -141,7 +143,14 @@ def load(path: str | Path) -> Problem:
             f"missing {', '.join(missing)}; "
             "a KernelBench problem defines class Model, get_inputs() and get_init_inputs()",
         )
+    if not hasattr(module, "get_init_inputs"):  # a user's own module: Model() takes no arguments
+        module.get_init_inputs = no_init_inputs
     return Problem(path=path, module=module)
+
+
+def no_init_inputs() -> list[Any]:
+    """The ``get_init_inputs()`` of a problem that defines none: ``Model()``."""
+    return []
 
 
 def has_user_kernels(capture: dict[str, Any]) -> bool:

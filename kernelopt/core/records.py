@@ -470,6 +470,11 @@ def logs_dir(workdir: str | Path) -> Path:
     return Path(workdir) / "logs"
 
 
+def snakemake_log(workdir: str | Path) -> Path:
+    """Snakemake's own output of the last ``kernelopt run`` (its per-job lines; ``-v`` shows them)."""
+    return logs_dir(workdir) / "snakemake.log"
+
+
 def benchmarks_dir(workdir: str | Path) -> Path:
     """Snakemake's per-job benchmark TSVs (wall seconds of every GPU rule)."""
     return Path(workdir) / "benchmarks"
