@@ -26,7 +26,7 @@ from ..core.errors import JobFault, ProblemError, looks_like_oom
 from ..core.instrument import LaunchRecorder, instrumented
 from ..core.jsonio import write_json
 from ..core.records import ProblemPaths
-from . import fxref, regions
+from . import fxref, graphunits, regions, rewrites
 from .hooks import CompileHooks, GraphCapture, KernelSite
 from .profiling import profile_compiled, profile_sites
 
@@ -312,6 +312,45 @@ def _save_graph_code(cap: GraphCapture, paths: ProblemPaths) -> tuple[Path, str]
     return out_path, source
 
 
+def graph_rewrites(cap: GraphCapture, source: str, kernels: dict[str, Any], paths: ProblemPaths) -> dict[str, Any]:
+    """Rewrites above the kernel (capture/rewrites.py) of graph 0: every finding, and for each one
+    with a candidate generator the graph-level unit that computes its node in the wrapper
+    (capture/graphunits.py) with the eager reference of the FX subgraph from the unit's graph
+    inputs to its output (``kernels/<unit>.reference.py``); the refused ones with the reason."""
+    if cap.gm is None:
+        return {"findings": [], "units": [], "refused": []}
+    findings = rewrites.analyse(cap.gm)
+    nodes = {n.name: n for n in cap.gm.graph.nodes}
+    sources = {k: (paths.capture / e["source"]).read_text() for k, e in kernels.items()}
+    units, refused = [], []
+    for f in findings:
+        if not f["candidate"]:
+            continue
+        bufs = [b for b, n in cap.buffer_origin.items() if n == f["node"]]
+        whys = [] if bufs else [f"no buffer holds {f['node']}'s value"]
+        for buf in bufs:
+            try:
+                u = graphunits.derive(source, sources, "call", [i for i in f["inputs"] if i in cap.graph_inputs], buf)
+                ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[f["node"]]})
+            except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
+                whys.append(f"{buf}: {type(e).__name__}: {e}")
+                continue
+            uid = graphunits.unit_id(f["rewrite"], buf)
+            specs = {b: _spec(nodes[b]) for b in u["inputs"]}
+            units.append(
+                {**u, "id": uid, "rewrite": f, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
+            )
+            break
+        else:
+            refused.append({"rewrite": f["rewrite"], "node": f["node"], "reason": "; ".join(whys)})
+    return {"findings": findings, "units": units, "refused": refused}
+
+
+def _spec(node: Any) -> dict[str, Any]:
+    val = node.meta["val"]
+    return {"shape": list(val.shape), "stride": list(val.stride()), "dtype": str(val.dtype).split(".")[-1]}
+
+
 def _graph_regions(cap: GraphCapture, source: str, kernels: dict[str, Any], paths: ProblemPaths) -> dict[str, Any]:
     """Graph 0's regions; a failure to find them leaves none (said why), the kernels stay units."""
     kernel_sources = {k: (paths.capture / e["source"]).read_text() for k, e in kernels.items()}
@@ -368,6 +407,10 @@ def _graph_record(
     }
     if g == 0:
         rec["regions"] = found_regions
+        try:
+            rec["rewrites"] = graph_rewrites(cap, source, kernels, paths)
+        except Exception as e:  # noqa: BLE001 - no graph-level units, said why; the kernels stay units
+            rec["rewrites"] = {"findings": [], "units": [], "refused": [], "error": f"{type(e).__name__}: {e}"}
     if cap.constants:
         torch.save(
             {k: v.detach().cpu() for k, v in cap.constants.items() if isinstance(v, torch.Tensor)},

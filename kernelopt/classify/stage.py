@@ -211,6 +211,52 @@ def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any], fusible:
     }
 
 
+def add_rewrite_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
+    """Graph-level units (capture/graphunits.py, formed at capture where a rewrite of
+    capture/rewrites.py has a candidate generator): each becomes one more unit ``rw_<rewrite>_<buf>``
+    spanning its Triton kernels and library calls; its Triton members stay units too.  A problem
+    with one is ``optimizable`` even where the library calls dominate: the rewrite drops them.
+    ``dispatch["rewrites"]`` lists every finding, unit or not (the report says which and why)."""
+    rec = capture["graphs"][0].get("rewrites") or {}
+    if not (rec.get("findings") or rec.get("error")):
+        return  # nothing found: the dispatch is what it was without the analysis
+    by_kernel = {
+        u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0 and not (u.get("fused") or u.get("region"))
+    }
+    site_ms = {l["lineno"]: l["time_ms"] or 0.0 for l in dispatch["launches"] if l["graph"] == 0}
+    added = []
+    for r in rec.get("units", []):
+        members = [by_kernel.get(k) for k in r["kernels"]]
+        if any(m is None for m in members):
+            continue
+        time_ms = sum(site_ms.get(m["lineno"], 0.0) for m in r["members"])
+        added.append(
+            {
+                "id": r["id"],
+                "graph": 0,
+                "kernel": r["anchor"],
+                "heuristic": by_kernel[r["anchor"]]["heuristic"],
+                "template": False,
+                "launches": 1,
+                "time_ms": time_ms,
+                "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+                "reference": True,
+                "rewrite": {**r, "member_units": [m["id"] for m in members]},  # type: ignore[index]
+            }
+        )
+    dispatch["units"] += added
+    dispatch["rewrites"] = {
+        "rewrite_units": [u["id"] for u in added],
+        "findings": rec.get("findings", []),
+        "refused": rec.get("refused", []),
+        **({"error": rec["error"]} if rec.get("error") else {}),
+    }
+    if added and dispatch["verdict"] == "library-dominated":
+        names = ", ".join(sorted({u["rewrite"]["rewrite"]["rewrite"] for u in added}))
+        dispatch["verdict"] = "optimizable"
+        dispatch["reason"] += f"; but a graph-level rewrite ({names}) drops library calls"
+
+
 def run(
     paths: ProblemPaths,
     min_triton_share: float,
@@ -241,6 +287,8 @@ def run(
             add_fused_units(dispatch, pairs, refused)
         if regions and dispatch["verdict"] == "optimizable":
             add_region_units(dispatch, capture, fusible_regions)
+        if dispatch["verdict"] in ("optimizable", "library-dominated"):
+            add_rewrite_units(dispatch, capture)
     write_json(paths.dispatch, dispatch)
     kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
     nf = len((dispatch.get("fusion") or {}).get("fused_units", []))
@@ -248,6 +296,7 @@ def run(
         f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)"
         + (f" ({nf} fused neighbour pair(s))" if nf else "")
         + (f" ({nr} region(s))" if (nr := len((dispatch.get("regions") or {}).get("region_units", []))) else "")
+        + (f" ({ng} graph-level)" if (ng := len((dispatch.get("rewrites") or {}).get("rewrite_units", []))) else "")
         + f"; {kinds}",
         flush=True,
     )

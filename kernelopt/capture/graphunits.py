@@ -1,0 +1,236 @@
+"""Graph-level units, the wrapper half (issue 16): a run of consecutive launches of one wrapper
+function, Triton kernels and library calls (``extern_kernels.mm`` ...) alike, that computes one
+FX node's value from graph inputs only, so that a rewrite found in the FX graph
+(``capture/rewrites.py``) can replace the whole run, library calls included.  The other halves:
+``isolate/graphunits.py`` (contract, baseline) and ``stitch/graphunits.py`` (call-site edits).
+
+``derive`` finds the run that ends at the last write of the unit's output buffer and holds every
+launch the output depends on; it refuses (``NotAGraphUnit``, with the reason) unless:
+
+* the run's launches are consecutive (every launch between its first and last is a member), each
+  a Triton launch or a library call that writes through ``out=``; between them stand only
+  allocations, stream handles, aliases (``t = s``, ``reinterpret_tensor``) and ``del``;
+* what a member reads from outside the run is one of the unit's graph inputs (the placeholders
+  the FX node depends on), and no member writes a graph input;
+* the buffers the run writes besides the output (intermediates) are named by nothing after it;
+  the output is (it is returned or read later);
+* every Triton kernel of the run is launched only inside it, and the last of them (the
+  *anchor*, whose definition the stitch replaces by the candidate) is launched once;
+* the last member's launch is one line (the stitch edits it as one line).
+
+Gate 3's proof calls ``derive`` again on the baseline and requires the declared unit.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..core.outputcode import (
+    Refused,
+    classify_call,
+    dotted,
+    functions,
+    is_call_to,
+    kernel_params,
+    names_in,
+    statements_in_order,
+)
+from .regions import Aliases
+
+NotAGraphUnit = Refused
+BETWEEN = ("empty_strided", "get_raw_stream", "reinterpret_tensor")
+KEYS = ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")
+
+
+def unit_id(rewrite: str, output: str) -> str:
+    return f"rw_{rewrite.replace('-', '_')}_{output}"
+
+
+def _launch(s: ast.stmt, sources: dict[str, str]) -> dict[str, Any] | None:
+    """A launch statement's kind, target, and the names it reads and writes; None if not a launch."""
+    if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
+        return None
+    call = s.value
+    site = classify_call(call, {k: None for k in sources})  # type: ignore[misc]
+    if site is None:
+        return None
+    kind, target = site
+    if kind == "triton":
+        params, _ = kernel_params(sources[target], target)
+        reads, writes = set(), set()
+        for p, a in zip(params, call.args):
+            if isinstance(a, ast.Name):
+                if p.startswith(("in_ptr", "in_out_ptr")):
+                    reads.add(a.id)
+                if p.startswith(("out_ptr", "in_out_ptr")):
+                    writes.add(a.id)
+        return {"kind": "triton", "target": target, "reads": reads, "writes": writes}
+    out = next((k.value for k in call.keywords if k.arg == "out"), None)
+    if not isinstance(out, ast.Name):
+        raise NotAGraphUnit(f"the library call {dotted(call.func)} writes no `out=` buffer")
+    reads = set().union(
+        *(names_in(a) for a in call.args), *(names_in(k.value) for k in call.keywords if k.arg != "out")
+    )
+    return {"kind": "extern", "target": dotted(call.func) or "", "reads": reads, "writes": {out.id}}
+
+
+def _between_ok(s: ast.stmt) -> bool:
+    if isinstance(s, ast.Delete) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
+        return True
+    return (
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and (isinstance(s.value, ast.Name) or is_call_to(s.value, BETWEEN))
+    )
+
+
+def _members(stmts: list[ast.stmt], launches: dict[int, dict[str, Any]], aliases: Aliases, output: str) -> list[int]:
+    """Positions of the launches the output's last write depends on, back to the graph inputs."""
+    root = aliases.root
+    writers = [i for i, l in launches.items() if root(output) in {root(w) for w in l["writes"]}]
+    if not writers:
+        raise NotAGraphUnit(f"no launch writes {output}")
+    last = max(writers)
+    needed = {root(n) for n in launches[last]["reads"] | launches[last]["writes"]}
+    members = [last]
+    for i in sorted((i for i in launches if i < last), reverse=True):
+        if {root(w) for w in launches[i]["writes"]} & needed:
+            members.append(i)
+            needed |= {root(n) for n in launches[i]["reads"] | launches[i]["writes"]}
+    return sorted(members)
+
+
+def derive(
+    wrapper_src: str, kernel_sources: dict[str, str], function: str, inputs: list[str], output: str
+) -> dict[str, Any]:
+    """The graph-level unit computing ``output`` from the graph inputs ``inputs`` in ``function``
+    of the wrapper (module docstring); NotAGraphUnit with the reason if there is none."""
+    tree = ast.parse(wrapper_src)
+    fn = next((f for f in functions(tree) if f.name == function), None)
+    if fn is None:
+        raise NotAGraphUnit(f"function {function} not in the wrapper")
+    stmts = statements_in_order(fn.body)
+    launches = {i: l for i, s in enumerate(stmts) if (l := _launch(s, kernel_sources))}
+    aliases = Aliases(stmts)
+    root = aliases.root
+    idx = _members(stmts, launches, aliases, output)
+    if [i for i in launches if idx[0] <= i <= idx[-1]] != idx:
+        raise NotAGraphUnit("the launches the output depends on are not consecutive")
+    bad = [
+        ast.unparse(s)[:60]
+        for i, s in enumerate(stmts[idx[0] : idx[-1]], idx[0])
+        if i not in idx and not _between_ok(s)
+    ]
+    if bad:
+        raise NotAGraphUnit(f"a statement between the launches may touch the unit's buffers: {bad[0]}")
+    written = {root(w) for i in idx for w in launches[i]["writes"]}
+    ins = {root(n) for n in inputs}
+    outside = sorted({n for i in idx for n in launches[i]["reads"] if root(n) not in written | ins})
+    if outside:
+        raise NotAGraphUnit(f"the run reads {outside}, which are neither graph inputs of the unit nor written in it")
+    if written & ins or written - aliases.allocated:
+        raise NotAGraphUnit("the run writes a graph input or memory the function did not allocate")
+    after = set().union(*(aliases.names(s) for s in stmts[idx[-1] + 1 :] if not isinstance(s, ast.Delete)), set())
+    if root(output) not in after:
+        raise NotAGraphUnit(f"nothing after the run reads {output}")
+    inter = sorted(written - {root(output)})
+    if set(inter) & after:
+        raise NotAGraphUnit(
+            f"buffers the run writes besides its output are read after it: {sorted(set(inter) & after)}"
+        )
+    kernels = list(dict.fromkeys(launches[i]["target"] for i in idx if launches[i]["kind"] == "triton"))
+    if not kernels:
+        raise NotAGraphUnit("the run launches no Triton kernel whose definition the candidate could take")
+    every = [
+        k for f in functions(tree) for s in statements_in_order(f.body) if (k := _triton_target(s, kernel_sources))
+    ]
+    inside = [launches[i]["target"] for i in idx if launches[i]["kind"] == "triton"]
+    if any(every.count(k) != inside.count(k) for k in kernels) or every.count(kernels[-1]) != 1:
+        raise NotAGraphUnit("a Triton kernel of the run is launched outside it too, or the last one more than once")
+    last = stmts[idx[-1]]
+    if last.lineno != last.end_lineno:
+        raise NotAGraphUnit("the run's last launch spans several lines")
+    _check_dels(stmts[idx[0] : idx[-1]], set(inputs) | {output})
+    return {
+        "function": function,
+        "members": [
+            {
+                "index": i,
+                "lineno": stmts[i].lineno,
+                "kind": launches[i]["kind"],
+                "target": launches[i]["target"],
+                "text": ast.unparse(stmts[i]),
+            }
+            for i in idx
+        ],
+        "inputs": [n for n in inputs if any(root(n) in {root(r) for r in launches[i]["reads"]} for i in idx)],
+        "outputs": [output],
+        "intermediates": inter,
+        "anchor": kernels[-1],
+        "kernels": kernels,
+        "output_specs": {output: layout(stmts[: idx[-1]], output, aliases)},
+        "output_at": _written_at(last, launches[idx[-1]], kernel_sources, aliases, output),
+    }
+
+
+def _check_dels(between: list[ast.stmt], args: set[str]) -> None:
+    """A ``del`` between the launches that names a unit argument names only unit arguments and
+    is a statement of its own line (the stitch moves it after the unit's launch)."""
+    lines = [s.lineno for s in between]
+    for s in between:
+        if isinstance(s, ast.Delete) and names_in(s) & args:
+            if not all(isinstance(t, ast.Name) and t.id in args for t in s.targets) or lines.count(s.lineno) > 1:
+                raise NotAGraphUnit(f"`{ast.unparse(s)}` deletes a unit argument together with other code")
+
+
+def _written_at(s: ast.stmt, launch: dict[str, Any], sources: dict[str, str], aliases: Aliases, output: str) -> Any:
+    """Where the last launch writes the output: ``"out"`` (a library call's ``out=``) or the
+    index of the Triton launch's positional argument."""
+    if launch["kind"] == "extern":
+        return "out"
+    call = s.value  # type: ignore[attr-defined]
+    params, _ = kernel_params(sources[launch["target"]], launch["target"])
+    for i, (p, a) in enumerate(zip(params, call.args)):
+        if (
+            isinstance(a, ast.Name)
+            and p.startswith(("out_ptr", "in_out_ptr"))
+            and aliases.root(a.id) == aliases.root(output)
+        ):
+            return i
+    raise NotAGraphUnit(f"the last launch does not write {output}")
+
+
+def _triton_target(s: ast.stmt, sources: dict[str, str]) -> str | None:
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+        site = classify_call(s.value, {k: None for k in sources})  # type: ignore[misc]
+        if site and site[0] == "triton":
+            return site[1]
+    return None
+
+
+def layout(stmts: list[ast.stmt], name: str, aliases: Aliases) -> dict[str, Any]:
+    """Shape, stride and dtype of buffer ``name`` from its last definition among ``stmts``
+    (an ``empty_strided_*`` allocation, an alias of another buffer, a ``reinterpret_tensor``)."""
+    for s in reversed(stmts):
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            continue
+        if s.targets[0].id != name:
+            continue
+        v = s.value
+        if isinstance(v, ast.Name):
+            return layout(stmts[: stmts.index(s)], v.id, aliases)
+        if is_call_to(v, ("empty_strided",)):
+            shape, stride, dtype = (ast.literal_eval(v.args[0]), ast.literal_eval(v.args[1]), ast.unparse(v.args[2]))
+            return {"shape": list(shape), "stride": list(stride), "dtype": dtype.split(".")[-1]}
+        if is_call_to(v, ("reinterpret_tensor",)) and isinstance(v.args[0], ast.Name):
+            base = layout(stmts[: stmts.index(s)], v.args[0].id, aliases)
+            if ast.literal_eval(v.args[3]) != 0:
+                raise NotAGraphUnit(f"{name} is a view at an offset")
+            return {
+                "shape": list(ast.literal_eval(v.args[1])),
+                "stride": list(ast.literal_eval(v.args[2])),
+                "dtype": base["dtype"],
+            }
+    raise NotAGraphUnit(f"no allocation or view defines {name}")

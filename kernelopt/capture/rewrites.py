@@ -1,0 +1,354 @@
+"""Rewrites above the kernel, the analysis half: facts the post-grad FX graph guarantees for every
+input of the captured shapes (never from drawn values) that let a subgraph, library calls
+included, do asymptotically less work or drop a library call (issue 16).
+
+``analyse(gm)`` returns one finding per match, in graph order: ``{"rewrite", "node" (the FX node
+whose value the rewrite computes), "why", "win", "candidate" (whether the heuristic backend has a
+generator for it: only those become graph-level units, capture/graphunits.py), "roles"}``.
+
+The catalogue (the ``rewrite`` names):
+
+* ``diag-matmul``: ``mm(diag(a), B)`` or ``mm(B, diag(a))`` with ``diag(a)`` built in the graph
+  (Inductor's decomposition ``where(iota == iota[:, None], a, 0)``): a row (column) scaling,
+  O(N*M) instead of O(N*N*M), the GEMM and the N x N matrix dropped.  Candidate: yes.
+* ``singleton-softmax`` / ``singleton-logsumexp`` / ``singleton-reduction``: a reduction
+  (amax, amin, sum, mean, prod) whose reduced dims all have size 1 is the identity; a softmax over
+  such a dim is 1 and a logsumexp the identity (finite inputs).  Inductor already lowers these to
+  one pointwise kernel, so the rewrite saves arithmetic, not a pass: found, no candidate.
+* ``triangular-output``: ``triu``/``tril`` (the decomposition ``where(col - row >= k, X, 0)``) of a
+  GEMM's output: only the kept half (and, for triangular operands, a third of it) needs computing.
+  Found, no candidate (a Triton GEMM over the kept tiles is future work).
+* ``reduce-through-matmul``: a sum over the output features of ``addmm``/``mm``:
+  ``sum_j (x W + b)_j = x (W 1) + sum(b)``, O(B*I) + O(I*O) instead of O(B*I*O); the GEMM dropped.
+  Found, no candidate.
+* ``broadcast-then-reduce``: ``sum_j a[i, 1] * b[1, j]`` over the broadcast dim of one factor
+  = ``a[i] * sum_j b[j]``.  Found, no candidate.
+* ``symmetric-operand``: ``X + X^T`` built in the graph feeding a GEMM: a fact (a symmetric
+  product), no asymptotic rewrite (the GEMM stays); reported so the report says it was seen.
+* ``cancelling``: ``neg(neg(x))``, ``relu(relu(x))``, a permutation undone by the next:
+  the ops drop (Inductor fuses them into one kernel already: arithmetic only).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+VIEWS = {"unsqueeze", "squeeze", "permute", "view", "reshape", "expand", "_unsafe_view", "clone"}
+REDUCTIONS = {"amax", "amin", "sum", "mean", "prod"}
+
+
+def _op(n: Any) -> str:
+    """``mm`` for ``aten.mm.default``, ``iota`` for ``prims.iota.default``, '' for a non-call."""
+    if getattr(n, "op", None) != "call_function":
+        return ""
+    parts = str(n.target).split(".")
+    return parts[1] if len(parts) >= 2 else parts[0]
+
+
+def _shape(n: Any) -> list[int] | None:
+    val = n.meta.get("val") if hasattr(n, "meta") else None
+    try:
+        return [int(s) for s in val.shape]
+    except Exception:  # noqa: BLE001 - not a tensor, or symbolic
+        return None
+
+
+def _base(n: Any) -> Any:
+    """``n`` with view ops (unsqueeze, permute, expand, ...) stripped."""
+    while _op(n) in VIEWS and n.args:
+        n = n.args[0]
+    return n
+
+
+def _iota_axis(n: Any) -> tuple[int, int] | None:
+    """(length, axis) of an index vector ``iota(n)`` laid out as a row index (axis 0:
+    ``iota[:, None]``) or a column index (axis 1: ``iota`` or ``iota[None, :]``) of a 2-d tensor."""
+    axis = 1
+    if _op(n) == "unsqueeze":
+        dim = n.args[1]
+        axis = 0 if dim in (-1, 1) else 1
+        n = n.args[0]
+    if _op(n) != "iota" or n.kwargs.get("start", 0) != 0 or n.kwargs.get("step", 1) != 1:
+        return None
+    return int(n.args[0]), axis
+
+
+def _is_zero(n: Any) -> bool:
+    if isinstance(n, (int, float)):
+        return n == 0
+    return _op(n) in ("full", "scalar_tensor") and len(n.args) >= 2 and n.args[1] == 0 and not _shape(n)
+
+
+def diag_source(n: Any) -> Any:
+    """The 1-d node ``a`` if ``n`` is ``diag(a)`` as Inductor decomposes it
+    (``where(iota == iota[:, None], a, 0)``), else None."""
+    if _op(n) != "where" or len(n.args) != 3 or not _is_zero(n.args[2]):
+        return None
+    cond, value = n.args[0], n.args[1]
+    if _op(cond) != "eq" or len(cond.args) != 2:
+        return None
+    axes = [_iota_axis(a) for a in cond.args]
+    if None in axes or {a[1] for a in axes} != {0, 1} or len({a[0] for a in axes}) != 1:  # type: ignore[index]
+        return None
+    base = _base(value)
+    shape = _shape(base)
+    if shape is None or len(shape) != 1 or shape[0] != axes[0][0] or _shape(n) != [shape[0], shape[0]]:  # type: ignore[index]
+        return None
+    return base
+
+
+def band_of(n: Any) -> tuple[str, int, Any] | None:
+    """("triu" | "tril", diagonal, X) if ``n`` is ``where(col - row >= k, X, 0)`` (triu) or
+    ``where(col - row <= k, X, 0)`` (tril), as Inductor decomposes them, else None."""
+    if _op(n) != "where" or len(n.args) != 3 or not _is_zero(n.args[2]):
+        return None
+    cmp = n.args[0]
+    if _op(cmp) not in ("ge", "le") or len(cmp.args) != 2 or not isinstance(cmp.args[1], int):
+        return None
+    sub = cmp.args[0]
+    if _op(sub) != "sub" or len(sub.args) != 2:
+        return None
+    col, row = (_iota_axis(a) for a in sub.args)
+    if col is None or row is None or col[1] != 1 or row[1] != 0:
+        return None
+    return ("triu" if _op(cmp) == "ge" else "tril"), int(cmp.args[1]), n.args[1]
+
+
+def _reduced_dims(n: Any) -> list[int] | None:
+    """The dims a reduction node reduces over (normalised), None if not a dim reduction."""
+    if _op(n) not in REDUCTIONS or len(n.args) < 2 or not isinstance(n.args[1], (list, tuple)):
+        return None
+    shape = _shape(n.args[0])
+    if shape is None:
+        return None
+    return [d % len(shape) for d in n.args[1]] if shape else []
+
+
+def _singleton(n: Any) -> bool:
+    dims = _reduced_dims(n)
+    shape = _shape(n.args[0]) if dims is not None else None
+    return bool(dims) and shape is not None and all(shape[d] == 1 for d in dims)
+
+
+def _placeholders(n: Any) -> list[str]:
+    """The graph inputs ``n`` depends on, in graph order."""
+    seen, stack, out = set(), [n], []
+    while stack:
+        cur = stack.pop()
+        if cur in seen:
+            continue
+        seen.add(cur)
+        if cur.op == "placeholder":
+            out.append(cur)
+        stack.extend(cur.all_input_nodes)
+    order = {p: i for i, p in enumerate(n.graph.nodes)}
+    return [p.name for p in sorted(out, key=order.get)]
+
+
+def _finding(rewrite: str, node: Any, why: str, win: str, candidate: bool = False, **roles: Any) -> dict[str, Any]:
+    return {
+        "rewrite": rewrite,
+        "node": node.name,
+        "shape": _shape(node),
+        "why": why,
+        "win": win,
+        "candidate": candidate,
+        "inputs": _placeholders(node),
+        "roles": roles,
+    }
+
+
+def _diag_matmul(n: Any) -> dict[str, Any] | None:
+    if _op(n) != "mm":
+        return None
+    left, right = n.args[0], n.args[1]
+    for side, diag, dense in (("left", left, right), ("right", right, left)):
+        a = diag_source(diag)
+        if a is None:
+            continue
+        (rows, cols), k = _shape(n) or [0, 0], (_shape(a) or [0])[0]
+        other = cols if side == "left" else rows
+        return _finding(
+            "diag-matmul",
+            n,
+            f"mm with diag({a.name}) built in the graph ({diag.name}: where(iota == iota[:, None], "
+            f"{a.name}, 0)) on the {side}: every output is {'a[i] * B[i, j]' if side == 'left' else 'B[i, j] * a[j]'}",
+            f"a {'row' if side == 'left' else 'column'} scaling, O({rows}*{cols}) instead of the GEMM's "
+            f"O({k}*{k}*{other}); the library GEMM and the {k}x{k} diagonal matrix are dropped",
+            candidate=a.op == "placeholder" and _base(dense).op == "placeholder" and _base(dense) is dense,
+            side=side,
+            scale=a.name,
+            dense=dense.name,
+        )
+    return None
+
+
+def _softmax_like(s: Any) -> str | None:
+    """``softmax`` if the singleton sum ``s`` is the denominator of a softmax (div(exp, s)),
+    ``logsumexp`` if it feeds a log; else None (a plain singleton sum)."""
+    e = s.args[0]
+    if _op(e) != "exp":
+        return None
+    if any(_op(u) == "div" and u.args[0] is e and u.args[1] is s for u in s.users):
+        return "softmax"
+    if any(_op(u) == "log" for u in s.users):
+        return "logsumexp"
+    return None
+
+
+def _singleton_reduction(n: Any) -> dict[str, Any] | None:
+    if not _singleton(n):
+        return None
+    dims = _reduced_dims(n)
+    like = _softmax_like(n) if _op(n) == "sum" else None
+    if like == "softmax":
+        return _finding(
+            "singleton-softmax",
+            n,
+            f"a softmax over dim(s) {dims} of size 1 ({n.name} sums one exponential): every output is "
+            "exp(x - x) / exp(x - x) = 1 for finite x",
+            "the softmax's max, exponential, sum and division drop (Inductor already makes it one "
+            "pointwise kernel: arithmetic saved, no pass)",
+        )
+    if like == "logsumexp":
+        return _finding(
+            "singleton-logsumexp",
+            n,
+            f"a logsumexp over dim(s) {dims} of size 1: log(exp(x - m)) + m = x for finite x",
+            "the max, exponential, log and their guards drop (one pointwise kernel already: arithmetic saved)",
+        )
+    return _finding(
+        "singleton-reduction",
+        n,
+        f"{_op(n)} over dim(s) {dims}, each of size 1 in {list(_shape(n.args[0]) or [])}: the identity",
+        "the reduction is a view of its input (Inductor lowers it to a pointwise copy already)",
+    )
+
+
+def _triangular_output(n: Any) -> dict[str, Any] | None:
+    band = band_of(n)
+    if band is None or _op(band[2]) not in ("mm", "bmm"):
+        return None
+    kind, k, mm = band
+    operands = [band_of(a) for a in mm.args[:2]]
+    same = all(o is not None and o[0] == kind for o in operands)
+    shape = _shape(n) or []
+    return _finding(
+        "triangular-output",
+        n,
+        f"{kind}(..., {k}) of the GEMM {mm.name}: the other triangle is zeroed, never read"
+        + (f"; both operands are {kind} masks built in the graph" if same else ""),
+        f"compute only the kept triangle: about half the GEMM's O({'*'.join(map(str, shape))}*K) work"
+        + (", a sixth with triangular operands (k runs between the row and the column)" if same else ""),
+        kind=kind,
+        diagonal=k,
+        matmul=mm.name,
+        triangular_operands=same,
+    )
+
+
+def _reduce_through_matmul(n: Any) -> dict[str, Any] | None:
+    dims = _reduced_dims(n)
+    if _op(n) not in ("sum", "mean") or not dims or _singleton(n):
+        return None
+    mm = n.args[0]
+    shape = _shape(mm)
+    if _op(mm) not in ("mm", "addmm") or shape is None or dims != [1]:
+        return None
+    x, w = (mm.args[1], mm.args[2]) if _op(mm) == "addmm" else (mm.args[0], mm.args[1])
+    k = (_shape(x) or [0, 0])[1]
+    return _finding(
+        "reduce-through-matmul",
+        n,
+        f"{_op(n)} over the output features of {_op(mm)} {mm.name}: sum_j (x W{' + b' if _op(mm) == 'addmm' else ''})_j"
+        f" = x (W 1){' + sum(b)' if _op(mm) == 'addmm' else ''}",
+        f"O({shape[0]}*{k} + {k}*{shape[1]}) instead of the GEMM's O({shape[0]}*{k}*{shape[1]}); the GEMM is dropped",
+        matmul=mm.name,
+        x=x.name,
+        weight=w.name,
+    )
+
+
+def _broadcast_then_reduce(n: Any) -> dict[str, Any] | None:
+    dims = _reduced_dims(n)
+    if _op(n) != "sum" or not dims or _op(n.args[0]) != "mul":
+        return None
+    mul = n.args[0]
+    shapes = [_shape(a) if hasattr(a, "meta") else None for a in mul.args[:2]]
+    out = _shape(mul)
+    if None in shapes or out is None or any(len(s) != len(out) for s in shapes):  # type: ignore[arg-type]
+        return None
+    for i in (0, 1):
+        mine, other = shapes[i], shapes[1 - i]
+        if all(mine[d] == 1 and other[d] == out[d] > 1 for d in dims):  # type: ignore[index]
+            reduced = math.prod(out[d] for d in dims)
+            return _finding(
+                "broadcast-then-reduce",
+                n,
+                f"sum over dim(s) {dims} of {mul.name} = a * b where {mul.args[i].name} is broadcast along them: "
+                f"it factors out of the sum",
+                f"{math.prod(out) // reduced} products after a sum of the other factor instead of "
+                f"{math.prod(out)} products summed: {reduced}x fewer multiplications, no {out} intermediate",
+                factor=mul.args[i].name,
+                summed=mul.args[1 - i].name,
+            )
+    return None
+
+
+def _symmetric_operand(n: Any) -> dict[str, Any] | None:
+    if _op(n) != "mm":
+        return None
+    for a in n.args[:2]:
+        if _op(a) == "add" and len(a.args) == 2:
+            x, y = a.args
+            for p, q in ((x, y), (y, x)):
+                if _op(q) == "permute" and q.args[0] is p and list(q.args[1]) == [1, 0]:
+                    return _finding(
+                        "symmetric-operand",
+                        n,
+                        f"{a.name} = {p.name} + {p.name}^T is symmetric by construction",
+                        "none asymptotic: the GEMM stays (a symmetric product is still a GEMM); noted only",
+                    )
+    return None
+
+
+def _cancelling(n: Any) -> dict[str, Any] | None:
+    op = _op(n)
+    if op in ("neg", "relu") and n.args and _op(n.args[0]) == op:
+        what = "neg(neg(x)) = x" if op == "neg" else "relu(relu(x)) = relu(x)"
+        return _finding(
+            "cancelling",
+            n,
+            f"{what} ({n.args[0].name} -> {n.name})",
+            "the op drops (fused into one kernel already: arithmetic saved)",
+        )
+    if op == "permute" and _op(n.args[0]) == "permute":
+        p, q = list(n.args[0].args[1]), list(n.args[1])
+        if [p[i] for i in q] == list(range(len(q))):
+            return _finding("cancelling", n, "a permutation undone by the next", "two views drop")
+    return None
+
+
+CATALOGUE = (
+    _diag_matmul,
+    _triangular_output,
+    _reduce_through_matmul,
+    _broadcast_then_reduce,
+    _symmetric_operand,
+    _singleton_reduction,
+    _cancelling,
+)
+
+
+def analyse(gm: Any) -> list[dict[str, Any]]:
+    """Every finding of the catalogue in ``gm`` (a post-grad FX GraphModule), in graph order."""
+    out = []
+    for n in gm.graph.nodes:
+        if n.op != "call_function":
+            continue
+        for rule in CATALOGUE:
+            f = rule(n)
+            if f is not None:
+                out.append(f)
+    return out
