@@ -16,7 +16,7 @@ from ..core import gpulock, runtime
 from ..core.jsonio import read_json, write_json
 from ..core.records import ProblemPaths
 from ..runner.harness import ProblemRuntime, UnitHarness, load_module
-from . import fused, regions, user
+from . import fused, graphunits, regions, user
 from .contract import build_contract
 from .inductor import render_inductor
 
@@ -29,7 +29,9 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     udir.mkdir(parents=True, exist_ok=True)
     entry = next((u for u in dispatch["units"] if u["id"] == unit), {})
     fused, region = entry.get("fused"), entry.get("region")
-    if region:
+    if entry.get("rewrite"):
+        result = _isolate_rewrite(paths, unit, cfg, device, capture, dispatch, entry)
+    elif region:
         result = _isolate_region(paths, unit, cfg, device, capture, dispatch, region)
     else:
         result = (_isolate_fused if fused else _isolate_kernel)(paths, unit, cfg, device, capture, dispatch, fused)
@@ -37,6 +39,7 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     write_json(paths.isolate_check(unit), result)
     what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
     what = f" (region {' -> '.join(region['member_units'])})" if region else what
+    what = f" (graph-level: {entry['rewrite']['rewrite']['rewrite']})" if entry.get("rewrite") else what
     print(
         f"[isolate] {paths.problem}/{unit}{what}: {result['status']}"
         + (f" ({result.get('reason')})" if result.get("reason") else ""),
@@ -165,6 +168,29 @@ def _isolate_region(
     paths.inductor_kernel(unit).write_text(regions.render_region(contract, sources))
     _copy_reference(paths, unit, unit)  # kernels/<region>.reference.py, cut at capture
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "region": region["members"]}
+    result.update(_check(paths, unit, contract, cfg, device))
+    return result
+
+
+def _isolate_rewrite(
+    paths: ProblemPaths,
+    unit: str,
+    cfg: dict[str, Any],
+    device: str,
+    capture: dict[str, Any],
+    dispatch: dict[str, Any],
+    entry: dict[str, Any],
+) -> dict[str, Any]:
+    """A graph-level unit (capture/graphunits.py): its contract, the wrapper's run of its kernels
+    and library calls (inductor.py), the reference cut at capture, and the same 3-seed check."""
+    r = entry["rewrite"]
+    kernels = {k: build_contract(capture, dispatch, u) for k, u in zip(r["kernels"], r["member_units"])}
+    contract = graphunits.rewrite_contract(capture, kernels, entry)
+    write_json(paths.contract(unit), contract)
+    sources = {k: paths.kernel_source(u).read_text() for k, u in zip(r["kernels"], r["member_units"])}
+    paths.inductor_kernel(unit).write_text(graphunits.render_rewrite(contract, paths.output_code.read_text(), sources))
+    _copy_reference(paths, unit, unit)  # kernels/<unit>.reference.py, cut at capture
+    result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "rewrite": r["rewrite"]}
     result.update(_check(paths, unit, contract, cfg, device))
     return result
 

@@ -54,8 +54,34 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
                 row.update({k: p[k] for k in ("source", "what") if p.get(k) and k not in row})
         if info.get("what"):
             row["what"] = info["what"]
+        rw = read_optional(paths.contract(unit)).get("rewrite")
+        if rw:  # a graph-level unit (issue 16): the rewrite, apart from kernel-level wins
+            row["graph_level"] = {"rewrite": rw["name"], "why": rw["why"], "win": rw["win"]}
         out.append(row)
     return out
+
+
+def graph_level(paths: ProblemPaths, disp: dict[str, Any], attempts: int) -> dict[str, Any] | None:
+    """What the rewrite analysis found (capture/rewrites.py), which findings became graph-level
+    units, and which of those each stitch attempt replaced with its gate-3 verdict; None when
+    nothing was found (the problem's result is what it was without the analysis)."""
+    rec = disp.get("rewrites")
+    if not rec:
+        return None
+    stitched = []
+    for a in range(attempts):
+        d = paths.attempt(a)
+        plan = read_optional(d.plan)
+        for u in (plan.get("stitch") or {}).get("rewrites", []):
+            g3 = read_optional(d.gate(3))
+            stitched.append({"attempt": a, "unit": u["unit"], "rewrite": u["name"], "gate3": g3.get("verdict")})
+    keep = ("rewrite", "node", "why", "win", "candidate")
+    return {
+        "findings": [{k: f[k] for k in keep} for f in rec.get("findings", [])],
+        "units": rec.get("rewrite_units", []),
+        "refused": rec.get("refused", []),
+        "stitched": stitched,
+    }
 
 
 def _attempts(paths: ProblemPaths, cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple[int, Any, Any] | None]:
@@ -233,6 +259,9 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     else:
         _categorize(res, paths, units, cfg)
     _speedups(res, base, disp)
+    gl = graph_level(paths, disp, int(cfg["gates"]["retries"]) + 1)
+    if gl:
+        res["graph_level"] = gl
     if res["category"] != Category.ERROR and disp["verdict"] not in ("library-dominated", "no-triton"):
         res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
         clause = describe(res["roofline"])

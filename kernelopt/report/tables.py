@@ -191,7 +191,8 @@ def winner_text(winners: list[dict[str, Any]]) -> str:
         how = w.get("source") or w.get("origin") or "?"
         if w.get("direction"):
             how += f", then {w['direction'].split(' on ')[0]}"
-        parts.append(f"{w.get('class') or '?'}: {how}")
+        what = f"graph-level {w['graph_level']['rewrite']}" if w.get("graph_level") else (w.get("class") or "?")
+        parts.append(f"{what}: {how}")
     return "; ".join(parts)
 
 

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -214,6 +215,51 @@ class ProblemRuntime:
             mod.call(self.call_args(contract["graph"], seed, distribution))
         return obs.io()
 
+    def rewrite_io(
+        self, contract: dict[str, Any], seed: int, distribution: str = "normal"
+    ) -> tuple[list[Any], list[Any]]:
+        """Arguments of a graph-level unit (capture/graphunits.py) for ``seed``: its graph inputs
+        as the wrapper's call receives them, its output fresh (before) and as the wrapper's last
+        launch of the unit wrote it (after)."""
+        import torch
+
+        r = contract["rewrite"]
+        mod, oc = self.wrapper(contract["graph"])
+        args = self.call_args(contract["graph"], seed, distribution)
+        by_name = dict(zip(oc.call_args, args))
+        ins = [by_name[b].clone() for b in r["inputs"]]
+        obs = _WrittenAt(r["members"][-1], r["output_at"])
+        with torch.no_grad(), instrumented(mod, oc, obs):
+            mod.call(list(args))
+        if obs.value is None:
+            raise RuntimeError(f"the unit's last launch ({r['members'][-1]['text']}) did not run")
+        outs = [a for a in contract["args"] if a["access"] == "write"]
+        before = [
+            torch.empty_strided(a["shape"], a["stride"], dtype=getattr(torch, a["dtype"]), device=self.device)
+            for a in outs
+        ]
+        return ins + before, ins + [obs.value]
+
+
+class _WrittenAt(Observer):
+    """Keeps what one launch (by its line in the wrapper) wrote: a library call's ``out=`` or a
+    Triton launch's positional argument ``at``."""
+
+    def __init__(self, member: dict[str, Any], at: Any):
+        self.lineno, self.at, self.value = member["lineno"], at, None
+
+    def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+        result = inner.run(*args, **kwargs)
+        if lineno == self.lineno:
+            self.value = args[self.at].clone()
+        return result
+
+    def on_extern(self, target: str, fn: Callable, lineno: int, args: tuple, kwargs: dict) -> Any:
+        result = fn(*args, **kwargs)
+        if lineno == self.lineno:
+            self.value = kwargs["out"].clone()
+        return result
+
 
 def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
     """Fill an output with values no correct kernel leaves behind: NaN, or (``pattern="random"``)
@@ -263,6 +309,8 @@ class UnitHarness:
             return self.rt.fused_io(self.contract, seed, distribution)
         if self.contract.get("region"):
             return self.rt.region_io(self.contract, seed, distribution)
+        if self.contract.get("rewrite"):
+            return self.rt.rewrite_io(self.contract, seed, distribution)
         return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed, distribution=distribution)
 
     def expected(self, args: list[Any], seed: int, distribution: str = "normal") -> dict[str, Any]:

@@ -131,7 +131,7 @@ def choose_fusions(
         e = disp.get(u) or {}
         if e.get("fused"):
             return [e["fused"]["producer_unit"], e["fused"]["consumer_unit"]]
-        return list((e.get("region") or {}).get("member_units", []))
+        return list((e.get("region") or e.get("rewrite") or {}).get("member_units", []))
 
     fused = sorted((u for u in out if parts_of(u)), key=lambda u: (-(saving(u) or 0.0), u))
     taken: set[str] = set()

@@ -13,10 +13,12 @@ import difflib
 import json
 from typing import Any
 
+from ..capture import graphunits
 from ..capture.regions import NotARegion, check_region
 from ..classify.fusion import find_pairs
 from ..core import outputcode
 from .fusion import expected_function
+from .graphunits import expected_function as rewrite_edits
 from .regions import expected_function as region_edits
 from .regions import region_args
 
@@ -47,12 +49,35 @@ def _regions_not_allowed(baseline: str, oc: Any, regions: list[dict[str, Any]]) 
     return sorted(bad)
 
 
+def _rewrites_not_allowed(baseline: str, oc: Any, units: list[dict[str, Any]]) -> list[str]:
+    """Declared graph-level units that ``capture.graphunits.derive`` does not derive, as declared,
+    on this very baseline."""
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    bad = []
+    for u in units:
+        try:
+            derived = graphunits.derive(baseline, sources, u["function"], u["inputs"], u["outputs"][0])
+        except graphunits.NotAGraphUnit:
+            bad.append(u["unit"])
+            continue
+        if any(derived[k] != u.get(k) for k in graphunits.KEYS):
+            bad.append(u["unit"])
+    return sorted(bad)
+
+
+def _rewrite_record(rewrites: list[dict[str, Any]], bad: list[str]) -> dict[str, Any]:
+    """The proof's account of graph-level units: those not derived on the baseline, and each one's edits."""
+    edits = [f"{', '.join(m['text'] for m in u['members'])} -> {u['anchor']}.run(...)" for u in rewrites]
+    return {"rewrites_not_allowed_on_baseline": bad, "rewrite_edits": edits}
+
+
 def diff_proof(
     baseline: str,
     stitched: str,
     replaced: set[str],
     fusions: list[dict[str, Any]] | None = None,
     regions: list[dict[str, Any]] | None = None,
+    rewrites: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Show that the two modules differ only in the replaced kernels' definitions (plus the loader)
     and, for fusions and regions, in exactly the declared call-site edits: the baseline's
@@ -60,12 +85,14 @@ def diff_proof(
     applied on their AST must equal the stitched functions."""
 
     def edit(fn: ast.FunctionDef) -> ast.FunctionDef:
-        return region_edits(expected_function(fn, fusions or []), regions or [])
+        return region_edits(expected_function(rewrite_edits(fn, rewrites or []), fusions or []), regions or [])
+
+    edits = fusions or regions or rewrites
 
     def dump(node: ast.stmt) -> str:
-        if (fusions or regions) and isinstance(node, ast.FunctionDef):
+        if edits and isinstance(node, ast.FunctionDef):
             node = edit(node)
-        elif (fusions or regions) and isinstance(node, ast.ClassDef):
+        elif edits and isinstance(node, ast.ClassDef):
             node = copy.deepcopy(node)
             node.body = [edit(n) if isinstance(n, ast.FunctionDef) else n for n in node.body]
         return ast.dump(node)
@@ -96,13 +123,16 @@ def diff_proof(
             - {f["unit"] for f in fusions if _fusion_key(f) in {_fusion_key(x) for x in allowed}}
         )
     regions_bad = _regions_not_allowed(baseline, oc, regions) if regions else []
+    rewrites_bad = _rewrites_not_allowed(baseline, oc, rewrites) if rewrites else []
     return {
         "identical_except_replaced": identical
         and changed_defs == sorted(replaced)
         and not unproven
-        and not regions_bad,
+        and not regions_bad
+        and not rewrites_bad,
         "fusions_not_allowed_on_baseline": unproven,
         "regions_not_allowed_on_baseline": regions_bad,
+        **(_rewrite_record(rewrites, rewrites_bad) if rewrites else {}),
         "region_edits": [
             f"{', '.join(r['members'][:-1])} launch(es) dropped; {r['members'][-1]} launch takes {region_args(r)}"
             for r in regions or []

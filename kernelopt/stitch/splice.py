@@ -21,6 +21,7 @@ from ..core import loader, outputcode
 from ..core.jsonio import sha256
 from ..core.records import AttemptPaths
 from .fusion import edit_call_sites
+from .graphunits import edit_call_sites as edit_rewrite_calls
 from .proof import diff_proof
 from .regions import edit_call_sites as edit_region_calls
 
@@ -63,14 +64,17 @@ def write_stitched(
     replacements: dict[str, Path],
     fusions: list[dict[str, Any]] | None = None,
     regions: list[dict[str, Any]] | None = None,
+    rewrites: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write ``out_dir/output_code.py`` = baseline with ``replacements`` {kernel: candidate file}.
     ``fusions`` (classify/fusion.py pairs, each with its ``unit``): the consumer's replacement is the fused
     kernel; the producer's launch is dropped and its other inputs are passed to the consumer.
     ``regions`` (capture/regions.py, each with its ``unit``): the last member's replacement is the
     region's candidate, the other members' launches are dropped, the last launch takes the
-    region's arguments."""
-    fusions, regions = fusions or [], regions or []
+    region's arguments.  ``rewrites`` (capture/graphunits.py, each with its ``unit``): the anchor's
+    replacement is the unit's candidate, every member launch (library calls too) is dropped and the
+    last one's line launches the candidate with the unit's arguments."""
+    fusions, regions, rewrites = fusions or [], regions or [], rewrites or []
     src = Path(baseline).read_text()
     oc = outputcode.parse(src, baseline)
     missing = [k for k in replacements if k not in oc.kernels]
@@ -110,6 +114,8 @@ def write_stitched(
             out.append(f"{hit} = _kernelopt_candidate({hit!r}, {f'candidates/{hit}.py'!r})\n")
             info["replaced"][hit] = {"file": f"candidates/{hit}.py", "sha256": digest, "source": str(replacements[hit])}
     text = "".join(out)
+    if rewrites:  # first: its members are named by position, which the edits below would move
+        text = _rewrite_edits(text, info, set(replacements), rewrites)
     if fusions:
         for f in fusions:
             if f["consumer"] not in replacements:
@@ -118,7 +124,7 @@ def write_stitched(
         info["fusions"] = [
             {k: f[k] for k in ("unit", "producer", "consumer", "buffer", "function", "extra")} for f in fusions
         ]
-        info["dropped"] = sorted(f["producer"] for f in fusions)
+        info["dropped"] = sorted(info.get("dropped", []) + [f["producer"] for f in fusions])
     if regions:
         for r in regions:
             if r["members"][-1] not in replacements:
@@ -127,5 +133,19 @@ def write_stitched(
         info["regions"] = [{k: r[k] for k in ("unit", "members", "function", "inputs", "outputs")} for r in regions]
         info["dropped"] = sorted(info.get("dropped", []) + [k for r in regions for k in r["members"][:-1]])
     AttemptPaths(out_dir).output_code.write_text(text)
-    info["proof"] = diff_proof(src, text, set(replacements), fusions, regions)
+    info["proof"] = diff_proof(src, text, set(replacements), fusions, regions, rewrites)
     return info
+
+
+def _rewrite_edits(text: str, info: dict[str, Any], replaced: set[str], rewrites: list[dict[str, Any]]) -> str:
+    """Graph-level units' call-site edits (stitch/graphunits.py), recorded in ``info``: the units,
+    the Triton launches dropped, the library calls dropped."""
+    for u in rewrites:
+        if u["anchor"] not in replaced:
+            raise KeyError(f"graph-level unit {u['unit']}: the anchor {u['anchor']} has no replacement")
+    info["rewrites"] = [
+        {k: u[k] for k in ("unit", "name", "anchor", "function", "inputs", "outputs")} for u in rewrites
+    ]
+    info["dropped"] = sorted(k for u in rewrites for k in u["kernels"] if k != u["anchor"])
+    info["dropped_library_calls"] = [m["text"] for u in rewrites for m in u["members"] if m["kind"] == "extern"]
+    return edit_rewrite_calls(text, rewrites)

@@ -80,15 +80,17 @@ def stitch_units(paths: ProblemPaths, replacements: dict[str, Path], directory: 
     """Splice {unit: candidate file} into the baseline wrapper; a fused unit replaces its
     consumer's kernel and drops its producer's launch; a region replaces its last member's
     kernel and drops the other members' launches."""
-    kernel_files, fusions, regions = {}, [], []
+    kernel_files, fusions, regions, rewrites = {}, [], [], []
     for u, f in replacements.items():
         c = read_json(paths.contract(u))
         kernel_files[c["kernel"]] = Path(f)
+        if c.get("rewrite"):
+            rewrites.append({**{k: v for k, v in c["rewrite"].items() if k != "kernel_contracts"}, "unit": u})
         if c.get("fused"):
             fusions.append({**{k: v for k, v in c["fused"].items() if not k.endswith("_contract")}, "unit": u})
         if c.get("region"):
             regions.append({**{k: v for k, v in c["region"].items() if k in REGION_KEYS}, "unit": u})
-    return write_stitched(paths.output_code, directory, kernel_files, fusions, regions)
+    return write_stitched(paths.output_code, directory, kernel_files, fusions, regions, rewrites)
 
 
 def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:

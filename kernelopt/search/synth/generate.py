@@ -65,6 +65,8 @@ def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str
     source (``user-kernel``: nothing to synthesize from)."""
     if contract and contract.get("helion"):
         return "helion", attempt
+    if contract and contract.get("rewrite"):
+        return "rewrite", attempt
     if contract and contract.get("user"):
         return "user-kernel", attempt
     split = contract and contract.get("region") and (contract["region"].get("kind") or "split") == "split"
@@ -75,6 +77,10 @@ def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str
 def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:
     """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
     kind, index = source_of(attempt, contract)
+    if kind == "rewrite":  # a graph-level unit: its rewrite's generator, every attempt
+        from .rewrites import synthesize_rewrite
+
+        return synthesize_rewrite(contract, index), f"rewrite:{contract['rewrite']['name']}"
     if kind == "helion":  # every attempt: the Helion kernel under another config
         from .helion import synthesize_helion
 
