@@ -118,7 +118,7 @@ def job_counts(out: str) -> dict[str, int]:
 
 # Fixtures that run the pipeline end to end (minutes each): a test that takes one is slow,
 # whatever its own marks say, so the fast lane (``-m "not slow"``) never starts a pipeline.
-PIPELINE_FIXTURES = {"demo_run", "structured_run", "llm_run", "user_run", "helion_run"}
+PIPELINE_FIXTURES = {"demo_run", "structured_run", "llm_run", "user_run", "helion_run", "rewrites_run"}
 
 
 def pytest_collection_modifyitems(config, items):

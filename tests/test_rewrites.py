@@ -1,0 +1,152 @@
+"""Rewrites above the kernel (issue 16): the analysis of the post-grad FX graph finds each rewrite
+of problems/rewrites/ on small shapes; a graph-level unit spans a Triton kernel and a library call,
+its stitch edits and gate 3's proof agree; end to end on CPU, the diagonal product's rewritten
+unit passes gates 1-3 with the GEMM dropped, and a planted value-dependent shortcut fails gate 2."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, snakemake
+
+from kernelopt.capture import graphunits, rewrites
+from kernelopt.core import outputcode
+from kernelopt.stitch.graphunits import edit_call_sites
+from kernelopt.stitch.proof import diff_proof
+
+sys.path.insert(0, str(ROOT / "bench"))
+import rewrites_small  # noqa: E402
+
+# problem -> the rewrites the analysis must find (a finding with a candidate generator: *)
+EXPECTED = {
+    "level1/1_DiagMatmul": {"diag-matmul*"},
+    "level1/2_MatmulDiagRight": {"diag-matmul*"},
+    "level1/3_SoftmaxSingletonDim": {"singleton-softmax", "singleton-reduction"},
+    "level1/4_LogSumExpSingletonDim": {"singleton-logsumexp", "singleton-reduction"},
+    "level1/5_TriuMatmul": {"triangular-output"},
+    "level1/6_TrilMatmulOperands": {"triangular-output"},
+    "level1/7_SymmetricMatmul": {"symmetric-operand"},
+    "level1/8_BroadcastThenSum": {"broadcast-then-reduce"},
+    "level2/1_Linear_Sum_Max_Mean_LogSumExp": {"reduce-through-matmul", "singleton-logsumexp", "singleton-reduction"},
+    "level2/2_Matmul_DoubleTranspose_Cancel": {"cancelling"},
+}
+
+
+def test_every_problem_has_small_shapes_and_an_expectation():
+    names = {f"{p.parent.name}/{p.stem}" for p in (ROOT / "problems/rewrites").rglob("*.py")}
+    assert names == set(rewrites_small.SMALL) == set(EXPECTED) and len(names) >= 8
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    """Each small problem compiled once in CPU mode: its post-grad FX graph and wrapper source."""
+    import torch
+
+    from kernelopt.capture.hooks import CompileHooks
+    from kernelopt.core import problems, runtime
+
+    top = Path(tempfile.mkdtemp(prefix="kernelopt-rewrites-"))
+    runtime.prepare("cpu", top / "cache", fresh=True)
+    out = {}
+    for path in rewrites_small.write_small(top / "problems"):
+        p = problems.load(path)
+        hooks = CompileHooks()
+        torch._dynamo.reset()
+        with torch.no_grad(), hooks.active():
+            torch.compile(problems.build_model(p, "cpu", 0), mode="max-autotune")(*problems.make_inputs(p, "cpu", 0))
+        g = hooks.graphs[0]
+        out[f"{path.parent.name}/{path.stem}"] = (g, Path(g.path).read_text())
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_analysis_finds_each_rewrite(graphs, name):
+    found = {f["rewrite"] + ("*" if f["candidate"] else "") for f in rewrites.analyse(graphs[name][0].gm)}
+    assert found == EXPECTED[name]
+    for f in rewrites.analyse(graphs[name][0].gm):
+        assert f["why"] and f["win"] and f["inputs"]
+
+
+def test_a_diagonal_product_is_one_graph_level_unit_whose_stitch_the_proof_accepts(graphs):
+    g, src = graphs["level1/1_DiagMatmul"]
+    oc = outputcode.parse(src)
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    (f,) = rewrites.analyse(g.gm)
+    buf = next(b for b, n in g.buffer_origin.items() if n == f["node"])
+    u = graphunits.derive(src, sources, "call", f["inputs"], buf)
+    assert [m["kind"] for m in u["members"]] == ["triton", "extern"] and u["members"][1][
+        "target"
+    ] == "extern_kernels.mm"
+    assert u["inputs"] == f["inputs"] and u["outputs"] == [buf] and u["intermediates"] == ["buf0"]
+    unit = {**u, "unit": "rw", "name": f["rewrite"]}
+    stitched = edit_call_sites(src, [unit])
+    assert "extern_kernels.mm(" not in stitched.split("def call", 1)[1]
+    assert f"{u['anchor']}.run({', '.join(u['inputs'] + [buf])})" in stitched
+    proof = diff_proof(src, stitched, set(), rewrites=[unit])
+    assert proof["identical_except_replaced"] and proof["rewrites_not_allowed_on_baseline"] == []
+    # a stitch that keeps the library call, or declares a unit the baseline does not derive, is refused
+    kept = stitched.replace(
+        f"{u['anchor']}.run(", f"extern_kernels.mm(buf0, arg1_1, out={buf})\n        {u['anchor']}.run("
+    )
+    assert not diff_proof(src, kept, set(), rewrites=[unit])["identical_except_replaced"]
+    bogus = {**unit, "intermediates": []}
+    assert diff_proof(src, edit_call_sites(src, [bogus]), set(), rewrites=[bogus])["rewrites_not_allowed_on_baseline"]
+
+
+def test_a_run_that_reads_more_than_its_inputs_is_not_a_unit(graphs):
+    g, src = graphs["level1/1_DiagMatmul"]
+    sources = {k: v.source for k, v in outputcode.parse(src).kernels.items()}
+    with pytest.raises(graphunits.NotAGraphUnit, match="no launch writes"):
+        graphunits.derive(src, sources, "call", ["arg0_1", "arg1_1"], "buf7")
+    with pytest.raises(graphunits.NotAGraphUnit, match="neither graph inputs"):
+        graphunits.derive(src, sources, "call", ["arg0_1"], "buf1")  # B is not declared an input
+
+
+@pytest.fixture(scope="session")
+def rewrites_run(tmp_path_factory):
+    """The pipeline in CPU mode on the two small diagonal products, one search iteration, with a
+    planted value-dependent shortcut as the user's candidate of the left product's unit."""
+    top = tmp_path_factory.mktemp("rewrites_run")
+    written = rewrites_small.write_small(top / "problems", ["level1/1_DiagMatmul", "level1/2_MatmulDiagRight"])
+    wd = top / "run"
+    r = snakemake(
+        "--cores", "2", "--config", f"problems=[{', '.join(str(p) for p in written)}]", "device=cpu",
+        f"workdir={wd}", "candidates=tests/fixtures/candidates_rewrites",
+        "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
+        "gates={user_candidates: 1}", timeout=1800,
+    )  # fmt: skip
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+    return wd
+
+
+@pytest.mark.parametrize("problem", ["level1_1_DiagMatmul", "level1_2_MatmulDiagRight"])
+def test_the_rewritten_unit_passes_gates_1_to_3_and_drops_the_gemm(rewrites_run, problem):
+    p = rewrites_run / problem
+    disp = json.loads((p / "dispatch.json").read_text())
+    (unit,) = disp["rewrites"]["rewrite_units"]
+    assert json.loads((p / "units" / unit / "isolate_check.json").read_text())["status"] == "pass"
+    a0 = p / "units" / unit / "synth" / "a0"
+    assert json.loads((a0 / "slot.json").read_text())["source"] == "rewrite:diag-matmul"
+    assert json.loads((a0 / "gate1.json").read_text())["verdict"] == "pass"
+    assert json.loads((a0 / "gate2.json").read_text())["verdict"] == "pass"
+    plan = json.loads((p / "stitch" / "plan.json").read_text())
+    assert unit in plan["replacements"] and plan["stitch"]["proof"]["identical_except_replaced"]
+    assert plan["stitch"]["dropped_library_calls"] and "extern_kernels.mm" in plan["stitch"]["dropped_library_calls"][0]
+    assert json.loads((p / "stitch" / "gate3.json").read_text())["verdict"] == "pass"
+    code = (p / "stitch" / "output_code.py").read_text().split("def call", 1)[1]
+    assert "extern_kernels.mm(" not in code
+    res = json.loads((p / "result.json").read_text())
+    assert res["graph_level"]["stitched"] == [{"attempt": 0, "unit": unit, "rewrite": "diag-matmul", "gate3": "pass"}]
+    assert res["category"] == "fallback" and res["reason"] == "cpu-mode"  # CPU mode: gate 4 skipped
+
+
+def test_a_planted_value_dependent_shortcut_fails_gate_2(rewrites_run):
+    c1 = rewrites_run / "level1_1_DiagMatmul" / "units" / "rw_diag_matmul_buf1" / "cands" / "c1"
+    assert "assumes_diagonal" in json.loads((c1 / "slot.json").read_text())["source"]
+    assert json.loads((c1 / "gate1.json").read_text())["verdict"] == "pass"
+    g2 = json.loads((c1 / "gate2.json").read_text())
+    assert g2["verdict"] == "fail" and g2["rule"] == "mismatch", g2["reason"]
