@@ -8,10 +8,11 @@ Runs Snakemake (``python -m snakemake``, a child process) on the workflow shippe
 current directory, exactly as ``snakemake`` does in a checkout: ``--configfile`` and ``--config``
 are Snakemake's (``--config device=cpu 'search={iterations: 0}'``), everything after ``--`` is
 handed to Snakemake as it is.  Snakemake's own output goes to ``<workdir>/logs/snakemake.log``
-(``-v`` shows it as well); the console gets one line whenever a stage's count of finished
-problems grows (counted from the files on disk, so it never goes back), then the two tables and
-the HTML report's path.  A failed run prints the log's last lines; Ctrl-C stops Snakemake (its
-jobs end with it) and says how to resume: the same command again (docs/running.md).
+(``-v`` shows it as well); the console gets a line when a stage's count of finished problems
+grew (counted from the files on disk, so it never goes back; at most one every 10 s, or every
+20th of the time so far), then the two tables and the HTML report's path.  A failed run prints
+the log's last lines; Ctrl-C stops Snakemake (its jobs end with it) and says how to resume: the
+same command again (docs/running.md).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ CONFIG = WORKFLOW / "config.yaml"
 STAGES = ("capture", "classify", "isolate", "search", "stitch", "gates", "result")
 POLL_S = 2.0
 QUIET_S = 120.0  # a line at least this often while nothing changes: the run is alive
+# a changed count waits until this many seconds (or a 20th of the run so far, if more) passed
+# since the last line: a long run of many problems prints ~20 lines per doubling of its time
+MIN_GAP_S = 10.0
 TAIL_LINES = 30
 
 
@@ -190,7 +194,7 @@ def supervise(proc: subprocess.Popen, watch: Progress, echo: Path | None) -> boo
             done = proc.poll() is not None
             if echo is not None:
                 offset = _echo(echo, offset)
-            watch.report()
+            watch.report(final=done)
             if done:
                 return bool(stopped)
             time.sleep(POLL_S)
@@ -279,14 +283,16 @@ class Progress:
             done.append("gates")
         return done
 
-    def report(self) -> None:
-        """One line when a count grew, or when nothing was printed for ``QUIET_S``."""
-        now = self.counts()
-        quiet = time.monotonic() - self.printed >= QUIET_S
-        if now == self.last and not quiet:
+    def report(self, final: bool = False) -> None:
+        """One line when a count grew (at most one per ``MIN_GAP_S``, or a 20th of the time so
+        far, but always the last one), or when nothing was printed for ``QUIET_S``."""
+        now, clock = self.counts(), time.monotonic()
+        since, elapsed = clock - self.printed, clock - self.started
+        grew = now != self.last and (final or since >= max(MIN_GAP_S, elapsed / 20))
+        if not grew and since < QUIET_S:
             return
-        self.last, self.printed = now, time.monotonic()
-        m, s = divmod(int(time.monotonic() - self.started), 60)
+        self.last, self.printed = now, clock
+        m, s = divmod(int(elapsed), 60)
         total = len(self.problems)
         cells = "  ".join(f"{name} {n}/{total}" for name, n in zip(STAGES, now))
         print(f"[{m:3d}:{s:02d}] {cells}", flush=True)
