@@ -97,6 +97,30 @@ def test_a_diagonal_product_is_one_graph_level_unit_whose_stitch_the_proof_accep
     assert diff_proof(src, edit_call_sites(src, [bogus]), set(), rewrites=[bogus])["rewrites_not_allowed_on_baseline"]
 
 
+def test_a_gpu_wrappers_partition_holds_the_unit_and_its_stitch_is_proved():
+    """On the H200 Inductor splits the graph into partitions: ``call`` hands its arguments to
+    ``partition_0``, which launches the kernels (the wrapper of problems/rewrites' diagonal
+    product, captured there, in tests/fixtures/h200_diag_matmul).  The unit is found in the
+    partition (it was refused: "no launch writes buf1" in ``call``)."""
+    fx = ROOT / "tests/fixtures/h200_diag_matmul"
+    src = (fx / "output_code.py").read_text()
+    sources = {"triton_poi_fused_diag_embed_0": (fx / "triton_poi_fused_diag_embed_0.py").read_text()}
+    with pytest.raises(graphunits.NotAGraphUnit, match="no launch writes buf1"):
+        graphunits.derive(src, sources, "call", ["arg0_1", "arg1_1"], "buf1")
+    u = graphunits.derive_in_wrapper(src, sources, ["arg0_1", "arg1_1"], "buf1")
+    assert u["function"] == "partition_0" and [m["target"] for m in u["members"]] == [
+        "triton_poi_fused_diag_embed_0",
+        "extern_kernels.mm",
+    ]
+    unit = {**u, "unit": "rw", "name": "diag-matmul"}
+    stitched = edit_call_sites(src, [unit])
+    assert "extern_kernels.mm(" not in stitched
+    proof = diff_proof(src, stitched, set(), rewrites=[unit])
+    assert proof["identical_except_replaced"] and proof["rewrites_not_allowed_on_baseline"] == []
+    with pytest.raises(graphunits.NotAGraphUnit, match="call: .*; partition_0: "):
+        graphunits.derive_in_wrapper(src, sources, ["arg0_1"], "buf1")  # B is not an input: refused in both
+
+
 def test_a_run_that_reads_more_than_its_inputs_is_not_a_unit(graphs):
     g, src = graphs["level1/1_DiagMatmul"]
     sources = {k: v.source for k, v in outputcode.parse(src).kernels.items()}

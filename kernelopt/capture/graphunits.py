@@ -175,6 +175,22 @@ def derive(
     }
 
 
+def derive_in_wrapper(
+    wrapper_src: str, kernel_sources: dict[str, str], inputs: list[str], output: str
+) -> dict[str, Any]:
+    """``derive`` in the wrapper function that holds the work: ``call``, or, where Inductor split
+    the graph into partitions (on a GPU, ``call`` hands its arguments to ``partition_0``, ...),
+    the partition that computes ``output``; NotAGraphUnit with each function's reason if none."""
+    names = [f.name for f in functions(ast.parse(wrapper_src)) if f.name == "call" or f.name.startswith("partition_")]
+    whys = []
+    for name in sorted(dict.fromkeys(names), key=lambda n: n != "call"):
+        try:
+            return derive(wrapper_src, kernel_sources, name, inputs, output)
+        except NotAGraphUnit as e:
+            whys.append(f"{name}: {e}")
+    raise NotAGraphUnit("; ".join(whys) or "the wrapper has no call function")
+
+
 def _check_dels(between: list[ast.stmt], args: set[str]) -> None:
     """A ``del`` between the launches that names a unit argument names only unit arguments and
     is a statement of its own line (the stitch moves it after the unit's launch)."""

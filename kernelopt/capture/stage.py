@@ -330,7 +330,9 @@ def graph_rewrites(cap: GraphCapture, source: str, kernels: dict[str, Any], path
         whys = [] if bufs else [f"no buffer holds {f['node']}'s value"]
         for buf in bufs:
             try:
-                u = graphunits.derive(source, sources, "call", [i for i in f["inputs"] if i in cap.graph_inputs], buf)
+                u = graphunits.derive_in_wrapper(
+                    source, sources, [i for i in f["inputs"] if i in cap.graph_inputs], buf
+                )
                 ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[f["node"]]})
             except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
                 whys.append(f"{buf}: {type(e).__name__}: {e}")
