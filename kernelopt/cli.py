@@ -198,8 +198,22 @@ def parser() -> argparse.ArgumentParser:
     cv = sub.add_parser("coverage", help="synthesis coverage: which units got a synthesized kernel through gates 1-2")
     cv.add_argument("workdir", help="the run directory (the config's workdir)")
     cv.add_argument("--json", action="store_true")
+    ex = sub.add_parser("export", help="write a problem's deployed model to a directory that loads without the run")
+    ex.add_argument("problem_dir", help="<workdir>/<problem> of a finished run")
+    ex.add_argument("out", help="a new (or empty) directory")
     runcli.add_parser(sub)
     return parser
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .deploy.export import export
+
+    out = export(args.problem_dir, args.out)
+    print(
+        f"kernelopt export: {out} (load it with: import sys; sys.path.insert(0, {str(out)!r}); "
+        f"import loader; loader.load({str(out)!r}); see {out / 'README.md'})"
+    )
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_stitch_check(args)
         if args.cmd == "html":
             return cmd_html(args)
+        if args.cmd == "export":
+            return cmd_export(args)
         if args.cmd == "coverage":
             from .report.coverage import coverage, text
 

@@ -144,9 +144,11 @@ def same_command(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``kernelopt run``: Snakemake in a child process, watched; its exit status."""
+    from .core.config import check_workdir
     from .core.records import snakemake_log
 
     cfg, problems = resolve(args, Path.cwd())
+    check_workdir(cfg["workdir"])  # one sentence, before the log is opened under it
     workdir = Path(cfg["workdir"])
     log = snakemake_log(workdir)
     log.parent.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ LAYERS = [
     "deploy",
     "runcli",
     "cli",
+    "__main__",
 ]
 
 

@@ -154,7 +154,11 @@ def _load_fresh(out: Path, cwd: Path) -> dict:
 
 def test_an_export_loads_in_a_fresh_process_without_the_run_directory(demo_run, tmp_path):
     copy = _copy_problem(demo_run, "level2_2_Conv2d_BatchNorm_ReLU", tmp_path / "run")
-    out = ex.export(copy, tmp_path / "exported")
+    out = tmp_path / "exported"
+    r = subprocess.run(
+        [sys.executable, "-m", "kernelopt", "export", str(copy), str(out)], capture_output=True, text=True, timeout=300
+    )  # the command line, as docs/use.md writes it
+    assert r.returncode == 0 and f"kernelopt export: {out.resolve()}" in r.stdout, r.stderr[-3000:]
     shutil.rmtree(tmp_path / "run")  # the run is gone; the export stands alone
     got = _load_fresh(out, tmp_path)
     assert got["err"] < 1e-5 and got["stats"]["deployed_calls"] == 1 and got["kind"] == "inductor"

@@ -65,6 +65,18 @@ def test_the_workflow_refuses_an_unusable_workdir_before_any_job(tmp_path):
     assert "Traceback" not in out and "OSError" not in out and "NotADirectoryError" not in out, out[-3000:]
 
 
+def test_kernelopt_run_refuses_a_workdir_that_is_a_file_in_one_sentence(tmp_path, capsys):
+    """Before Snakemake starts and before its log is opened under the workdir (that was a
+    NotADirectoryError traceback)."""
+    from kernelopt import cli
+
+    f = tmp_path / "workdir"
+    f.write_text("")
+    assert cli.main(["run", "--problems", "problems/demo/level1/8_ReLU.py", "--workdir", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"kernelopt: config workdir '{f}' is a file, not a directory; {FIX}", err
+
+
 NO_GPU = (
     "config device=cuda but no CUDA device is visible on this machine; "
     "use device=cpu for CPU mode (Triton's interpreter) or device=auto"

@@ -1,0 +1,7 @@
+"""``python -m kernelopt``: the ``kernelopt`` command line (``kernelopt/cli.py``)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
