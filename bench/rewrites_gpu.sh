@@ -9,10 +9,13 @@
 set -uo pipefail
 . bench/device_env.sh && device_setup /tmp/kernelopt-rewrites16
 PROBS=${PROBS:-problems/rewrites}
+SEARCH=${SEARCH:-"{iterations: 1, beam_width: 2, synthesis_attempts: 2, retries: 0}"}
 t0=$(date +%s)
 timeout -k 10 ${RUN_TIMEOUT:-560} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   --config problems="${PROBS}" device=cuda workdir=$WD/run 'gates={user_candidates: 0}' \
-  'search={iterations: 1, beam_width: 2, synthesis_attempts: 2, retries: 0}' > $OUTDIR/rewrites_snakemake.log 2>&1
+  "search=${SEARCH}" > $OUTDIR/rewrites_snakemake.log 2>&1
 echo "rewrites run: snakemake exit $? after $(( $(date +%s) - t0 )) s"
 cp $WD/run/report/results.csv $OUTDIR/rewrites16_results.csv 2>/dev/null
 python3 bench/rewrites16_collect.py $WD/run $OUTDIR/rewrites16_h200.json
+# the run's records and logs (no tensors), for whatever failed
+tar czf $OUTDIR/rewrites_gpu_records.tgz --exclude='*.pt' --exclude='*.bin' --exclude='*.so' -C $WD/run . 2>/dev/null
