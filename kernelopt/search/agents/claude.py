@@ -8,6 +8,10 @@ directions (applied by the AST transforms), the heuristic memory.  A kernel role
 reply is unusable leaves its slot empty with the reason.  A spent budget stops the unit's
 search with the budget as the reason; an API failure after the SDK's retries is an
 infrastructure fault (the job fails; its re-run pays nothing for the calls already made).
+
+A graph-level unit (its contract carries ``rewrite``) is shown to the synthesizer, planner,
+executor and fixer with its whole FX subgraph, the finding and the instruction to simplify
+algebraically first (roles/graph.py); what they answer goes through the same protocol and gates.
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...core.records import ProblemPaths
 from .. import transform
 from ..synth.ops import CannotSynthesize
 from .base import Analysis, Direction, Memory, Plan, ProfileSummary
 from .heuristic import HeuristicBackend
 from .llm.client import BudgetExhausted, Caller
-from .roles import analyst, executor, fixer, planner, summarizer, synthesizer
+from .roles import analyst, executor, fixer, graph, planner, summarizer, synthesizer
 from .roles.common import RoleFailed
 
 
@@ -36,12 +41,33 @@ class LLMBackend:
         """The same backend writing its transcripts under ``where/llm/``."""
         return LLMBackend(self.agent, self.workdir, self.problem, self.unit, where)
 
+    def graph(self, contract: dict[str, Any], reference: str | None = None) -> str:
+        """A graph-level unit's prompt section (roles/graph.py), '' for any other unit: its FX
+        subgraph from the problem's post-grad graph (``capture/fx_graph_post_grad.py``) and its
+        eager reference (``reference``, else the unit's ``reference.py``); a file that is missing
+        leaves the subgraph to the reference's lines and the contract's shapes."""
+        if not graph.is_graph_level(contract):
+            return ""
+        paths = ProblemPaths(self.workdir, self.problem)
+
+        def text(path: Path) -> str:
+            try:
+                return path.read_text()
+            except OSError:
+                return ""
+
+        if reference is None:
+            reference = text(paths.reference(contract.get("unit") or self.unit))
+        return graph.section(contract, reference, text(paths.fx_graph(int(contract.get("graph") or 0))))
+
     # -- synthesizer -----------------------------------------------------------------------
     def synthesize(
         self, contract: dict[str, Any], reference: str, inductor: str, earlier: list[dict[str, Any]], hints: str = ""
     ) -> str:
         try:
-            return synthesizer.run(self.caller, contract, reference, inductor, earlier, hints)
+            return synthesizer.run(
+                self.caller, contract, reference, inductor, earlier, hints, self.graph(contract, reference)
+            )
         except RoleFailed as e:
             raise CannotSynthesize(f"the synthesizer's reply was unusable: {'; '.join(e.reasons)}") from None
         except BudgetExhausted as e:
@@ -73,7 +99,9 @@ class LLMBackend:
         if beam and all(analyses[m["id"]].bottleneck == "near-optimal" for m in beam if m["id"] in analyses):
             return Plan(iteration, [], stop="every beam member is near-optimal")
         try:
-            proposed = planner.run(self.caller, iteration, beam, analyses, contract, memory, width)
+            proposed = planner.run(
+                self.caller, iteration, beam, analyses, contract, memory, width, self.graph(contract)
+            )
         except RoleFailed as e:
             why = f"planner reply unusable ({'; '.join(e.reasons)})"
             # the heuristic planner transforms inductor.py-form members only (not free-form LLM kernels)
@@ -110,7 +138,7 @@ class LLMBackend:
         if direction.kind != "llm":  # a heuristic direction (the planner's fallback)
             return self.fallback.execute(direction, source, contract)
         try:
-            return executor.run(self.caller, direction, source, contract)
+            return executor.run(self.caller, direction, source, contract, self.graph(contract))
         except RoleFailed as e:
             raise ValueError(f"the executor's reply was unusable: {'; '.join(e.reasons)}") from None
 
@@ -144,7 +172,7 @@ class LLMBackend:
         if direction.kind != "llm-fix":
             return self.execute(direction, member_source, contract)
         try:
-            return fixer.run(self.caller, failed_source, failure, contract, reference)
+            return fixer.run(self.caller, failed_source, failure, contract, reference, self.graph(contract, reference))
         except RoleFailed as e:
             raise ValueError(f"the fixer's reply was unusable: {'; '.join(e.reasons)}") from None
 

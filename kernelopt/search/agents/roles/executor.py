@@ -10,8 +10,10 @@ from ..llm.client import Caller
 from .common import ask, code, contract_text, user
 
 
-def run(caller: Caller, direction: Direction, member_source: str, contract: dict[str, Any]) -> str:
-    static = "\n\n".join([contract_text(contract), code(f"Beam member {direction.member}", member_source)])
+def run(caller: Caller, direction: Direction, member_source: str, contract: dict[str, Any], graph: str = "") -> str:
+    """``graph``: a graph-level unit's section (roles/graph.py), '' for any other unit."""
+    head = [contract_text(contract), *([graph] if graph else [])]
+    static = "\n\n".join([*head, code(f"Beam member {direction.member}", member_source)])
     args = direction.args
     dynamic = "\n".join(
         [

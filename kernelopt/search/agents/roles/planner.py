@@ -39,7 +39,9 @@ def run(
     contract: dict[str, Any],
     memory: Memory,
     width: int,
+    graph: str = "",
 ) -> list[dict[str, Any]]:
+    """``graph``: a graph-level unit's section (roles/graph.py), '' for any other unit."""
     ids = [m["id"] for m in members]
     beam = [
         {
@@ -65,4 +67,5 @@ def run(
             raise protocol.Unparseable(f"directions name unknown members {bad}; the members are {ids}")
         return data["directions"]
 
-    return ask(caller, "planner", user(contract_text(contract), dynamic), parse, 2)
+    static = "\n\n".join([contract_text(contract), *([graph] if graph else [])])
+    return ask(caller, "planner", user(static, dynamic), parse, 2)
