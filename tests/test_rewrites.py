@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, snakemake
+from conftest import ROOT, load_candidate, snakemake
 
 from kernelopt.capture import graphunits, rewrites
 from kernelopt.core import outputcode
@@ -31,7 +31,7 @@ EXPECTED = {
     "level1/6_TrilMatmulOperands": {"triangular-output"},
     "level1/7_SymmetricMatmul": {"symmetric-operand"},
     "level1/8_BroadcastThenSum": {"broadcast-then-reduce"},
-    "level2/1_Linear_Sum_Max_Mean_LogSumExp": {"reduce-through-matmul", "singleton-logsumexp", "singleton-reduction"},
+    "level2/1_Linear_Sum_Max_Mean_LogSumExp": {"reduce-through-matmul*", "singleton-logsumexp", "singleton-reduction"},
     "level2/2_Matmul_DoubleTranspose_Cancel": {"cancelling"},
 }
 
@@ -128,6 +128,100 @@ def test_a_run_that_reads_more_than_its_inputs_is_not_a_unit(graphs):
         graphunits.derive(src, sources, "call", ["arg0_1", "arg1_1"], "buf7")
     with pytest.raises(graphunits.NotAGraphUnit, match="neither graph inputs"):
         graphunits.derive(src, sources, "call", ["arg0_1"], "buf1")  # B is not declared an input
+
+
+@pytest.fixture(scope="module")
+def linear_sum(graphs, tmp_path_factory):
+    """The small Linear-Sum-Max-Mean-LogSumExp problem's graph rewrites as capture forms them
+    (``graph_rewrites``, its kernels saved where the capture keeps them): the wrapper, the record."""
+    from kernelopt.capture.stage import graph_rewrites
+    from kernelopt.core.records import ProblemPaths
+
+    g, src = graphs["level2/1_Linear_Sum_Max_Mean_LogSumExp"]
+    paths = ProblemPaths(tmp_path_factory.mktemp("linear_sum"), "p")
+    paths.kernel_reference("x").parent.mkdir(parents=True)
+    kernels = {}
+    for k, kd in outputcode.parse(src).kernels.items():
+        (paths.capture / f"{k}.py").write_text(kd.source)
+        kernels[k] = {"source": f"{k}.py"}
+    return g, src, graph_rewrites(g, src, kernels, paths)
+
+
+def test_a_linear_summed_over_its_features_is_a_unit_through_the_fused_epilogue(linear_sum):
+    """Inductor fuses the sum with the size-1 max/mean/logsumexps after it into one kernel that
+    writes the last logsumexp into the sum's reused buffer: no buffer holds the sum alone, so the
+    unit runs from the addmm to that kernel's output, its reference and candidate computing the
+    epilogue too; the stitch drops the addmm and gate 3's proof accepts it."""
+    g, src, rec = linear_sum
+    assert rec["refused"] == []
+    (u,) = rec["units"]
+    f = u["rewrite"]
+    assert (f["rewrite"], f["node"], f["candidate"]) == ("reduce-through-matmul", "sum_1", True)
+    roles = f["roles"]
+    assert roles["output_node"] == "add_1" and roles["weight_transposed"] and roles["reduction"] == "sum"
+    assert (roles["x"], roles["weight"], roles["bias"]) == ("arg2_1", "arg0_1", "arg1_1")
+    assert [e["op"] for e in roles["epilogue"]].count("identity") == 6  # amax, mean, amax, two sums, amax
+    assert "no buffer holds sum_1 alone" in u["extended"] and "as buf3" in u["extended"]
+    assert u["outputs"] == ["buf3"] and u["intermediates"] == ["buf0"] and u["inputs"] == f["inputs"]
+    assert [m["target"] for m in u["members"]] == ["extern_kernels.addmm", u["anchor"]]
+    assert u["reference"]["outputs"] == {"buf3": "add_1"}
+    unit = {**u, "unit": u["id"], "name": f["rewrite"]}
+    stitched = edit_call_sites(src, [unit])
+    assert "extern_kernels.addmm(" not in stitched.split("def call", 1)[1]
+    proof = diff_proof(src, stitched, set(), rewrites=[unit])
+    assert proof["identical_except_replaced"] and proof["rewrites_not_allowed_on_baseline"] == []
+    sources = {k: v.source for k, v in outputcode.parse(src).kernels.items()}
+    with pytest.raises(graphunits.NotAGraphUnit, match="writes buf1's memory as buf3"):
+        graphunits.derive(src, sources, "call", f["inputs"], "buf1")  # the sum's own buffer: reused
+
+
+def _check_candidate(contract, reference, attempts, name):
+    """Every attempt is in the checked form and matches ``reference(*inputs)`` under the
+    interpreter on three fresh draws (the gates' tolerances: fp32, rtol = atol = 1e-4)."""
+    import torch
+
+    from kernelopt.gates.form import static_problems
+    from kernelopt.search.synth.rewrites import synthesize_rewrite
+
+    ins_args, (out_arg,) = contract["args"][:-1], contract["args"][-1:]
+    for attempt in attempts:
+        src = synthesize_rewrite(contract, attempt)
+        assert static_problems(src, contract) == []
+        assert "mm(" not in src and "dot(" not in src  # no GEMM left
+        mod = load_candidate(src, f"{name}_{attempt}")
+        for seed in (11, 12, 13):
+            torch.manual_seed(seed)
+            ins = [torch.randn(a["shape"]).as_strided(a["shape"], a["stride"]) for a in ins_args]
+            out = torch.full(out_arg["shape"], float("nan"))
+            mod.launch(*ins, out)
+            torch.testing.assert_close(out, reference(*ins), rtol=1e-4, atol=1e-4)
+
+
+def test_the_reduce_through_matmul_candidate_matches_the_fx_graph(linear_sum):
+    from kernelopt.isolate.graphunits import rewrite_contract
+
+    g, _, rec = linear_sum
+    (u,) = rec["units"]
+    contract = rewrite_contract(
+        {"device": "cpu", "problem": "p"}, {}, {"id": u["id"], "rewrite": {**u, "member_units": []}}
+    )
+    assert [a["name"] for a in contract["args"]] == ["arg0_1", "arg1_1", "arg2_1", "buf3"]
+    _check_candidate(contract, lambda *ins: g.gm(*ins)[0], range(4), "rtm_level2")
+
+
+def test_the_reduce_through_matmul_candidate_of_a_mean_without_bias():
+    """``mean(x @ W, dim=1)``: W as stored (not transposed), no bias, a mean, no epilogue."""
+    import torch
+
+    def arg(name, shape, stride, access):
+        return {"kind": "tensor", "name": name, "shape": shape, "stride": stride, "dtype": "float32", "access": access}
+
+    roles = {"x": "x", "weight": "w", "weight_transposed": False, "bias": None, "reduction": "mean", "features": 24}
+    contract = {
+        "args": [arg("x", [5, 40], [1, 5], "read"), arg("w", [40, 24], [24, 1], "read"), arg("y", [5], [1], "write")],
+        "rewrite": {"name": "reduce-through-matmul", "node": "mean", "outputs": ["y"], "roles": roles},
+    }
+    _check_candidate(contract, lambda x, w: torch.mean(x @ w, dim=1), (0, 2), "rtm_mean")
 
 
 @pytest.fixture(scope="session")

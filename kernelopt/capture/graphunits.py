@@ -16,7 +16,11 @@ launch the output depends on; it refuses (``NotAGraphUnit``, with the reason) un
   the output is (it is returned or read later);
 * every Triton kernel of the run is launched only inside it, and the last of them (the
   *anchor*, whose definition the stitch replaces by the candidate) is launched once;
-* the last member's launch is one line (the stitch edits it as one line).
+* the last member's launch is one line (the stitch edits it as one line);
+* the last launch writes the output under its own name: where Inductor reuses the output's memory
+  for a later buffer (``buf3 = reinterpret_tensor(buf1, ...)``) and the kernel writes that one,
+  the memory holds the later value (a reduction fused with the ops after it: no buffer holds
+  the reduction alone).
 
 Gate 3's proof calls ``derive`` again on the baseline and requires the declared unit.
 """
@@ -70,9 +74,16 @@ def _launch(s: ast.stmt, sources: dict[str, str]) -> dict[str, Any] | None:
     if not isinstance(out, ast.Name):
         raise NotAGraphUnit(f"the library call {dotted(call.func)} writes no `out=` buffer")
     reads = set().union(
-        *(names_in(a) for a in call.args), *(names_in(k.value) for k in call.keywords if k.arg != "out")
+        *(_values_in(a) for a in call.args), *(_values_in(k.value) for k in call.keywords if k.arg != "out")
     )
     return {"kind": "extern", "target": dotted(call.func) or "", "reads": reads, "writes": {out.id}}
+
+
+def _values_in(node: ast.AST) -> set[str]:
+    """The names an argument expression reads as values: ``reinterpret_tensor(arg0_1, ...)``
+    (a library call's transposed operand) reads ``arg0_1``, not the function it calls."""
+    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in called}
 
 
 def _between_ok(s: ast.stmt) -> bool:
@@ -116,6 +127,12 @@ def derive(
     aliases = Aliases(stmts)
     root = aliases.root
     idx = _members(stmts, launches, aliases, output)
+    as_ = sorted(w for w in launches[idx[-1]]["writes"] if root(w) == root(output) and w != output)
+    if as_ and output not in launches[idx[-1]]["writes"]:
+        raise NotAGraphUnit(
+            f"the last launch writes {output}'s memory as {as_[0]} (Inductor reuses the buffer): "
+            f"it holds {as_[0]}'s value, not {output}'s"
+        )
     if [i for i in launches if idx[0] <= i <= idx[-1]] != idx:
         raise NotAGraphUnit("the launches the output depends on are not consecutive")
     bad = [

@@ -18,9 +18,13 @@ The catalogue (the ``rewrite`` names):
 * ``triangular-output``: ``triu``/``tril`` (the decomposition ``where(col - row >= k, X, 0)``) of a
   GEMM's output: only the kept half (and, for triangular operands, a third of it) needs computing.
   Found, no candidate (a Triton GEMM over the kept tiles is future work).
-* ``reduce-through-matmul``: a sum over the output features of ``addmm``/``mm``:
+* ``reduce-through-matmul``: a sum (mean) over the output features of ``addmm``/``mm``:
   ``sum_j (x W + b)_j = x (W 1) + sum(b)``, O(B*I) + O(I*O) instead of O(B*I*O); the GEMM dropped.
-  Found, no candidate.
+  Candidate: yes, where x, W (as stored or transposed: nn.Linear) and b are graph inputs and the
+  GEMM feeds the reduction alone.  ``roles.epilogue`` lists the elementwise nodes computed from
+  the reduction alone (a size-1 reduction is the identity): where Inductor fuses the reduction
+  with them into one kernel, no buffer holds the sum, and the unit extends to the kernel's output
+  (``capture/stage.py: graph_rewrites``).
 * ``broadcast-then-reduce``: ``sum_j a[i, 1] * b[1, j]`` over the broadcast dim of one factor
   = ``a[i] * sum_j b[j]``.  Found, no candidate.
 * ``symmetric-operand``: ``X + X^T`` built in the graph feeding a GEMM: a fact (a symmetric
@@ -248,6 +252,58 @@ def _triangular_output(n: Any) -> dict[str, Any] | None:
     )
 
 
+# elementwise ops an epilogue after a reduce-through-matmul may hold (search/synth/rewrites.py
+# translates them with the heuristic synthesizer's tables)
+EPILOGUE_OPS = {
+    "relu", "neg", "exp", "log", "sqrt", "rsqrt", "abs", "sigmoid", "tanh", "reciprocal",
+    "add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "where",
+}  # fmt: skip
+
+
+def _scalar_constant(n: Any) -> float | None:
+    """The value of ``full([], c)`` (a 0-d constant the graph builds, e.g. logsumexp's 0.0), else None."""
+    if _op(n) == "full" and len(n.args) >= 2 and list(n.args[0]) == [] and isinstance(n.args[1], (int, float)):
+        return float(n.args[1])
+    return None
+
+
+def _epilogue(n: Any) -> list[dict[str, Any]]:
+    """The nodes after ``n`` computed from ``n`` alone (and constants), elementwise in the same
+    shape: pointwise ops of ``EPILOGUE_OPS`` and reductions over dims of size 1 (the identity,
+    ``op: identity``), in graph order; each ``{node, op, args}`` with every argument
+    ``{"node": name}`` or ``{"value": repr(float)}`` (shape facts only: never a drawn value)."""
+    shape, inside, out = _shape(n), {n}, []
+    nodes = list(n.graph.nodes)
+    for m in nodes[nodes.index(n) + 1 :]:
+        if m.op != "call_function" or not any(i in inside for i in m.all_input_nodes):
+            continue
+        if any(i not in inside and _scalar_constant(i) is None for i in m.all_input_nodes):
+            continue
+        if _shape(m) != shape:
+            continue
+        op = _op(m)
+        if op in REDUCTIONS and _singleton(m) and not m.kwargs.get("dtype"):
+            args: list[Any] = [m.args[0]]
+            op = "identity"
+        elif op in EPILOGUE_OPS and not m.kwargs:
+            args = list(m.args)
+        else:
+            continue
+        enc = []
+        for a in args:
+            if hasattr(a, "op"):
+                c = _scalar_constant(a)
+                enc.append({"node": a.name} if c is None else {"value": repr(c)})
+            elif isinstance(a, (int, float)) and not isinstance(a, bool):
+                enc.append({"value": repr(float(a))})
+            else:
+                break
+        else:
+            inside.add(m)
+            out.append({"node": m.name, "op": op, "args": enc})
+    return out
+
+
 def _reduce_through_matmul(n: Any) -> dict[str, Any] | None:
     dims = _reduced_dims(n)
     if _op(n) not in ("sum", "mean") or not dims or _singleton(n):
@@ -256,17 +312,41 @@ def _reduce_through_matmul(n: Any) -> dict[str, Any] | None:
     shape = _shape(mm)
     if _op(mm) not in ("mm", "addmm") or shape is None or dims != [1]:
         return None
-    x, w = (mm.args[1], mm.args[2]) if _op(mm) == "addmm" else (mm.args[0], mm.args[1])
-    k = (_shape(x) or [0, 0])[1]
+    addmm = _op(mm) == "addmm"
+    bias = mm.args[0] if addmm else None
+    x, w = (mm.args[1], mm.args[2]) if addmm else (mm.args[0], mm.args[1])
+    (rows, k), cols = _shape(x) or [0, 0], shape[1]
+    # the unit takes x, W and b as they are: graph inputs (parameters are inputs of the post-grad
+    # graph), W as stored or transposed by a view (nn.Linear: permute(W, [1, 0])), b one value per
+    # output feature; the GEMM's result is read by the reduction alone, scaled by neither alpha nor beta
+    weight, transposed = w, False
+    if _op(w) == "permute" and list(w.args[1]) == [1, 0]:
+        weight, transposed = w.args[0], True
+    candidate = (
+        x.op == "placeholder"
+        and weight.op == "placeholder"
+        and (bias is None or (bias.op == "placeholder" and _shape(bias) == [cols]))
+        and all(mm.kwargs.get(a, 1) == 1 for a in ("alpha", "beta"))
+        and list(mm.users) == [n]
+        and not n.kwargs.get("dtype")
+        and all(v is not None and v.is_floating_point() for v in (x.meta.get("val"), n.meta.get("val")))
+    )
+    plus_b = " + b" if addmm else ""
     return _finding(
         "reduce-through-matmul",
         n,
-        f"{_op(n)} over the output features of {_op(mm)} {mm.name}: sum_j (x W{' + b' if _op(mm) == 'addmm' else ''})_j"
-        f" = x (W 1){' + sum(b)' if _op(mm) == 'addmm' else ''}",
-        f"O({shape[0]}*{k} + {k}*{shape[1]}) instead of the GEMM's O({shape[0]}*{k}*{shape[1]}); the GEMM is dropped",
+        f"{_op(n)} over the output features of {_op(mm)} {mm.name}: sum_j (x W{plus_b})_j"
+        f" = x (W 1){' + sum(b)' if addmm else ''}" + (f", divided by {cols}" if _op(n) == "mean" else ""),
+        f"O({rows}*{k} + {k}*{cols}) instead of the GEMM's O({rows}*{k}*{cols}); the GEMM is dropped",
+        candidate=candidate,
         matmul=mm.name,
         x=x.name,
-        weight=w.name,
+        weight=weight.name,
+        weight_transposed=transposed,
+        bias=bias.name if bias is not None else None,
+        reduction=_op(n),
+        features=cols,
+        epilogue=_epilogue(n),
     )
 
 

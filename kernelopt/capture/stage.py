@@ -316,7 +316,13 @@ def graph_rewrites(cap: GraphCapture, source: str, kernels: dict[str, Any], path
     """Rewrites above the kernel (capture/rewrites.py) of graph 0: every finding, and for each one
     with a candidate generator the graph-level unit that computes its node in the wrapper
     (capture/graphunits.py) with the eager reference of the FX subgraph from the unit's graph
-    inputs to its output (``kernels/<unit>.reference.py``); the refused ones with the reason."""
+    inputs to its output (``kernels/<unit>.reference.py``); the refused ones with the reason.
+
+    Where no buffer holds the finding's node alone (Inductor fused it with the elementwise ops
+    after it into one kernel: a sum over a linear layer's outputs followed by size-1 reductions),
+    the unit extends to the first node of the finding's ``roles.epilogue`` that a buffer holds:
+    its reference and candidate compute the epilogue too (``roles.output_node`` names the node
+    the unit's output holds, ``extended`` says why)."""
     if cap.gm is None:
         return {"findings": [], "units": [], "refused": []}
     findings = rewrites.analyse(cap.gm)
@@ -326,26 +332,51 @@ def graph_rewrites(cap: GraphCapture, source: str, kernels: dict[str, Any], path
     for f in findings:
         if not f["candidate"]:
             continue
-        bufs = [b for b, n in cap.buffer_origin.items() if n == f["node"]]
-        whys = [] if bufs else [f"no buffer holds {f['node']}'s value"]
-        for buf in bufs:
-            try:
-                u = graphunits.derive_in_wrapper(
-                    source, sources, [i for i in f["inputs"] if i in cap.graph_inputs], buf
-                )
-                ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[f["node"]]})
-            except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
-                whys.append(f"{buf}: {type(e).__name__}: {e}")
-                continue
-            uid = graphunits.unit_id(f["rewrite"], buf)
-            specs = {b: _spec(nodes[b]) for b in u["inputs"]}
-            units.append(
-                {**u, "id": uid, "rewrite": f, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
-            )
-            break
+        whys: list[str] = []
+        ends = [f["node"]] + [e["node"] for e in f["roles"].get("epilogue", [])]
+        for end in ends:
+            bufs = [b for b, n in cap.buffer_origin.items() if n == end]
+            if end == f["node"] and not bufs:
+                whys.append(f"no buffer holds {end}'s value")
+            unit = _graph_unit(cap, f, end, bufs, source, sources, nodes, paths, whys)
+            if unit is not None:
+                if end != f["node"]:
+                    unit["extended"] = (
+                        f"no buffer holds {f['node']} alone ({'; '.join(whys)}): the unit extends to "
+                        f"{end}, computed from it elementwise"
+                    )
+                units.append(unit)
+                break
         else:
             refused.append({"rewrite": f["rewrite"], "node": f["node"], "reason": "; ".join(whys)})
     return {"findings": findings, "units": units, "refused": refused}
+
+
+def _graph_unit(
+    cap: GraphCapture,
+    f: dict[str, Any],
+    end: str,
+    bufs: list[str],
+    source: str,
+    sources: dict[str, str],
+    nodes: dict[str, Any],
+    paths: ProblemPaths,
+    whys: list[str],
+) -> dict[str, Any] | None:
+    """The unit of finding ``f`` whose output is the first of ``bufs`` (the buffers holding node
+    ``end``) that derives; None (each buffer's reason added to ``whys``) if none does."""
+    for buf in bufs:
+        try:
+            u = graphunits.derive_in_wrapper(source, sources, [i for i in f["inputs"] if i in cap.graph_inputs], buf)
+            ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[end]})
+        except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
+            whys.append(f"{buf}: {type(e).__name__}: {e}")
+            continue
+        uid = graphunits.unit_id(f["rewrite"], buf)
+        specs = {b: _spec(nodes[b]) for b in u["inputs"]}
+        rec = {**f, "roles": {**f["roles"], "output_node": end}} if end != f["node"] else f
+        return {**u, "id": uid, "rewrite": rec, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
+    return None
 
 
 def _spec(node: Any) -> dict[str, Any]:

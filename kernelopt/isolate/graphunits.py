@@ -65,6 +65,7 @@ def rewrite_contract(
             **{k: r[k] for k in ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")},
             **{k: r[k] for k in ("output_at", "member_units")},
             "name": f["rewrite"],
+            "node": f["node"],
             "why": f["why"],
             "win": f["win"],
             "roles": f["roles"],

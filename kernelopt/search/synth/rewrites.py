@@ -4,22 +4,33 @@ output with the rewrite applied, library calls dropped.
 
 * ``diag-matmul``: ``diag(a) @ B`` (``B @ diag(a)``) as a row (column) scaling of ``B``: one pass
   over ``B`` in 2-d tiles, O(N*M) instead of the GEMM's O(N*N*M).
+* ``reduce-through-matmul``: ``sum(x @ W + b, dim=1)`` (a mean: divided by N) as
+  ``x @ (W 1) + sum(b)``: two launches, the column sums of ``W`` over the output features (and
+  ``sum(b)``) into an fp32 scratch vector, then each row's dot product with it, O(B*K + K*N)
+  instead of the GEMM's O(B*K*N); the elementwise epilogue Inductor fused with the reduction
+  (``roles.epilogue`` up to ``roles.output_node``: size-1 reductions are the identity) is applied
+  to each row's value before the store.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .ops import CannotSynthesize, candidate_module
+from .ops import BINARY, UNARY, CannotSynthesize, candidate_module
 
 # (BLOCK_M, BLOCK_N, warps) per attempt
 TILES = ((32, 128, 4), (64, 64, 4), (16, 256, 4), (128, 32, 8))
+# reduce-through-matmul, per attempt: (BLOCK_K, BLOCK_N) of the column sums, (BLOCK_B, BLOCK_R) of the rows, warps
+RTM_TILES = ((64, 64, 16, 128, 4), (32, 128, 32, 64, 4), (128, 32, 8, 256, 8), (16, 256, 64, 32, 4))
+CONSTANTS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float('nan')"}
 
 
 def synthesize_rewrite(contract: dict[str, Any], attempt: int) -> str:
     r = contract["rewrite"]
     if r["name"] == "diag-matmul":
         return diag_matmul(contract, attempt)
+    if r["name"] == "reduce-through-matmul":
+        return reduce_through_matmul(contract, attempt)
     raise CannotSynthesize(f"no candidate generator for the rewrite {r['name']} yet")
 
 
@@ -56,3 +67,141 @@ def diag_matmul(contract: dict[str, Any], attempt: int) -> str:
     grid = f"triton.cdiv({m}, CONFIG['BLOCK_M']), triton.cdiv({n}, CONFIG['BLOCK_N'])"
     cfg = {"BLOCK_M": bm, "BLOCK_N": bn}
     return candidate_module(attempt, what, "diag_scale", contract, body, cfg, warps, m * n, "BLOCK_M", grid)
+
+
+def epilogue_lines(epilogue: list[dict[str, Any]], start: str, end: str, value: str) -> tuple[list[str], str]:
+    """Triton lines computing node ``end`` from node ``start`` (held in ``value``) through the
+    elementwise ``epilogue`` (capture/rewrites.py's ``roles.epilogue``), and the expression of its
+    value; only the entries ``end`` depends on.  CannotSynthesize for an op outside the tables."""
+    by_node = {e["node"]: e for e in epilogue}
+    if end != start and end not in by_node:
+        raise CannotSynthesize(f"the unit's output {end} is not computed from {start} elementwise")
+    need, stack = set(), [end]
+    while stack:
+        cur = stack.pop()
+        if cur in need or cur == start:
+            continue
+        need.add(cur)
+        stack += [a["node"] for a in by_node[cur]["args"] if "node" in a]
+    env, lines = {start: value}, []
+    for e in epilogue:
+        if e["node"] not in need:
+            continue
+        vals = [env[a["node"]] if "node" in a else CONSTANTS.get(a["value"], a["value"]) for a in e["args"]]
+        op = e["op"]
+        if op == "identity" and len(vals) == 1:
+            env[e["node"]] = vals[0]  # a reduction over dims of size 1
+            continue
+        if op in UNARY and len(vals) == 1:
+            code = UNARY[op].format(*vals)
+        elif op in BINARY and len(vals) == 2:
+            code = BINARY[op].format(*vals)
+        elif op == "where" and len(vals) == 3:
+            code = f"tl.where({vals[0]}, {vals[1]}, {vals[2]})"
+        else:
+            raise CannotSynthesize(f"the epilogue's {op} ({e['node']}) has no Triton translation")
+        lines.append(f"    e_{e['node']} = {code}")
+        env[e["node"]] = f"e_{e['node']}"
+    return lines, env[end]
+
+
+def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
+    r = contract["rewrite"]
+    roles = r["roles"]
+    args = {a["name"]: a for a in contract["args"]}
+    (out,) = r["outputs"]
+    x, w, o = args[roles["x"]], args[roles["weight"]], args[out]
+    bias = args[roles["bias"]] if roles.get("bias") else None
+    if len(x["shape"]) != 2 or len(w["shape"]) != 2:
+        raise CannotSynthesize(f"x {x['shape']} and W {w['shape']} are not matrices")
+    rows, k = x["shape"]
+    # the GEMM's right operand Wm[k, n]: W itself, or W transposed (nn.Linear's weight is [N, K])
+    n, k2 = w["shape"] if roles["weight_transposed"] else reversed(w["shape"])
+    wk, wn = (w["stride"][1], w["stride"][0]) if roles["weight_transposed"] else tuple(w["stride"])
+    if k2 != k or n != roles["features"]:
+        raise CannotSynthesize(f"x {x['shape']} and W {w['shape']} make no product with {roles['features']} features")
+    if bias is not None and list(bias["shape"]) != [n]:
+        raise CannotSynthesize(f"the bias {bias['shape']} is not one value per output feature ({n})")
+    if [s for s in o["shape"] if s != 1] != ([rows] if rows != 1 else []):
+        raise CannotSynthesize(f"the output {o['shape']} is not one value per row of x ({rows})")
+    o_row = next((st for s, st in zip(o["shape"], o["stride"]) if s == rows), 0)
+    post, res = epilogue_lines(roles.get("epilogue", []), r["node"], roles.get("output_node") or r["node"], "s")
+    bk, bn, bb, br, warps = RTM_TILES[attempt % len(RTM_TILES)]
+    mean = f" / {float(n)!r}" if roles["reduction"] == "mean" else ""
+    xs0, xs1 = x["stride"]
+    sig = ", ".join([w["name"]] + ([bias["name"]] if bias else []))
+    bias_lines = (
+        [
+            "    if pid == 0:",
+            "        bacc = tl.zeros([BLOCK_N], tl.float32)",
+            f"        for n0 in range(0, {n}, BLOCK_N):",
+            "            rb = n0 + tl.arange(0, BLOCK_N)",
+            f"            bacc += tl.load({bias['name']} + rb * {bias['stride'][0]}, mask=rb < {n}, other=0.0)"
+            ".to(tl.float32)",
+            f"        tl.store(colsum + {k}, tl.sum(bacc, axis=0))",
+        ]
+        if bias is not None
+        else []
+    )
+    plus_b = f" + tl.load(colsum + {k})" if bias is not None else ""
+    what = [
+        f"graph-level rewrite reduce-through-matmul: {roles['reduction']}(x @ W{' + b' if bias else ''}, dim=1) as",
+        f"x @ (W 1){' + sum(b)' if bias else ''} for x {rows} x {k} and W {k} x {n}: the column sums of W (and sum(b))",
+        "into an fp32 vector, then each row's dot product with it"
+        + (f", then the fused epilogue up to {roles['output_node']}" if roles.get("output_node") else "")
+        + "; the GEMM is dropped.",
+    ]
+    return "\n".join(
+        [
+            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s rewrite:',
+            *what,
+            '"""',
+            "import torch",
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "",
+            "@triton.jit",
+            f"def rtm_colsum({sig}, colsum, BLOCK_K: tl.constexpr, BLOCK_N: tl.constexpr):",
+            "    pid = tl.program_id(0)",
+            "    rk = pid.to(tl.int64) * BLOCK_K + tl.arange(0, BLOCK_K)",
+            "    acc = tl.zeros([BLOCK_N, BLOCK_K], tl.float32)",
+            f"    for n0 in range(0, {n}, BLOCK_N):",
+            "        rn = n0 + tl.arange(0, BLOCK_N)",
+            f"        mask = (rn[:, None] < {n}) & (rk[None, :] < {k})",
+            f"        acc += tl.load({w['name']} + rn[:, None] * {wn} + rk[None, :] * {wk}, mask=mask, other=0.0)"
+            ".to(tl.float32)",
+            f"    tl.store(colsum + rk, tl.sum(acc, axis=0), mask=rk < {k})",
+            *bias_lines,
+            "",
+            "",
+            "@triton.jit",
+            f"def rtm_rows({x['name']}, colsum, {out}, BLOCK_B: tl.constexpr, BLOCK_R: tl.constexpr):",
+            "    rb = tl.program_id(0).to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)",
+            "    acc = tl.zeros([BLOCK_B, BLOCK_R], tl.float32)",
+            f"    for k0 in range(0, {k}, BLOCK_R):",
+            "        rk = k0 + tl.arange(0, BLOCK_R)",
+            f"        mask = (rb[:, None] < {rows}) & (rk[None, :] < {k})",
+            f"        xv = tl.load({x['name']} + rb[:, None] * {xs0} + rk[None, :] * {xs1}, mask=mask, other=0.0)"
+            ".to(tl.float32)",
+            f"        cv = tl.load(colsum + rk, mask=rk < {k}, other=0.0)",
+            "        acc += xv * cv[None, :]",
+            f"    s = (tl.sum(acc, axis=1){plus_b}){mean}",
+            *post,
+            f"    tl.store({out} + rb * {o_row}, ({res}).to({out}.dtype.element_ty), mask=rb < {rows})",
+            "",
+            "",
+            f"CONFIG = {{'BLOCK_K': {bk}, 'BLOCK_N': {bn}, 'BLOCK_B': {bb}, 'BLOCK_R': {br}}}",
+            f"NUM_WARPS = {warps}",
+            "NUM_STAGES = 1",
+            "",
+            "",
+            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"    colsum = torch.empty(({k + 1},), dtype=torch.float32, device={out}.device)",
+            f"    rtm_colsum[(triton.cdiv({k}, CONFIG['BLOCK_K']),)]({sig}, colsum, CONFIG['BLOCK_K'], "
+            "CONFIG['BLOCK_N'], num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+            f"    rtm_rows[(triton.cdiv({rows}, CONFIG['BLOCK_B']),)]({x['name']}, colsum, {out}, CONFIG['BLOCK_B'], "
+            "CONFIG['BLOCK_R'], num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+            "",
+        ]
+    )
