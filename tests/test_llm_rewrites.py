@@ -85,7 +85,7 @@ def test_the_synthesizer_of_a_graph_level_unit_sees_the_whole_graph_the_finding_
     (req,) = [r["body"] for r in fake.requests]
     text = _user_text(req)
     # the whole FX subgraph, every value with its dtype and shape, from the graph inputs to the output
-    assert GRAPH in text
+    assert GRAPH in text and "Device: cpu; a graph-level unit (rewrite `diag-matmul`) of 2 launches." in text
     assert 'def unit(arg0_1: "f32[16]", arg1_1: "f32[16, 8]"):' in text
     assert "# model source: return torch.diag(A) @ B" in text
     for line in (

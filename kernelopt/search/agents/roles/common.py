@@ -48,9 +48,13 @@ def user(static: str, dynamic: str) -> list[dict[str, Any]]:
 
 def contract_text(contract: dict[str, Any]) -> str:
     kind = "a fused neighbour pair" if contract.get("fused") else contract.get("heuristic")
+    code_is = f"Inductor's kernel: `{contract.get('kernel')}` ({kind})"
+    if contract.get("rewrite"):  # roles/graph.py's section lists the launches
+        r = contract["rewrite"]
+        code_is = f"a graph-level unit (rewrite `{r['name']}`) of {len(r.get('members', []))} launches"
     lines = [
         f"## Unit `{contract['unit']}` of problem `{contract['problem']}`",
-        f"Device: {contract.get('device')}; Inductor's kernel: `{contract.get('kernel')}` ({kind}).",
+        f"Device: {contract.get('device')}; {code_is}.",
         "Arguments, in launch order:",
     ]
     names = []
