@@ -1,7 +1,9 @@
 """Rewrites above the kernel (issue 16): the analysis of the post-grad FX graph finds each rewrite
 of problems/rewrites/ on small shapes; a graph-level unit spans a Triton kernel and a library call,
-its stitch edits and gate 3's proof agree; end to end on CPU, the diagonal product's rewritten
-unit passes gates 1-3 with the GEMM dropped, and a planted value-dependent shortcut fails gate 2."""
+its stitch edits and gate 3's proof agree; the reduce-through-matmul candidate matches the eager
+graph under the interpreter; end to end on CPU, the diagonal products' and the summed linear layer's
+rewritten units pass gates 1-3 with the GEMM dropped, and a planted value-dependent shortcut fails
+gate 2."""
 
 from __future__ import annotations
 
@@ -224,12 +226,21 @@ def test_the_reduce_through_matmul_candidate_of_a_mean_without_bias():
     _check_candidate(contract, lambda x, w: torch.mean(x @ w, dim=1), (0, 2), "rtm_mean")
 
 
+# the problems of ``rewrites_run``: the rewrite of each one's unit and the library call it drops
+RUN = {
+    "level1/1_DiagMatmul": ("diag-matmul", "extern_kernels.mm"),
+    "level1/2_MatmulDiagRight": ("diag-matmul", "extern_kernels.mm"),
+    "level2/1_Linear_Sum_Max_Mean_LogSumExp": ("reduce-through-matmul", "extern_kernels.addmm"),
+}
+
+
 @pytest.fixture(scope="session")
 def rewrites_run(tmp_path_factory):
-    """The pipeline in CPU mode on the two small diagonal products, one search iteration, with a
-    planted value-dependent shortcut as the user's candidate of the left product's unit."""
+    """The pipeline in CPU mode on the two small diagonal products and the small linear layer summed
+    over its features, one search iteration, with a planted value-dependent shortcut as the user's
+    candidate of the left product's unit."""
     top = tmp_path_factory.mktemp("rewrites_run")
-    written = rewrites_small.write_small(top / "problems", ["level1/1_DiagMatmul", "level1/2_MatmulDiagRight"])
+    written = rewrites_small.write_small(top / "problems", list(RUN))
     wd = top / "run"
     r = snakemake(
         "--cores", "2", "--config", f"problems=[{', '.join(str(p) for p in written)}]", "device=cpu",
@@ -241,24 +252,25 @@ def rewrites_run(tmp_path_factory):
     return wd
 
 
-@pytest.mark.parametrize("problem", ["level1_1_DiagMatmul", "level1_2_MatmulDiagRight"])
+@pytest.mark.parametrize("problem", sorted(RUN))
 def test_the_rewritten_unit_passes_gates_1_to_3_and_drops_the_gemm(rewrites_run, problem):
-    p = rewrites_run / problem
+    rewrite, call = RUN[problem]
+    p = rewrites_run / problem.replace("/", "_")
     disp = json.loads((p / "dispatch.json").read_text())
     (unit,) = disp["rewrites"]["rewrite_units"]
     assert json.loads((p / "units" / unit / "isolate_check.json").read_text())["status"] == "pass"
     a0 = p / "units" / unit / "synth" / "a0"
-    assert json.loads((a0 / "slot.json").read_text())["source"] == "rewrite:diag-matmul"
+    assert json.loads((a0 / "slot.json").read_text())["source"] == f"rewrite:{rewrite}"
     assert json.loads((a0 / "gate1.json").read_text())["verdict"] == "pass"
     assert json.loads((a0 / "gate2.json").read_text())["verdict"] == "pass"
     plan = json.loads((p / "stitch" / "plan.json").read_text())
     assert unit in plan["replacements"] and plan["stitch"]["proof"]["identical_except_replaced"]
-    assert plan["stitch"]["dropped_library_calls"] and "extern_kernels.mm" in plan["stitch"]["dropped_library_calls"][0]
+    assert [d.split("(")[0] for d in plan["stitch"]["dropped_library_calls"]] == [call]
     assert json.loads((p / "stitch" / "gate3.json").read_text())["verdict"] == "pass"
     code = (p / "stitch" / "output_code.py").read_text().split("def call", 1)[1]
-    assert "extern_kernels.mm(" not in code
+    assert f"{call}(" not in code
     res = json.loads((p / "result.json").read_text())
-    assert res["graph_level"]["stitched"] == [{"attempt": 0, "unit": unit, "rewrite": "diag-matmul", "gate3": "pass"}]
+    assert res["graph_level"]["stitched"] == [{"attempt": 0, "unit": unit, "rewrite": rewrite, "gate3": "pass"}]
     assert res["category"] == "fallback" and res["reason"] == "cpu-mode"  # CPU mode: gate 4 skipped
 
 

@@ -94,9 +94,9 @@ def _body(wrapper_src: str, contract: dict[str, Any]) -> list[str]:
     last = r["members"][-1]["index"]
     names = {n for s in stmts[: last + 1] for n in _assigned(s)} | {out}
     same = {n for n in names if aliases.root(n) == aliases.root(out)}
-    want = layout(stmts[:last], out, aliases)
+    want = _significant(layout(stmts[:last], out, aliases))
     for n in same - {out}:
-        if layout(stmts[:last], n, aliases) != want:
+        if _significant(layout(stmts[:last], n, aliases)) != want:
             raise ValueError(f"{n} is the output's memory in another layout")
     rename = {n: out for n in same}
     members = {m["index"]: m for m in r["members"]}
@@ -124,6 +124,16 @@ def _body(wrapper_src: str, contract: dict[str, Any]) -> list[str]:
         else:
             lines.append(ast.unparse(s))
     return lines
+
+
+def _significant(spec: dict[str, Any]) -> tuple[Any, ...]:
+    """A layout up to the strides of dims of size 1, which address nothing (Inductor's reused
+    ``(8, 1), (1, 8)`` buffer is the ``(8, 1), (1, 1)`` output it becomes)."""
+    return (
+        spec["shape"],
+        [st if size != 1 else None for size, st in zip(spec["shape"], spec["stride"])],
+        spec["dtype"],
+    )
 
 
 def _assigned(s: ast.stmt) -> list[str]:
