@@ -13,7 +13,8 @@ the analyst, planner and summarizer in JSON, and (``wrong_first=True``) writes a
 adds 1.0 to every stored value on a unit's first synthesis attempt and on every executor call
 with an odd direction, which the gates must reject; the fixer then removes the bug.  With
 ``kernels_dir``, a file ``<unit>.py`` there is the synthesizer's and executor's answer for that
-unit (hand-written faster kernels, for the GPU run).
+unit (hand-written faster kernels, for the GPU run); several directories are searched in order
+(e.g. a graph-level unit's rewritten kernel, tests/fixtures/llm_rewrites/kernels/).
 
 Run standalone: ``python tests/fake_messages_api.py --port 8765 [--kernels DIR] [--wrong-first]``.
 """
@@ -216,14 +217,16 @@ def _user_text(req: dict[str, Any]) -> str:
 
 
 class KernelSmith:
-    def __init__(self, wrong_first: bool = False, kernels_dir: str | Path | None = None):
+    def __init__(self, wrong_first: bool = False, kernels_dir: str | Path | list[str | Path] | None = None):
         self.wrong_first = wrong_first
-        self.kernels_dir = Path(kernels_dir) if kernels_dir else None
+        dirs = kernels_dir if isinstance(kernels_dir, (list, tuple)) else [kernels_dir] if kernels_dir else []
+        self.kernels_dirs = [Path(d) for d in dirs]
 
     def _own(self, text: str) -> str | None:
         m = re.search(r"## Unit `([^`]+)`", text)
-        if self.kernels_dir and m and (self.kernels_dir / f"{m.group(1)}.py").exists():
-            return (self.kernels_dir / f"{m.group(1)}.py").read_text()
+        for d in self.kernels_dirs if m else []:
+            if (d / f"{m.group(1)}.py").exists():
+                return (d / f"{m.group(1)}.py").read_text()
         return None
 
     def __call__(self, req: dict[str, Any]) -> str:
@@ -281,7 +284,7 @@ class KernelSmith:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, default=8765)
-    ap.add_argument("--kernels", default=None, help="directory of <unit>.py answers")
+    ap.add_argument("--kernels", default=None, action="append", help="directory of <unit>.py answers (repeatable)")
     ap.add_argument("--wrong-first", action="store_true")
     ap.add_argument("--log", default=None, help="write every request body here (JSON lines) at exit")
     a = ap.parse_args()

@@ -114,11 +114,15 @@ def fx_subgraph(contract: dict[str, Any], reference_src: str, fx_text: str) -> s
     return "\n".join(lines)
 
 
-def section(contract: dict[str, Any], reference_src: str, fx_text: str) -> str:
-    """The prompt section of a graph-level unit ('' for any other unit)."""
+def section(contract: dict[str, Any], reference_src: str, fx_text: str, limit: int = 16000) -> str:
+    """The prompt section of a graph-level unit ('' for any other unit); the subgraph's text is
+    cut at ``limit`` characters."""
     if not is_graph_level(contract):
         return ""
     r = contract["rewrite"]
+    sub = fx_subgraph(contract, reference_src, fx_text)
+    if len(sub) > limit:
+        sub = sub[:limit] + "\n    # ... (truncated)"
     members = []
     for m in r.get("members", []):
         what = "Triton kernel" if m["kind"] == "triton" else "library call"
@@ -131,7 +135,7 @@ def section(contract: dict[str, Any], reference_src: str, fx_text: str) -> str:
         f"`{r.get('function', 'call')}`, Triton kernels and library calls alike:\n" + "\n".join(members),
         f"Intermediate buffers Inductor allocates between them: {inter}.",
         "Its FX subgraph (Inductor's post-grad graph: ATen ops, each value's dtype and shape), from the "
-        "unit's inputs to its output:\n```python\n" + fx_subgraph(contract, reference_src, fx_text) + "\n```",
+        "unit's inputs to its output:\n```python\n" + sub + "\n```",
         "The analysis of the graph found the rewrite "
         f"`{r['name']}`" + (f" ({roles})" if roles else "") + f".\nWhy it holds: {r.get('why', '')}\n"
         f"What it saves: {r.get('win', '')}",
