@@ -105,7 +105,9 @@ def epilogue_lines(epilogue: list[dict[str, Any]], start: str, end: str, value: 
     return lines, env[end]
 
 
-def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
+def _rtm_operands(contract: dict[str, Any]) -> dict[str, Any]:
+    """The reduce-through-matmul unit's operands, checked: x [rows, k], W as the GEMM's [k, n]
+    operand (its strides ``wk``, ``wn``), the bias [n] or None, the output's row stride."""
     r = contract["rewrite"]
     roles = r["roles"]
     args = {a["name"]: a for a in contract["args"]}
@@ -125,24 +127,21 @@ def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
     if [s for s in o["shape"] if s != 1] != ([rows] if rows != 1 else []):
         raise CannotSynthesize(f"the output {o['shape']} is not one value per row of x ({rows})")
     o_row = next((st for s, st in zip(o["shape"], o["stride"]) if s == rows), 0)
+    return {"x": x, "w": w, "bias": bias, "out": out, "rows": rows, "k": k, "n": n, "wk": wk, "wn": wn, "o_row": o_row}
+
+
+def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
+    r = contract["rewrite"]
+    roles = r["roles"]
+    ops = _rtm_operands(contract)
+    x, w, bias, out = ops["x"], ops["w"], ops["bias"], ops["out"]
+    rows, k, n, wk, wn, o_row = ops["rows"], ops["k"], ops["n"], ops["wk"], ops["wn"], ops["o_row"]
     post, res = epilogue_lines(roles.get("epilogue", []), r["node"], roles.get("output_node") or r["node"], "s")
     bk, bn, bb, br, warps = RTM_TILES[attempt % len(RTM_TILES)]
     mean = f" / {float(n)!r}" if roles["reduction"] == "mean" else ""
     xs0, xs1 = x["stride"]
     sig = ", ".join([w["name"]] + ([bias["name"]] if bias else []))
-    bias_lines = (
-        [
-            "    if pid == 0:",
-            "        bacc = tl.zeros([BLOCK_N], tl.float32)",
-            f"        for n0 in range(0, {n}, BLOCK_N):",
-            "            rb = n0 + tl.arange(0, BLOCK_N)",
-            f"            bacc += tl.load({bias['name']} + rb * {bias['stride'][0]}, mask=rb < {n}, other=0.0)"
-            ".to(tl.float32)",
-            f"        tl.store(colsum + {k}, tl.sum(bacc, axis=0))",
-        ]
-        if bias is not None
-        else []
-    )
+    bias_lines = _rtm_bias_lines(bias, n, k) if bias is not None else []
     plus_b = f" + tl.load(colsum + {k})" if bias is not None else ""
     what = [
         f"graph-level rewrite reduce-through-matmul: {roles['reduction']}(x @ W{' + b' if bias else ''}, dim=1) as",
@@ -205,3 +204,16 @@ def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
             "",
         ]
     )
+
+
+def _rtm_bias_lines(bias: dict[str, Any], n: int, k: int) -> list[str]:
+    """Program 0 of the column-sum kernel also sums the bias, into ``colsum[k]``."""
+    return [
+        "    if pid == 0:",
+        "        bacc = tl.zeros([BLOCK_N], tl.float32)",
+        f"        for n0 in range(0, {n}, BLOCK_N):",
+        "            rb = n0 + tl.arange(0, BLOCK_N)",
+        f"            bacc += tl.load({bias['name']} + rb * {bias['stride'][0]}, mask=rb < {n}, other=0.0)"
+        ".to(tl.float32)",
+        f"        tl.store(colsum + {k}, tl.sum(bacc, axis=0))",
+    ]
