@@ -81,7 +81,7 @@ def load_candidate(src: str, name: str):
     from kernelopt.core import cpu_mode
 
     cpu_mode.install()
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{name}.py"
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"kernelopt_{os.getpid()}_{name}.py"  # xdist workers apart
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -121,7 +121,28 @@ def job_counts(out: str) -> dict[str, int]:
 PIPELINE_FIXTURES = {"demo_run", "structured_run", "llm_run", "user_run", "helion_run", "rewrites_run"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    """Pipeline fixtures make a test slow.  For pytest-xdist (``--dist loadgroup``, pyproject's
+    addopts), a test runs in the worker of its pipeline fixture, if it takes one (each run is
+    made once, by one worker), else in the worker of its file (a file's module- and
+    session-scoped fixtures, e.g. test_slurm's cluster, are made once too)."""
     for item in items:
-        if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        pipelines = sorted(PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())))
+        if pipelines:
             item.add_marker(pytest.mark.slow)
+        if getattr(config.option, "loadgroup", False) and "@" not in item.nodeid:  # an xdist worker
+            _group(item, pipelines[0] if pipelines else item.path.name)
+
+
+def _group(item, name: str) -> None:
+    """What ``xdist_group`` marks do: xdist's scheduler groups tests by a "@<group>" suffix of
+    their node id, which xdist 3.8 writes into ``item._nodeid``; pytest 9.2 keeps the id in
+    ``item._id`` (a NodeId), so the marks no longer group anything and the suffix is set here."""
+    nodeid = f"{item.nodeid}@{name}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(nodeid)
+    else:
+        item._nodeid = nodeid
