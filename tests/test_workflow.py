@@ -244,7 +244,7 @@ def test_the_problem_set_is_the_current_config_even_from_a_fresh_checkout(tmp_pa
     import shutil
 
     shutil.rmtree(wd / "level1_4_RowSum")
-    out, listed = run("c", [rowsum])
+    out, listed = run("d", [rowsum])  # another fresh checkout (copying onto "c" trips on its links)
     assert "Nothing to be done" not in out and listed == ["level1_4_RowSum"]
     assert (wd / "level1_4_RowSum" / "result.json").exists()
 
