@@ -260,7 +260,8 @@ def test_the_rewritten_unit_passes_gates_1_to_3_and_drops_the_gemm(rewrites_run,
     (unit,) = disp["rewrites"]["rewrite_units"]
     assert json.loads((p / "units" / unit / "isolate_check.json").read_text())["status"] == "pass"
     a0 = p / "units" / unit / "synth" / "a0"
-    assert json.loads((a0 / "slot.json").read_text())["source"] == f"rewrite:{rewrite}"
+    slot = json.loads((a0 / "slot.json").read_text())
+    assert slot["source"] == f"rewrite:{rewrite}" and slot["class"] == f"graph-level {rewrite}"  # not "pointwise"
     assert json.loads((a0 / "gate1.json").read_text())["verdict"] == "pass"
     assert json.loads((a0 / "gate2.json").read_text())["verdict"] == "pass"
     plan = json.loads((p / "stitch" / "plan.json").read_text())

@@ -224,7 +224,8 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
                 "origin": f"synthesis:{backend.name}",
                 "signature": signature(src),
                 **({"source": info["source"]} if "source" in info else {}),
-                "class": unit_class(ref.read_text()),
+                # a graph-level unit's class is its rewrite (its reference spans library calls)
+                "class": f"graph-level {r['name']}" if (r := contract.get("rewrite")) else unit_class(ref.read_text()),
                 **({"what": what} if (what := candidate_what(src)) else {}),
             }
     except CannotSynthesize as e:
