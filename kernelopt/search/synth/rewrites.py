@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ops import BINARY, UNARY, CannotSynthesize, candidate_module
+from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module
 
 # (BLOCK_M, BLOCK_N, warps) per attempt
 TILES = ((32, 128, 4), (64, 64, 4), (16, 256, 4), (128, 32, 8))
 # reduce-through-matmul, per attempt: (BLOCK_K, BLOCK_N) of the column sums, (BLOCK_B, BLOCK_R) of the rows, warps
 RTM_TILES = ((64, 64, 16, 128, 4), (32, 128, 32, 64, 4), (128, 32, 8, 256, 8), (16, 256, 64, 32, 4))
-CONSTANTS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float('nan')"}
+# the epilogue's constants as capture/rewrites.py writes them (repr of a float): the references' names, and -inf
+CONSTANTS = {**CONSTANT_NAMES, "-inf": "float('-inf')"}
 
 
 def synthesize_rewrite(contract: dict[str, Any], attempt: int) -> str:
