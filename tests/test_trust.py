@@ -183,10 +183,13 @@ def test_beneath_the_form_the_boundary_and_the_judge_hold(demo_run, path):
 @pytest.mark.slow
 def test_state_across_calls_is_caught_at_run_time_too(demo_run):
     """The call counter the form rejects, run anyway: correct for its first 4 calls, nothing
-    from the 5th; gate 2's calls in one process catch it."""
+    from the 5th; gate 2's calls in one process catch it, whichever poison those calls drew."""
     v1, v2 = beneath_the_form(demo_run, CHEATS / "iterator_counter.py")
     assert v1.verdict == "pass", v1.reason
-    assert v2.verdict == "fail" and v2.rule == "unwritten-output", v2.reason
+    # the calls after the 4th are poisoned with NaN or a random pattern at random: left unwritten,
+    # the random pattern shows as unwritten, the NaN poison as NaN where the reference is finite
+    assert v2.verdict == "fail", v2.reason
+    assert v2.rule == "unwritten-output" or (v2.rule == "mismatch" and "NaN where" in v2.reason), v2.reason
 
 
 # --------------------------------------------------------------------------- timeouts in every gate
