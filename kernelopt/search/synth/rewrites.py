@@ -32,6 +32,14 @@ def synthesize_rewrite(contract: dict[str, Any], attempt: int) -> str:
         return diag_matmul(contract, attempt)
     if r["name"] == "reduce-through-matmul":
         return reduce_through_matmul(contract, attempt)
+    if r["name"] in ("triangular-output", "symmetric-operand"):
+        from .rewrite_gemm import synthesize_gemm_rewrite
+
+        return synthesize_gemm_rewrite(contract, attempt)
+    if r["name"] == "broadcast-then-reduce":
+        from .rewrite_bcast import broadcast_then_reduce
+
+        return broadcast_then_reduce(contract, attempt)
     raise CannotSynthesize(f"no candidate generator for the rewrite {r['name']} yet")
 
 
