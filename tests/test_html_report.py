@@ -455,3 +455,54 @@ def test_the_new_matched_category_is_counted_and_styled(tmp_path):
     assert tables.summarize([tables.result_row(tmp_path, "level1_1_A")])["categories"]["matched (not synthesized)"] == 1
     _, text = _refs(tmp_path / "report/problems/level1_1_A.html")
     assert "Reason: synthesis and search off (search.iterations: 0): no candidate was tried" in text
+
+
+def test_graph_level_wins_are_shown_apart_from_kernel_level_ones(tmp_path):
+    """Issue 16: a problem won by a rewrite above the kernel is counted and labelled apart from
+    one won by a kernel candidate: summary.json, results.csv, the console, the index and the
+    problem's page (with the analysis's findings)."""
+    import csv
+
+    from kernelopt.report import tables
+
+    common = {"level": "level1", "units": 1, "units_replaced": 1, "meaningful": True, "speedup_vs_eager": 2.0}
+    rw = {"rewrite": "diag-matmul", "why": "mm with diag(a) built in the graph", "win": "a row scaling"}
+    gl = {
+        "findings": [{**rw, "node": "mm", "candidate": True}, {**rw, "rewrite": "cancelling", "node": "neg_1"}],
+        "units": ["rw_diag_matmul_buf1"],
+        "refused": [],
+        "stitched": [{"attempt": 0, "unit": "rw_diag_matmul_buf1", "rewrite": "diag-matmul", "gate3": "pass"}],
+    }
+    won = {"unit": "rw_diag_matmul_buf1", "class": "graph-level diag-matmul", "source": "rewrite:diag-matmul"}
+    _put(
+        tmp_path / "level1_1_Diag/result.json",
+        {**common, "problem": "level1_1_Diag", "category": "optimized", "speedup_vs_compiled": 70.3,
+         "winners": [{**won, "graph_level": rw}], "graph_level": gl},
+    )  # fmt: skip
+    _put(
+        tmp_path / "level1_2_Softmax/result.json",
+        {**common, "problem": "level1_2_Softmax", "category": "optimized", "speedup_vs_compiled": 1.02,
+         "winners": [{"unit": "u", "class": "row-reduction", "source": "handwritten"}]},
+    )  # fmt: skip
+    out = tmp_path / "report"
+    probs = ["level1_1_Diag", "level1_2_Softmax"]
+    summary = tables.results(tmp_path, probs, out / "results.csv", out / "summary.json")
+    apart = summary["overall"]["optimized_by_where_won"]
+    assert apart["graph-level"]["problems"] == 1 and abs(apart["graph-level"]["geomean"] - 70.3) < 1e-9
+    assert apart["kernel-level"]["problems"] == 1 and abs(apart["kernel-level"]["geomean"] - 1.02) < 1e-9
+    rows = {r["problem"]: r for r in csv.DictReader(open(out / "results.csv"))}
+    assert rows["level1_1_Diag"]["won_at"] == "graph-level" and rows["level1_2_Softmax"]["won_at"] == "kernel-level"
+    assert "graph-level diag-matmul: rewrite:diag-matmul" == rows["level1_1_Diag"]["winner"]
+    text = tables.results_console(summary)
+    assert "optimized graph-level (rewrites above the kernel): 1 (geomean 70.300x)" in text
+    html.build(tmp_path, probs)
+    _, text = _refs(tmp_path / "report/index.html")
+    assert "Optimized problems by where the win came from: graph-level" in text
+    src = (tmp_path / "report/index.html").read_text()
+    assert src.count(">graph-level</span>") == 1 and src.count(">kernel-level</span>") == 1
+    _, text = _refs(tmp_path / "report/problems/level1_1_Diag.html")
+    assert "What produced it (graph-level)" in text and "graph-level rewrite diag-matmul" in text
+    assert "Rewrites above the kernel" in text and "no candidate generator" in text  # the cancelling finding
+    assert "attempt 0: rw_diag_matmul_buf1 (diag-matmul), gate 3 pass" in text
+    _, text = _refs(tmp_path / "report/problems/level1_2_Softmax.html")
+    assert "Rewrites above the kernel" not in text and "What produced it (kernel-level)" in text

@@ -117,6 +117,7 @@ RESULT_COLUMNS = [
     "units",
     "units_replaced",
     "winner",
+    "won_at",
     "inductor_bw_pct",
     "best_candidate_bw_pct",
     "gpu_seconds",
@@ -196,6 +197,24 @@ def winner_text(winners: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def won_at(result: dict[str, Any]) -> str:
+    """Where an optimized problem's win came from: ``graph-level`` when a replaced unit is a
+    graph-level rewrite (issue 16: algebra above the kernel, library calls included), else
+    ``kernel-level``; '' for a problem that is not optimized."""
+    if result.get("category") != "optimized":
+        return ""
+    return "graph-level" if any(w.get("graph_level") for w in result.get("winners") or []) else "kernel-level"
+
+
+def _wins_apart(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The optimized problems split by where their win came from: count and geomean vs compiled."""
+    out = {}
+    for level in ("graph-level", "kernel-level"):
+        speedups = [r["speedup_vs_compiled"] for r in rows if r.get("won_at") == level]
+        out[level] = {"problems": len(speedups), "geomean": _geomean(speedups)}
+    return out
+
+
 def result_row(workdir: Path, problem: str) -> dict[str, Any]:
     r = _read(ProblemPaths(workdir, problem).result)
     band = r.get("noise_band")
@@ -216,6 +235,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "units": r.get("units"),
         "units_replaced": r.get("units_replaced", 0),
         "winner": winner_text(r.get("winners") or []) if r.get("category") == "optimized" else "",
+        "won_at": won_at(r),
         "inductor_bw_pct": _round((r.get("roofline") or {}).get("inductor_bw_pct")),
         "best_candidate_bw_pct": _round((r.get("roofline") or {}).get("best_candidate_bw_pct")),
         "gpu_seconds": r.get("gpu_seconds"),
@@ -293,6 +313,7 @@ def summarize(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
         "conditional_geomean_over_optimized": _geomean(optimized),
         "deployed_geomean_vs_eager": _geomean([s for s in deployed_eager if s is not None]),
         "conditional_geomean_over_optimized_vs_eager": _geomean([s for s in optimized_eager if s]),
+        "optimized_by_where_won": _wins_apart(rows),
         "fast_p": {
             "vs_compiled": {f"{p:.1f}": fast_p(deployed, p) for p in FAST_P},
             "vs_eager": {f"{p:.1f}": fast_p(deployed_eager, p) for p in FAST_P},
@@ -334,6 +355,12 @@ def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -
     return summary
 
 
+def _apart_text(level: str, v: dict[str, Any]) -> str:
+    geo = f" (geomean {v['geomean']:.3f}x)" if v.get("geomean") else ""
+    how = "rewrites above the kernel" if level == "graph-level" else "kernel candidates"
+    return f"{level} ({how}): {v['problems']}{geo}"
+
+
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
@@ -358,6 +385,9 @@ def results_console(summary: dict[str, Any]) -> str:
             "[report] CPU mode: gate 4 is skipped (fallback reason cpu-mode), so nothing is deployed; "
             + CPU_MODE_RANKING
         )
+    apart = o.get("optimized_by_where_won") or {}
+    if (apart.get("graph-level") or {}).get("problems"):
+        lines.append("[report] optimized " + "; ".join(_apart_text(k, v) for k, v in apart.items()))
     if o.get("slower_than_eager"):
         lines.append(f"[report] {o['slower_than_eager']} problem(s) deploy a model slower than eager (marked below)")
     for r in summary["rows"]:
