@@ -74,6 +74,24 @@ def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str
     return (first, attempt // 2) if attempt % 2 == 0 else (second, attempt // 2)
 
 
+def _handwritten(contract: dict[str, Any], reference_src: str, index: int) -> tuple[str, str]:
+    """The hand-written generator on the reference simplified (``simplify.py``: reductions over
+    size-1 dims and cancelling ops dropped), else on the reference as it is."""
+    from .simplify import simplify
+
+    simpler, applied = simplify(reference_src)
+    if applied:
+        try:
+            src = generate(contract, simpler, index)
+        except CannotSynthesize:
+            pass
+        else:
+            kinds = sorted({a.split(":")[0] for a in applied})
+            note = "# the reference simplified first: " + "; ".join(applied) + "\n"
+            return note + src, "handwritten, simplified: " + ", ".join(kinds)
+    return generate(contract, reference_src, index), "handwritten"
+
+
 def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:
     """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
     kind, index = source_of(attempt, contract)
@@ -92,7 +110,7 @@ def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -
             "nothing to write an independent implementation from (the search rewrites the user's kernel)"
         )
     if kind == "handwritten":
-        return generate(contract, unit_reference(unit_dir).read_text(), index), "handwritten"
+        return _handwritten(contract, unit_reference(unit_dir).read_text(), index)
     from .relower import relower, variants
 
     name = variants(contract)[index % len(variants(contract))][0]

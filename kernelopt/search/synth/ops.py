@@ -12,7 +12,7 @@ from typing import Any
 from ...isolate.reference import NoForward, reference_forward
 
 UNARY = {
-    "relu": "tl.maximum({0}, 0.0)",
+    "relu": "tl.maximum({0}, 0.0, propagate_nan=tl.PropagateNan.ALL)",  # NaN stays NaN, as in torch
     "neg": "(-{0})",
     "exp": "tl.exp({0})",
     "log": "tl.log({0})",
@@ -30,8 +30,8 @@ BINARY = {
     "sub": "({0} - {1})",
     "mul": "({0} * {1})",
     "div": "({0} / {1})",
-    "maximum": "tl.maximum({0}, {1})",
-    "minimum": "tl.minimum({0}, {1})",
+    "maximum": "tl.maximum({0}, {1}, propagate_nan=tl.PropagateNan.ALL)",
+    "minimum": "tl.minimum({0}, {1}, propagate_nan=tl.PropagateNan.ALL)",
     "eq": "({0} == {1})",
     "ne": "({0} != {1})",
     "lt": "({0} < {1})",
