@@ -17,7 +17,8 @@ The catalogue (the ``rewrite`` names):
   one pointwise kernel, so the rewrite saves arithmetic, not a pass: found, no candidate.
 * ``triangular-output``: ``triu``/``tril`` (the decomposition ``where(col - row >= k, X, 0)``) of a
   GEMM's output: only the kept half (and, for triangular operands, a third of it) needs computing.
-  Found, no candidate (a Triton GEMM over the kept tiles is future work).
+  Candidate: yes, where the operands are graph inputs or band masks of them of the output's kind
+  (search/synth/rewrite_gemm.py: a Triton GEMM over the kept tiles, K cut by the masks).
 * ``reduce-through-matmul``: a sum (mean) over the output features of ``addmm``/``mm``:
   ``sum_j (x W + b)_j = x (W 1) + sum(b)``, O(B*I) + O(I*O) instead of O(B*I*O); the GEMM dropped.
   Candidate: yes, where x, W (as stored or transposed: nn.Linear) and b are graph inputs and the
@@ -26,11 +27,15 @@ The catalogue (the ``rewrite`` names):
   with them into one kernel, no buffer holds the sum, and the unit extends to the kernel's output
   (``capture/stage.py: graph_rewrites``).
 * ``broadcast-then-reduce``: ``sum_j a[i, 1] * b[1, j]`` over the broadcast dim of one factor
-  = ``a[i] * sum_j b[j]``.  Found, no candidate.
-* ``symmetric-operand``: ``X + X^T`` built in the graph feeding a GEMM: a fact (a symmetric
-  product), no asymptotic rewrite (the GEMM stays); reported so the report says it was seen.
+  = ``a[i] * sum_j b[j]``.  Candidate: yes, where both factors are graph inputs seen through
+  size-1 views (search/synth/rewrite_bcast.py: the sums once, then one pointwise product).
+* ``symmetric-operand``: ``X + X^T`` built in the graph feeding a GEMM: no asymptotic rewrite (a
+  symmetric product is still a GEMM).  Candidate: yes, the add fused into the GEMM's operand
+  loads (the N x N intermediate's write and read saved); gate 4 decides against the library GEMM.
 * ``cancelling``: ``neg(neg(x))``, ``relu(relu(x))``, a permutation undone by the next:
-  the ops drop (Inductor fuses them into one kernel already: arithmetic only).
+  the ops drop (Inductor fuses them into one kernel already: arithmetic only).  With the
+  singleton reductions these are applied inside a kernel-level unit's reference before the
+  hand-written generator runs (search/synth/simplify.py), not as graph-level units.
 """
 
 from __future__ import annotations
@@ -238,6 +243,28 @@ def _triangular_output(n: Any) -> dict[str, Any] | None:
     operands = [band_of(a) for a in mm.args[:2]]
     same = all(o is not None and o[0] == kind for o in operands)
     shape = _shape(n) or []
+
+    def operand(a: Any, o: tuple[str, int, Any] | None) -> tuple[str, dict[str, Any] | None] | None:
+        """(graph input, its mask or None) of a GEMM operand the generator loads (search/synth/
+        rewrite_gemm.py): a graph input as stored, or a band mask of the output's kind of one that
+        only the GEMM reads (the mask applied on load); None for anything else."""
+        if getattr(a, "op", None) == "placeholder":
+            return a.name, None
+        if o is None or o[0] != kind or getattr(o[2], "op", None) != "placeholder" or list(a.users) != [mm]:
+            return None
+        return (o[2].name, {"kind": o[0], "diagonal": o[1]}) if _shape(a.args[0]) == _shape(a) else None
+
+    a, b = (operand(x, o) for x, o in zip(mm.args[:2], operands))
+    val = mm.meta.get("val")
+    candidate = (
+        _op(mm) == "mm"
+        and a is not None
+        and b is not None
+        and list(mm.users) == [n]
+        and _shape(n.args[0]) == shape  # the band's row and column indices span the whole output
+        and val is not None
+        and val.is_floating_point()
+    )
     return _finding(
         "triangular-output",
         n,
@@ -245,10 +272,15 @@ def _triangular_output(n: Any) -> dict[str, Any] | None:
         + (f"; both operands are {kind} masks built in the graph" if same else ""),
         f"compute only the kept triangle: about half the GEMM's O({'*'.join(map(str, shape))}*K) work"
         + (", a sixth with triangular operands (k runs between the row and the column)" if same else ""),
+        candidate=candidate,
         kind=kind,
         diagonal=k,
         matmul=mm.name,
         triangular_operands=same,
+        a=a[0] if a else None,
+        b=b[0] if b else None,
+        a_mask=a[1] if a else None,
+        b_mask=b[1] if b else None,
     )
 
 
@@ -350,45 +382,139 @@ def _reduce_through_matmul(n: Any) -> dict[str, Any] | None:
     )
 
 
+# the views a factor of broadcast-then-reduce may reach its graph input through: none moves data
+BCAST_VIEWS = {"unsqueeze", "expand", "view", "_unsafe_view", "reshape"}
+
+
+def _view_step(v: Any, shape: list[int], dims: list[int | None]) -> tuple[list[int], list[int | None]] | None:
+    """(shape, dims) after the view ``v`` (an unsqueeze, an expand, or a view that only inserts or
+    drops dims of size 1); None for any other view or where the result is not ``v``'s shape."""
+    new, op = _shape(v), _op(v)
+    if new is None:
+        return None
+    if op == "unsqueeze":
+        k = v.args[1] % (len(shape) + 1)
+        shape, dims = shape[:k] + [1] + shape[k:], dims[:k] + [None] + dims[k:]
+    elif op == "expand":
+        sizes, lead = list(v.args[1]), len(v.args[1]) - len(shape)
+        if lead < 0:
+            return None
+        shape, dims = [1] * lead + shape, [None] * lead + dims
+        for i, s in enumerate(sizes):
+            if s not in (-1, shape[i]):
+                if shape[i] != 1:
+                    return None
+                shape[i], dims[i] = s, None
+    else:  # a view: the dims of size > 1 kept, in order
+        if [s for s in new if s != 1] != [s for s in shape if s != 1]:
+            return None
+        kept = iter([d for d, s in zip(dims, shape) if s != 1])
+        shape, dims = list(new), [next(kept) if s != 1 else None for s in new]
+    return (shape, dims) if shape == new else None
+
+
+def _broadcast_map(a: Any, out: list[int]) -> tuple[Any, list[int | None]]:
+    """(base, dims): for each dim of the product ``out`` the dim of ``base`` that indexes the
+    operand ``a`` there, None where ``a`` does not vary along it (inserted, expanded, broadcast by
+    the product or of size 1); ``base`` is the node under the chain of ``BCAST_VIEWS`` (``a``
+    itself where another op is in the chain)."""
+    chain, base = [], a
+    while _op(base) in BCAST_VIEWS and base.args:
+        chain.append(base)
+        base = base.args[0]
+    shape = _shape(base) or []
+    dims: list[int | None] = list(range(len(shape)))
+    for v in reversed(chain):
+        step = _view_step(v, shape, dims)
+        if step is None:
+            base, shape = a, _shape(a) or []
+            dims = list(range(len(shape)))
+            break
+        shape, dims = step
+    lead = len(out) - len(shape)
+    shape, dims = [1] * lead + shape, [None] * lead + dims
+    return base, [None if s == 1 else d for s, d in zip(shape, dims)]
+
+
 def _broadcast_then_reduce(n: Any) -> dict[str, Any] | None:
     dims = _reduced_dims(n)
-    if _op(n) != "sum" or not dims or _op(n.args[0]) != "mul":
+    if _op(n) != "sum" or not dims or _op(n.args[0]) != "mul" or _singleton(n):
         return None
     mul = n.args[0]
-    shapes = [_shape(a) if hasattr(a, "meta") else None for a in mul.args[:2]]
     out = _shape(mul)
-    if None in shapes or out is None or any(len(s) != len(out) for s in shapes):  # type: ignore[arg-type]
+    if out is None or len(mul.args) != 2 or not all(hasattr(a, "meta") and _shape(a) is not None for a in mul.args):
         return None
+    if any(len(_shape(a)) > len(out) for a in mul.args):  # type: ignore[arg-type]
+        return None
+    maps = [_broadcast_map(a, out) for a in mul.args]
     for i in (0, 1):
-        mine, other = shapes[i], shapes[1 - i]
-        if all(mine[d] == 1 and other[d] == out[d] > 1 for d in dims):  # type: ignore[index]
-            reduced = math.prod(out[d] for d in dims)
-            return _finding(
-                "broadcast-then-reduce",
-                n,
-                f"sum over dim(s) {dims} of {mul.name} = a * b where {mul.args[i].name} is broadcast along them: "
-                f"it factors out of the sum",
-                f"{math.prod(out) // reduced} products after a sum of the other factor instead of "
-                f"{math.prod(out)} products summed: {reduced}x fewer multiplications, no {out} intermediate",
-                factor=mul.args[i].name,
-                summed=mul.args[1 - i].name,
-            )
+        (fbase, fdims), (sbase, sdims) = maps[i], maps[1 - i]
+        if any(fdims[d] is not None for d in dims) or all(sdims[d] is None for d in dims):
+            continue
+        keepdim = bool(n.args[2] if len(n.args) > 2 else n.kwargs.get("keepdim", False))
+        vals = [fbase.meta.get("val"), sbase.meta.get("val"), n.meta.get("val")]
+        candidate = (
+            fbase.op == "placeholder"
+            and sbase.op == "placeholder"
+            and list(mul.users) == [n]
+            and not n.kwargs.get("dtype")
+            and all(v is not None and v.is_floating_point() for v in vals)
+        )
+        reduced = math.prod(out[d] for d in dims)
+        again = math.prod(out[d] for d in range(len(out)) if d not in dims and sdims[d] is None)
+        return _finding(
+            "broadcast-then-reduce",
+            n,
+            f"sum over dim(s) {dims} of {mul.name} = {mul.args[0].name} * {mul.args[1].name}, where "
+            f"{mul.args[i].name} does not vary along them (size 1 or broadcast): it factors out of the sum",
+            f"{math.prod(out) // reduced} products after one sum of {sbase.name} instead of "
+            f"{math.prod(out)} products summed: {reduced}x fewer multiplications"
+            + (f"; {sbase.name} is read once, not again for each of the {again} factor values" if again > 1 else ""),
+            candidate=candidate,
+            factor=fbase.name,
+            factor_dims=fdims,
+            summed=sbase.name,
+            summed_dims=sdims,
+            dims=dims,
+            keepdim=keepdim,
+            shape=out,
+        )
     return None
 
 
 def _symmetric_operand(n: Any) -> dict[str, Any] | None:
     if _op(n) != "mm":
         return None
-    for a in n.args[:2]:
+    for side, a, other in (("left", n.args[0], n.args[1]), ("right", n.args[1], n.args[0])):
         if _op(a) == "add" and len(a.args) == 2:
             x, y = a.args
             for p, q in ((x, y), (y, x)):
                 if _op(q) == "permute" and q.args[0] is p and list(q.args[1]) == [1, 0]:
+                    shape, val = _shape(p), n.meta.get("val")
+                    # the generator (search/synth/rewrite_gemm.py) loads X and the other operand as
+                    # stored: graph inputs, X square, the sum read by the GEMM alone
+                    candidate = (
+                        p.op == "placeholder"
+                        and getattr(other, "op", None) == "placeholder"
+                        and list(a.users) == [n]
+                        and a.kwargs.get("alpha", 1) == 1
+                        and shape is not None
+                        and len(shape) == 2
+                        and shape[0] == shape[1]
+                        and val is not None
+                        and val.is_floating_point()
+                    )
                     return _finding(
                         "symmetric-operand",
                         n,
                         f"{a.name} = {p.name} + {p.name}^T is symmetric by construction",
-                        "none asymptotic: the GEMM stays (a symmetric product is still a GEMM); noted only",
+                        f"the add is fused into the GEMM's operand loads ({p.name}[i, k] + {p.name}[k, i] per tile),"
+                        f" saving the {'x'.join(map(str, shape or []))} intermediate's write and read; no asymptotic"
+                        " win (the GEMM stays): gate 4 decides whether the fused GEMM beats the library's",
+                        candidate=candidate,
+                        side=side,
+                        x=p.name,
+                        other=other.name if hasattr(other, "name") else None,
                     )
     return None
 

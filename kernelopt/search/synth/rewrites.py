@@ -10,6 +10,9 @@ output with the rewrite applied, library calls dropped.
   instead of the GEMM's O(B*K*N); the elementwise epilogue Inductor fused with the reduction
   (``roles.epilogue`` up to ``roles.output_node``: size-1 reductions are the identity) is applied
   to each row's value before the store.
+* ``triangular-output`` and ``symmetric-operand``: ``rewrite_gemm.py`` (a tiled ``tl.dot`` GEMM over
+  the kept tiles, or with ``X + X^T`` built in its operand loads).
+* ``broadcast-then-reduce``: ``rewrite_bcast.py`` (the summed factor's sums once, then a product).
 """
 
 from __future__ import annotations
