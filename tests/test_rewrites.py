@@ -281,3 +281,22 @@ def test_a_planted_value_dependent_shortcut_fails_gate_2(rewrites_run):
     assert json.loads((c1 / "gate1.json").read_text())["verdict"] == "pass"
     g2 = json.loads((c1 / "gate2.json").read_text())
     assert g2["verdict"] == "fail" and g2["rule"] == "mismatch", g2["reason"]
+
+
+def test_a_gemm_templates_operands_are_read_so_their_producers_join_the_unit():
+    """On the H200 Inductor lowered ``tril(tril(A) @ tril(B))`` with a Triton GEMM template whose
+    operands are ``arg_A``, ``arg_B`` (tests/fixtures/h200_tril_matmul): the masks that produce
+    them are members, and both graph inputs are the unit's (the operands were once not counted
+    as reads, so the unit lacked them and its reference could not be cut)."""
+    src = (ROOT / "tests/fixtures/h200_tril_matmul/output_code.py").read_text()
+    sources = {k: v.source for k, v in outputcode.parse(src).kernels.items()}
+    u = graphunits.derive_in_wrapper(src, sources, ["arg0_1", "arg1_1"], "buf3")
+    assert [m["target"] for m in u["members"]] == [
+        "triton_poi_fused_tril_0",
+        "triton_poi_fused_tril_0",
+        "triton_tem_fused_mm_tril_1",
+        "triton_poi_fused_tril_2",
+    ]
+    assert u["inputs"] == ["arg0_1", "arg1_1"] and u["intermediates"] == ["buf0", "buf1"]
+    with pytest.raises(graphunits.NotAGraphUnit, match="neither graph inputs"):
+        graphunits.derive_in_wrapper(src, sources, ["arg0_1"], "buf3")

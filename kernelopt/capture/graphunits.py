@@ -65,7 +65,9 @@ def _launch(s: ast.stmt, sources: dict[str, str]) -> dict[str, Any] | None:
         reads, writes = set(), set()
         for p, a in zip(params, call.args):
             if isinstance(a, ast.Name):
-                if p.startswith(("in_ptr", "in_out_ptr")):
+                # every argument but a write-only output is read: a template's operands are
+                # ``arg_A``, ``arg_B`` (a GEMM template), not ``in_ptr*``
+                if not p.startswith("out_ptr"):
                     reads.add(a.id)
                 if p.startswith(("out_ptr", "in_out_ptr")):
                     writes.add(a.id)
