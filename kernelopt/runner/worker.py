@@ -32,6 +32,7 @@ import fcntl
 import hashlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -470,16 +471,40 @@ def _thin_client(name: str, log: str | None, call_: dict[str, Any], job: Any, se
     sys.exit(1)
 
 
-def stop_all(run_dir: str | Path) -> int:
-    """Stop every worker of ``run_dir`` this user runs (the end of a run)."""
+def stop_all(run_dir: str | Path, wait_s: float = 30.0) -> int:
+    """Stop every worker of ``run_dir`` this user runs (the end of a run); how many were told.
+    Returns when they are gone: a worker that has not exited ``wait_s`` after being told (its
+    interpreter, torch and its warm children take a while to end on a loaded machine) is killed
+    with its process group, so that no worker outlives its run."""
     pattern = f"kernelopt-worker-{os.geteuid()}-*.sock"
-    stopped = 0
     run = str(Path(run_dir).resolve())
+    told = []
     for path in _runtime_dir().glob(pattern):
-        info = ping(path)
-        if info is not None and info.get("run_dir") == run:
-            stopped += _ask(path, {"op": "stop"}) is not None
-    return stopped
+        info = _ask(path, {"op": "ping"}, timeout=wait_s)  # one still warming up answers late
+        if info is not None and info.get("run_dir") == run and _ask(path, {"op": "stop"}, timeout=wait_s):
+            told.append(int(info["pid"]))
+    left, deadline = list(told), time.monotonic() + wait_s
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [pid for pid in left if _alive(pid)]
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)  # started in a session of its own (``ensure``)
+    return len(told)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a child of ours that exited, not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            return False
+    return True
 
 
 def main() -> None:
