@@ -599,5 +599,9 @@ def _control_failure(paths: ProblemPaths, plan: UnitCheck, budget: float) -> str
 
 def _oracle(plan: Any) -> str:
     """What a unit's candidates are checked against, in words."""
-    user = getattr(plan.h.reference, "LEVEL", "kernel") == "user"
-    return "the user's own kernel (the unit's oracle)" if user else "the eager reference"
+    level = getattr(plan.h.reference, "LEVEL", "kernel")
+    if level == "user":
+        return "the user's own kernel (the unit's oracle)"
+    if plan.h.float64_reference:  # UnitHarness.expected: a graph-level rewrite's
+        return "the eager reference run in float64"
+    return "the eager reference"
