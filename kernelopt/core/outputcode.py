@@ -295,6 +295,20 @@ def statements_in_order(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+def renamed(stmt: ast.stmt, rename: dict[str, str], loads_only: bool = False) -> ast.stmt:
+    """A copy of ``stmt`` with its variables renamed through ``rename`` (``loads_only``: only
+    the ones it reads, e.g. an aliased variable read as its source)."""
+    import copy
+
+    class R(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            if node.id not in rename or (loads_only and not isinstance(node.ctx, ast.Load)):
+                return node
+            return ast.copy_location(ast.Name(rename[node.id], node.ctx), node)
+
+    return R().visit(copy.deepcopy(stmt)) if rename else stmt
+
+
 def launched_kernel(stmt: ast.stmt, kernels: set[str]) -> str | None:
     """The kernel a statement ``K.run(...)`` launches (outputcode's launch-site rule)."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):

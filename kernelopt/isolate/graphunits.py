@@ -15,7 +15,7 @@ from typing import Any
 
 from ..capture.graphunits import layout
 from ..capture.regions import Aliases
-from ..core.outputcode import functions, is_call_to, statements_in_order
+from ..core.outputcode import functions, is_call_to, renamed, statements_in_order
 from .inductor import launcher_lines, strip_heuristics_decorator
 
 
@@ -74,14 +74,6 @@ def rewrite_contract(
     }
 
 
-def _renamed(stmt: ast.stmt, rename: dict[str, str]) -> ast.stmt:
-    class R(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.Name:
-            return ast.copy_location(ast.Name(rename.get(node.id, node.id), node.ctx), node)
-
-    return R().visit(ast.parse(ast.unparse(stmt)).body[0])
-
-
 def _body(wrapper_src: str, contract: dict[str, Any]) -> list[str]:
     """``launch``'s statements: the intermediates' allocations and aliases, the members (Triton
     launches through their launchers, library calls as written), the output's other names
@@ -110,9 +102,9 @@ def _body(wrapper_src: str, contract: dict[str, Any]) -> list[str]:
                 call = s.value  # type: ignore[attr-defined]
                 j = r["kernels"].index(m["target"])
                 a = ", ".join(ast.unparse(x) for x in call.args)
-                lines.append(ast.unparse(_renamed(ast.parse(f"k{j}_launch({a})").body[0], rename)))
+                lines.append(ast.unparse(renamed(ast.parse(f"k{j}_launch({a})").body[0], rename)))
             else:
-                lines.append(ast.unparse(_renamed(s, rename)))
+                lines.append(ast.unparse(renamed(s, rename)))
             continue
         t = _assigned(s)
         if not t or aliases.root(t[0]) not in inter or t[0] in same:

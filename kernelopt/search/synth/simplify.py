@@ -21,6 +21,7 @@ import ast
 import math
 from typing import Any
 
+from ...core.outputcode import renamed
 from ...isolate.reference import NoForward, reference_forward
 
 REDUCTIONS = {"amax", "amin", "sum", "mean", "prod"}
@@ -101,7 +102,7 @@ def simplify(reference_src: str) -> tuple[str, list[str]]:
     for stmt in fwd.body:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
             continue  # FX's frees: an aliased variable may outlive its source's
-        stmt = _renamed(stmt, rename)
+        stmt = renamed(stmt, rename, loads_only=True)
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
             hit = _identity_of(stmt, shapes, made)
@@ -121,17 +122,3 @@ def simplify(reference_src: str) -> tuple[str, list[str]]:
     indent = " " * fwd.col_offset
     new = ast.unparse(fwd).splitlines()
     return "\n".join([*head, *(indent + line for line in new), *tail]) + "\n", applied
-
-
-def _renamed(stmt: ast.stmt, rename: dict[str, str]) -> ast.stmt:
-    """``stmt`` with every variable read through ``rename`` (an aliased variable is its source)."""
-    if not rename:
-        return stmt
-
-    class R(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.Name:
-            if isinstance(node.ctx, ast.Load) and node.id in rename:
-                return ast.copy_location(ast.Name(rename[node.id], node.ctx), node)
-            return node
-
-    return R().visit(stmt)
