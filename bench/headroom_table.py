@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import evidence  # noqa: E402
 from level1_table import row  # noqa: E402
 
 from kernelopt.core.jsonio import read_json  # noqa: E402
@@ -58,7 +59,7 @@ def main() -> None:
     by_problem: dict[str, dict] = {}
     for src in srcs:
         if src.suffix == ".json":
-            found = [(r["problem"], r) for r in json.loads(src.read_text())["rows"]]
+            found = [(r["problem"], r) for r in evidence.load(src)["rows"]]
         else:
             found = []
             for p in sorted(src.glob("level*_*")):

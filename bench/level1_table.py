@@ -6,7 +6,9 @@ stayed; the geomean speedup over the problems.
     python3 bench/level1_table.py [--exclude=PROBLEM ...] SOURCE [SOURCE ...] OUT.json OUT.md
 
 A source is a run directory or the JSON of an earlier table (its rows as they were, for runs whose
-directories are gone); a later source's finished row replaces an earlier one's.
+directories are gone; a file, or one held in a summaries.json of bench/results, e.g.
+``bench/results/large_h200/summaries.json/run14_level1/level1_table.json``: bench/evidence.py); a
+later source's finished row replaces an earlier one's.
 
 Several run directories (the suite run in chunks, one per device call) give one table: each
 problem's row comes from the directory where it finished.
@@ -28,6 +30,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import evidence  # noqa: E402
 
 from kernelopt.core.records import ProblemPaths  # noqa: E402
 from kernelopt.report.roofline import problem_roofline  # noqa: E402
@@ -175,7 +180,7 @@ def main() -> None:
     by_problem: dict[str, dict] = {}
     for wd in wds:
         if wd.suffix == ".json":  # an earlier table (its run directories gone): its rows as they were
-            older = json.loads(wd.read_text())["rows"]
+            older = evidence.load(wd)["rows"]
             found = [(r["problem"], _older_row(r, wd)) for r in older]
         else:
             found = [(p.name, {**row(wd, p.name), "run_dir": wd.name}) for p in wd.glob("level*_*")]

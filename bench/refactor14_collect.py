@@ -3,7 +3,8 @@
 usage: python bench/refactor14_collect.py WD OUT.json
 
 - gates: each problem's category next to the one the same command gave before the refactoring
-  (bench/results/trust_run_h200/results.csv), every gate verdict by value, any ``error``;
+  (``trust_run_h200/results.csv`` in bench/results/trust_h200/summaries.json), every gate verdict by value,
+  any ``error``;
 - search: each problem's category, the profile summaries by source (``ncu`` when Nsight Compute
   ran through the refactored profile path), any infrastructure fault;
 - hardware: what the device reports against kernelopt/core/hardware.py.
@@ -19,15 +20,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import evidence  # noqa: E402
 
 from kernelopt.core.records import ProblemPaths, problems_with_result  # noqa: E402
 
 
 def _csv(path: Path) -> dict[str, dict[str, str]]:
-    if not path.exists():
+    """A results.csv by problem: a file, or one held in a summaries.json (bench/evidence.py)."""
+    try:
+        text = evidence.read_text(path)
+    except FileNotFoundError:
         return {}
-    with path.open() as f:
-        return {r["problem"]: r for r in csv.DictReader(f)}
+    return {r["problem"]: r for r in csv.DictReader(text.splitlines())}
 
 
 def _verdicts(run: Path) -> dict[str, object]:
@@ -73,7 +79,7 @@ def _hardware() -> dict[str, object]:
 
 def main() -> None:
     wd, out = Path(sys.argv[1]), Path(sys.argv[2])
-    before = _csv(ROOT / "bench/results/trust_run_h200/results.csv")
+    before = _csv(ROOT / "bench/results/trust_h200/summaries.json/trust_run_h200/results.csv")
     gates = _csv(wd / "gates/report/results.csv")
     search = _csv(wd / "search/report/results.csv")
     res = {

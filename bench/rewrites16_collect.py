@@ -1,4 +1,4 @@
-"""Collect a run of problems/rewrites/ (bench/rewrites_gpu.sh): per problem the category, gate 4's
+"""Collect a run of problems/rewrites/ (bench/search_gpu.sh rewrites): per problem the category, gate 4's
 speedup over the compiled model with its 95% CI, what the rewrite analysis found and which
 graph-level units were stitched (result.json ``graph_level``).
 

@@ -2,6 +2,9 @@
 
 usage: python bench/search_table.py WORKDIR OUT.json OUT.csv [--aa AA.json]
 
+AA.json is aa.py's output: a file, or one held in a summaries.json of bench/results
+(``bench/results/gates_h200/summaries.json/aa_h200.json``, bench/evidence.py).
+
 Per problem: baseline and best (stitched) ms, category, GPU seconds by stage (the seconds
 the stage's jobs held the GPU lock, from ``logs/**.gpu.json``; and the wall time of each GPU
 rule's jobs from Snakemake's benchmark files, which also counts start-up and lock waits), NCU overhead
@@ -15,7 +18,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import evidence  # noqa: E402
 
 # gate1 and gate2 were two rules up to commit 4cd6328 (runs made before it), gate12 since
 STAGES = ["capture", "isolate", "gate1", "gate2", "gate12", "profile", "select_iter", "select", "gate3", "gate4"]
@@ -59,10 +67,10 @@ def main() -> None:
     ap.add_argument("workdir")
     ap.add_argument("out_json")
     ap.add_argument("out_csv")
-    ap.add_argument("--aa")
+    ap.add_argument("--aa", help="aa.py's JSON, a file or a path through a summaries.json (bench/evidence.py)")
     a = ap.parse_args()
     wd = Path(a.workdir)
-    aa = read(Path(a.aa)) if a.aa else None
+    aa = evidence.load(a.aa) if a.aa else None
     band = None
     if aa:  # the widest A/A p95 spread over the problems measured: the noise band of a ratio
         spreads = [

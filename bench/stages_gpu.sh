@@ -2,7 +2,8 @@
 # Stages 1-3 (capture, classify, isolate) on problems/gpu on one GPU, through the real
 # Snakemake workflow.  Run on the GPU machine from the repo root, with the wheels from
 # ../shared/device/wheelhouse.sh in .whl/ (snakemake is not installed there).
-# Writes bench/results/stages_h200.json (+ $OUT/stages_artifacts.tar.gz when OUT is set).
+# Writes $OUT/stages_h200.json and $OUT/stages_artifacts.tar.gz (/tmp without OUT; the committed
+# copy of the H200 run is stages_h200.json in bench/results/gates_h200/summaries.json).
 set -uo pipefail
 . bench/device_env.sh && device_setup /tmp/kernelopt-gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
@@ -12,5 +13,4 @@ timeout -k 10 ${STAGES_TIMEOUT:-500} python3 -m snakemake --cores ${CORES:-16} -
 echo "snakemake exit $? after $(( $(date +%s) - t0 )) s"
 tail -5 $OUTDIR/snakemake.log
 [ -s $WD/report/stages.json ] && python3 -c "import json; d=json.load(open('$WD/report/stages.json')); print({k: d[k] for k in ('problems','errors','verdicts','units','units_pass')})"
-python3 bench/collect.py $WD bench/results/stages_h200.json $OUTDIR/stages_artifacts.tar.gz
-cp bench/results/stages_h200.json $OUTDIR/ 2>/dev/null || true
+python3 bench/collect.py $WD $OUTDIR/stages_h200.json $OUTDIR/stages_artifacts.tar.gz

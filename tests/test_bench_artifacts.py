@@ -2,7 +2,8 @@
 
 ``tests/fixtures/h200_search/search5_subset.tar.gz`` holds the files ``bench/refinalize.py`` and
 ``bench/search_table.py`` read for three problems of the 5-iteration H200 search run (the whole
-run tree left git; tests/fixtures/README.md says how the subset was cut)."""
+run tree left git; tests/fixtures/README.md says how the subset was cut).  The committed tables are
+files held in a ``bench/results/*/summaries.json``, read with ``bench/evidence.py``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import evidence  # noqa: E402
+
 SUBSET = ROOT / "tests" / "fixtures" / "h200_search" / "search5_subset.tar.gz"
 THREE = ("level1_1_Softmax", "level1_2_LayerNorm", "level1_3_GELU_Mul_Add")
 
@@ -51,7 +56,8 @@ def test_refinalize_categorises_the_h200_search_run(tmp_path):
 def test_search_table_reads_the_h200_run(tmp_path):
     wd = _run_dir(tmp_path)
     out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
-    aa = ROOT / "bench" / "results" / "aa_h200.json"
+    # aa.py's table of the gates run, as search_gpu.sh's AA= names it: a path through a summaries.json
+    aa = ROOT / "bench" / "results" / "gates_h200" / "summaries.json" / "aa_h200.json"
     r = subprocess.run(
         [
             sys.executable,
@@ -76,9 +82,27 @@ def test_search_table_reads_the_h200_run(tmp_path):
         assert p["profiles_by_ncu"] >= 1 and p["prompt_tokens_max"] <= 4000
         assert p["gpu_lock_s_exclusive"] > 0
     # the committed table of the whole run (8 problems) says the same of these three
-    committed = {
-        p["problem"]: p for p in json.loads((ROOT / "bench/results/search5_h200.json").read_text())["problems"]
-    }
+    search5 = evidence.load(ROOT / "bench/results/search_h200/summaries.json/search5_h200.json")
+    committed = {p["problem"]: p for p in search5["problems"]}
     assert len(committed) == 8
     for name in THREE:
         assert committed[name]["category"] == rows[name]["category"]
+
+
+def test_every_committed_file_reads_back():
+    """bench/results keeps its files in summaries.json files, under 1 MB in all: each holds the
+    original files by name, a JSON file's content, any other as its lines, and bench/evidence.py
+    gives each back (through the path ``<dir>/summaries.json/<name>``)."""
+    results = ROOT / "bench" / "results"
+    assert sum(f.stat().st_size for f in results.rglob("*") if f.is_file()) < 1_000_000
+    found = sorted(results.rglob("summaries.json"))
+    assert len(found) >= 10
+    for s in found:
+        d = json.loads(s.read_text(encoding="utf-8"))
+        assert set(d) == {"what", "cut_from", "format", "files"}, s
+        for name, value in d["files"].items():
+            text = evidence.read_text(s / name)
+            if name.endswith(".json"):
+                assert json.loads(text) == value == evidence.load(s / name)
+            else:
+                assert text.splitlines() == value, (s, name)
