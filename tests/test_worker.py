@@ -115,6 +115,53 @@ def test_a_worker_serves_requests_in_one_process_and_ends_when_told(tmp_path):
     assert worker.ping(worker.socket_path(run, "p")) is None
 
 
+def _probe(run: Path, problem: str, log: Path, **extra) -> dict:
+    return {
+        "fn": "builtins:str",
+        "workdir": str(run),
+        "problem": problem,
+        "args": [],
+        "rule": "probe",
+        "log": str(log),
+    } | extra
+
+
+def _wait_gone(run: Path, problem: str, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if worker.ping(worker.socket_path(run, problem)) is None:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def test_idle_workers_beyond_max_workers_end_least_recently_used_first_and_with_their_snakemake(tmp_path):
+    """``executor.max_workers: 1``: when a second problem's worker has served, the first one's
+    (used less recently, idle) ends by itself, long before ``idle_s``; a worker whose run's
+    Snakemake (the ``scheduler`` of its latest request) is gone ends too."""
+    settings = {"idle_s": 600, "warm_children": 0, "max_workers": 1}
+    run = tmp_path / "run"
+    for p in ("a", "b"):
+        (run / p).mkdir(parents=True)
+    assert worker.call(run, "a", _probe(run, "a", tmp_path / "a.log"), settings).get("ok")
+    time.sleep(0.2)
+    scheduler = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        reply = worker.call(run, "b", _probe(run, "b", tmp_path / "b.log", scheduler=scheduler.pid), settings)
+        assert reply.get("ok"), reply
+        assert _wait_gone(run, "a"), "the least recently used worker did not end"
+        assert worker.ping(worker.socket_path(run, "b")) is not None  # the recent one stays
+        log_a = (run / "logs" / "workers").glob("a-*.log")
+        assert any("used least recently" in f.read_text() for f in log_a)
+        scheduler.kill()
+        scheduler.wait()
+        assert _wait_gone(run, "b"), "a worker outlived its Snakemake"
+        assert any("Snakemake" in f.read_text() for f in (run / "logs" / "workers").glob("b-*.log"))
+    finally:
+        scheduler.kill()
+        worker.stop_all(run)
+
+
 def test_a_step_that_never_touches_the_gpu_does_not_queue_behind_gpu_work(tmp_path):
     """The light lane: while the problem's one worker slot is busy (a job holds it), a request
     marked ``"lane": "light"`` (synthesize) runs at once, in a worker of its own."""
@@ -227,7 +274,8 @@ def test_the_executor_settings_reach_jobs_and_change_no_output(root):
     they change (docs/configuration.md, README's table)."""
     from kernelopt.core import config
 
-    for key in ("executor.enabled", "executor.workers_per_problem", "executor.warm_children", "executor.idle_s"):
+    keys = ("enabled", "workers_per_problem", "warm_children", "idle_s", "max_workers")
+    for key in (f"executor.{k}" for k in keys):
         assert config.invalidated_by(key) == [], key
     assert "KERNELOPT_EXECUTOR" in (root / "kernelopt/workflow/rules/common.smk").read_text()
     assert sys.executable

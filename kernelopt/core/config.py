@@ -43,7 +43,13 @@ _OPERATIONAL = {
 _SCHEDULING = {"gpu.retries", "gpu.need_factor", "gpu.default_mb"}
 # the executor.* settings say where a job's work runs (a warm worker or the job itself), never
 # what it computes
-_WHERE = {"executor.enabled", "executor.workers_per_problem", "executor.warm_children", "executor.idle_s"}
+_WHERE = {
+    "executor.enabled",
+    "executor.workers_per_problem",
+    "executor.warm_children",
+    "executor.idle_s",
+    "executor.max_workers",
+}
 
 # rule -> the settings it reads (a top-level key, or "section.key").  Snakemake compares these
 # values with the ones a job's outputs were made with; nothing else invalidates a job.

@@ -46,6 +46,22 @@ HEADER_BYTES = 8
 # "light"``) go to a worker of their own per problem (this index), so a cheap step never queues
 # behind its problem's GPU work (bench/README.md, "A warm executor").  It keeps no warm children.
 LIGHT_INDEX = 100
+# a worker idle this long may end to keep the run's live workers at ``executor.max_workers``
+EVICT_AFTER_S = 5.0
+# what one worker holds on the host, with its warm child (CPU mode, torch and triton imported)
+WORKER_HOST_MB = 1536
+
+
+def auto_max_workers() -> int:
+    """``executor.max_workers: 0``: live workers of a run, by the host: one per core (at least 4),
+    at most as many as half the available memory holds at ``WORKER_HOST_MB`` each."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        avail_mb = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (ValueError, OSError):
+        avail_mb = 0
+    by_memory = max(1, avail_mb // 2 // WORKER_HOST_MB) if avail_mb else 4
+    return max(1, min(max(4, cores), by_memory))
 
 
 def _runtime_dir() -> Path:
@@ -104,12 +120,17 @@ def _recv(sock: socket.socket) -> dict[str, Any] | None:
 
 # --------------------------------------------------------------------------- the worker
 class Worker:
-    def __init__(self, run_dir: Path, problem: str, index: int, idle_s: float, warm_children: int):
+    def __init__(self, run_dir: Path, problem: str, index: int, idle_s: float, warm_children: int, max_live: int = 0):
         self.run_dir, self.problem, self.index = Path(run_dir).resolve(), problem, index
         self.idle_s, self.warm_children = idle_s, warm_children
+        self.max_live = max_live or auto_max_workers()
         self.path = socket_path(self.run_dir, problem, index)
         self.version = code_version()
         self.served = 0
+        self.scheduler: int | None = None  # the Snakemake process of the latest request
+        # the run's live workers, one file each, touched when a request starts and ends (LRU)
+        self.mark = self.run_dir / ".kernelopt" / "workers" / f"{os.getpid()}"
+        self._looked = 0.0
 
     def serve(self) -> None:
         from ..core import stagelog
@@ -129,12 +150,13 @@ class Worker:
         last = time.monotonic()
         try:
             while True:
+                why = self._why_end(time.monotonic() - last)  # pings come and go without a job
+                if why:
+                    print(f"[worker] {why} after {self.served} requests: ending", flush=True)
+                    return
                 try:
                     conn, _ = srv.accept()
                 except TimeoutError:
-                    if time.monotonic() - last > self.idle_s:
-                        print(f"[worker] idle for {self.idle_s:.0f} s after {self.served} requests: ending", flush=True)
-                        return
                     continue
                 with conn:
                     req = _recv(conn)
@@ -158,9 +180,12 @@ class Worker:
                         _send(conn, {"ok": True})
                         return
                     _maybe_die(self.run_dir, req)
+                    self.scheduler = req.get("scheduler") or self.scheduler
+                    self._touch()
                     reply = stagelog.run_request(req)
                     self.served += 1
                     last = time.monotonic()
+                    self._touch()
                     oom = _after_request(reply)
                     with contextlib.suppress(OSError):
                         _send(conn, reply)
@@ -171,6 +196,35 @@ class Worker:
             srv.close()
             with contextlib.suppress(OSError):
                 self.path.unlink()
+            with contextlib.suppress(OSError):
+                self.mark.unlink()
+
+    def _touch(self) -> None:
+        with contextlib.suppress(OSError):
+            self.mark.parent.mkdir(parents=True, exist_ok=True)
+            self.mark.touch()
+
+    def _why_end(self, idle: float) -> str | None:
+        """Why this idle worker should end now, or None: idle for ``idle_s``; its run's Snakemake
+        gone (killed hard, it never stops its workers); or more than ``max_live`` workers of the
+        run alive and this one the least recently used of them (each holds a process with torch
+        and a context, and its warm children: memory a 2-core CI box or a busy GPU lacks)."""
+        if idle > self.idle_s:
+            return f"idle for {self.idle_s:.0f} s"
+        if idle < EVICT_AFTER_S or time.monotonic() - self._looked < 2.0:
+            return None
+        self._looked = time.monotonic()
+        if self.scheduler and not _alive(int(self.scheduler)):
+            return f"its run's Snakemake (pid {self.scheduler}) is gone"
+        live = []
+        for f in self.mark.parent.glob("*"):
+            if f.name.isdigit() and _alive(int(f.name)):
+                with contextlib.suppress(OSError):
+                    live.append((f.stat().st_mtime, int(f.name)))
+        if len(live) > self.max_live and min(live)[1] == os.getpid():
+            n = len(live)
+            return f"{n} workers of the run alive (executor.max_workers {self.max_live}), this one used least recently"
+        return None
 
     def _sample_gpu(self) -> None:
         """One sampler per run and GPU (whichever worker holds the lock): the GPU's utilisation
@@ -311,6 +365,8 @@ def ensure(
             str(settings.get("idle_s", 60)),
             "--warm-children",
             str(0 if index >= LIGHT_INDEX else settings.get("warm_children", 1)),
+            "--max-live",
+            str(settings.get("max_workers", 0)),
         ]
         with open(log, "ab") as out:
             proc = subprocess.Popen(
@@ -448,6 +504,7 @@ def _thin_client(name: str, log: str | None, call_: dict[str, Any], job: Any, se
         "log": str(log) if log else None,
         "faults": fault_points(),
         "client_started": stagelog.process_started(),
+        "scheduler": stagelog.scheduler_pid(),
     }
     run, problem = call_["workdir"], call_["problem"]
     try:
@@ -516,9 +573,10 @@ def main() -> None:
     ap.add_argument("--index", type=int, default=0)
     ap.add_argument("--idle-s", type=float, default=60.0)
     ap.add_argument("--warm-children", type=int, default=1)
+    ap.add_argument("--max-live", type=int, default=0)
     a = ap.parse_args()
     os.environ["KERNELOPT_WARM_WORKER"] = "1"  # runner/harness.py: keep the problem rebuilt between jobs
-    Worker(Path(a.run_dir), a.problem, a.index, a.idle_s, a.warm_children).serve()
+    Worker(Path(a.run_dir), a.problem, a.index, a.idle_s, a.warm_children, a.max_live).serve()
 
 
 if __name__ == "__main__":
