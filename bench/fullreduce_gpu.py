@@ -1,6 +1,6 @@
 """The full-reduction template (kernelopt/search/synth/fullreduce.py) on the GPU, at the sizes of
 problems/headroom's losses: the template kernel generated from the post-grad graph Inductor wrote
-(the references of tests/test_synth_fullreduce.py), checked against the eager loss, and timed
+(the references of tests/test_synth_reduce.py), checked against the eager loss, and timed
 (CUDA events, median of 50 after 5 warm-up calls, L2 not flushed: 2-4 GiB of inputs do not fit it)
 against torch.compile's model of the same loss.  Not gate 4: a microbenchmark of one template.
 
@@ -41,7 +41,7 @@ def _stub_test_imports() -> None:
 
 
 _stub_test_imports()
-from test_synth_fullreduce import FORWARDS, _loss  # noqa: E402
+from test_synth_reduce import FORWARDS, _loss  # noqa: E402
 
 from kernelopt.search.synth import generate  # noqa: E402
 

@@ -1,6 +1,8 @@
 """The package's shape: one package per rule file, every module importable on its own, no import
 circle (imports inside functions included), no private name reached across modules, and imports
-that only point from a stage to the core or to the stages before it."""
+that only point from a stage to the core or to the stages before it.
+
+The code style CI enforces: ruff's lint and formatter (configured in pyproject.toml)."""
 
 import ast
 import re
@@ -8,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, tool
 
 PKG = ROOT / "kernelopt"
 # the workflow is package data (kernelopt/workflow/: Snakefile, rules/, scripts/): its scripts are
@@ -284,3 +286,17 @@ def test_no_function_of_the_package_is_longer_than_a_reader_can_hold():
                 if n > 80:
                     long.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.name} ({n} lines)")
     assert not long, long
+
+
+def _ruff(*args: str, root) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("ruff"), *args], cwd=root, capture_output=True, text=True)
+
+
+def test_ruff_lint_is_clean(root):
+    r = _ruff("check", ".", root=root)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr
+
+
+def test_ruff_format_is_clean(root):
+    r = _ruff("format", "--check", ".", root=root)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr

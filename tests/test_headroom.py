@@ -61,7 +61,7 @@ def test_a_unit_far_from_its_roof_gets_its_class_template_first():
 def test_the_templates_pass_gates_1_2_and_a_suffix_sum_is_one_stitched_kernel(tmp_path):
     from kernelopt.report.coverage import coverage
 
-    # argmax's template is checked against torch in tests/test_synth_argreduce.py (CI time)
+    # argmax's template is checked against torch in tests/test_synth_reduce.py (CI time)
     names = ["level1/3_AvgPool2d", "level1/15_Cumsum_Reverse"]
     written = headroom_small.write_small(tmp_path / "problems", names)
     wd = tmp_path / "run"

@@ -1,6 +1,10 @@
 """Parsing and classification on real Inductor output captured on the H200 by this project's
 own capture stage (torch 2.11, triton 3.6, max-autotune; tests/fixtures/h200.tar.gz, copied
-from the stages run of bench/README.md)."""
+from the stages run of bench/README.md).
+
+Unit classes (kernelopt/search/synth/classes.py) on the references Inductor's post-grad graph
+gives the headroom suite's problems (captured on CPU, kept as the op lines here): the vocabulary
+the LLM prompt and the report's "winner" column use."""
 
 import json
 
@@ -9,6 +13,7 @@ from conftest import unpacked
 
 from kernelopt.classify import stage as classify
 from kernelopt.core import outputcode
+from kernelopt.search.synth.classes import candidate_what, unit_class
 
 FIX = unpacked("h200.tar.gz") / "h200"
 PROBLEMS = sorted(p.name for p in FIX.iterdir())
@@ -138,3 +143,28 @@ def test_launch_argument_names_when_inductor_specializes_a_size_of_one():
     Inner.triton_meta["signature"]["xnumel"] = "i32"  # the usual case: the signature itself
     assert arg_names(Inner(), 5) == ["in_out_ptr0", "in_ptr0", "in_ptr1", "xnumel", "r0_numel"]
     assert arg_names(Inner(), 7) == [f"arg{i}" for i in range(7)]  # neither matches: generic names
+
+
+UNIT_CLASSES = {
+    "pooling": "p = torch.ops.prims._low_memory_max_pool_with_offsets.default(x0, [3, 3], [1, 1], [1, 1], [2, 2])",
+    "scan": "cumsum = torch.ops.aten.cumsum.default(x0, 1)",
+    "index reduction": "argmin = torch.ops.aten.argmin.default(x0, -1)",
+    "norm": "var_mean = torch.ops.aten.var_mean.correction(x0, [2, 3], correction = 0, keepdim = True)",
+    "softmax": "amax = torch.ops.aten.amax.default(x0, [-1], True)\\nexp = torch.ops.aten.exp.default(amax)\\n"
+    "sum_1 = torch.ops.aten.sum.dim_IntList(exp, [-1], True)",
+    "full reduction": "mean = torch.ops.aten.mean.default(pow_1)",
+    "row reduction": "sum_1 = torch.ops.aten.sum.dim_IntList(abs_1, [1], True)",
+    "pointwise": "relu = torch.ops.aten.relu.default(x0)",
+}
+
+
+@pytest.mark.parametrize("klass", sorted(UNIT_CLASSES))
+def test_each_class_is_read_from_the_reference(klass):
+    assert unit_class(f"LEVEL = 'kernel'\n{UNIT_CLASSES[klass]}\n") == klass
+
+
+def test_a_graph_level_reference_and_a_candidates_description():
+    assert unit_class("LEVEL = 'graph'\nrelu = torch.ops.aten.relu.default(x0)") == "graph"
+    src = '"""Synthesised by kernelopt (attempt 0) from the reference:\na prefix sum\n  over dim 1.\n"""\n'
+    assert candidate_what(src) == "a prefix sum over dim 1."
+    assert candidate_what("import triton\n") == ""
