@@ -90,13 +90,15 @@ def load_candidate(src: str, name: str):
 
 
 def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]:
-    """The --config of ``demo_run`` (every demo problem, CPU mode, no search)."""
+    """The --config of ``demo_run`` (every demo problem, CPU mode, no search), with one stitch
+    retry slot, not the default two (the slot is what tests check; in CPU mode every retry passes
+    through, and each costs three jobs per problem)."""
     return [
         "problems=problems/demo",
         "device=cpu",
         f"workdir={wd}",
         "candidates=tests/fixtures/candidates_demo",
-        f"gates={{{gates}}}",
+        f"gates={{{gates}, retries: 1}}",
         "search={iterations: 0}",
     ]
 

@@ -68,7 +68,7 @@ def test_the_templates_pass_gates_1_2_and_a_suffix_sum_is_one_stitched_kernel(tm
     r = snakemake(
         "--cores", "2", "--config", f"problems=[{', '.join(str(p) for p in written)}]", "device=cpu",
         f"workdir={wd}", "search={iterations: 1, beam_width: 1, synthesis_attempts: 2, retries: 0}",
-        "gates={user_candidates: 0, error_ratio: 30}", timeout=2400,
+        "gates={user_candidates: 0, error_ratio: 30, retries: 0}", timeout=2400,
     )  # fmt: skip
     # error_ratio 30 (default 10): a scan's largest relative error on its near-zero sums is the
     # luck of one element under either summation order; at 10 gate 3 rejected the honest reverse

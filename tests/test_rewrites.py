@@ -249,7 +249,7 @@ def rewrites_run(tmp_path_factory):
         "--cores", "2", "--config", f"problems=[{', '.join(str(p) for p in written)}]", "device=cpu",
         f"workdir={wd}", "candidates=tests/fixtures/candidates_rewrites",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
-        "gates={user_candidates: 1}", timeout=1800,
+        "gates={user_candidates: 1, retries: 0}", timeout=1800,
     )  # fmt: skip
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     return wd

@@ -23,7 +23,7 @@ from kernelopt.core.records import ProblemPaths
 
 TWO = ["problems/demo/level1/3_GELU_Mul_Add.py", "problems/demo/level1/1_Softmax.py"]
 # the quick start's settings (quickstart.yaml) on two of its problems, with a tiny search
-TINY = ["device=cpu", "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}"]
+TINY = ["device=cpu", "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}", "gates={retries: 0}"]
 PROGRESS = re.compile(r"^\[\s*\d+:\d\d\] ((?:\w+ \d+/\d+\s*)+)$")
 
 

@@ -1264,6 +1264,7 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
+        "gates={retries: 0}",  # no stitch retry slots: three jobs per problem fewer
         timeout=2400,
     )
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]

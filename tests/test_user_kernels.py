@@ -48,7 +48,7 @@ def user_run(tmp_path_factory):
             "tests/fixtures/problems_user_triton/2_ScaleThenAccumulate.py",
             "tests/fixtures/problems_user_triton/3_InplaceAdd.py",
         ],
-        "gates={user_candidates: 2}",
+        "gates={user_candidates: 2, retries: 0}",  # no stitch retry slots: none is checked here
         "search={iterations: 1, beam_width: 2, synthesis_attempts: 1, retries: 0}",
     )
 
@@ -163,6 +163,7 @@ def helion_run(tmp_path_factory):
         tmp_path_factory.mktemp("helion"),
         ["problems/examples/helion/1_AddReLU.py", "tests/fixtures/problems_helion/2_RowSoftmaxScale.py"],
         "search={iterations: 1, beam_width: 2, synthesis_attempts: 2, retries: 0}",
+        "gates={retries: 0}",
     )
 
 

@@ -65,6 +65,7 @@ def test_cpu_run_stages_1_to_3(root, tmp_path):
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 0}",
+        "gates={retries: 0}",
         cwd=root,
     )
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
@@ -221,7 +222,7 @@ def test_the_problem_set_is_the_current_config_even_from_a_fresh_checkout(tmp_pa
     re-clone): adding a problem schedules exactly its jobs, removing one leaves it out of the
     report.  Before problem_set.json the second run printed "Nothing to be done"."""
     wd = tmp_path / "wd"
-    args = ("--cores", "2", "--config", f"workdir={wd}", "device=cpu", "search={iterations: 0}")
+    args = ("--cores", "2", "--config", f"workdir={wd}", "device=cpu", "search={iterations: 0}", "gates={retries: 0}")
     relu, rowsum = "problems/demo/level1/8_ReLU.py", "problems/demo/level1/4_RowSum.py"
 
     def run(checkout, problems):
@@ -256,7 +257,7 @@ def test_the_default_relative_workdir_works_through_the_sandbox(tmp_path):
     relative path that did not exist there, so every unit ended as an infrastructure error."""
     checkout = _fresh_checkout(tmp_path / "checkout")
     r = snakemake(
-        "--cores", "2", "--config", "device=cpu", "search={iterations: 0}",
+        "--cores", "2", "--config", "device=cpu", "search={iterations: 0}", "gates={retries: 0}",
         "problems=[problems/demo/level1/8_ReLU.py]", cwd=checkout,
     )  # fmt: skip
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
