@@ -161,6 +161,31 @@ def test_idle_workers_beyond_max_workers_end_least_recently_used_first_and_with_
         worker.stop_all(run)
 
 
+def test_when_the_host_is_short_of_memory_the_least_recently_used_idle_worker_ends(tmp_path, monkeypatch):
+    """Below ``max_workers`` a worker stays while it is idle, unless the host is short of memory
+    (``memory_short``): then the run's least recently used idle worker ends, and only that one."""
+    me = worker.Worker(tmp_path / "run", "p", 0, idle_s=600, warm_children=0, max_live=8)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        me._touch()
+        mark = me.mark.parent / str(other.pid)
+        mark.touch()
+        os.utime(me.mark, (time.time() - 30, time.time() - 30))  # mine is the older one
+        monkeypatch.setattr(worker, "memory_short", lambda: False)
+        assert me._why_end(10.0) is None
+        monkeypatch.setattr(worker, "memory_short", lambda: True)
+        me._looked = 0.0
+        assert "short of memory" in (me._why_end(10.0) or "")
+        me._looked = 0.0
+        assert me._why_end(1.0) is None  # not idle long enough
+        os.utime(mark, (time.time() - 60, time.time() - 60))  # now the other one is older
+        me._looked = 0.0
+        assert me._why_end(10.0) is None
+    finally:
+        other.kill()
+    assert isinstance(worker.memory_short(), bool)
+
+
 def test_a_step_that_never_touches_the_gpu_does_not_queue_behind_gpu_work(tmp_path):
     """The light lane: while the problem's one worker slot is busy (a job holds it), a request
     marked ``"lane": "light"`` (synthesize) runs at once, in a worker of its own."""

@@ -46,22 +46,30 @@ HEADER_BYTES = 8
 # "light"``) go to a worker of their own per problem (this index), so a cheap step never queues
 # behind its problem's GPU work (bench/README.md, "A warm executor").  It keeps no warm children.
 LIGHT_INDEX = 100
-# a worker idle this long may end to keep the run's live workers at ``executor.max_workers``
+# a worker idle this long may end to keep the run's live workers at ``executor.max_workers``,
+# or to give its memory back when the host runs short (``memory_short``)
 EVICT_AFTER_S = 5.0
-# what one worker holds on the host, with its warm child (CPU mode, torch and triton imported)
-WORKER_HOST_MB = 1536
+# the host is short of memory below this share of it available (workers and their warm children
+# hold a process with torch each: ~1.2 GB on the CPU, more with a CUDA context)
+SHORT_OF_MEMORY = 0.25
 
 
 def auto_max_workers() -> int:
-    """``executor.max_workers: 0``: live workers of a run, by the host: one per core (at least 4),
-    at most as many as half the available memory holds at ``WORKER_HOST_MB`` each."""
+    """``executor.max_workers: 0``: live workers of a run, by the host: four per core, at least
+    8, at most 64 (memory is watched apart: ``memory_short``)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(8, min(64, 4 * cores))
+
+
+def memory_short() -> bool:
+    """Whether less than ``SHORT_OF_MEMORY`` of the host's memory is available (``/proc/meminfo``;
+    False where it cannot be read)."""
     try:
-        avail_mb = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
-    except (ValueError, OSError):
-        avail_mb = 0
-    by_memory = max(1, avail_mb // 2 // WORKER_HOST_MB) if avail_mb else 4
-    return max(1, min(max(4, cores), by_memory))
+        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines() if ":" in line)
+        total, avail = (int(info[k].split()[0]) for k in ("MemTotal", "MemAvailable"))
+    except (OSError, KeyError, ValueError):
+        return False
+    return avail < SHORT_OF_MEMORY * total
 
 
 def _runtime_dir() -> Path:
@@ -206,9 +214,9 @@ class Worker:
 
     def _why_end(self, idle: float) -> str | None:
         """Why this idle worker should end now, or None: idle for ``idle_s``; its run's Snakemake
-        gone (killed hard, it never stops its workers); or more than ``max_live`` workers of the
-        run alive and this one the least recently used of them (each holds a process with torch
-        and a context, and its warm children: memory a 2-core CI box or a busy GPU lacks)."""
+        gone (killed hard, it never stops its workers); or this one the least recently used of
+        the run's live workers when there are more than ``max_live`` of them or the host is short
+        of memory (each holds a process with torch and a context, and its warm children)."""
         if idle > self.idle_s:
             return f"idle for {self.idle_s:.0f} s"
         if idle < EVICT_AFTER_S or time.monotonic() - self._looked < 2.0:
@@ -221,9 +229,13 @@ class Worker:
             if f.name.isdigit() and _alive(int(f.name)):
                 with contextlib.suppress(OSError):
                     live.append((f.stat().st_mtime, int(f.name)))
-        if len(live) > self.max_live and min(live)[1] == os.getpid():
+        if min(live, default=(0, 0))[1] != os.getpid() or len(live) < 2:
+            return None
+        if len(live) > self.max_live:
             n = len(live)
             return f"{n} workers of the run alive (executor.max_workers {self.max_live}), this one used least recently"
+        if memory_short():
+            return f"the host is short of memory ({len(live)} workers of the run alive), this one used least recently"
         return None
 
     def _sample_gpu(self) -> None:
