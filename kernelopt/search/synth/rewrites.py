@@ -17,6 +17,7 @@ output with the rewrite applied, library calls dropped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module
@@ -117,9 +118,26 @@ def epilogue_lines(epilogue: list[dict[str, Any]], start: str, end: str, value: 
     return lines, env[end]
 
 
-def _rtm_operands(contract: dict[str, Any]) -> dict[str, Any]:
-    """The reduce-through-matmul unit's operands, checked: x [rows, k], W as the GEMM's [k, n]
-    operand (its strides ``wk``, ``wn``), the bias [n] or None, the output's row stride."""
+@dataclass(frozen=True)
+class RtmOperands:
+    """The reduce-through-matmul unit's operands: x [rows, k] and W as the GEMM's [k, n] operand
+    (its strides ``wk``, ``wn``) as contract arguments, the bias [n] or None, the output's name and
+    row stride."""
+
+    x: dict[str, Any]
+    w: dict[str, Any]
+    bias: dict[str, Any] | None
+    out: str
+    rows: int
+    k: int
+    n: int
+    wk: int
+    wn: int
+    o_row: int
+
+
+def _rtm_operands(contract: dict[str, Any]) -> RtmOperands:
+    """The reduce-through-matmul unit's operands, checked (``CannotSynthesize`` says why not)."""
     r = contract["rewrite"]
     roles = r["roles"]
     args = {a["name"]: a for a in contract["args"]}
@@ -139,15 +157,15 @@ def _rtm_operands(contract: dict[str, Any]) -> dict[str, Any]:
     if [s for s in o["shape"] if s != 1] != ([rows] if rows != 1 else []):
         raise CannotSynthesize(f"the output {o['shape']} is not one value per row of x ({rows})")
     o_row = next((st for s, st in zip(o["shape"], o["stride"]) if s == rows), 0)
-    return {"x": x, "w": w, "bias": bias, "out": out, "rows": rows, "k": k, "n": n, "wk": wk, "wn": wn, "o_row": o_row}
+    return RtmOperands(x, w, bias, out, rows, k, n, wk, wn, o_row)
 
 
 def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
     r = contract["rewrite"]
     roles = r["roles"]
     ops = _rtm_operands(contract)
-    x, w, bias, out = ops["x"], ops["w"], ops["bias"], ops["out"]
-    rows, k, n, wk, wn, o_row = ops["rows"], ops["k"], ops["n"], ops["wk"], ops["wn"], ops["o_row"]
+    x, w, bias, out = ops.x, ops.w, ops.bias, ops.out
+    rows, k, n, wk, wn, o_row = ops.rows, ops.k, ops.n, ops.wk, ops.wn, ops.o_row
     post, res = epilogue_lines(roles.get("epilogue", []), r["node"], roles.get("output_node") or r["node"], "s")
     bk, bn, bb, br, warps = RTM_TILES[attempt % len(RTM_TILES)]
     mean = f" / {float(n)!r}" if roles["reduction"] == "mean" else ""
