@@ -234,16 +234,20 @@ RUN = {
     "level1/6_TrilMatmulOperands": ("triangular-output", "extern_kernels.mm"),
     "level1/8_BroadcastThenSum": ("broadcast-then-reduce", None),  # one Triton kernel, no library call
 }
+# ... and the problems whose rewrite is arithmetic only, applied to a kernel-level unit's reference
+# before the hand-written generator runs (search/synth/simplify.py)
+SIMPLIFIED = {"level1/3_SoftmaxSingletonDim": "singleton-reduction"}  # Inductor decomposed the softmax
 
 
 @pytest.fixture(scope="session")
 def rewrites_run(tmp_path_factory):
     """The pipeline in CPU mode on the two small diagonal products, the small linear layer summed
     over its features, the product of two lower-triangular matrices masked to its lower triangle
-    and the broadcast outer product summed over one factor, one search iteration, with a planted
+    and the broadcast outer product summed over one factor, and a softmax over a size-1 dim (its
+    rewrite arithmetic only: SIMPLIFIED), one search iteration, with a planted
     value-dependent shortcut as the user's candidate of the left product's unit."""
     top = tmp_path_factory.mktemp("rewrites_run")
-    written = rewrites_small.write_small(top / "problems", list(RUN))
+    written = rewrites_small.write_small(top / "problems", [*RUN, *SIMPLIFIED])
     wd = top / "run"
     r = snakemake(
         "--cores", "2", "--config", f"problems=[{', '.join(str(p) for p in written)}]", "device=cpu",
@@ -310,6 +314,23 @@ def test_a_rewrite_units_reference_runs_in_float64_unless_it_refuses():
     assert h.expected([x, None], 0)["y"].dtype == torch.float32 and not h.float64_reference
     h = harness(rewrite, lambda x: {"y": torch.mm(x, w32)})
     assert h.expected([x, None], 0)["y"].dtype == torch.float32 and not h.float64_reference
+
+
+@pytest.mark.parametrize("problem", sorted(SIMPLIFIED))
+def test_a_simplified_units_candidate_passes_gates_1_to_3(rewrites_run, problem):
+    """A softmax over a size-1 dim is 1 wherever its input is finite: the synthesized candidate of
+    its unit comes from the simplified reference, passes gates 1-2 and is stitched through gate 3."""
+    p = rewrites_run / problem.replace("/", "_")
+    slots = {s.parent: json.loads(s.read_text()) for s in p.glob("units/*/synth/a0/slot.json")}
+    simplified = {d: sl for d, sl in slots.items() if "simplified" in sl.get("source", "")}
+    assert simplified and all(SIMPLIFIED[problem] in sl["source"] for sl in simplified.values()), slots
+    for d in simplified:
+        for gate in (1, 2):
+            v = json.loads((d / f"gate{gate}.json").read_text())
+            assert v["verdict"] == "pass", (d, v["reason"])
+    plan = json.loads((p / "stitch" / "plan.json").read_text())
+    assert {d.parent.parent.name for d in simplified} <= set(plan["replacements"]), plan["replacements"]
+    assert json.loads((p / "stitch" / "gate3.json").read_text())["verdict"] == "pass"
 
 
 def test_a_planted_value_dependent_shortcut_fails_gate_2(rewrites_run):
