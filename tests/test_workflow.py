@@ -108,6 +108,7 @@ def test_cpu_run_stages_1_to_3(root, tmp_path):
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 0}",
+        "gates={retries: 0}",
         cwd=root,
     )
     assert "Nothing to be done" in r2.stdout + r2.stderr
