@@ -89,6 +89,16 @@ def load_candidate(src: str, name: str):
     return mod
 
 
+def rewrite_unit_contract(rec: dict) -> dict:
+    """The launch contract (CPU) of the one graph-level unit ``capture/graphunits`` found
+    (``rec``: its record), as the isolate stage writes it."""
+    from kernelopt.isolate.graphunits import rewrite_contract
+
+    (u,) = rec["units"]
+    unit = {"id": u["id"], "rewrite": {**u, "member_units": []}}
+    return rewrite_contract({"device": "cpu", "problem": "p"}, {}, unit)
+
+
 def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]:
     """The --config of ``demo_run`` (every demo problem, CPU mode, no search), with one stitch
     retry slot, not the default two (the slot is what tests check; in CPU mode every retry passes

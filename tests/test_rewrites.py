@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, load_candidate, snakemake
+from conftest import ROOT, load_candidate, rewrite_unit_contract, snakemake
 
 from kernelopt.capture import graphunits, rewrites
 from kernelopt.core import outputcode
@@ -200,13 +200,8 @@ def _check_candidate(contract, reference, attempts, name):
 
 
 def test_the_reduce_through_matmul_candidate_matches_the_fx_graph(linear_sum):
-    from kernelopt.isolate.graphunits import rewrite_contract
-
     g, _, rec = linear_sum
-    (u,) = rec["units"]
-    contract = rewrite_contract(
-        {"device": "cpu", "problem": "p"}, {}, {"id": u["id"], "rewrite": {**u, "member_units": []}}
-    )
+    contract = rewrite_unit_contract(rec)
     assert [a["name"] for a in contract["args"]] == ["arg0_1", "arg1_1", "arg2_1", "buf3"]
     _check_candidate(contract, lambda *ins: g.gm(*ins)[0], range(4), "rtm_level2")
 

@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, load_candidate
+from conftest import ROOT, load_candidate, rewrite_unit_contract
 
 from kernelopt.capture import rewrites
 from kernelopt.core import outputcode
@@ -129,11 +129,23 @@ def test_a_product_the_generator_cannot_take_is_found_but_no_candidate(graphs, n
     assert f["candidate"] is False
 
 
+def _matches_on_three_draws(mod, ins_args, out_arg, reference):
+    """``mod.launch`` on three seeded draws of the inputs (at their contract strides), the output
+    pre-filled with NaN, matches ``reference`` at the gates' fp32 tolerances (rtol = atol = 1e-4)."""
+    import torch
+
+    for seed in (11, 12, 13):
+        torch.manual_seed(seed)
+        xs = [_strided(a["shape"], a["stride"]) for a in ins_args]
+        y = _strided(out_arg["shape"], out_arg["stride"], float("nan"))
+        mod.launch(*xs, y)
+        torch.testing.assert_close(y, reference(*xs), rtol=1e-4, atol=1e-4)
+
+
 def _check_gemm(contract, reference, attempts, name):
     """Every attempt is in the checked form, GEMMs with tl.dot, and matches ``reference(*inputs)``
     under the interpreter on three draws, the output pre-filled with NaN (the gates' tolerances:
     fp32, rtol = atol = 1e-4)."""
-    import torch
 
     from kernelopt.gates.form import static_problems
 
@@ -146,12 +158,7 @@ def _check_gemm(contract, reference, attempts, name):
     assert rewrite_gemm.ATTEMPTS[0][0] == "ieee"
     for attempt in attempts:
         mod = load_candidate(rewrite_gemm.synthesize_gemm_rewrite(contract, attempt), f"{name}_{attempt}")
-        for seed in (11, 12, 13):
-            torch.manual_seed(seed)
-            xs = [_strided(a["shape"], a["stride"]) for a in ins]
-            y = _strided(out["shape"], out["stride"], float("nan"))
-            mod.launch(*xs, y)
-            torch.testing.assert_close(y, reference(*xs), rtol=1e-4, atol=1e-4)
+        _matches_on_three_draws(mod, ins, out, reference)
 
 
 def _triangular(kind, diagonal, a_mask=None, b_mask=None, m=100, n=90, k=72):
@@ -293,7 +300,6 @@ def test_the_analysis_marks_problem_8_a_candidate_with_its_dim_maps(problem8):
 def _check_bcast(contract, reference, name, attempts=range(4)):
     """Every attempt is in the checked form and matches ``reference(*inputs)`` under the
     interpreter on three fresh draws, the output (at its contract strides) pre-filled with NaN."""
-    import torch
 
     from kernelopt.gates.form import static_problems
     from kernelopt.search.synth.rewrites import synthesize_rewrite
@@ -303,22 +309,12 @@ def _check_bcast(contract, reference, name, attempts=range(4)):
         src = synthesize_rewrite(contract, attempt)
         assert static_problems(src, contract) == []
         mod = load_candidate(src, f"{name}_{attempt}")
-        for seed in (11, 12, 13):
-            torch.manual_seed(seed)
-            ins = [_strided(a["shape"], a["stride"]) for a in ins_args]
-            out = _strided(out_arg["shape"], out_arg["stride"], float("nan"))
-            mod.launch(*ins, out)
-            torch.testing.assert_close(out, reference(*ins), rtol=1e-4, atol=1e-4)
+        _matches_on_three_draws(mod, ins_args, out_arg, reference)
 
 
 def test_the_candidate_from_problem_8s_unit_matches_the_fx_graph(problem8):
-    from kernelopt.isolate.graphunits import rewrite_contract
-
     g, _, rec = problem8
-    (u,) = rec["units"]
-    contract = rewrite_contract(
-        {"device": "cpu", "problem": "p"}, {}, {"id": u["id"], "rewrite": {**u, "member_units": []}}
-    )
+    contract = rewrite_unit_contract(rec)
     assert [a["name"] for a in contract["args"]] == ["arg0_1", "arg1_1", "buf0"]
     _check_bcast(contract, lambda *ins: g.gm(*ins)[0], "bcast_p8")
 
