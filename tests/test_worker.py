@@ -188,6 +188,26 @@ def test_when_the_host_is_short_of_memory_the_least_recently_used_idle_worker_en
     assert isinstance(worker.memory_short(), bool)
 
 
+def test_stop_all_kills_a_registered_worker_that_does_not_answer_and_nothing_else(tmp_path):
+    """A worker of the run in its registry that answers no ping (stuck, or still warming up) is
+    killed with its group; a registered pid the system gave another process is left alone."""
+    run = (tmp_path / "run").resolve()
+    reg = run / ".kernelopt" / "workers"
+    reg.mkdir(parents=True)
+    sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
+    silent = subprocess.Popen([*sleep, "kernelopt.runner.worker", str(run)], start_new_session=True)
+    other = subprocess.Popen(sleep, start_new_session=True)
+    try:
+        for proc in (silent, other):
+            (reg / str(proc.pid)).touch()
+        assert worker.stop_all(run, wait_s=2) == 0
+        assert silent.wait(timeout=10) is not None
+        assert other.poll() is None
+    finally:
+        silent.kill()
+        other.kill()
+
+
 def test_a_step_that_never_touches_the_gpu_does_not_queue_behind_gpu_work(tmp_path):
     """The light lane: while the problem's one worker slot is busy (a job holds it), a request
     marked ``"lane": "light"`` (synthesize) runs at once, in a worker of its own."""

@@ -544,23 +544,37 @@ def _thin_client(name: str, log: str | None, call_: dict[str, Any], job: Any, se
 def stop_all(run_dir: str | Path, wait_s: float = 30.0) -> int:
     """Stop every worker of ``run_dir`` this user runs (the end of a run); how many were told.
     Returns when they are gone: a worker that has not exited ``wait_s`` after being told (its
-    interpreter, torch and its warm children take a while to end on a loaded machine) is killed
-    with its process group, so that no worker outlives its run."""
+    interpreter, torch and its warm children take a while to end on a loaded machine), or that
+    the run's registry (``Worker.mark``) lists but did not answer, is killed with its process
+    group, so that no worker outlives its run.  Sockets are shared by every run of the user: a
+    busy worker of another run answers no ping, so each is asked with a short timeout."""
     pattern = f"kernelopt-worker-{os.geteuid()}-*.sock"
-    run = str(Path(run_dir).resolve())
+    run = Path(run_dir).resolve()
     told = []
     for path in _runtime_dir().glob(pattern):
-        info = _ask(path, {"op": "ping"}, timeout=wait_s)  # one still warming up answers late
-        if info is not None and info.get("run_dir") == run and _ask(path, {"op": "stop"}, timeout=wait_s):
+        info = ping(path)
+        if info is not None and info.get("run_dir") == str(run) and _ask(path, {"op": "stop"}):
             told.append(int(info["pid"]))
+    registered = [int(f.name) for f in (run / ".kernelopt" / "workers").glob("*") if f.name.isdigit()]
+    silent = [pid for pid in registered if pid not in told and _alive(pid) and _is_worker_of(pid, run)]
     left, deadline = list(told), time.monotonic() + wait_s
     while left and time.monotonic() < deadline:
         time.sleep(0.05)
         left = [pid for pid in left if _alive(pid)]
-    for pid in left:
+    for pid in left + silent:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # started in a session of its own (``ensure``)
     return len(told)
+
+
+def _is_worker_of(pid: int, run: Path) -> bool:
+    """Whether ``pid`` is a worker of ``run`` (its command line says so: a mark left by a killed
+    worker may name a pid the system gave another process since)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"kernelopt.runner.worker" in argv and str(run).encode() in argv
 
 
 def _alive(pid: int) -> bool:
