@@ -45,7 +45,7 @@ def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.C
     """Run the real snakemake CLI of this environment in a subprocess."""
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
-    return subprocess.run(
+    r = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
         cwd=cwd,
         env=env,
@@ -53,6 +53,30 @@ def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.C
         text=True,
         timeout=timeout,
     )
+    if r.returncode != 0:  # tests show the output's tail: put what failed, and its logs, there
+        r.stderr += failed_jobs(r.stdout + r.stderr, cwd)
+    return r
+
+
+def failed_jobs(out: str, cwd: Path, per_log: int = 2500) -> str:
+    """Snakemake's "Error in rule" blocks of ``out`` with the tail of each failed job's log: what a
+    failed pipeline test should print last (the output's tail is otherwise the jobs that finished
+    after the failure)."""
+    import re
+
+    blocks = re.findall(r"^Error in rule .*?(?=^\S|\Z)", out, flags=re.M | re.S)
+    parts = ["", "=== failed jobs ==="]
+    for b in blocks:
+        parts.append(b.rstrip())
+        m = re.search(r"^\s+log: (\S+)", b, flags=re.M)
+        log = Path(m.group(1)) if m else None
+        if log is not None and not log.is_absolute():
+            log = cwd / log
+        if log is not None and log.is_file():
+            parts.append(f"--- {log} (tail) ---\n" + log.read_text(errors="replace")[-per_log:])
+    if len(parts) == 2:
+        parts.append("(no 'Error in rule' in the output)")
+    return "\n".join(parts) + "\n"
 
 
 @pytest.fixture
