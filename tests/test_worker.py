@@ -246,6 +246,38 @@ def test_a_jobs_failure_in_a_worker_is_the_jobs_not_the_workers(tmp_path):
     worker.stop_all(run)
 
 
+def test_a_client_that_gave_up_never_ends_the_worker(tmp_path, monkeypatch):
+    """CI, under load: a ping that timed out left its connection in the worker's queue; the
+    worker's reply to the closed connection raised BrokenPipeError and ended the worker, and the
+    job that started it failed with no log.  A ping (and a job) whose client has gone costs the
+    reply only; the worker then serves the next job in the same process."""
+    import socket
+    import threading
+
+    (tmp_path / "slow_job.py").write_text("import time\n\ndef wait(paths, s):\n    time.sleep(s)\n")
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    run = tmp_path / "run"
+    (run / "p").mkdir(parents=True)
+    settings = {"idle_s": 30, "warm_children": 0}
+    busy = {"fn": "slow_job:wait", "workdir": str(run), "problem": "p", "args": [2], "rule": "x"}
+    assert worker.call(run, "p", {**busy, "args": [0]}, settings)["ok"]  # started
+    pid = worker.ping(worker.socket_path(run, "p"))["pid"]
+    t = threading.Thread(target=worker.call, args=(run, "p", busy, settings))
+    t.start()
+    time.sleep(0.5)  # the worker is in the 2-s job: these wait in its queue
+    for op in ("ping", "x"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(str(worker.socket_path(run, "p")))
+        worker._send(s, {"op": "ping"} if op == "ping" else {**busy, "args": [0]})
+        s.close()  # gone before the reply
+    t.join()
+    time.sleep(0.5)
+    info = worker.ping(worker.socket_path(run, "p"))
+    assert info is not None and info["pid"] == pid, "the worker ended on a closed connection"
+    assert worker.call(run, "p", {**busy, "args": [0]}, settings)["ok"]
+    worker.stop_all(run)
+
+
 def test_out_of_memory_in_a_worker_ends_it_and_the_retry_runs_in_its_own_process(tmp_path):
     """An OOM in the shared context (``KERNELOPT_FAULT=oom:<rule>``) fails that job, as a
     fault the job's retry handles, and ends the worker, so nothing of it is shared again; a

@@ -142,71 +142,90 @@ class Worker:
         self._looked = 0.0
 
     def serve(self) -> None:
-        from ..core import stagelog
-
-        self.path.unlink(missing_ok=True)
-        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        srv.bind(str(self.path))
-        os.chmod(self.path, 0o600)
-        srv.listen(64)
-        srv.settimeout(1.0)
         print(
             f"[worker] pid {os.getpid()}: {self.problem} of {self.run_dir}, GPU {gpu_key()}, "
             f"worker {self.index}, code {self.version}",
             flush=True,
         )
+        # warm before the socket exists: a client waits for the file, never in a queue of a worker
+        # still warming up (a ping it gave up on would meet a closed connection there)
         self._warm_up()
-        last = time.monotonic()
+        self.path.unlink(missing_ok=True)
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(str(self.path))
+        inode = self.path.stat().st_ino
+        os.chmod(self.path, 0o600)
+        srv.listen(64)
+        srv.settimeout(1.0)
         try:
-            while True:
-                why = self._why_end(time.monotonic() - last)  # pings come and go without a job
-                if why:
-                    print(f"[worker] {why} after {self.served} requests: ending", flush=True)
-                    return
-                try:
-                    conn, _ = srv.accept()
-                except TimeoutError:
-                    continue
-                with conn:
-                    req = _recv(conn)
-                    if req is None:
-                        continue
-                    op = req.get("op")
-                    if op == "ping":
-                        _send(
-                            conn,
-                            {
-                                "ok": True,
-                                "pid": os.getpid(),
-                                "version": self.version,
-                                "served": self.served,
-                                "run_dir": str(self.run_dir),
-                                "problem": self.problem,
-                            },
-                        )
-                        continue
-                    if op == "stop":
-                        _send(conn, {"ok": True})
-                        return
-                    _maybe_die(self.run_dir, req)
-                    self.scheduler = req.get("scheduler") or self.scheduler
-                    self._touch()
-                    reply = stagelog.run_request(req)
-                    self.served += 1
-                    last = time.monotonic()
-                    self._touch()
-                    oom = _after_request(reply)
-                    with contextlib.suppress(OSError):
-                        _send(conn, reply)
-                    if oom:  # the job's retry (a GPU of its own) starts afresh, in its own process
-                        print("[worker] out of memory in this process: ending, its caches with it", flush=True)
-                        return
+            self._loop(srv)
         finally:
             srv.close()
             with contextlib.suppress(OSError):
-                self.path.unlink()
+                if self.path.stat().st_ino == inode:  # never the socket of a worker started after this one
+                    self.path.unlink()
             with contextlib.suppress(OSError):
                 self.mark.unlink()
+
+    def _loop(self, srv: socket.socket) -> None:
+        """Requests, one at a time, until told to stop or ``_why_end`` says so.  A client that
+        went away (a ping that timed out, a killed job) costs its reply, never the worker."""
+        last = time.monotonic()
+        while True:
+            why = self._why_end(time.monotonic() - last)  # pings come and go without a job
+            if why:
+                print(f"[worker] {why} after {self.served} requests: ending", flush=True)
+                return
+            try:
+                conn, _ = srv.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(60.0)  # a client sends its request at once; one that stalls is dropped
+                try:
+                    req = _recv(conn)
+                except (OSError, ValueError):
+                    continue
+                if req is None:
+                    continue
+                op = req.get("op")
+                if op in ("ping", "stop"):
+                    with contextlib.suppress(OSError):
+                        _send(conn, self._info() if op == "ping" else {"ok": True})
+                    if op == "stop":
+                        return
+                    continue
+                conn.settimeout(None)
+                if self._serve_one(conn, req):
+                    return
+                last = time.monotonic()
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "pid": os.getpid(),
+            "version": self.version,
+            "served": self.served,
+            "run_dir": str(self.run_dir),
+            "problem": self.problem,
+        }
+
+    def _serve_one(self, conn: socket.socket, req: dict[str, Any]) -> bool:
+        """Run one job's request and reply; whether the worker must end now (out of memory)."""
+        from ..core import stagelog
+
+        _maybe_die(self.run_dir, req)
+        self.scheduler = req.get("scheduler") or self.scheduler
+        self._touch()
+        reply = stagelog.run_request(req)
+        self.served += 1
+        self._touch()
+        oom = _after_request(reply)
+        with contextlib.suppress(OSError):
+            _send(conn, reply)
+        if oom:  # the job's retry (a GPU of its own) starts afresh, in its own process
+            print("[worker] out of memory in this process: ending, its caches with it", flush=True)
+        return oom
 
     def _touch(self) -> None:
         with contextlib.suppress(OSError):
