@@ -135,7 +135,7 @@ def test_committed_h200_gate3_ran_the_fused_kernel_and_not_the_producer():
 
 
 def _choice(tmp_path, ratios: dict, meaningful: bool, times: dict):
-    from kernelopt.core.records import ProblemPaths
+    from kernelopt.core.records import Best, ProblemPaths
 
     paths = ProblemPaths.of(tmp_path / "p")
     units = [{"id": u, "time_ms": t} for u, t in times.items()]
@@ -145,7 +145,7 @@ def _choice(tmp_path, ratios: dict, meaningful: bool, times: dict):
     repl, best = {}, {}
     for u, r in ratios.items():
         repl[u] = str(paths.unit(u) / "x/candidate.py")
-        best[u] = {"meaningful": meaningful, "candidates": {"x/candidate.py": {"ratio": r}}}
+        best[u] = Best(u, {"x/candidate.py": {"ratio": r}}, meaningful=meaningful)
     return choose_fusions(paths, repl, best)
 
 

@@ -8,10 +8,12 @@ import pytest
 from kernelopt.core.records import (
     SCHEMA,
     Beam,
+    Best,
     Category,
     GateVerdict,
     ProblemPaths,
     RecordError,
+    Result,
     Verdict,
     attempt_of,
     attempt_stage,
@@ -85,3 +87,38 @@ def test_a_beam_keeps_its_optional_keys_only_when_set(tmp_path):
     f.write_text(json.dumps({"members": []}))
     with pytest.raises(RecordError, match="beam record without iteration, stopped"):
         Beam.load(f)
+
+
+def test_a_ranking_round_trips_and_says_which_ratios_mean_something(tmp_path):
+    f = tmp_path / "units" / "k0" / "best.json"
+    f.parent.mkdir(parents=True)
+    cands = {"cands/c0/candidate.py": {"origin": "inductor", "ratio": 1.0}, "synth/a0/candidate.py": {"ratio": 0.5}}
+    Best("k0", cands, list(cands), meaningful=True, not_timed={"cands/c1/candidate.py": "hung"}).save(f)
+    on_disk = json.loads(f.read_text())
+    assert on_disk["schema"] == SCHEMA and "infrastructure" not in on_disk  # unset optional keys stay out
+    b = Best.load(f)
+    assert b.ranked == list(cands) and b.not_timed == {"cands/c1/candidate.py": "hung"}
+    assert b.ratio("synth/a0/candidate.py") == 0.5 and b.ratio("nowhere") is None
+    b.meaningful = False  # CPU mode: a ranking by origin, whose ratios mean nothing
+    assert b.ratio("synth/a0/candidate.py") is None
+    # select never ran (the problem failed earlier): an empty ranking, named after the unit
+    gone = Best.load_or_empty(tmp_path / "units" / "k1" / "best.json")
+    assert gone.unit == "k1" and gone.ranked == [] and gone.candidates == {}
+    f.write_text(json.dumps({"unit": "k0", "ranking": []}))  # another layout
+    with pytest.raises(RecordError, match="best record without candidates, ranked"):
+        Best.load(f)
+
+
+def test_a_result_types_what_every_reader_needs_and_keeps_the_rest(tmp_path):
+    f = tmp_path / "result.json"
+    res = {"problem": "level1_1_x", "category": "optimized", "reason": None, "stitched_attempt": 1, "llm": {"calls": 2}}
+    Result.from_dict(res).save(f)
+    back = Result.load(f)
+    assert back.optimized and back.category is Category.OPTIMIZED and back.stitched_attempt == 1
+    assert back.extra == {"llm": {"calls": 2}} and json.loads(f.read_text())["llm"] == {"calls": 2}
+    f.write_text(json.dumps({**res, "category": "faster"}))  # a category this kernelopt does not know
+    with pytest.raises(RecordError, match="faster"):
+        Result.load(f)
+    f.write_text(json.dumps({"problem": "p"}))
+    with pytest.raises(RecordError, match="result record without category"):
+        Result.load(f)

@@ -219,7 +219,7 @@ def test_the_stitch_drops_the_first_launch_and_gate_3_proves_it(tmp_path):
 
 def test_a_region_and_its_members_are_never_both_replaced(tmp_path):
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.records import ProblemPaths
+    from kernelopt.core.records import Best, ProblemPaths
 
     paths = ProblemPaths(tmp_path, "p")
     units = [
@@ -231,7 +231,7 @@ def test_a_region_and_its_members_are_never_both_replaced(tmp_path):
     files = {u["id"]: str(paths.unit(u["id"]) / "synth/a0/candidate.py") for u in units}
 
     def best(ratio):
-        return {"meaningful": True, "candidates": {"synth/a0/candidate.py": {"ratio": ratio}}}
+        return Best("u", {"synth/a0/candidate.py": {"ratio": ratio}}, meaningful=True)
 
     # the region saves 2 x 0.5 ms; a member alone (were it checkable) 1 x 0.2 ms: the region wins
     out, why = choose_fusions(paths, dict(files), {STATS: best(0.8), AFFINE: best(1.0), RID: best(0.5)})

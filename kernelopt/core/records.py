@@ -1,6 +1,6 @@
 """The files stages hand each other, defined once: their names and paths, the enums their
 verdicts, categories and dispatch kinds take, and typed records for the ones that carry a
-decision (a gate's verdict, a search beam).
+decision (a gate's verdict, a search beam, a unit's ranking, a problem's result).
 
 Nothing else in the package, the scripts or the rules names an artifact file: a stage asks
 ``ProblemPaths`` (``paths.slot(unit, "iter2/cand1").gate(2)``) and reads a record through its
@@ -684,6 +684,112 @@ class Beam:
 def read_beam(path: str | Path) -> dict[str, Any]:
     """A beam file as the dict the search and the report use, checked like ``Beam.load``."""
     return Beam.load(path).as_dict()
+
+
+@dataclass
+class Best:
+    """``units/<unit>/best.json``: the select stage's ranking of a unit's candidates that passed
+    gates 1-2.  ``candidates`` maps each one's path (relative to the unit) to its origin
+    (``inductor``, ``user``, ``search``) and, where timed, its ratio against Inductor's kernel
+    (``ratio``, ``ci``, ``meaningful``, ``timing``); ``ranked`` is best first; ``meaningful`` says
+    whether the ranking is by time (on the GPU) or by origin (CPU mode).  Also: why Inductor's
+    kernel is not checkable, candidates the beam timed and dropped, candidates that could not be
+    timed, and a fault that kept them from being timed."""
+
+    unit: str
+    candidates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ranked: list[str] = field(default_factory=list)
+    meaningful: bool | None = None
+    not_checkable: str | None = None
+    timed_out_of_beam: list[dict[str, Any]] | None = None
+    not_timed: dict[str, str] | None = None
+    infrastructure: str | None = None
+
+    KIND: ClassVar[str] = "best"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The record without the unset optional keys."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        out = {**self.as_dict(), "schema": SCHEMA}
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def load(cls, path: str | Path) -> Best:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, ("candidates", "ranked"))
+        names = {f.name for f in fields(cls)}
+        return cls(**{"unit": Path(path).parent.name, **{k: v for k, v in data.items() if k in names}})
+
+    @classmethod
+    def load_or_empty(cls, path: str | Path) -> Best:
+        """``load``, or a ranking of nothing when select never ran for the unit (the problem
+        failed earlier)."""
+        return cls.load(path) if Path(path).exists() else cls(unit=Path(path).parent.name)
+
+    def ratio(self, candidate: str) -> float | None:
+        """The candidate's time ratio against Inductor's kernel where the timing means something
+        (the unit's ranking and the candidate's own), else None."""
+        e = self.candidates.get(candidate) or {}
+        r = e.get("ratio")
+        return float(r) if self.meaningful and e.get("meaningful", True) and isinstance(r, (int, float)) else None
+
+
+@dataclass
+class Result:
+    """``<problem>/result.json``: the problem's outcome (docs/architecture.md, "Categories").
+    The fields every reader needs are typed; the rest (speedups against eager and the user's
+    module, the roofline, the job account, the LLM account, the faults recorded, the winners) is
+    in ``extra``, under the keys the file has."""
+
+    problem: str
+    category: Category
+    reason: str | None = None
+    status: str = "ok"
+    verdict: str | None = None  # classify's: optimizable, library-dominated, no-triton, error
+    speedup_vs_compiled: float | None = None
+    baseline_ms: float | None = None
+    final_ms: float | None = None
+    noise_band: list[float] | None = None
+    meaningful: bool = False  # timed on a GPU
+    stitched_attempt: int | None = None  # the stitch attempt that was deployed (optimized only)
+    units: int | None = None
+    units_replaced: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    KIND: ClassVar[str] = "result"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The file's contents (``extra`` spread, the schema left out)."""
+        d = asdict(self)
+        return {**{k: v for k, v in d.items() if k != "extra"}, **self.extra}
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        out = {**self.as_dict(), "schema": SCHEMA}
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        names = {f.name for f in fields(cls)} - {"extra"}
+        known = {k: v for k, v in data.items() if k in names}
+        known["category"] = Category(known["category"])
+        return cls(**known, extra={k: v for k, v in data.items() if k not in names and k != "schema"})
+
+    @classmethod
+    def load(cls, path: str | Path) -> Result:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, ("problem", "category"))
+        try:
+            return cls.from_dict(data)
+        except ValueError as e:  # a category this kernelopt does not know
+            raise RecordError(f"{path}: {e}; it was written by another kernelopt") from e
+
+    @property
+    def optimized(self) -> bool:
+        return self.category == Category.OPTIMIZED
 
 
 @dataclass(frozen=True)

@@ -16,33 +16,33 @@ from typing import Any
 from ..core import deployed, outputcode, problems
 from ..core.errors import KerneloptError
 from ..core.jsonio import read_json, write_json
-from ..core.records import Category, ExportPaths, ProblemPaths
+from ..core.records import Category, ExportPaths, ProblemPaths, Result
 
 
 class NotDeployable(KerneloptError):
     """The run holds no model to load for this problem (it failed, or has not finished)."""
 
 
-def _result(paths: ProblemPaths) -> dict[str, Any]:
+def _result(paths: ProblemPaths) -> Result:
     if not paths.root.is_dir():
         found = paths.workdir.iterdir() if paths.workdir.is_dir() else []
         known = sorted(p.name for p in found if (p / "capture").is_dir())
         raise NotDeployable(f"{paths.root} does not exist; problems in {paths.workdir}: {', '.join(known) or 'none'}")
     if not paths.result.exists():
         raise NotDeployable(f"{paths.result} does not exist: the run has not finished this problem (rerun it)")
-    res = read_json(paths.result)
-    if res.get("category") == Category.ERROR:
-        raise NotDeployable(f"{paths.problem} ended as an error, nothing to deploy: {res.get('reason')}")
+    res = Result.load(paths.result)
+    if res.category == Category.ERROR:
+        raise NotDeployable(f"{paths.problem} ended as an error, nothing to deploy: {res.reason}")
     return res
 
 
-def deployed_code(paths: ProblemPaths, res: dict[str, Any], record: dict[str, Any]) -> tuple[str, Path | None]:
+def deployed_code(paths: ProblemPaths, res: Result, record: dict[str, Any]) -> tuple[str, Path | None]:
     """(kind, output code): ``stitched`` (the attempt that passed every gate), ``inductor`` (the
     captured baseline) or ``compile`` (no output code stands in for the model: None)."""
     if not record.get("stitchable"):
         return "compile", None
-    if res.get("category") == Category.OPTIMIZED:
-        return "stitched", paths.attempt(int(res["stitched_attempt"])).output_code
+    if res.optimized:
+        return "stitched", paths.attempt(int(res.stitched_attempt)).output_code
     return "inductor", paths.output_code
 
 
@@ -90,11 +90,13 @@ def spec_of(paths: ProblemPaths, model: Any, problem: problems.Problem) -> tuple
             "kind": kind,
             "why": {
                 "stitched": "optimized: the stitched attempt that passed gates 1-4",
-                "inductor": f"{res.get('category')}: Inductor's output code (the baseline is kept)",
+                "inductor": f"{res.category}: Inductor's output code (the baseline is kept)",
                 "compile": "the captured output code cannot stand in for the model: torch.compile's model",
             }[kind],
         },
-        "result": {k: res.get(k) for k in ("category", "reason", "speedup_vs_compiled", "baseline_ms", "final_ms")},
+        "result": {
+            k: getattr(res, k) for k in ("category", "reason", "speedup_vs_compiled", "baseline_ms", "final_ms")
+        },
         "signature": {
             "inputs": input_signature(problem, device, record["seed"]),
             "params": {n: deployed.signature_of(params[n].detach()) for n in used},
@@ -184,7 +186,7 @@ def _copy_records(paths: ProblemPaths, spec: dict[str, Any], ex: ExportPaths) ->
     ex.records.mkdir()
     wanted = [paths.capture_record, paths.dispatch, paths.result, paths.baseline]
     if spec["deployed"]["kind"] == "stitched":
-        attempt = paths.attempt(int(read_json(paths.result)["stitched_attempt"]))
+        attempt = paths.attempt(int(Result.load(paths.result).stitched_attempt))
         wanted += [attempt.plan, attempt.gate(3), attempt.gate(4)]
     for f in wanted:
         if f.exists():

@@ -20,9 +20,11 @@ from urllib.parse import quote
 
 from ..core.records import (
     AttemptPaths,
+    Best,
     IterPaths,
     ProblemPaths,
     ProfilePaths,
+    RecordError,
     ReportPaths,
     SlotPaths,
     attempt_stage,
@@ -66,6 +68,15 @@ def _read(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _best(path: Path) -> Best:
+    """A unit's ranking; an empty one where select never ran or its file cannot be read (the
+    report still renders what there is)."""
+    try:
+        return Best.load_or_empty(path)
+    except RecordError:
+        return Best(unit=Path(path).parent.name)
 
 
 def _natural(path: Path | str) -> list[Any]:
@@ -201,11 +212,11 @@ def _profiles(paths: ProblemPaths, unit: str) -> list[dict[str, Any]]:
 
 
 def _slot_rows(
-    udir: Path, best: dict[str, Any], linker: Linker, stitched: str | None
+    udir: Path, best: Best, linker: Linker, stitched: str | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The unit's candidate slots with a candidate (origin, direction, gates, time, rank, files)
     and the empty ones with their reason."""
-    ranked = list(best.get("ranked") or [])
+    ranked = best.ranked
     slots, empty = [], []
     for d in _slot_dirs(udir):
         rel = d.relative_to(udir).as_posix()
@@ -224,7 +235,7 @@ def _slot_rows(
                 "rationale": direction.get("rationale", "") if isinstance(direction, dict) else "",
                 "gate1": _verdict(sp.gate(1)),
                 "gate2": _verdict(sp.gate(2)),
-                "timing": _timing(d, (best.get("candidates") or {}).get(cand, {})),
+                "timing": _timing(d, best.candidates.get(cand, {})),
                 "rank": ranked.index(cand) + 1 if cand in ranked else None,
                 "stitched": stitched == cand,
                 "files": linker.links(sp.files[:4]) + linker.links(sp.files[4:]),
@@ -277,8 +288,8 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
 def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker: Linker, stitched: str | None):
     udir = paths.unit(unit)
     check = _read(paths.isolate_check(unit))
-    best = _read(paths.best(unit))
-    ranked = list(best.get("ranked") or [])
+    best = _best(paths.best(unit))
+    ranked = list(best.ranked)
     slots, empty = _slot_rows(udir, best, linker, stitched)
     iterations = _iteration_rows(udir, linker)
     return {
@@ -306,8 +317,8 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
         "iterations": iterations,
         "ranked": ranked,
         # select ranks by time only where times mean something (on the GPU); else by origin
-        "ranked_by_time": bool(best.get("meaningful", True)),
-        "best_infrastructure": best.get("infrastructure"),
+        "ranked_by_time": best.meaningful is not False,
+        "best_infrastructure": best.infrastructure,
         "stitched": stitched,
     }
 

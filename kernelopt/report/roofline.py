@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.jsonio import read_json
-from ..core.records import ProblemPaths, read_optional
+from ..core.records import Best, ProblemPaths, read_optional
 from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 
@@ -35,8 +35,7 @@ def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | Non
         t = read_json(f)
         if t.get("meaningful") and t.get("a_ms"):
             return float(t["a_ms"]), f.relative_to(paths.root).as_posix()
-    best = read_optional(paths.best(unit))
-    for e in (best.get("candidates") or {}).values():
+    for e in Best.load_or_empty(paths.best(unit)).candidates.values():
         t = e.get("timing") or {}
         if t.get("meaningful") and t.get("a_ms"):
             return float(t["a_ms"]), paths.best(unit).relative_to(paths.root).as_posix()

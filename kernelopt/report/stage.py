@@ -15,8 +15,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json, write_json
-from ..core.records import Category, ProblemPaths, SlotPaths, benchmarks_dir, logs_dir, read_optional, read_verdict
+from ..core.jsonio import read_json
+from ..core.records import (
+    Best,
+    Category,
+    ProblemPaths,
+    Result,
+    SlotPaths,
+    benchmarks_dir,
+    logs_dir,
+    read_beam,
+    read_optional,
+    read_verdict,
+)
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
 from ..select.stage import no_candidate_reason, valid_alternatives
@@ -270,7 +281,7 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
     res["gpu_seconds"] = gpu_seconds(paths)
     res.update(job_account(paths))
     res["llm"] = llm_account(paths.root)  # every transcript under the problem (none for the heuristic)
-    write_json(paths.result, res)
+    Result.from_dict(res).save(paths.result)
     print(f"[result] {paths.problem}: {res.get('category')} ({res.get('reason')})")
     return res
 
@@ -321,7 +332,7 @@ def synthesis_tries(paths: ProblemPaths, unit: str) -> tuple[bool, list[str]]:
 
 def user_tries(paths: ProblemPaths, unit: str) -> list[str]:
     """What became of the user's candidates of the unit (slots ``c1``, ``c2``, ...)."""
-    said, best = [], read_optional(paths.best(unit))
+    said, best = [], Best.load_or_empty(paths.best(unit))
     k = 1
     while (sp := paths.cand(unit, k)).slot.exists():
         info, k = read_optional(sp.slot), k + 1
@@ -332,7 +343,7 @@ def user_tries(paths: ProblemPaths, unit: str) -> list[str]:
         if why:
             said.append(f"{unit}: the user's candidate {name} was rejected by {why}")
         else:
-            untimed = next((v for p, v in (best.get("not_timed") or {}).items() if p.startswith(f"{name}/")), None)
+            untimed = next((v for p, v in (best.not_timed or {}).items() if p.startswith(f"{name}/")), None)
             said.append(f"{unit}: the user's candidate {name} passed gates 1-2 but was not timed: {untimed or '?'}")
     return said
 
@@ -383,11 +394,9 @@ def infrastructure_faults(paths: ProblemPaths, units: list[str]) -> list[dict[st
             v = read_json(f)
             if v.get("verdict") == ERROR:
                 out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
-        for f in [paths.best(unit), *paths.beams(unit)]:
-            if f.exists() and read_json(f).get("infrastructure"):
-                out.append(
-                    {"where": f.relative_to(paths.root).as_posix(), "cause": str(read_json(f)["infrastructure"])}
-                )
+        faults = [(paths.best(unit), Best.load_or_empty(paths.best(unit)).infrastructure)]
+        faults += [(f, read_beam(f).get("infrastructure")) for f in paths.beams(unit)]
+        out += [{"where": f.relative_to(paths.root).as_posix(), "cause": str(c)} for f, c in faults if c]
     for f in paths.attempt_verdicts():
         v = read_json(f)
         if v.get("verdict") == ERROR:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.jsonio import read_json, sha256, write_json
 from ..core.outputcode import jit_kernel_names
-from ..core.records import ProblemPaths, member_path, read_beam, read_optional, read_verdict
+from ..core.records import Best, ProblemPaths, member_path, read_beam, read_verdict
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from ..runner.timing import time_against_inductor
@@ -69,60 +69,17 @@ def prepare_slots(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> list[d
     return slots
 
 
-def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
+def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
     """Rank every candidate of a unit that passed gates 1-2 (hand-written slots, and the search's
     final beam) by isolated time against Inductor's kernel.  ``ranked`` lists candidate files
     relative to the unit directory, best first; Inductor's own kernel is in it too."""
-    entries: dict[str, dict[str, Any]] = {}
-    result: dict[str, Any] = {"unit": unit, "candidates": entries, "ranked": []}
-    for k in range(slot_count(cfg)):
-        g2 = read_verdict(paths.cand(unit, k).gate(2))
-        if g2["verdict"] == PASS:
-            entries[member_path(f"cands/c{k}")] = {"origin": "inductor" if k == 0 else "user"}
-        elif g2["verdict"] == NOT_CHECKABLE and k == 0:
-            result["not_checkable"] = g2["reason"]
-    iters = int(cfg["search"]["iterations"])
-    if iters > 0:
-        beam = read_beam(paths.iteration(unit, iters).beam)
-        if beam.get("dropped"):  # timed, slower than the beam kept: not ranked, named in the report
-            result["timed_out_of_beam"] = beam["dropped"]
-        for m in beam["members"]:
-            entries.setdefault(
-                m["path"],
-                {
-                    "origin": "search",
-                    "ratio": m.get("ratio"),
-                    "meaningful": m.get("meaningful", True),
-                    "ci": m.get("ci"),
-                },
-            )
-    if not entries:
-        write_json(paths.best(unit), result)
-        return result
+    best = _passed(paths, unit, cfg)
+    if not best.candidates:
+        best.save(paths.best(unit))
+        return best
     device = read_json(paths.capture_record)["device"]
-    to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
-    if to_time and INDUCTOR in entries:
-
-        def timed() -> list[Any]:
-            return time_against_inductor(
-                paths, unit, cfg, [paths.member_candidate(unit, p) for p in to_time], f"select {unit}"
-            )
-
-        def fault(cause: str) -> list[Any]:
-            result["infrastructure"] = cause
-            return [None] * len(to_time)
-
-        cmps = retry_alone(device, f"select {paths.problem}/{unit}", timed, fault)
-        for p, cmp in zip(to_time, cmps):
-            if cmp is None:  # hung or crashed when timed (or a fault): not ranked, and said so
-                result.setdefault("not_timed", {})[p] = (
-                    result.get("infrastructure") or "hung or crashed when timed in its sandbox"
-                )
-                entries.pop(p)
-                continue
-            entries[p].update(
-                ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict()
-            )
+    _time_user_candidates(paths, unit, cfg, best, device)
+    entries = best.candidates
     if INDUCTOR in entries:
         entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
     order = {"user": 0, "search": 1, "inductor": 2}
@@ -137,12 +94,72 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any
         # CPU: times mean nothing; hand-written first, then searched; one kernel (a fusion) before a pair
         return (order[e["origin"]], kernels(p), p)
 
-    result["ranked"] = sorted(entries, key=key)
-    result["meaningful"] = device == "cuda"
-    write_json(paths.best(unit), result)
-    how = "" if result["meaningful"] else " (by origin, not time: CPU-mode times mean nothing)"
-    print(f"[select] {paths.problem}/{unit}: ranked {result['ranked']}{how}")
-    return result
+    best.ranked = sorted(entries, key=key)
+    best.meaningful = device == "cuda"
+    best.save(paths.best(unit))
+    how = "" if best.meaningful else " (by origin, not time: CPU-mode times mean nothing)"
+    print(f"[select] {paths.problem}/{unit}: ranked {best.ranked}{how}")
+    return best
+
+
+def _passed(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
+    """The unit's candidates that passed gates 1-2, unranked: its fixed slots and the search's
+    final beam (with the ratios the search measured)."""
+    best = Best(unit)
+    for k in range(slot_count(cfg)):
+        g2 = read_verdict(paths.cand(unit, k).gate(2))
+        if g2["verdict"] == PASS:
+            best.candidates[member_path(f"cands/c{k}")] = {"origin": "inductor" if k == 0 else "user"}
+        elif g2["verdict"] == NOT_CHECKABLE and k == 0:
+            best.not_checkable = g2["reason"]
+    iters = int(cfg["search"]["iterations"])
+    if iters > 0:
+        beam = read_beam(paths.iteration(unit, iters).beam)
+        if beam.get("dropped"):  # timed, slower than the beam kept: not ranked, named in the report
+            best.timed_out_of_beam = beam["dropped"]
+        for m in beam["members"]:
+            best.candidates.setdefault(
+                m["path"],
+                {
+                    "origin": "search",
+                    "ratio": m.get("ratio"),
+                    "meaningful": m.get("meaningful", True),
+                    "ci": m.get("ci"),
+                },
+            )
+    return best
+
+
+def _time_user_candidates(paths: ProblemPaths, unit: str, cfg: dict[str, Any], best: Best, device: str) -> None:
+    """Time the user's candidates against Inductor's kernel (the search timed its own); one that
+    hung or crashed when timed, or that a fault kept from being timed, leaves the ranking with
+    the cause in ``not_timed``."""
+    entries = best.candidates
+    to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
+    if not to_time or INDUCTOR not in entries:
+        return
+
+    def timed() -> list[Any]:
+        return time_against_inductor(
+            paths, unit, cfg, [paths.member_candidate(unit, p) for p in to_time], f"select {unit}"
+        )
+
+    def fault(cause: str) -> list[Any]:
+        best.infrastructure = cause
+        return [None] * len(to_time)
+
+    cmps = retry_alone(device, f"select {paths.problem}/{unit}", timed, fault)
+    for p, cmp in zip(to_time, cmps):
+        if cmp is None:  # hung or crashed when timed (or a fault): not ranked, and said so
+            best.not_timed = {
+                **(best.not_timed or {}),
+                p: best.infrastructure or "hung or crashed when timed in its sandbox",
+            }
+            entries.pop(p)
+            continue
+        entries[p].update(
+            ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict()
+        )
 
 
 def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
@@ -150,19 +167,13 @@ def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str,
     Inductor's own kernel that passed gates 1-2 and was ranked or timed (a timed candidate
     the beam did not keep counts too: it passed the gates and was slower).  The ratio is None
     where the timing was not meaningful (the unit's or the candidate's own)."""
-
-    def ratio(e: dict[str, Any], meaningful: bool) -> float | None:
-        r = e.get("ratio")
-        return float(r) if meaningful and e.get("meaningful", True) and isinstance(r, (int, float)) else None
-
     out = []
     for u in units:
-        best = read_optional(paths.best(u))
-        for p, e in (best.get("candidates") or {}).items():
-            if p != INDUCTOR:
-                out.append((u, p, ratio(e, bool(best.get("meaningful")))))
-        for m in best.get("timed_out_of_beam") or []:
-            out.append((u, m["path"], ratio(m, True)))
+        best = Best.load_or_empty(paths.best(u))
+        out += [(u, p, best.ratio(p)) for p in best.candidates if p != INDUCTOR]
+        for m in best.timed_out_of_beam or []:
+            r = m.get("ratio")
+            out.append((u, m["path"], float(r) if m.get("meaningful", True) and isinstance(r, (int, float)) else None))
     return out
 
 

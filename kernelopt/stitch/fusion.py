@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.outputcode import functions, launched_kernel, statements_in_order
-from ..core.records import ProblemPaths
+from ..core.records import Best, ProblemPaths
 
 
 def edit_call_sites(src: str, fusions: list[dict[str, Any]]) -> str:
@@ -111,7 +111,7 @@ def expected_function(fn: ast.FunctionDef, fusions: list[dict[str, Any]]) -> ast
 
 
 def choose_fusions(
-    paths: ProblemPaths, replacements: dict[str, str], best_of: dict[str, dict[str, Any]]
+    paths: ProblemPaths, replacements: dict[str, str], best_of: dict[str, Best]
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """A fused unit (or a region) and its parts cannot all be replaced.  On the GPU the option that saves the
     most time wins: (producer + consumer time at capture) x (1 - ratio) for the fused candidate
@@ -121,10 +121,10 @@ def choose_fusions(
     out = dict(replacements)
 
     def saving(u: str) -> float | None:
-        b = best_of.get(u) or {}
-        if not b.get("meaningful") or u not in out:
+        b = best_of.get(u)
+        if b is None or not b.meaningful or u not in out:
             return None
-        r = (b["candidates"].get(Path(out[u]).relative_to(paths.unit(u)).as_posix()) or {}).get("ratio")
+        r = (b.candidates.get(Path(out[u]).relative_to(paths.unit(u)).as_posix()) or {}).get("ratio")
         return (disp[u].get("time_ms") or 0.0) * (1.0 - r) if r is not None else None
 
     def parts_of(u: str) -> list[str]:

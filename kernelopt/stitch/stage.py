@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.jsonio import read_json, write_json
-from ..core.records import AttemptPaths, ProblemPaths, read_verdict
+from ..core.records import AttemptPaths, Best, ProblemPaths, read_verdict
 from ..gates.verdict import PASS, SKIPPED_BY_MODE
 from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
 from .fusion import choose_fusions
@@ -44,15 +44,15 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             return plan
     replacements: dict[str, str] = {}
     for unit in units:
-        best = read_json(paths.best(unit))
-        ranked = [p for p in best["ranked"] if p != INDUCTOR or cfg["gates"]["replace_with_inductor"]]
-        if cfg["device"] != "cpu" and best.get("meaningful"):
+        best = Best.load(paths.best(unit))
+        ranked = [p for p in best.ranked if p != INDUCTOR or cfg["gates"]["replace_with_inductor"]]
+        if cfg["device"] != "cpu" and best.meaningful:
             # on the GPU, a candidate measured slower than Inductor's kernel is not worth a stitch
-            ranked = [p for p in ranked if p == INDUCTOR or (best["candidates"][p].get("ratio") or 1.0) < 1.0]
+            ranked = [p for p in ranked if p == INDUCTOR or (best.candidates[p].get("ratio") or 1.0) < 1.0]
         if attempt < len(ranked):
             replacements[unit] = str(paths.member_candidate(unit, ranked[attempt]))
     replacements, fusion_choice = choose_fusions(
-        paths, replacements, best_of={u: read_json(paths.best(u)) for u in replacements}
+        paths, replacements, best_of={u: Best.load(paths.best(u)) for u in replacements}
     )
     if not replacements:
         reason = (
