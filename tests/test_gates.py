@@ -222,11 +222,11 @@ def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, m
     values (the row mean [8, 1] repeated to [8, 32]), passes an allclose; gate 3 must fail it
     by rule, on its shape."""
     from kernelopt.core.config import validate
-    from kernelopt.core.records import ProblemPaths
+    from kernelopt.core.records import ProblemPaths, StitchPlan
     from kernelopt.gates import model
 
     paths = ProblemPaths(structured_run, "level1_1_DictOutputs")
-    plan = json.loads((paths.attempt_dir(0) / "plan.json").read_text())
+    plan = StitchPlan.load(paths.attempt(0).plan)
     real_receive = model.ModelCalls.receive
 
     def widened(self, k, result, sent):  # the stitched model's child hands back a broadcast-shaped mean

@@ -11,9 +11,11 @@ from kernelopt.core.records import (
     Best,
     Category,
     GateVerdict,
+    PlanStatus,
     ProblemPaths,
     RecordError,
     Result,
+    StitchPlan,
     Verdict,
     attempt_of,
     attempt_stage,
@@ -122,3 +124,17 @@ def test_a_result_types_what_every_reader_needs_and_keeps_the_rest(tmp_path):
     f.write_text(json.dumps({"problem": "p"}))
     with pytest.raises(RecordError, match="result record without category"):
         Result.load(f)
+
+
+def test_a_stitch_plan_round_trips_and_refuses_an_unknown_status(tmp_path):
+    f = tmp_path / "plan.json"
+    StitchPlan(0, PlanStatus.STITCHED, {"u": "units/u/synth/a0/candidate.py"}, stitch={"replaced": {}}).save(f)
+    back = StitchPlan.load(f)
+    assert back.stitched and back.status is PlanStatus.STITCHED and back.reason is None
+    assert "fusion_choice" not in json.loads(f.read_text())  # unset optional keys stay out
+    StitchPlan(1, PlanStatus.PASSED_THROUGH, reason="attempt 0 needs no retry").save(f)
+    assert not StitchPlan.load(f).stitched and StitchPlan.load(f).replacements == {}
+    assert StitchPlan.load_or_none(tmp_path / "none.json") is None
+    f.write_text(json.dumps({"attempt": 0, "status": "spliced"}))
+    with pytest.raises(RecordError, match="spliced"):
+        StitchPlan.load(f)

@@ -330,7 +330,8 @@ def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_pa
     write_json(paths.baseline, {"device": "cpu", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
     write_json(paths.dispatch, {"verdict": "optimizable", "units": [{"id": "u"}]})
     write_json(
-        paths.attempt_dir(0) / "plan.json", {"status": "no-candidates", "reason": "no candidate beyond Inductor's"}
+        paths.attempt_dir(0) / "plan.json",
+        {"attempt": 0, "status": "no-candidates", "reason": "no candidate beyond Inductor's"},
     )
     write_json(paths.attempt_dir(0) / "gate3.json", {"verdict": "skipped", "reason": "nothing stitched"})
     write_json(paths.attempt_dir(0) / "gate4.json", {"verdict": "skipped", "reason": "nothing stitched"})
@@ -443,7 +444,9 @@ def test_a_passing_stitch_below_the_minimum_speedup_says_which_condition_failed(
     paths = ProblemPaths(tmp_path, "level1_9_X")
     write_json(paths.baseline, {"device": "cuda", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
     write_json(paths.dispatch, {"verdict": "optimizable", "units": [{"id": "u"}]})
-    write_json(paths.attempt_dir(0) / "plan.json", {"status": "stitched", "replacements": {"u": "iter1/cand0"}})
+    write_json(
+        paths.attempt_dir(0) / "plan.json", {"attempt": 0, "status": "stitched", "replacements": {"u": "iter1/cand0"}}
+    )
     write_json(paths.attempt_dir(0) / "gate3.json", {"verdict": "pass", "reason": "ok"})
     numbers = {"speedup": 1.0037, "a_ms": 0.1319, "b_ms": 0.1315, "ci_low": 0.9956, "ci_high": ci_high}
     write_json(

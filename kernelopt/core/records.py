@@ -1,6 +1,6 @@
 """The files stages hand each other, defined once: their names and paths, the enums their
 verdicts, categories and dispatch kinds take, and typed records for the ones that carry a
-decision (a gate's verdict, a search beam, a unit's ranking, a problem's result).
+decision (a gate's verdict, a search beam, a unit's ranking, a stitch plan, a problem's result).
 
 Nothing else in the package, the scripts or the rules names an artifact file: a stage asks
 ``ProblemPaths`` (``paths.slot(unit, "iter2/cand1").gate(2)``) and reads a record through its
@@ -66,6 +66,14 @@ class DispatchKind(StrEnum):
     CUDNN = "cudnn"
     ATEN = "aten"
     OTHER = "other"
+
+
+class PlanStatus(StrEnum):
+    """What a stitch attempt did (``stitch/stage.py``)."""
+
+    STITCHED = "stitched"
+    PASSED_THROUGH = "passed-through"  # a retry after an attempt that needs none
+    NO_CANDIDATES = "no-candidates"
 
 
 class RecordError(ValueError):
@@ -735,6 +743,50 @@ class Best:
         e = self.candidates.get(candidate) or {}
         r = e.get("ratio")
         return float(r) if self.meaningful and e.get("meaningful", True) and isinstance(r, (int, float)) else None
+
+
+@dataclass
+class StitchPlan:
+    """``<attempt>/plan.json``: what a stitch attempt replaced (``replacements``: unit -> the
+    candidate file), what the splice did (``stitch``: replaced and dropped launches, the proof
+    gate 3 checks), why a fused unit or its parts were taken (``fusion_choice``), or why nothing
+    was stitched (``reason``)."""
+
+    attempt: int | str  # "cli" for ``kernelopt stitch-check``
+    status: PlanStatus
+    replacements: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None
+    stitch: dict[str, Any] | None = None
+    fusion_choice: list[dict[str, Any]] | None = None
+
+    KIND: ClassVar[str] = "stitch plan"
+
+    @property
+    def stitched(self) -> bool:
+        return self.status == PlanStatus.STITCHED
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        out = {**self.as_dict(), "schema": SCHEMA}
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def load(cls, path: str | Path) -> StitchPlan:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, ("attempt", "status"))
+        names = {f.name for f in fields(cls)}
+        try:
+            return cls(**{**{k: v for k, v in data.items() if k in names}, "status": PlanStatus(data["status"])})
+        except ValueError as e:
+            raise RecordError(f"{path}: {e}; it was written by another kernelopt") from e
+
+    @classmethod
+    def load_or_none(cls, path: str | Path) -> StitchPlan | None:
+        """``load``, or None when the attempt never planned (the problem failed earlier)."""
+        return cls.load(path) if Path(path).exists() else None
 
 
 @dataclass

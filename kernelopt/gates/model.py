@@ -36,7 +36,7 @@ from typing import Any
 
 from ..core import gpulock, outputcode, outputs, problems, runtime
 from ..core.phases import timed
-from ..core.records import ProblemPaths, Scratch
+from ..core.records import ProblemPaths, Scratch, StitchPlan
 from ..runner import sandbox
 from ..runner.harness import ProblemRuntime, poison
 from ..runner.pins import pin_configs
@@ -237,7 +237,7 @@ def _value_failure(bad: dict[str, Any], gc: dict[str, Any]) -> tuple[str, str]:
     )
 
 
-def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[str, Any]) -> GateVerdict:
+def gate3(paths: ProblemPaths, plan: StitchPlan, stitched: Path, cfg: dict[str, Any]) -> GateVerdict:
     """Gate 3 of a stitch attempt whose ``plan`` stitched something into ``stitched``."""
 
     gc = cfg["gates"]
@@ -265,13 +265,13 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
     if outcome.status != "ok":
         return _sandbox_failure(outcome, control, seeds)
     reply = outcome.reply
-    replaced = set(plan["stitch"]["replaced"])
-    dropped = set(plan["stitch"].get("dropped", []))
+    replaced = set(plan.stitch["replaced"])
+    dropped = set(plan.stitch.get("dropped", []))
     error = _runtime_error(reply, stream, m.device, control, seeds)
     if error is not None:
         return error
     per_seed, structure_fault = stream.rows, stream.structure_fault
-    proof = plan["stitch"]["proof"]
+    proof = plan.stitch["proof"]
     by_candidate = _counts(reply.get("candidate_launches"))
     by_inductor = _counts(reply.get("inductor_launches"))
     ran = {k: by_candidate.get(k, 0) for k in replaced}
@@ -282,7 +282,7 @@ def gate3(paths: ProblemPaths, plan: dict[str, Any], stitched: Path, cfg: dict[s
             **proof,
             "candidate_launches": ran,
             "inductor_launches": by_inductor,
-            "sha256": {k: v["sha256"] for k, v in plan["stitch"]["replaced"].items()},
+            "sha256": {k: v["sha256"] for k, v in plan.stitch["replaced"].items()},
         },
         "config_pins": {"baseline": m.pins, "stitched": (reply.get("pins") or {}).get("stitched")},
         "advisory": _advisory(reply),

@@ -17,7 +17,7 @@ from typing import Any
 from ..core import outputs, runtime
 from ..core.jsonio import read_json
 from ..core.phases import timed
-from ..core.records import AttemptPaths, ProblemPaths, read_optional, read_verdict
+from ..core.records import AttemptPaths, ProblemPaths, StitchPlan, read_optional, read_verdict
 from .faults import INFRASTRUCTURE, UNIT_NOT_CHECKABLE, retry_alone
 from .form import static_problems
 from .speed import DECISION, gate4
@@ -115,9 +115,9 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
     from .model import gate3
 
     d = AttemptPaths(directory) if directory else paths.attempt(attempt)
-    plan = read_json(d.plan)
-    if plan["status"] != "stitched":
-        v = GateVerdict(3, SKIPPED, plan.get("reason", "nothing stitched"))
+    plan = StitchPlan.load(d.plan)
+    if not plan.stitched:
+        v = GateVerdict(3, SKIPPED, plan.reason or "nothing stitched")
     else:
         device = runtime.prepare(cfg["device"], paths.cache)
         v = retry_alone(

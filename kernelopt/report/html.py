@@ -27,6 +27,7 @@ from ..core.records import (
     RecordError,
     ReportPaths,
     SlotPaths,
+    StitchPlan,
     attempt_stage,
     llm_ledger,
     llm_settings,
@@ -77,6 +78,19 @@ def _best(path: Path) -> Best:
         return Best.load_or_empty(path)
     except RecordError:
         return Best(unit=Path(path).parent.name)
+
+
+def _plan(path: Path) -> StitchPlan | None:
+    """A stitch attempt's plan; None where it cannot be read (the report renders what there is)."""
+    try:
+        return StitchPlan.load_or_none(path)
+    except RecordError:
+        return None
+
+
+def _replacements(path: Path) -> dict[str, str]:
+    plan = _plan(path)
+    return plan.replacements if plan else {}
 
 
 def _natural(path: Path | str) -> list[Any]:
@@ -193,9 +207,8 @@ def _stitched_paths(paths: ProblemPaths, res: dict[str, Any]) -> dict[str, str]:
     a = res.get("stitched_attempt")
     if a is None:
         return {}
-    plan = _read(paths.attempt(int(a)).plan)
     out = {}
-    for unit, cand in (plan.get("replacements") or {}).items():
+    for unit, cand in _replacements(paths.attempt(int(a)).plan).items():
         marker = f"/units/{unit}/"
         out[unit] = str(cand).split(marker, 1)[1] if marker in str(cand) else Path(str(cand)).name
     return out
@@ -330,15 +343,15 @@ def _attempts(paths: ProblemPaths, linker: Linker) -> list[dict[str, Any]]:
         ap = AttemptPaths(d)
         if not ap.plan.exists():
             continue
-        plan = _read(ap.plan)
+        plan = _plan(ap.plan)
         repl = {}
-        for unit, cand in (plan.get("replacements") or {}).items():
+        for unit, cand in (plan.replacements if plan else {}).items():
             marker = f"/units/{unit}/"
             repl[unit] = str(cand).split(marker, 1)[1] if marker in str(cand) else Path(str(cand)).name
         out.append(
             {
                 "name": attempt_stage(a),
-                "status": plan.get("status"),
+                "status": plan.status if plan else None,
                 "replacements": repl,
                 "gate3": _verdict(ap.gate(3)),
                 "gate4": _verdict(ap.gate(4)),

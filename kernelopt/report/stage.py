@@ -19,9 +19,11 @@ from ..core.jsonio import read_json
 from ..core.records import (
     Best,
     Category,
+    PlanStatus,
     ProblemPaths,
     Result,
     SlotPaths,
+    StitchPlan,
     benchmarks_dir,
     logs_dir,
     read_beam,
@@ -82,8 +84,8 @@ def graph_level(paths: ProblemPaths, disp: dict[str, Any], attempts: int) -> dic
     stitched = []
     for a in range(attempts):
         d = paths.attempt(a)
-        plan = read_optional(d.plan)
-        for u in (plan.get("stitch") or {}).get("rewrites", []):
+        plan = StitchPlan.load_or_none(d.plan)
+        for u in ((plan and plan.stitch) or {}).get("rewrites", []):
             g3 = read_optional(d.gate(3))
             stitched.append({"attempt": a, "unit": u["unit"], "rewrite": u["name"], "gate3": g3.get("verdict")})
     keep = ("rewrite", "node", "why", "win", "candidate")
@@ -101,20 +103,20 @@ def _attempts(paths: ProblemPaths, cfg: dict[str, Any]) -> tuple[list[dict[str, 
     attempts = []
     for a in range(int(cfg["gates"]["retries"]) + 1):
         d = paths.attempt(a)
-        plan = read_json(d.plan)
-        if plan["status"] == "passed-through":
+        plan = StitchPlan.load(d.plan)
+        if plan.status == PlanStatus.PASSED_THROUGH:
             break
         g3, g4 = read_verdict(d.gate(3)), read_verdict(d.gate(4))
         attempts.append(
             {
                 "attempt": a,
-                "status": plan["status"],
+                "status": plan.status,
                 "gate3": g3["verdict"],
                 "gate4": g4["verdict"],
                 "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"],
             }
         )
-        if plan["status"] == "no-candidates":
+        if plan.status == PlanStatus.NO_CANDIDATES:
             break
         if g3["verdict"] == PASS and g4["verdict"] == PASS:
             return attempts, (a, plan, g4)
@@ -130,9 +132,9 @@ def _deployed(res: dict[str, Any], paths: ProblemPaths, chosen: tuple[int, Any, 
         baseline_ms=n["a_ms"],
         final_ms=n["b_ms"],
         noise_band=n["noise_band"],
-        units_replaced=len(plan["replacements"]),
+        units_replaced=len(plan.replacements),
         stitched_attempt=a,
-        winners=winners(paths, plan["replacements"]),
+        winners=winners(paths, plan.replacements),
     )
     significant = n["ci_high"] < 1.0 and speed > cfg["gates"]["optimized_min_speedup"]
     if significant:

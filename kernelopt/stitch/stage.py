@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json, write_json
-from ..core.records import AttemptPaths, Best, ProblemPaths, read_verdict
+from ..core.jsonio import read_json
+from ..core.records import AttemptPaths, Best, PlanStatus, ProblemPaths, StitchPlan, read_verdict
 from ..gates.verdict import PASS, SKIPPED_BY_MODE
 from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
 from .fusion import choose_fusions
@@ -21,25 +21,19 @@ from .proof import REGION_KEYS
 from .splice import write_stitched
 
 
-def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[str, Any]) -> dict[str, Any]:
+def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[str, Any]) -> StitchPlan:
     """Which candidate replaces each unit in this attempt; attempts after a passing one pass through."""
     at = paths.attempt(attempt)
     d = at.dir
     d.mkdir(parents=True, exist_ok=True)
     if attempt > 0:
         prev = paths.attempt(attempt - 1)
-        p_plan = read_json(prev.plan)
-        if p_plan.get("status") in ("passed-through", "no-candidates") or (
+        if not StitchPlan.load(prev.plan).stitched or (
             read_verdict(prev.gate(3))["verdict"] == PASS
             and read_verdict(prev.gate(4))["verdict"] in (PASS, SKIPPED_BY_MODE)
         ):
-            plan = {
-                "attempt": attempt,
-                "status": "passed-through",
-                "reason": f"attempt {attempt - 1} needs no retry",
-                "replacements": {},
-            }
-            write_json(at.plan, plan)
+            plan = StitchPlan(attempt, PlanStatus.PASSED_THROUGH, reason=f"attempt {attempt - 1} needs no retry")
+            plan.save(at.plan)
             at.output_code.write_text("# no retry needed\n")
             return plan
     replacements: dict[str, str] = {}
@@ -60,15 +54,13 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
             if attempt == 0
             else f"no rank-{attempt} candidates left"
         )
-        plan = {"attempt": attempt, "status": "no-candidates", "reason": reason, "replacements": {}}
-        write_json(at.plan, plan)
+        plan = StitchPlan(attempt, PlanStatus.NO_CANDIDATES, reason=reason)
+        plan.save(at.plan)
         at.output_code.write_text("# nothing to stitch\n")
         return plan
     info = stitch_units(paths, {u: Path(f) for u, f in replacements.items()}, d)
-    plan = {"attempt": attempt, "status": "stitched", "replacements": replacements, "stitch": info}
-    if fusion_choice:
-        plan["fusion_choice"] = fusion_choice
-    write_json(at.plan, plan)
+    plan = StitchPlan(attempt, PlanStatus.STITCHED, replacements, stitch=info, fusion_choice=fusion_choice or None)
+    plan.save(at.plan)
     print(
         f"[stitch] {paths.problem} attempt {attempt}: replaced {sorted(info['replaced'])}"
         + (f", dropped {info['dropped']} (fused)" if info.get("dropped") else "")
@@ -93,14 +85,9 @@ def stitch_units(paths: ProblemPaths, replacements: dict[str, Path], directory: 
     return write_stitched(paths.output_code, directory, kernel_files, fusions, regions, rewrites)
 
 
-def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> dict[str, Any]:
+def stitch_directly(paths: ProblemPaths, replacements: dict[str, Path], directory: Path) -> StitchPlan:
     """Stitch given candidate files {unit: file} into ``directory`` (for ``kernelopt stitch-check``)."""
     info = stitch_units(paths, {u: Path(f) for u, f in replacements.items()}, directory)
-    plan = {
-        "attempt": "cli",
-        "status": "stitched",
-        "replacements": {u: str(f) for u, f in replacements.items()},
-        "stitch": info,
-    }
-    write_json(AttemptPaths(directory).plan, plan)
+    plan = StitchPlan("cli", PlanStatus.STITCHED, {u: str(f) for u, f in replacements.items()}, stitch=info)
+    plan.save(AttemptPaths(directory).plan)
     return plan
