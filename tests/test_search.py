@@ -1328,7 +1328,7 @@ def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
 
     best = select_stage.select(paths, "u", cfg)
     alts = select_stage.valid_alternatives(paths, ["u"])
-    assert best["ranked"] == ["cands/c0/candidate.py"] and alts == [("u", "synth/a0/candidate.py", 1.3)]
+    assert best.ranked == ["cands/c0/candidate.py"] and alts == [("u", "synth/a0/candidate.py", 1.3)]
     why = select_stage.no_candidate_reason(alts)
     assert "1 candidate(s) besides Inductor's kernel passed gates 1-2" in why and "1.3000" in why
 

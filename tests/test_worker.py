@@ -78,13 +78,16 @@ def test_workers_decide_what_jobs_of_their_own_decide(tmp_path):
 def test_a_worker_killed_mid_run_is_started_again_and_the_run_finishes(tmp_path):
     """A worker that dies during a job (``KERNELOPT_FAULT=killworker:gate12``: the first gate-12
     job's worker exits at once) is started again by the job's client, which sends the job
-    once more: the run finishes with every verdict, none of them infrastructure."""
+    once more: the run finishes with every verdict, none of them infrastructure.  One problem:
+    a second added no kind of job (CI time)."""
     wd = tmp_path / "run"
-    r = _pipeline(wd, env={"KERNELOPT_FAULT": "killworker:gate12"})
+    r = _pipeline(
+        wd, env={"KERNELOPT_FAULT": "killworker:gate12"}, problems="problems=[problems/demo/level1/8_ReLU.py]"
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
     assert (wd / ".kernelopt" / "killworker-gate12").exists(), "the fault was not injected"
-    starts = sum(p.read_text().count("[worker] pid") for p in (wd / "logs" / "workers").iterdir())
-    assert starts >= 3, starts  # two problems, and the killed worker once more
+    (log,) = (wd / "logs" / "workers").glob("level1_8_ReLU-*-0.log")  # the GPU lane's worker, gate12's
+    assert log.read_text().count("[worker] pid") >= 2  # the killed worker, started once more
     for g in wd.glob("*/units/*/**/gate2.json"):
         assert json.loads(g.read_text())["verdict"] in ("pass", "fail", "skipped"), g
 
