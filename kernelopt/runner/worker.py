@@ -148,7 +148,9 @@ class Worker:
             flush=True,
         )
         # warm before the socket exists: a client waits for the file, never in a queue of a worker
-        # still warming up (a ping it gave up on would meet a closed connection there)
+        # still warming up (a ping it gave up on would meet a closed connection there); listed in
+        # the run's registry first, so that the run's end finds it without a socket (stop_all)
+        self._touch()
         self._warm_up()
         self.path.unlink(missing_ok=True)
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
