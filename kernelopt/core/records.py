@@ -580,6 +580,29 @@ def _missing(path: Path, kind: str, data: dict[str, Any], required: tuple[str, .
         )
 
 
+class _Record:
+    """What the typed records below share: ``save`` writes ``as_dict`` (by default the fields
+    that are set) with the schema; ``_known`` reads a file's keys that are fields, its schema
+    checked and its required keys present."""
+
+    KIND: ClassVar[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}  # type: ignore[call-overload]
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        out = {**self.as_dict(), "schema": SCHEMA}
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def _known(cls, path: str | Path, required: tuple[str, ...]) -> dict[str, Any]:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, required)
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return {k: v for k, v in data.items() if k in names}
+
+
 @dataclass
 class GateVerdict:
     """``gate<N>.json``: the verdict, the numbers it compared, the tolerances, the seeds, and
@@ -657,7 +680,7 @@ def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:
 
 
 @dataclass
-class Beam:
+class Beam(_Record):
     """``iter<i>/beam.json``: the members after iteration ``i``, why the search stopped (or None),
     candidates timed that left the beam, and a fault that kept candidates from being timed."""
 
@@ -668,11 +691,6 @@ class Beam:
     infrastructure: str | None = None
 
     KIND: ClassVar[str] = "beam"
-
-    def save(self, path: str | Path) -> dict[str, Any]:
-        out = {**self.as_dict(), "schema": SCHEMA}
-        write_json(path, out)
-        return out
 
     @classmethod
     def load(cls, path: str | Path) -> Beam:
@@ -695,7 +713,7 @@ def read_beam(path: str | Path) -> dict[str, Any]:
 
 
 @dataclass
-class Best:
+class Best(_Record):
     """``units/<unit>/best.json``: the select stage's ranking of a unit's candidates that passed
     gates 1-2.  ``candidates`` maps each one's path (relative to the unit) to its origin
     (``inductor``, ``user``, ``search``) and, where timed, its ratio against Inductor's kernel
@@ -715,21 +733,9 @@ class Best:
 
     KIND: ClassVar[str] = "best"
 
-    def as_dict(self) -> dict[str, Any]:
-        """The record without the unset optional keys."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-    def save(self, path: str | Path) -> dict[str, Any]:
-        out = {**self.as_dict(), "schema": SCHEMA}
-        write_json(path, out)
-        return out
-
     @classmethod
     def load(cls, path: str | Path) -> Best:
-        data = _read(Path(path), cls.KIND)
-        _missing(Path(path), cls.KIND, data, ("candidates", "ranked"))
-        names = {f.name for f in fields(cls)}
-        return cls(**{"unit": Path(path).parent.name, **{k: v for k, v in data.items() if k in names}})
+        return cls(**{"unit": Path(path).parent.name, **cls._known(path, ("candidates", "ranked"))})
 
     @classmethod
     def load_or_empty(cls, path: str | Path) -> Best:
@@ -746,7 +752,7 @@ class Best:
 
 
 @dataclass
-class StitchPlan:
+class StitchPlan(_Record):
     """``<attempt>/plan.json``: what a stitch attempt replaced (``replacements``: unit -> the
     candidate file), what the splice did (``stitch``: replaced and dropped launches, the proof
     gate 3 checks), why a fused unit or its parts were taken (``fusion_choice``), or why nothing
@@ -765,21 +771,11 @@ class StitchPlan:
     def stitched(self) -> bool:
         return self.status == PlanStatus.STITCHED
 
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-    def save(self, path: str | Path) -> dict[str, Any]:
-        out = {**self.as_dict(), "schema": SCHEMA}
-        write_json(path, out)
-        return out
-
     @classmethod
     def load(cls, path: str | Path) -> StitchPlan:
-        data = _read(Path(path), cls.KIND)
-        _missing(Path(path), cls.KIND, data, ("attempt", "status"))
-        names = {f.name for f in fields(cls)}
+        known = cls._known(path, ("attempt", "status"))
         try:
-            return cls(**{**{k: v for k, v in data.items() if k in names}, "status": PlanStatus(data["status"])})
+            return cls(**{**known, "status": PlanStatus(known["status"])})
         except ValueError as e:
             raise RecordError(f"{path}: {e}; it was written by another kernelopt") from e
 
@@ -790,7 +786,7 @@ class StitchPlan:
 
 
 @dataclass
-class Result:
+class Result(_Record):
     """``<problem>/result.json``: the problem's outcome (docs/architecture.md, "Categories").
     The fields every reader needs are typed; the rest (speedups against eager and the user's
     module, the roofline, the job account, the LLM account, the faults recorded, the winners) is
@@ -817,11 +813,6 @@ class Result:
         """The file's contents (``extra`` spread, the schema left out)."""
         d = asdict(self)
         return {**{k: v for k, v in d.items() if k != "extra"}, **self.extra}
-
-    def save(self, path: str | Path) -> dict[str, Any]:
-        out = {**self.as_dict(), "schema": SCHEMA}
-        write_json(path, out)
-        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
