@@ -13,6 +13,7 @@ Artifacts (``<workdir>/<problem>/capture/``, docs/architecture.md):
 
 from __future__ import annotations
 
+import re
 import time
 import traceback
 from collections.abc import Callable
@@ -101,13 +102,28 @@ def save_reference(paths: ProblemPaths, stem: str, ref: fxref.ReferenceCode) -> 
     }
 
 
-def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.ReferenceCode, dict[str, Any]]:
+def stores_to(source: str, arg: str) -> bool:
+    """Whether a Triton kernel's source can write through argument ``arg``: every use of the name
+    in its body but ``tl.load(arg ...)`` counts as a possible write (a store, an atomic, a pointer
+    handed on), so only an argument that is only ever loaded is read-only."""
+    head = re.search(r"^def \w+\(.*?\)\s*:[ \t]*$", source, re.S | re.M)
+    body = source[head.end() :] if head else source
+    uses = [m.start() for m in re.finditer(rf"\b{re.escape(arg)}\b", body)]
+    return any(not re.search(r"tl\.load\(\s*$", body[max(0, i - 40) : i]) for i in uses)
+
+
+def kernel_reference(
+    cap: GraphCapture, site: KernelSite, source: str | None = None
+) -> tuple[fxref.ReferenceCode, dict[str, Any]]:
     """Map the kernel's argument buffers to FX nodes and cut the subgraph between them.
 
     Returns the reference and notes: ``write_only`` lists in-place arguments whose
     incoming buffer the kernel computes itself (reused memory, never read), and
     ``layout_copy`` is set when the output is a re-laid-out copy of the single input
     (Inductor's stride conversions for extern kernels have no FX node of their own).
+    An in-place argument the kernel's ``source`` only loads from is an input, not an output:
+    Inductor keeps the in/out name of a reused buffer whose store it dropped (the value was
+    only needed in registers), and the FX node the buffer was meant for is then not written.
     """
     node_of = _node_finder(cap)
     computed = set(site.computed)
@@ -126,7 +142,8 @@ def kernel_reference(cap: GraphCapture, site: KernelSite) -> tuple[fxref.Referen
                     inputs[inner] = node_of(bufs[0])
                 except fxref.ReferenceUnavailable:
                     unmapped.append(bufs[0])
-            out_bufs[inner] = bufs[-1]
+            if source is None or stores_to(source, inner):
+                out_bufs[inner] = bufs[-1]
     for outer, inner in site.inputs.items():
         if inner not in site.inplace:
             try:
@@ -291,7 +308,7 @@ def _kernel_entry(
         entry["reference"] = {"user": True, "aten_ops": []}
     elif sites:
         try:
-            ref, notes = kernel_reference(cap, sites[0])
+            ref, notes = kernel_reference(cap, sites[0], src)
             entry["reference"] = {**save_reference(paths, stem, ref), **notes}
         except fxref.ReferenceUnavailable as e:
             entry["reference"] = {"error": str(e)}
