@@ -11,8 +11,12 @@ device_setup() {
   # its jobs (and, before the child's die-with-parent, their sandboxed children) went on
   # holding GPU memory and ledger claims, and in run 9 the next call's jobs waited behind them
   # for the whole call.  Nothing of ours runs between calls: end them all.
-  local left
-  left=$(pgrep -f '\.snakemake/scripts/|-m snakemake|kernelopt\.runner\.(child|worker|jail)|profile_harness' || true)
+  # (never this shell or its parents: a command line that names `-m snakemake` matches too)
+  local left mine=" $$ " p=$$
+  while [ "${p:-1}" -gt 1 ]; do p=$(ps -o ppid= -p "$p" | tr -d ' '); mine="$mine$p "; done
+  left=$(for x in $(pgrep -f '\.snakemake/scripts/|-m snakemake|kernelopt\.runner\.(child|worker|jail)|profile_harness'); do
+    case "$mine $BASHPID " in *" $x "*) ;; *) echo "$x" ;; esac
+  done)
   if [ -n "$left" ]; then
     echo "ending $(echo $left | wc -w) process(es) left running by an earlier call"
     kill -9 $left 2>/dev/null; sleep 2
