@@ -15,6 +15,7 @@ from kernelopt.core.records import (
     ProblemPaths,
     RecordError,
     Result,
+    Slot,
     StitchPlan,
     Verdict,
     attempt_of,
@@ -138,3 +139,31 @@ def test_a_stitch_plan_round_trips_and_refuses_an_unknown_status(tmp_path):
     f.write_text(json.dumps({"attempt": 0, "status": "spliced"}))
     with pytest.raises(RecordError, match="spliced"):
         StitchPlan.load(f)
+
+
+def test_a_slot_keeps_its_file_keys_types_what_readers_need_and_refuses_no_empty(tmp_path):
+    f = tmp_path / "slot.json"
+    written = {
+        "slot": 1,
+        "empty": False,
+        "origin": "search:heuristic",
+        "direction": {"name": "drop-masks", "member": "synth/a0"},
+        "signature": "abc",
+        "class": "norm",  # a keyword in Python: the field is unit_class, the file keeps "class"
+        "fixes": None,
+        "by_another_writer": [1, 2],
+    }
+    Slot.from_dict(written).save(f)
+    on_disk = json.loads(f.read_text())
+    assert on_disk["class"] == "norm" and "unit_class" not in on_disk and on_disk["by_another_writer"] == [1, 2]
+    assert "fixes" not in on_disk and on_disk["schema"] == SCHEMA  # unset keys stay out
+    back = Slot.load(f)
+    assert not back.empty and back.unit_class == "norm" and back.direction_name == "drop-masks on synth/a0"
+    assert back.extra == {"by_another_writer": [1, 2]}
+    assert Slot.load_or_none(tmp_path / "none.json") is None
+    f.write_text(json.dumps({"slot": 0, "reason": "x"}))
+    with pytest.raises(RecordError, match="slot record without empty"):
+        Slot.load(f)
+    f.write_text(json.dumps({"slot": 0, "empty": True, "schema": SCHEMA + 1}))
+    with pytest.raises(RecordError, match="newer than this kernelopt reads"):
+        Slot.load(f)

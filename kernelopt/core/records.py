@@ -713,6 +713,72 @@ def read_beam(path: str | Path) -> dict[str, Any]:
 
 
 @dataclass
+class Slot(_Record):
+    """``slot.json`` beside a candidate: which slot (``c<k>``'s number, a synthesis attempt's, a
+    search candidate's or a retry's ``cand<j>/r<r>``), whether it holds a candidate (``empty``) and
+    where it came from (``origin``: ``inductor``, ``user``, ``synthesis:<backend>``,
+    ``search:<backend>``, ``retry:<backend>``; a synthesis ``source``; a search ``direction``; the
+    failure a retry ``fixes``; the code's ``signature``), what it is (``unit_class``, the file's
+    ``class``, and ``what``), or why it is empty (``reason``, ``error``; ``near_roof`` and
+    ``negligible`` when the unit was not worth an attempt).  Keys of another writer are kept in
+    ``extra``."""
+
+    slot: int | str | None = None
+    empty: bool = True
+    origin: str | None = None
+    source: str | None = None
+    sha256: str | None = None
+    signature: str | None = None
+    direction: dict[str, Any] | None = None
+    fixes: dict[str, Any] | None = None
+    reasoning: str | None = None
+    unit_class: str | None = None
+    what: str | None = None
+    reason: str | None = None
+    error: str | None = None
+    near_roof: bool | None = None
+    negligible: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    KIND: ClassVar[str] = "slot"
+    _IN_FILE: ClassVar[dict[str, str]] = {"unit_class": "class"}  # field -> its key in the file
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {
+            self._IN_FILE.get(f.name, f.name): getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "extra" and getattr(self, f.name) is not None
+        }
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Slot:
+        """A slot from the dict a stage built (or a file held): the known keys typed, the rest
+        ``extra``."""
+        by_key = {cls._IN_FILE.get(f.name, f.name): f.name for f in fields(cls) if f.name != "extra"}
+        known = {by_key[k]: v for k, v in data.items() if k in by_key}
+        extra = {k: v for k, v in data.items() if k not in by_key and k != "schema"}
+        return cls(**known, extra=extra)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Slot:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, ("empty",))
+        return cls.from_dict(data)
+
+    @classmethod
+    def load_or_none(cls, path: str | Path) -> Slot | None:
+        """``load``, or None when the slot was never filled (the problem failed earlier)."""
+        return cls.load(path) if Path(path).exists() else None
+
+    @property
+    def direction_name(self) -> str:
+        """The search direction and the beam member it was applied to (``"<name> on <member>"``)."""
+        d = self.direction or {}
+        return f"{d.get('name', '')} on {d.get('member', '')}"
+
+
+@dataclass
 class Best(_Record):
     """``units/<unit>/best.json``: the select stage's ranking of a unit's candidates that passed
     gates 1-2.  ``candidates`` maps each one's path (relative to the unit) to its origin

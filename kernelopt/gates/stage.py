@@ -17,7 +17,7 @@ from typing import Any
 from ..core import outputs, runtime
 from ..core.jsonio import read_json
 from ..core.phases import timed
-from ..core.records import AttemptPaths, ProblemPaths, StitchPlan, read_optional, read_verdict
+from ..core.records import AttemptPaths, ProblemPaths, Slot, StitchPlan, read_optional, read_verdict
 from .faults import INFRASTRUCTURE, UNIT_NOT_CHECKABLE, retry_alone
 from .form import static_problems
 from .speed import DECISION, gate4
@@ -92,8 +92,7 @@ def judge_candidate(
 def run_gate12(paths: ProblemPaths, unit: str, slot: str, cfg: dict[str, Any]) -> dict[str, Any]:
     """Gates 1 and 2 for the candidate in slot ``slot`` of ``unit`` (``cands/c<k>``, ``iter<i>/cand<j>``, ...)."""
     d = paths.slot(unit, slot)
-    info = read_json(d.slot)
-    if info["empty"]:
+    if Slot.load(d.slot).empty:
         v1, v2 = (
             GateVerdict(1, SKIPPED, "empty slot: no candidate"),
             GateVerdict(2, SKIPPED, "empty slot: no candidate"),

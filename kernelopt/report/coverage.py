@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import ProblemPaths, problems_with_dispatch
+from ..core.records import ProblemPaths, RecordError, Slot, problems_with_dispatch
 
 
 def _read(p: Path) -> dict[str, Any]:
@@ -21,15 +21,23 @@ def _read(p: Path) -> dict[str, Any]:
         return {}
 
 
+def _slot(p: Path) -> Slot | None:
+    """A slot's record, or None where there is none to read (the coverage reports what it finds)."""
+    try:
+        return Slot.load_or_none(p)
+    except (OSError, RecordError):
+        return None
+
+
 def unit_row(problem: str, u: Path) -> dict[str, Any]:
     paths, unit = ProblemPaths.of_unit(u)
     check = _read(paths.isolate_check(unit))
     slots = paths.synth_slots(unit)
     written, passed, why = 0, 0, []
     for s in slots:
-        info = _read(s.slot)
-        if info.get("empty", True):
-            why.append(str(info.get("reason", "empty")))
+        info = _slot(s.slot)
+        if info is None or info.empty:
+            why.append(str(info.reason if info and info.reason is not None else "empty"))
             continue
         written += 1
         g2 = _read(s.gate(2))

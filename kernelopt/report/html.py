@@ -26,6 +26,7 @@ from ..core.records import (
     ProfilePaths,
     RecordError,
     ReportPaths,
+    Slot,
     SlotPaths,
     StitchPlan,
     attempt_stage,
@@ -234,16 +235,19 @@ def _slot_rows(
     for d in _slot_dirs(udir):
         rel = d.relative_to(udir).as_posix()
         sp = SlotPaths(d)
-        s = _read(sp.slot)
-        if s.get("empty"):
-            empty.append({"slot": rel, "reason": s.get("reason", "")})
+        try:
+            s = Slot.load_or_none(sp.slot)
+        except (OSError, RecordError):
+            s = None  # the page shows what it can read
+        if s is None or s.empty:
+            empty.append({"slot": rel, "reason": (s.reason if s else None) or ""})
             continue
-        direction = s.get("direction") or {}
+        direction = s.direction or {}
         cand = member_path(rel)
         slots.append(
             {
                 "slot": rel,
-                "origin": s.get("origin", ""),
+                "origin": s.origin or "",
                 "direction": direction.get("name", "") if isinstance(direction, dict) else str(direction),
                 "rationale": direction.get("rationale", "") if isinstance(direction, dict) else "",
                 "gate1": _verdict(sp.gate(1)),

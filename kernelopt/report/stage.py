@@ -22,6 +22,7 @@ from ..core.records import (
     PlanStatus,
     ProblemPaths,
     Result,
+    Slot,
     SlotPaths,
     StitchPlan,
     benchmarks_dir,
@@ -48,25 +49,24 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
         marker = f"/units/{unit}/"
         rel = cand.split(marker, 1)[1] if marker in cand else Path(cand).name
         slot = SlotPaths(paths.unit(unit) / Path(rel).parent).slot
-        info = read_optional(slot)
+        info = Slot.load_or_none(slot) or Slot(slot=rel)
         ref = paths.reference(unit)
         row = {
             "unit": unit,
-            "class": info.get("class") or (unit_class(ref.read_text()) if ref.exists() else ""),
+            "class": info.unit_class or (unit_class(ref.read_text()) if ref.exists() else ""),
             "candidate": rel,
-            "origin": info.get("origin", ""),
+            "origin": info.origin or "",
         }
-        if info.get("source"):
-            row["source"] = info["source"]
-        if info.get("direction"):
-            d = info["direction"]
+        if info.source:
+            row["source"] = info.source
+        if info.direction:
+            d = info.direction
             row["direction"] = f"{d.get('name')} on {d.get('member')}"
-            parent = paths.slot(unit, str(d.get("member", ""))).slot
-            if parent.exists():  # the member the direction was applied to: its own synthesis record
-                p = read_json(parent)
-                row.update({k: p[k] for k in ("source", "what") if p.get(k) and k not in row})
-        if info.get("what"):
-            row["what"] = info["what"]
+            parent = Slot.load_or_none(paths.slot(unit, str(d.get("member", ""))).slot)
+            if parent:  # the member the direction was applied to: its own synthesis record
+                row.update({k: v for k, v in (("source", parent.source), ("what", parent.what)) if v and k not in row})
+        if info.what:
+            row["what"] = info.what
         rw = read_optional(paths.contract(unit)).get("rewrite")
         if rw:  # a graph-level unit (issue 16): the rewrite, apart from kernel-level wins
             row["graph_level"] = {"rewrite": rw["name"], "why": rw["why"], "win": rw["win"]}
@@ -320,13 +320,13 @@ def synthesis_tries(paths: ProblemPaths, unit: str) -> tuple[bool, list[str]]:
     because Inductor's kernel is at its roof or too small a share of the time is no attempt."""
     tried, said = False, []
     for sp in paths.synth_slots(unit):
-        info = read_optional(sp.slot)
-        if info.get("near_roof") or info.get("negligible"):
-            if f"{unit}: {info['reason']}" not in said:
-                said.append(f"{unit}: {info['reason']}")
+        info = Slot.load_or_none(sp.slot) or Slot(slot=sp.dir.name, empty=False)
+        if info.near_roof or info.negligible:
+            if f"{unit}: {info.reason}" not in said:
+                said.append(f"{unit}: {info.reason}")
             continue
         tried = True
-        why = _short(info.get("reason"), 160) if info.get("empty") else rejection(sp)
+        why = _short(info.reason, 160) if info.empty else rejection(sp)
         if why:
             said.append(f"{unit}: synthesis {sp.dir.name} failed: {why}")
     return tried, said
@@ -337,8 +337,8 @@ def user_tries(paths: ProblemPaths, unit: str) -> list[str]:
     said, best = [], Best.load_or_empty(paths.best(unit))
     k = 1
     while (sp := paths.cand(unit, k)).slot.exists():
-        info, k = read_optional(sp.slot), k + 1
-        if info.get("empty"):
+        info, k = Slot.load(sp.slot), k + 1
+        if info.empty:
             continue
         name = sp.dir.relative_to(paths.unit(unit)).as_posix()
         why = rejection(sp)

@@ -27,6 +27,7 @@ from ..core.records import (
     Beam,
     IterPaths,
     ProblemPaths,
+    Slot,
     member_path,
     read_beam,
     read_optional,
@@ -232,7 +233,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
         info["reason"] = f"cannot synthesize: {e}"
     if info["empty"]:
         slot.candidate.unlink(missing_ok=True)
-    write_json(slot.slot, info)
+    Slot.from_dict(info).save(slot.slot)
     print(f"[synthesize] {paths.problem}/{unit}/a{attempt}: " + ("written" if not info["empty"] else info["reason"]))
     return info
 
@@ -248,12 +249,12 @@ def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict
     earlier = []
     for k in range(attempt):
         a = paths.synth(unit, k)
-        slot = read_json(a.slot)
+        slot = Slot.load(a.slot)
         g1, g2 = read_verdict_or_empty(a.gate(1)), read_verdict_or_empty(a.gate(2))
         if g2.get("verdict") == PASS:
             return f"no attempt needed: a{k} passed gates 1-2"
-        if slot.get("empty"):
-            why = slot.get("reason", "no candidate")
+        if slot.empty:
+            why = slot.reason or "no candidate"
         else:
             bad = failing_verdict(g1, g2)
             why = (
@@ -480,7 +481,7 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
                 info["error"] = f"executor: {type(e).__name__}: {e}"
         if info["empty"]:
             cs.candidate.unlink(missing_ok=True)
-        write_json(cs.slot, info)
+        Slot.from_dict(info).save(cs.slot)
     if plan.stop:
         write_json(it.plan, plan.to_dict())
     print(
@@ -506,9 +507,9 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     out.mkdir(parents=True, exist_ok=True)
     clear_transcripts(out, ["fixer"])
     info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
-    prev_slot, first = read_json(prev_s.slot), read_json(base.slot)
+    prev_slot, first = Slot.load(prev_s.slot), Slot.load(base.slot)
     g1, g2 = read_verdict_or_empty(prev_s.gate(1)), read_verdict(prev_s.gate(2))
-    if prev_slot["empty"]:
+    if prev_slot.empty:
         info["reason"] = "no retry needed: the previous attempt was empty"
     elif g2.get("verdict") == PASS:
         info["reason"] = "no retry needed: the previous attempt passed gates 1-2"
@@ -516,8 +517,8 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         failure = failing_verdict(g1, g2)
         backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, out)
         contract = read_json(paths.contract(unit))
-        failed = Direction(**prev_slot["direction"])
-        member = Direction(**first["direction"]).member
+        failed = Direction(**(prev_slot.direction or {}))
+        member = Direction(**(first.direction or {})).member
         beam = read_beam(paths.iteration(unit, i - 1).beam)
         src_member = next((m for m in beam["members"] if m["id"] == member), None)
         analyses = read_json(it.analysis)
@@ -526,9 +527,9 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         # what is already planned: every candidate of this iteration and this candidate's own
         # earlier retries (all inputs of this job; the other candidates' retries run
         # concurrently, so counting them would make the choice depend on job order)
-        slots = [read_json(it.cand(k).slot) for k in range(int(cfg["search"]["beam_width"]))]
-        slots += [read_json(it.cand(retry_slot(j, k)).slot) for k in range(1, r)]
-        taken = {sl["signature"] for sl in slots if not sl["empty"]}
+        slots = [Slot.load(it.cand(k).slot) for k in range(int(cfg["search"]["beam_width"]))]
+        slots += [Slot.load(it.cand(retry_slot(j, k)).slot) for k in range(1, r)]
+        taken = {sl.signature for sl in slots if not sl.empty}
         if src_member is None:
             info["reason"] = f"beam member {member} not found"
         else:
@@ -568,7 +569,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                     info["reason"] = f"executor: {type(e).__name__}: {e}"
     if info["empty"]:
         out_s.candidate.unlink(missing_ok=True)
-    write_json(out_s.slot, info)
+    Slot.from_dict(info).save(out_s.slot)
     print(
         f"[retry] {paths.problem}/{unit} iter{i}/cand{j}/r{r}: "
         + ("written: " + info.get("reasoning", "") if not info["empty"] else info["reason"])
@@ -576,25 +577,25 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     return info
 
 
-def _outcome(i: int, a: str, name: str, slot: dict[str, Any], verdict: str, **more: Any) -> dict[str, Any]:
+def _outcome(i: int, a: str, name: str, slot: Slot, verdict: str, **more: Any) -> dict[str, Any]:
     """What the summarizer is told of one slot of iteration ``i``."""
-    return {"id": f"iter{i}/{a}", "direction": name, "signature": slot["signature"], "verdict": verdict, **more}
+    return {"id": f"iter{i}/{a}", "direction": name, "signature": slot.signature, "verdict": verdict, **more}
 
 
 def _judged_slots(
     it: IterPaths, i: int, width: int, retries: int, outcomes: list[dict[str, Any]]
-) -> list[tuple[str, dict[str, Any], str]]:
+) -> list[tuple[str, Slot, str]]:
     """The iteration's slots that passed gates 1-2 (slot path, slot record, direction); a failed
     one is told to the summarizer with the gate it failed."""
     passing = []
     for j in range(width):
         for a in attempts_of(j, retries):
             cs = it.cand(a)
-            slot = read_json(cs.slot)
-            if slot["empty"]:
+            slot = Slot.load(cs.slot)
+            if slot.empty:
                 continue
             g1, g2 = read_verdict(cs.gate(1)), read_verdict(cs.gate(2))
-            name = slot["direction"]["name"] + " on " + slot["direction"]["member"]
+            name = slot.direction_name
             if g2["verdict"] != PASS:
                 bad = failing_verdict(g1, g2)
                 outcomes.append(
@@ -611,7 +612,7 @@ def _time_candidates(
     i: int,
     cfg: dict[str, Any],
     device: str,
-    passing: list[tuple[str, dict[str, Any], str]],
+    passing: list[tuple[str, Slot, str]],
     untimed: list[dict[str, Any]],
     outcomes: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], str | None]:
@@ -646,7 +647,7 @@ def _time_candidates(
                 "ratio": ratio if ratio is not None else 1.0,
                 "ci": [cmp.ci_low, cmp.ci_high],
                 "meaningful": cmp.meaningful,
-                "signature": slot["signature"],
+                "signature": slot.signature,
                 "direction": name,
             }
         )

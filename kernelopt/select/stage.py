@@ -16,9 +16,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json, sha256, write_json
+from ..core.jsonio import read_json, sha256
 from ..core.outputcode import jit_kernel_names
-from ..core.records import Best, ProblemPaths, member_path, read_beam, read_verdict
+from ..core.records import Best, ProblemPaths, Slot, member_path, read_beam, read_verdict
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from ..runner.timing import time_against_inductor
@@ -58,7 +58,7 @@ def prepare_slots(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> list[d
         else:
             d.candidate.unlink(missing_ok=True)
             info = {"slot": k, "empty": True}
-        write_json(d.slot, info)
+        Slot.from_dict(info).save(d.slot)
         slots.append(info)
     extra = files[slot_count(cfg) :]
     if extra:
