@@ -580,6 +580,16 @@ def _missing(path: Path, kind: str, data: dict[str, Any], required: tuple[str, .
         )
 
 
+def _split(cls: Any, data: dict[str, Any], in_file: dict[str, str] | None = None) -> dict[str, Any]:
+    """A record's constructor arguments from a file's (or a stage's) dict: its keys that are fields
+    of ``cls`` (``in_file`` maps a field to another key in the file), every other key but the
+    schema in ``extra``."""
+    in_file = in_file or {}
+    by_key = {in_file.get(f.name, f.name): f.name for f in fields(cls) if f.name != "extra"}
+    known = {by_key[k]: v for k, v in data.items() if k in by_key}
+    return {**known, "extra": {k: v for k, v in data.items() if k not in by_key and k != "schema"}}
+
+
 class _Record:
     """What the typed records below share: ``save`` writes ``as_dict`` (by default the fields
     that are set) with the schema; ``_known`` reads a file's keys that are fields, its schema
@@ -648,10 +658,7 @@ class GateVerdict:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateVerdict:
-        names = {f.name for f in fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        extra = {k: v for k, v in data.items() if k not in names and k != "schema"}
-        return cls(**known, extra=extra)
+        return cls(**_split(cls, data))
 
     @classmethod
     def load(cls, path: str | Path) -> GateVerdict:
@@ -755,10 +762,7 @@ class Slot(_Record):
     def from_dict(cls, data: dict[str, Any]) -> Slot:
         """A slot from the dict a stage built (or a file held): the known keys typed, the rest
         ``extra``."""
-        by_key = {cls._IN_FILE.get(f.name, f.name): f.name for f in fields(cls) if f.name != "extra"}
-        known = {by_key[k]: v for k, v in data.items() if k in by_key}
-        extra = {k: v for k, v in data.items() if k not in by_key and k != "schema"}
-        return cls(**known, extra=extra)
+        return cls(**_split(cls, data, cls._IN_FILE))
 
     @classmethod
     def load(cls, path: str | Path) -> Slot:
@@ -882,10 +886,8 @@ class Result(_Record):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
-        names = {f.name for f in fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        known["category"] = Category(known["category"])
-        return cls(**known, extra={k: v for k, v in data.items() if k not in names and k != "schema"})
+        known = _split(cls, data)
+        return cls(**{**known, "category": Category(known["category"])})
 
     @classmethod
     def load(cls, path: str | Path) -> Result:

@@ -60,9 +60,8 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
         if info.source:
             row["source"] = info.source
         if info.direction:
-            d = info.direction
-            row["direction"] = f"{d.get('name')} on {d.get('member')}"
-            parent = Slot.load_or_none(paths.slot(unit, str(d.get("member", ""))).slot)
+            row["direction"] = info.direction_name
+            parent = Slot.load_or_none(paths.slot(unit, str(info.direction.get("member", ""))).slot)
             if parent:  # the member the direction was applied to: its own synthesis record
                 row.update({k: v for k, v in (("source", parent.source), ("what", parent.what)) if v and k not in row})
         if info.what:
