@@ -8,6 +8,7 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import pytest
 import torch
 
 from kernelopt.core import outputs
@@ -100,14 +101,19 @@ def test_gate2_may_compare_a_view_of_the_reference_value():
     assert not outputs.compare("o", ref.reshape(2, 3), ref, 0, 0).ok
 
 
-def test_a_user_kernels_output_that_already_held_its_result_is_still_written():
+@pytest.mark.parametrize("host_bytes", [1 << 40, 0], ids=["snapshots-on-device", "snapshots-on-host"])
+def test_a_user_kernels_output_that_already_held_its_result_is_still_written(monkeypatch, host_bytes):
     """CI, test_user_kernels: a Helion add + ReLU's `torch.empty` output reused the memory of the
     compiled run's identical result, so its launch changed nothing and capture recorded the
     output as read-only (gates 1-2 then failed the right candidates for writing it).  A user
     kernel's unchanged arguments are probed on copies filled with a pattern."""
     import torch
 
+    from kernelopt.core import instrument
     from kernelopt.core.instrument import LaunchRecorder
+
+    # large arguments are snapshot on the host (the capture's footprint); every size is here
+    monkeypatch.setattr(instrument, "SNAPSHOT_HOST_BYTES", host_bytes)
 
     class Inner:  # a kernel object: out = relu(x + y); x, y read
         configs = []
@@ -123,6 +129,12 @@ def test_a_user_kernels_output_that_already_held_its_result_is_still_written():
     plain = LaunchRecorder()  # an Inductor kernel: its parameter names say what it writes
     plain.on_kernel("k", Inner(), 1, (x, y, out), {})
     assert plain.launches[-1].written == []
+    # an output that changes is written, one whose NaN became a number too; inputs are not
+    fresh = torch.full((64,), float("nan"))
+    plain.on_kernel("k", Inner(), 1, (x, y, fresh), {})
+    assert plain.launches[-1].written == [2] and torch.equal(fresh, out)
+    snap = instrument.snapshot(x)
+    assert snap is not x and torch.equal(snap, x)
 
 
 LIMITS = (10.0, 64, 1e-2)  # gates.error_ratio, error_floor_ulps, small_rel_floor

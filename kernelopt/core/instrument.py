@@ -35,17 +35,22 @@ def tensor_meta(t: Any) -> dict[str, Any]:
     return {"kind": "other", "repr": repr(t)[:80]}
 
 
-def same_values(a: Any, b: Any) -> bool:
-    import torch
+# an argument at least this large is kept on the host while its launch runs (``snapshot``):
+# a 6 GiB output's copy would otherwise sit beside it on the GPU
+SNAPSHOT_HOST_BYTES = 256 * 2**20
 
-    return bool(
-        torch.equal(a, b)
-        or (
-            a.is_floating_point()
-            and torch.equal(a.nan_to_num(0.123), b.nan_to_num(0.123))
-            and torch.equal(a.isnan(), b.isnan())
-        )
-    )
+
+def snapshot(t: Any) -> Any:
+    """A copy of ``t`` as it is now, to compare it with after a launch: on the host when it is
+    large (``SNAPSHOT_HOST_BYTES``), else on its own device."""
+    if t.numel() * t.element_size() >= SNAPSHOT_HOST_BYTES:
+        return t.detach().to("cpu", copy=True)
+    return t.clone()
+
+
+def on_device_of(b: Any, like: Any) -> Any:
+    """A fresh copy of the snapshot ``b`` on ``like``'s device (a launch's argument)."""
+    return b.clone() if b.device == like.device else b.to(like.device, copy=True)
 
 
 @dataclass
@@ -249,12 +254,14 @@ def probe_writes(inner: Any, args: tuple, kwargs: dict, before: dict[int, Any], 
     an identical earlier computation: its launch was recorded as writing nothing, so the
     contract made the output read-only).  A second launch on copies (``before``: the arguments
     as they were), the unchanged ones filled with a random pattern first."""
+    from .outputs import same_values
+
     probe = list(args)
     for i, b in before.items():
-        probe[i] = _pattern(b, 1000 + i) if i in unchanged else b.clone()
+        probe[i] = _pattern(args[i], 1000 + i) if i in unchanged else on_device_of(b, args[i])
     inner.run(*probe, **kwargs)
     # the pattern drawn again, one argument at a time (not every copy held at once)
-    return [i for i in unchanged if not same_values(probe[i], _pattern(before[i], 1000 + i))]
+    return [i for i in unchanged if not same_values(probe[i], _pattern(args[i], 1000 + i))]
 
 
 class LaunchRecorder(Observer):
@@ -271,9 +278,12 @@ class LaunchRecorder(Observer):
     def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
         import torch
 
-        before = {i: a.clone() for i, a in enumerate(args) if isinstance(a, torch.Tensor)} if self.check_writes else {}
+        from .outputs import same_values
+
+        tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, torch.Tensor)] if self.check_writes else []
+        before = {i: snapshot(a) for i, a in tensors}
         result = inner.run(*args, **kwargs)
-        written = [i for i, b in before.items() if not same_values(b, args[i])]
+        written = [i for i, b in before.items() if not same_values(args[i], b)]
         unchanged = [i for i in before if i not in written]
         if name in self.user and unchanged:
             written = sorted(written + probe_writes(inner, args, kwargs, before, unchanged))
