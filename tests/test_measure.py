@@ -94,3 +94,61 @@ def test_gpu_lock_gives_a_waiting_measurement_priority_over_new_readers(tmp_path
         t.join()
     assert waited < 1.0, f"the writer waited {waited:.2f} s behind readers that kept coming"
     assert got < stop - 2.0
+
+
+def test_a_compile_holds_the_gpu_only_while_it_works_on_it(tmp_path, monkeypatch):
+    """A max-autotune compile is minutes of CPU work around short GPU benchmarks: held shared
+    for all of it, one slow compile kept every measurement (and, behind its turnstile, every
+    other job) waiting.  The lease gives the lock back during Inductor's lowering and code
+    generation and takes it again for each benchmark inside them."""
+    import fcntl
+
+    from torch._inductor.graph import GraphLowering
+    from torch._inductor.runtime import benchmarking
+
+    from kernelopt.core import gpulock
+
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
+
+    def free() -> bool:  # could a measurement take the GPU now (another open file: another taker)?
+        with open(gpulock.lock_path(), "a+") as f:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            return True
+
+    run, compile_to_module = GraphLowering.run, GraphLowering.compile_to_module
+    bench = type(benchmarking.benchmarker).benchmark_cpu
+    seen = {}
+    with gpulock.CompileLease("cuda", "compile p") as lease:
+        seen["compiled model runs"] = free()
+        assert GraphLowering.run is not run and GraphLowering.compile_to_module is not compile_to_module
+        with lease.paused():  # what the patched GraphLowering.run does
+            seen["lowering"] = free()
+            with lease.paused():  # a graph lowered inside another
+                seen["nested lowering"] = free()
+            seen["lowering, after the nested one"] = free()
+            # an autotuning benchmark inside the lowering: the patched benchmarker holds the GPU
+            benchmarking.benchmarker.benchmark_cpu(lambda: seen.setdefault("benchmark", free()), warmup=0, rep=1)
+            seen["after the benchmark"] = free()
+        seen["compiled model runs again"] = free()
+    seen["after the compile"] = free()
+    assert seen == {
+        "compiled model runs": False,
+        "lowering": True,
+        "nested lowering": True,
+        "lowering, after the nested one": True,
+        "benchmark": False,
+        "after the benchmark": True,
+        "compiled model runs again": False,
+        "after the compile": True,
+    }
+    # Inductor's classes are as they were; on the CPU the lease is nothing at all
+    assert GraphLowering.run is run and GraphLowering.compile_to_module is compile_to_module
+    assert type(benchmarking.benchmarker).benchmark_cpu is bench
+    with gpulock.CompileLease("cpu") as lease:
+        assert not lease.active and GraphLowering.run is run and free()
+    assert gpulock.HELD["shared"] > 0

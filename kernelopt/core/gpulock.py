@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import inspect
 import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 # set by a job that holds the GPU exclusively for a whole check (a retry after a fault): the
 # processes it starts then take no lock of their own (they would wait for it forever)
@@ -89,18 +91,127 @@ def _locked(device: str, what: str, mode: int) -> Iterator[float]:
     path = lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as f, open(path.with_suffix(".turnstile"), "a+") as turn:
-        t0 = time.perf_counter()
-        fcntl.flock(turn.fileno(), fcntl.LOCK_EX)  # queue behind any waiting measurement
-        try:
-            fcntl.flock(f.fileno(), mode)
-        finally:
-            fcntl.flock(turn.fileno(), fcntl.LOCK_UN)
-        waited = time.perf_counter() - t0
-        if waited > 1.0:
-            print(f"[gpu-lock] waited {waited:.1f} s for {path} ({what})", flush=True)
+        waited = _take(f, turn, mode, what)
         t_held = time.perf_counter()
         try:
             yield waited
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
             HELD["exclusive" if mode == fcntl.LOCK_EX else "shared"] += time.perf_counter() - t_held
+
+
+def _take(f: Any, turn: Any, mode: int, what: str) -> float:
+    """Take the lock file ``f`` in ``mode`` through the turnstile; the seconds waited."""
+    t0 = time.perf_counter()
+    fcntl.flock(turn.fileno(), fcntl.LOCK_EX)  # queue behind any waiting measurement
+    try:
+        fcntl.flock(f.fileno(), mode)
+    finally:
+        fcntl.flock(turn.fileno(), fcntl.LOCK_UN)
+    waited = time.perf_counter() - t0
+    if waited > 1.0:
+        print(f"[gpu-lock] waited {waited:.1f} s for {lock_path()} ({what})", flush=True)
+    return waited
+
+
+class CompileLease:
+    """The GPU held shared by a ``torch.compile`` (max-autotune), but only while the compile
+    works on the GPU: the Inductor lowering and code generation (minutes of CPU work for a large
+    problem) give the lock back, the autotuning benchmarks inside them take it again for the
+    length of each benchmark, and the compiled model's runs hold it as before.  Held across the
+    whole compile, one slow compile kept every measurement waiting and, behind the measurement's
+    turnstile, every other job (bench/README.md, "The capture's footprint").  A no-op on the CPU,
+    in a jailed child and under a parent's exclusive hold."""
+
+    def __init__(self, device: str, what: str = "compile"):
+        import threading
+
+        self.what = what
+        self.active = device == "cuda" and os.environ.get(HELD_BY_PARENT) != "1" and REMOTE is None
+        self._mutex = threading.Lock()
+        self._holders = 0  # the compile's own hold (unless paused) plus benchmarks in flight
+        self._paused = 0
+        self._since = 0.0
+        self._undo: list[Any] = []
+        self.waited = 0.0
+
+    def __enter__(self) -> CompileLease:
+        if self.active:
+            path = lock_path()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._f, self._turn = open(path, "a+"), open(path.with_suffix(".turnstile"), "a+")
+            self._hold(+1)
+            self._patch()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self.active:
+            return
+        for undo in reversed(self._undo):
+            undo()
+        self._undo.clear()
+        if not self._paused:
+            self._hold(-1)
+        self._f.close()
+        self._turn.close()
+
+    def _hold(self, delta: int) -> None:
+        with self._mutex:
+            before = self._holders
+            self._holders += delta
+            if before == 0 and self._holders == 1:
+                self.waited += _take(self._f, self._turn, fcntl.LOCK_SH, self.what)
+                self._since = time.perf_counter()
+            elif before == 1 and self._holders == 0:
+                fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
+                HELD["shared"] += time.perf_counter() - self._since
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """CPU work: the compile's own hold given back (nested pauses count once)."""
+        with self._mutex:
+            self._paused += 1
+            first = self._paused == 1
+        if first:
+            self._hold(-1)
+        try:
+            yield
+        finally:
+            with self._mutex:
+                self._paused -= 1
+                last = self._paused == 0
+            if last:
+                self._hold(+1)
+
+    @contextlib.contextmanager
+    def benchmarking(self) -> Iterator[None]:
+        """GPU work inside a pause (an autotuning benchmark): the lock held for its length."""
+        self._hold(+1)
+        try:
+            yield
+        finally:
+            self._hold(-1)
+
+    def _patch(self) -> None:
+        """Pause around Inductor's lowering and code generation; hold around its benchmarks."""
+        from torch._inductor.graph import GraphLowering
+        from torch._inductor.runtime import benchmarking
+
+        lease = self
+
+        def wrap(owner: Any, name: str, ctx: Any) -> None:
+            orig = owner.__dict__[name]
+
+            def wrapped(*args: Any, **kwargs: Any) -> Any:
+                with ctx():
+                    return orig(*args, **kwargs)
+
+            setattr(owner, name, wrapped)
+            self._undo.append(lambda: setattr(owner, name, orig))
+
+        for name in ("run", "compile_to_module"):
+            wrap(GraphLowering, name, lease.paused)
+        for cls in type(benchmarking.benchmarker).__mro__:
+            for name, fn in list(vars(cls).items()):
+                if name.startswith("benchmark") and inspect.isfunction(fn):  # methods, not properties
+                    wrap(cls, name, lease.benchmarking)
