@@ -253,25 +253,32 @@ def _compile(
     device: str,
     paths: ProblemPaths,
     ccfg: dict[str, Any],
-    memory: dict[str, Any],
-) -> tuple[CompileHooks, Any, list[Any], Any, float]:
+    eager: list[Any],
+) -> tuple[CompileHooks, Any, list[Any], Any, float, float]:
     """Compile the model and run it once under the hooks that record every graph: the hooks,
-    the compiled model, its outputs (cloned), their structure and the compile seconds; the
-    compile's peak memory goes into ``memory``."""
+    the compiled model, its outputs (cloned), their structure, the compile seconds and the
+    outputs' largest error against the eager ones (``eager``: a one-item list, emptied once
+    compared, so the eager outputs are not held beside the compiled outputs' clones)."""
     import torch
 
-    # The compile holds the GPU lock shared: it is minutes of CPU work (codegen,
-    # precompiling template choices) around short autotuning benchmarks, so compiles may
-    # overlap one another, but no measurement (exclusive) runs while one autotunes.
+    # The compile holds the GPU lock shared while it works on the GPU (its autotuning
+    # benchmarks, the compiled model's first runs), not during its minutes of CPU work
+    # (lowering, code generation): compiles overlap one another and measurements, but no
+    # measurement (exclusive) runs while one autotunes.
     hooks = CompileHooks()
-    with hooks.active(), gpulock.shared(device, f"compile {paths.problem}"):
+    with hooks.active(), gpulock.CompileLease(device, f"compile {paths.problem}"):
         compiled = torch.compile(model, mode=ccfg["mode"])
         t0 = time.perf_counter()
         try:
-            # clone: CUDA-graph trees may reuse output memory on later calls
             compiled_result = compiled(*inputs)
+            runtime.sync(device)
+            compile_s = time.perf_counter() - t0
+            compiled_vs_eager = outputs.max_abs_error(outputs.tensors(compiled_result), outputs.tensors(eager[0]))
+            eager.clear()
+            # clone: CUDA-graph trees may reuse output memory on later calls
             compiled_out = [t.clone() for t in outputs.tensors(compiled_result)]
             output_structure = outputs.structure(compiled_result)
+            del compiled_result
             runtime.sync(device)
         except Exception as e:  # noqa: BLE001
             raise ProblemError(
@@ -279,9 +286,36 @@ def _compile(
                 "compile",
                 f"torch.compile(mode={ccfg['mode']!r}) failed: {type(e).__name__}: {str(e)[:2000]}",
             ) from e
-        compile_s = time.perf_counter() - t0
-        memory["compile_peak_mb"] = _peak_mb(device)
-    return hooks, compiled, compiled_out, output_structure, compile_s
+    return hooks, compiled, compiled_out, output_structure, compile_s, compiled_vs_eager
+
+
+def _give_back_cached(device: str) -> None:
+    """Blocks the caching allocator keeps but no tensor holds go back to the device: a CUDA
+    graph's private pool cannot reuse them, and other jobs on the GPU can."""
+    if device == "cuda":
+        import torch
+
+        torch.cuda.empty_cache()
+
+
+def _release_compiled(device: str) -> None:
+    """Give back what the compiled model's CUDA graphs hold (their static input copies, memory
+    pools and outputs) once it has been timed and profiled: the standalone checks that follow
+    run the saved wrapper, not the compiled model, and would otherwise hold both (bench/README.md,
+    "The capture's footprint")."""
+    if device != "cuda":
+        return
+    import torch
+
+    try:
+        from torch._inductor import cudagraph_trees
+
+        # Dynamo's cache of the compiled forward holds the graphs too
+        torch._dynamo.reset()
+        cudagraph_trees.reset_cudagraph_trees()
+    except Exception as e:  # noqa: BLE001 - memory given back later is a cost, never a failure
+        print(f"[capture] the compiled model's CUDA graphs were not released: {type(e).__name__}: {e}", flush=True)
+    _give_back_cached(device)
 
 
 def _kernel_entry(
@@ -477,21 +511,20 @@ def _graph_record(
     return rec
 
 
-def _write_profile(
-    paths: ProblemPaths,
-    graphs_rec: list[dict[str, Any]],
-    call: Callable[[], Any],
-    all_kernels: set[str],
-    device: str,
-    ccfg: dict[str, Any],
-) -> None:
-    """profile.json: each graph's site profile (taken out of its standalone record) and the
-    compiled model's own profile."""
+def _compiled_profile(
+    paths: ProblemPaths, call: Callable[[], Any], kernels: set[str], device: str, ccfg: dict[str, Any]
+) -> dict[str, Any]:
+    """The compiled model's own profile (with its CUDA graphs), taken before they are released."""
     import torch
 
-    profile = {"graphs": [r.get("standalone", {}).pop("profile", None) for r in graphs_rec]}
     with torch.no_grad(), gpulock.exclusive(device, f"profile {paths.problem}"):
-        profile["compiled"] = profile_compiled(call, all_kernels, device, ccfg["profile_reps"])
+        return profile_compiled(call, kernels, device, ccfg["profile_reps"])
+
+
+def _write_profile(paths: ProblemPaths, graphs_rec: list[dict[str, Any]], compiled: dict[str, Any]) -> None:
+    """profile.json: each graph's site profile (taken out of its standalone record) and the
+    compiled model's own profile."""
+    profile = {"graphs": [r.get("standalone", {}).pop("profile", None) for r in graphs_rec], "compiled": compiled}
     write_json(paths.profile, profile)
 
 
@@ -525,6 +558,77 @@ def _baseline(
     }
 
 
+@dataclass
+class _Ran:
+    """What running the eager and the compiled model gave: the hooks' graphs, the compiled
+    outputs (cloned), their structure, the eager outputs' NaN/Inf, the times, the compile
+    seconds, the compiled outputs' error against eager, the compiled model's profile and the
+    memory the phases took."""
+
+    hooks: CompileHooks
+    compiled_out: list[Any]
+    output_structure: Any
+    eager_nonfinite: dict[str, Any] | None
+    eager_t: dict[str, Any]
+    compiled_t: dict[str, Any]
+    compile_s: float
+    compiled_vs_eager: float
+    compiled_profile: dict[str, Any]
+    memory: dict[str, Any]
+
+
+def _run_models(
+    problem_path: Path,
+    paths: ProblemPaths,
+    model: Any,
+    inputs: list[Any],
+    device: str,
+    ccfg: dict[str, Any],
+) -> _Ran:
+    """Run, time and compare the eager model, then compile, run, time and profile the compiled
+    one.  The compiled model is not returned: its CUDA graphs (static input copies, memory pools)
+    can be released before the standalone wrappers run."""
+    import torch
+
+    with torch.no_grad():
+        eager = [_eager_forward(problem_path, model, inputs)]
+        runtime.sync(device)
+        memory = {"eager_peak_mb": _peak_mb(device)}
+        eager_nonfinite = _check_eager(eager[0])
+        with gpulock.exclusive(device, f"eager timing {paths.problem}"):
+            eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(ccfg["timing"], device))
+        gpumem.mark("eager model")
+        hooks, compiled, compiled_out, output_structure, compile_s, compiled_vs_eager = _compile(
+            problem_path, model, inputs, device, paths, ccfg, eager
+        )
+        memory["compile_peak_mb"] = _peak_mb(device)
+        print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
+        with gpulock.exclusive(device, f"compiled timing {paths.problem}"):
+            compiled_t = measure.time_one(lambda: compiled(*inputs), device, measure.for_device(ccfg["timing"], device))
+    if not hooks.graphs:
+        raise ProblemError(
+            str(problem_path),
+            "compile",
+            "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)",
+        )
+    # the kernels' names as _graph_record reads them from each saved wrapper, read here already
+    kernels = {k for cap in hooks.graphs if cap.path for k in outputcode.parse(Path(cap.path).read_text()).kernels}
+    profile = _compiled_profile(paths, lambda: compiled(*inputs), kernels, device, ccfg)
+    gpumem.mark("compiled model (compile, timing, profile)")
+    return _Ran(
+        hooks,
+        compiled_out,
+        output_structure,
+        eager_nonfinite,
+        eager_t,
+        compiled_t,
+        compile_s,
+        compiled_vs_eager,
+        profile,
+        memory,
+    )
+
+
 def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[str, Any]:
     """Capture one problem.  Raises ProblemError for faults in the problem itself."""
     device = runtime.prepare(cfg["device"], paths.cache, fresh=True)
@@ -535,27 +639,10 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
     paths.capture.mkdir(parents=True, exist_ok=True)
     problem, model, inputs, fingerprint = _build(problem_path, paths, device, seed)
 
-    with torch.no_grad():
-        eager_out = _eager_forward(problem_path, model, inputs)
-        runtime.sync(device)
-        memory = {"eager_peak_mb": _peak_mb(device)}
-        eager_nonfinite = _check_eager(eager_out)
-        with gpulock.exclusive(device, f"eager timing {paths.problem}"):
-            eager_t = measure.time_one(lambda: model(*inputs), device, measure.for_device(ccfg["timing"], device))
-        hooks, compiled, compiled_out, output_structure, compile_s = _compile(
-            problem_path, model, inputs, device, paths, ccfg, memory
-        )
-        print(f"[capture] compiled in {compile_s:.1f} s, {len(hooks.graphs)} graph(s)", flush=True)
-        compiled_vs_eager = outputs.max_abs_error(compiled_out, outputs.tensors(eager_out))
-        with gpulock.exclusive(device, f"compiled timing {paths.problem}"):
-            compiled_t = measure.time_one(lambda: compiled(*inputs), device, measure.for_device(ccfg["timing"], device))
-
-    if not hooks.graphs:
-        raise ProblemError(
-            str(problem_path),
-            "compile",
-            "torch.compile produced no Inductor graph (the forward has no tensor work, or Dynamo fell back to eager)",
-        )
+    ran = _run_models(problem_path, paths, model, inputs, device, ccfg)
+    # the compiled model (a local of _run_models) is gone: what its CUDA graphs held goes back
+    _release_compiled(device)
+    hooks, compiled_out, memory = ran.hooks, ran.compiled_out, ran.memory
 
     helion = _save_helion(problem, paths)
     saved_all: dict[str, Any] = {}
@@ -563,15 +650,18 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
     paths.kernels_dir.mkdir(parents=True, exist_ok=True)
     run = _Compiled(model, inputs, compiled_out, device, ccfg, len(hooks.graphs))
     graphs_rec = [_graph_record(cap, paths, helion, all_kernels, saved_all, run) for cap in hooks.graphs]
+    gpumem.mark("standalone wrappers (launches, site profiles, timing)")
 
     if saved_all:
         torch.save(saved_all, paths.saved_call_args)
-    _write_profile(paths, graphs_rec, lambda: compiled(*inputs), all_kernels, device, ccfg)
+    _write_profile(paths, graphs_rec, ran.compiled_profile)
 
     memory.update(
         inputs_mb=round(gpumem.tensor_mb(inputs), 1),
         params_mb=round(gpumem.tensor_mb(list(model.parameters()) + list(model.buffers())), 1),
+        outputs_mb=round(gpumem.tensor_mb(compiled_out), 1),
         job_peak_mb=_peak_mb(device, reserved=True),
+        phases=list(gpumem.MARKS) or None,
     )
     capture_rec = {
         "problem": paths.problem,
@@ -583,21 +673,23 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         "seed": seed,
         "mode": ccfg["mode"],
         "param_fingerprint": fingerprint,
-        "output_structure": output_structure,
+        "output_structure": ran.output_structure,
         # NaN/Inf among the eager outputs (None: all finite); past outputs.NONFINITE_LIMIT the
         # problem's units are unit-not-checkable (gates/stage.py)
-        "eager_nonfinite": eager_nonfinite,
+        "eager_nonfinite": ran.eager_nonfinite,
         "graphs": graphs_rec,
         "hook_errors": hooks.errors,
         "helion": helion,
         "stitchable": len(graphs_rec) == 1 and bool(graphs_rec[0].get("standalone", {}).get("ok")),
     }
     write_json(paths.capture_record, capture_rec)
-    baseline = _baseline(paths, device, ccfg, compile_s, graphs_rec, (eager_t, compiled_t, compiled_vs_eager))
+    baseline = _baseline(
+        paths, device, ccfg, ran.compile_s, graphs_rec, (ran.eager_t, ran.compiled_t, ran.compiled_vs_eager)
+    )
     write_json(paths.baseline, baseline)
     print(
-        f"[capture] eager {eager_t['median_ms']:.4f} ms, compiled {compiled_t['median_ms']:.4f} ms "
-        f"({'meaningful' if eager_t['meaningful'] else 'CPU mode: not meaningful'})",
+        f"[capture] eager {ran.eager_t['median_ms']:.4f} ms, compiled {ran.compiled_t['median_ms']:.4f} ms "
+        f"({'meaningful' if ran.eager_t['meaningful'] else 'CPU mode: not meaningful'})",
         flush=True,
     )
     return baseline
@@ -645,7 +737,11 @@ def _standalone_check(
             if any(o is None for o in out_map):
                 result["ok"] = False
                 result["reason"] = "a model output could not be found among the standalone wrapper's outputs"
+        gpumem.mark(f"graph {cap.index}: the standalone wrapper run, every launch recorded")
+        _give_back_cached(run.device)
         result["profile"] = _site_profile(mod, args, oc, run.device, run.ccfg)
+        gpumem.mark(f"graph {cap.index}: its launch sites profiled")
+        _give_back_cached(run.device)
         if run.n_graphs == 1 and result["ok"]:
             # the output code's own time, replayed in one CUDA graph as gate 4 times it: no
             # input copies (torch.compile's CUDA-graph trees copy each input into the graph's

@@ -52,13 +52,20 @@ CONTEXT_MB = hardware.TARGET.cuda_context_mb
 # processes a job of each rule runs on the GPU at once (the job, and its sandboxed child or
 # the NCU harness)
 PROCESSES = {"capture": 1, "isolate": 1}
-# Needs, calibrated on the H200 with problems/large (bench/README.md, "GPU memory" and "The
-# search at 5 iterations"): whole-problem rules, as a multiple of the capture job's measured
-# peak (gate 3 runs the eager model, the baseline wrapper, the stitched one in its child and, on
-# a mismatch, an FP64 copy: ~0.6x capture by count, ~1x with the FP64 fallback; gate 4 the
-# baseline and the stitched model in CUDA graphs side by side) ...
+# Needs, calibrated on the H200 with problems/large and problems/headroom (bench/README.md, "GPU
+# memory", "The search at 5 iterations" and "The capture's footprint").  Whole-problem rules
+# declare the larger of two figures: a multiple of the capture job's measured peak (which holds
+# the problem's intermediates and Inductor's workspace: what decides small problems) ...
 FACTORS = {"capture": 1.0, "isolate": 1.1, "gate3": 1.5, "gate4": 1.0}
 DEFAULT_FACTOR = 1.5
+# ... and a multiple of the problem's own tensors (inputs, parameters, outputs: what decides
+# GiB-sized problems, whose jobs hold several copies of them): isolate rebuilds the problem and
+# copies a unit's arguments (3.1x measured on the GiB-sized ones); gate 3 runs the eager model, the baseline wrapper,
+# the stitched one in its child and, on a mismatch, an FP64 copy (4-5x); gate 4 the baseline and
+# the stitched model in CUDA graphs side by side (2-2.6x).  Since the capture no longer holds
+# its eager outputs and compiled model beside the standalone runs, its peak alone under-counts
+# these.
+PROBLEM_FACTORS = {"isolate": 3.3, "gate3": 5.5, "gate4": 3.0}
 # ... and per-unit rules, as a multiple of the unit's own tensors (its contract's arguments):
 # gates 1-2 hold one input set (the arguments before and after Inductor's kernel, the
 # reference outputs), the child's call buffers (``exchange.Staging``), the written outputs'
@@ -67,10 +74,20 @@ DEFAULT_FACTOR = 1.5
 # profile and select hold one or two candidates' arguments and an L2 flush buffer, and declare
 # close to what they use: over-declared, they were the jobs that waited longest for memory
 UNIT_FACTORS = {"gate12": 6.0, "profile": 3.0, "select": 2.5, "select_iter": 2.5}
-# ... plus this share of the capture's peak: the judging process rebuilds the problem (its
-# inputs, parameters, the compiled wrapper's buffers) to draw the unit's inputs, so even a
-# small unit's job holds part of the problem
+# ... plus the larger of a share of the capture's peak and of the problem's tensors: the judging
+# process rebuilds the problem (its inputs, parameters, the compiled wrapper's buffers) to draw
+# the unit's inputs, so even a small unit's job holds part of the problem
 UNIT_PROBLEM_SHARE = 0.15
+UNIT_PROBLEM_FACTOR = 1.2
+
+
+def problem_mb(capture_memory: dict[str, Any] | None) -> float:
+    """MiB of the problem's own tensors (inputs, parameters, outputs) as capture measured them;
+    0 for a capture record without them (written before ``outputs_mb`` was recorded)."""
+    mem = capture_memory or {}
+    if mem.get("outputs_mb") is None:
+        return 0.0
+    return float(mem.get("inputs_mb") or 0) + float(mem.get("params_mb") or 0) + float(mem["outputs_mb"])
 
 
 def need_mb(
@@ -81,16 +98,16 @@ def need_mb(
     unit_mb: float | None = None,
 ) -> int:
     """MiB a job of ``rule`` declares: from the unit's tensors (per-unit rules, once the unit is
-    isolated), else from capture's measured peak, else from the shape estimate (before capture),
-    else 0 (unknown: the caller's default)."""
+    isolated), else from capture's measured peak and the problem's tensors, else from the shape
+    estimate (before capture), else 0 (unknown: the caller's default)."""
     procs = PROCESSES.get(rule, 2)
     base = None
+    peak = float((capture_memory or {}).get("job_peak_mb") or 0)
+    problem = problem_mb(capture_memory)
     if unit_mb is not None and rule in UNIT_FACTORS:
-        base = float(unit_mb) * UNIT_FACTORS[rule]
-        if capture_memory and capture_memory.get("job_peak_mb"):
-            base += UNIT_PROBLEM_SHARE * float(capture_memory["job_peak_mb"])
-    elif capture_memory and capture_memory.get("job_peak_mb"):
-        base = float(capture_memory["job_peak_mb"]) * FACTORS.get(rule, DEFAULT_FACTOR)
+        base = float(unit_mb) * UNIT_FACTORS[rule] + max(UNIT_PROBLEM_SHARE * peak, UNIT_PROBLEM_FACTOR * problem)
+    elif peak:
+        base = max(peak * FACTORS.get(rule, DEFAULT_FACTOR), problem * PROBLEM_FACTORS.get(rule, 0.0))
     elif estimate:
         base = float(estimate) * (FACTORS.get(rule, DEFAULT_FACTOR) if rule != "capture" else 1.0)
     if base is None:
@@ -231,15 +248,47 @@ def estimate_mb(problem_path: str | Path) -> float | None:
         with torch.device("meta"), _no_kernel_launches():
             model = mod.Model(*mod.get_init_inputs())
             inputs = mod.get_inputs()
-            with torch.no_grad():
+            with torch.no_grad(), _Produced() as produced:
                 out = model(*inputs)
         held = tensor_mb(outputs.tensors(inputs)) + tensor_mb(list(model.parameters()) + list(model.buffers()))
-        # calibrated on the H200 with problems/large (bench/README.md, "GPU memory"): capture
-        # holds several copies of the outputs (eager, compiled, standalone and profiled)
-        return 3.5 * held + 9 * tensor_mb(outputs.tensors(out)) + 2048
+        out_mb = tensor_mb(outputs.tensors(out))
+        # capture holds the inputs twice while the compiled model runs (CUDA graphs copy them
+        # into static buffers), a few copies of the outputs (the compiled model's, their clones,
+        # the standalone wrapper's and its CUDA graph's) and the forward's intermediates (eager,
+        # compiled, autotuning): bench/README.md, "The capture's footprint"
+        return 2.5 * held + 3 * out_mb + 2 * max(produced.mb - out_mb, 0.0) + 3072
     except Exception as e:  # noqa: BLE001 - any failure of the estimate is "unknown", never a verdict
         print(f"[gpu-mem] no shape estimate for {problem_path}: {type(e).__name__}: {str(e)[:200]}", flush=True)
         return None
+
+
+class _Produced:
+    """MiB of every tensor the operators of a forward produce (on ``meta``: sizes, no memory),
+    the outputs included: an upper bound of the intermediates a compiled forward holds."""
+
+    def __enter__(self) -> _Produced:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        counter = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                out = func(*args, **(kwargs or {}))
+                import torch
+
+                leaves = out if isinstance(out, (list, tuple)) else [out]
+                # views and in-place results share their input's memory: nothing new
+                if not (func._schema.is_mutable or getattr(func, "is_view", False)):
+                    counter.mb += tensor_mb([t for t in leaves if isinstance(t, torch.Tensor)])
+                return out
+
+        self.mb = 0.0
+        self._mode = Mode()
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._mode.__exit__(*exc)
 
 
 @contextlib.contextmanager
@@ -489,6 +538,29 @@ def peak_mb(reserved: bool = True) -> float | None:
     return (torch.cuda.max_memory_reserved() if reserved else torch.cuda.max_memory_allocated()) / 2**20
 
 
+# where in a job its memory peak came from (``mark``): cleared per job (``stagelog.run_request``),
+# written to ``<log>.gpu.json`` (``record``) and, by capture, to ``capture.json``
+MARKS: list[dict[str, Any]] = []
+
+
+def mark(phase: str) -> None:
+    """At the end of ``phase``: the allocator's peak (reserved) so far and what tensors hold
+    now, in MiB; nothing without CUDA.  The peak is the job's running maximum (never reset), so
+    the phase that raised it is the one whose ``peak_mb`` is larger than the one before."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return
+    MARKS.append(
+        {
+            "phase": phase,
+            "peak_mb": round(torch.cuda.max_memory_reserved() / 2**20, 1),
+            "held_mb": round(torch.cuda.memory_allocated() / 2**20, 1),
+        }
+    )
+
+
 def retry_alone_ahead() -> bool:
     """Whether this job shares its GPU's memory, so a fault should fail it for Snakemake's retry
     on a GPU of its own (``gpu_alone``) rather than be recorded now."""
@@ -505,6 +577,8 @@ def record() -> dict[str, Any]:
         out["peak_mb"] = round(PEAKS["job"] + PEAKS["children"], 1)
         out["job_peak_mb"] = round(PEAKS["job"], 1)
         out["child_peak_mb"] = round(PEAKS["children"], 1)
+    if MARKS:
+        out["phases"] = list(MARKS)
     return out
 
 

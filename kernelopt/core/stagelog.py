@@ -247,6 +247,7 @@ def run_request(req: dict[str, Any]) -> dict[str, Any]:
     phases.SPENT.clear()
     gpulock.HELD.update(exclusive=0.0, shared=0.0)
     gpumem.PEAKS.update(job=0.0, children=0.0)
+    gpumem.MARKS.clear()
     gpumem.CLAIM.clear()
     gpumem.CLAIM.update(req.get("claim") or {})
     _reset_peak_memory()

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core import gpumem
 from ..core.outputs import CHUNK, same_values
 from ..core.phases import timed
 from ..core.records import ProblemPaths, Scratch
@@ -490,13 +491,16 @@ def check_unit(
 
     tol = _tolerances(cfg["gates"])
     skipped = GateVerdict(2, SKIPPED, "gate 1 did not pass")
+    gpumem.mark("the problem rebuilt, the unit's harness ready")
     with timed("plan: draw and check every input set"):
         plan = UnitCheck(harness, cfg)
+    gpumem.mark("plan: every input set drawn and checked")
     stream = CallStream(plan, tol)
     budget = plan.budget_s()
     job, files = plan.job(candidate)
     with timed("the sandboxed run of the candidate (child and judging)"):
         outcome = sandbox.run(job, budget, cache=paths.cache, stream=stream, files=files, hidden=[paths.root.parent])
+    gpumem.mark("the candidate run in its child and judged")
 
     def control() -> str | None:
         return _control_failure(paths, plan, budget)
