@@ -381,3 +381,35 @@ def test_a_warm_child_copies_a_cache_with_a_directory_it_cannot_write(tmp_path, 
     assert child.os.environ["TRITON_CACHE_DIR"] == str(scratch / "triton")
     assert (scratch / "triton" / "NEWKEY" / "k.cubin").read_bytes() == b"x"
     assert child.os.environ["TORCHINDUCTOR_CACHE_DIR"] == str(root / "inductor")  # all writable: kept
+
+
+def test_sandbox_directories_of_ended_processes_are_swept_and_no_others(tmp_path):
+    """A worker killed at the end of a run took its warm children with it, and their sandbox
+    directories stayed in /tmp (hundreds after a day of runs).  Each directory names its owner;
+    the next worker (and the end of a run) removes those whose owner has ended."""
+    from kernelopt.runner import sandbox
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+
+    def box(name: str, owner: int | None) -> Path:
+        d = tmp_path / f"{sandbox.SANDBOX_PREFIX}{name}"
+        (d / "scratch").mkdir(parents=True)
+        (d / "child.log").write_text("a warm child's log\n")
+        if owner is not None:
+            (d / sandbox.OWNER_FILE).write_text(str(owner))
+        return d
+
+    dead, live, unknown = box("dead", ended.pid), box("live", os.getpid()), box("unknown", None)
+    other = tmp_path / "kernelopt-relower-x"
+    other.mkdir()
+    (other / sandbox.OWNER_FILE).write_text(str(ended.pid))
+    assert sandbox.sweep_stale(tmp_path) == 1
+    assert not dead.exists() and live.exists() and unknown.exists() and other.exists()
+    # a box this process opens says so, and goes when closed
+    b = sandbox.Box("cpu", 10.0)
+    try:
+        assert (b.tmp / sandbox.OWNER_FILE).read_text() == str(os.getpid())
+    finally:
+        b.close()
+    assert not b.tmp.exists()

@@ -25,6 +25,7 @@ the child's claim: verdicts rest on the slots' bytes and on what the judge obser
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -323,7 +324,10 @@ class Box:
         self.cache = Path(cache).resolve() if cache else None
         self.hidden = [Path(h).resolve() for h in (hidden or [])]
         self.limits = limits or {}
-        self.tmp = Path(tempfile.mkdtemp(prefix="kernelopt-sandbox-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX))
+        # who owns the directory: a process that ends without closing its boxes (a worker
+        # killed with its warm children) leaves them to ``sweep_stale``
+        (self.tmp / OWNER_FILE).write_text(str(os.getpid()))
         self.scratch = self.tmp / "scratch"
         self.scratch.mkdir()
         self.run_dir = self.tmp / "run"
@@ -551,6 +555,34 @@ def _file_data(files: dict[str, Path]) -> dict[str, bytes]:
     return out
 
 
+SANDBOX_PREFIX = "kernelopt-sandbox-"
+OWNER_FILE = "owner.pid"
+
+
+def sweep_stale(tmp: str | Path | None = None) -> int:
+    """Remove the sandbox directories of this user whose owning process has ended (a worker
+    that was killed left its warm children's); a directory without an owner file, or whose
+    owner lives, is left alone.  Returns how many went."""
+    removed = 0
+    for d in Path(tmp or tempfile.gettempdir()).glob(SANDBOX_PREFIX + "*"):
+        try:
+            if d.stat().st_uid != os.geteuid():
+                continue
+            pid = int((d / OWNER_FILE).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        try:
+            os.kill(pid, 0)
+            continue  # its owner still runs (or a process of another user has the pid now)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        removed += not d.exists()
+    return removed
+
+
 # --------------------------------------------------------------------------- warm children
 class _Pool:
     """Children started ahead, by device, cache and hidden paths (what a child's jail depends
@@ -567,6 +599,15 @@ class _Pool:
         self.lock = threading.Lock()
         self.todo: queue.Queue[tuple[tuple[Any, ...], str, Path | None, list[Path] | None]] = queue.Queue()
         threading.Thread(target=self._spawner, name="kernelopt-warm-children", daemon=True).start()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the children still waiting and remove their directories (at the process's exit)."""
+        with self.lock:
+            boxes = [b for bs in self.ready.values() for b in bs]
+            self.ready.clear()
+        for b in boxes:
+            b.close()
 
     @staticmethod
     def key(device: str, cache: Path | None, hidden: list[Path] | None) -> tuple[Any, ...]:
@@ -621,6 +662,7 @@ def keep_warm(size: int) -> None:
     """Keep ``size`` children started ahead for every (device, cache) this process runs jobs
     for (a warm worker); 0 starts every child cold, as a job of its own does."""
     global _POOL
+    sweep_stale()
     _POOL = _Pool(size) if size > 0 else None
 
 

@@ -585,6 +585,10 @@ def stop_all(run_dir: str | Path, wait_s: float = 30.0) -> int:
     for pid in left + silent:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # started in a session of its own (``ensure``)
+    # a killed worker's warm children leave their sandbox directories behind
+    from . import sandbox
+
+    sandbox.sweep_stale()
     return len(told)
 
 
