@@ -1,6 +1,7 @@
 """Collect a run of problems/large (bench/large_gpu.sh): per problem its jobs, GPU memory (peak
 used, largest declared), disk, wall seconds of its GPU jobs, category; per job the memory it
-declared and used; failures and out-of-memory errors in every log (failed attempts included).
+declared and used; per capture its memory record (the peak after each phase included);
+failures and out-of-memory errors in every log (failed attempts included).
 
     python bench/collect_large.py WORKDIR SNAKEMAKE_LOG OUT.json [OUT_jobs.csv [GPU_UTIL.csv]]
 
@@ -20,6 +21,19 @@ from pathlib import Path
 # a CUDA allocation that failed (not Triton's "OutOfMemoryError: out of resource" for shared memory,
 # which max-autotune meets and skips)
 OOM = re.compile(r"CUDA out of memory|CUDA_ERROR_OUT_OF_MEMORY")
+
+
+def capture_memory(wd: Path) -> dict[str, dict]:
+    """What each capture used: the ``memory`` record of every ``capture.json`` (inputs,
+    parameters, outputs, the job's peak and the peak after each phase), with the peak as a
+    multiple of the problem's own tensors (bench/README.md, "The capture's footprint")."""
+    rows = {}
+    for f in sorted(wd.glob("*/capture/capture.json")):
+        mem = (json.loads(f.read_text()) or {}).get("memory") or {}
+        own = sum(float(mem.get(k) or 0) for k in ("inputs_mb", "params_mb", "outputs_mb"))
+        peak = mem.get("job_peak_mb")
+        rows[f.parent.parent.name] = {**mem, "peak_per_problem_mb": round(peak / own, 2) if peak and own else None}
+    return rows
 
 
 def main() -> None:
@@ -108,6 +122,7 @@ def main() -> None:
         "timing": timing,
         "gpu_busy": gpu_busy(util_csv) if util_csv and util_csv.exists() else None,
         "phases_by_rule": phases_by_rule(jobs),
+        "captures": capture_memory(wd),
     }
     out.write_text(json.dumps(summary, indent=1) + "\n")
     if jobs_csv:
@@ -115,7 +130,7 @@ def main() -> None:
             w = csv.DictWriter(f, fieldnames=list(jobs[0]) if jobs else ["rule"])
             w.writeheader()
             w.writerows(jobs)
-    print(json.dumps({k: v for k, v in summary.items() if k != "problems"}, indent=1))
+    print(json.dumps({k: v for k, v in summary.items() if k not in ("problems", "captures")}, indent=1))
     for p, v in problems.items():
         print(
             f"{p:40s} {str(v['category']):28s} jobs {v['jobs']!s:>4} peak {v['gpu_peak_mb']!s:>9} MiB "
