@@ -241,3 +241,17 @@ def test_gate3_fails_a_broadcastable_wrong_output_on_its_shape(structured_run, m
     assert "out['mean'] has shape [8, 32]" in v.reason
     row = v.numbers["per_seed"][0]
     assert row["direct_pass"] is False and row["pass"] is False
+
+
+def test_inductors_runs_beside_a_candidate_copy_only_what_they_write():
+    """Gates 1-2's child runs Inductor's own kernel before each call (and once for its launcher's
+    ops) on copies, so that it never writes the candidate's buffers; the arguments the unit only
+    reads (its contract) are passed as they are: a 6 GiB input is not copied for it."""
+    import torch
+
+    from kernelopt.runner.child import _clone
+
+    x, out, n = torch.randn(8), torch.empty(8), 8
+    got = _clone([x, out, n], frozenset({0}))
+    assert got[0] is x and got[1] is not out and got[1].shape == out.shape and got[2] == 8
+    assert all(a is not b for a, b in zip(_clone([x, out]), [x, out]))  # no contract: every one copied

@@ -158,11 +158,13 @@ class UnitCheck:
         self.sets.append({"seed": seed, "distribution": distribution, "usable": usable, "profiles": profiles})
         self._cached = (len(self.sets) - 1, drawn)
 
-    def call_args(self, k: int, slots: sandbox.Slots | None = None) -> list[Any]:
+    def call_args(self, k: int, slots: sandbox.Slots | None = None, copies: bool = True) -> list[Any]:
         """The arguments of call ``k``, write-only outputs poisoned: for the child, in the slots
         it shares with this process (the same memory for every call); without ``slots``
         (judging), fresh copies of the written arguments poisoned the same way, the read-only
-        ones the input set's own tensors (one unit's worth less memory)."""
+        ones the input set's own tensors (one unit's worth less memory).  ``copies=False``
+        (judging a call under the NaN poison, which no comparison reads back): no copies, the
+        written arguments None."""
         import torch
 
         specs = self.h.contract["args"]
@@ -170,6 +172,8 @@ class UnitCheck:
         read_only = [i < len(specs) and specs[i].get("access") == "read" for i in range(len(before))]
         if slots is not None:
             args = [slots.put(("arg", i), a) if isinstance(a, torch.Tensor) else a for i, a in enumerate(before)]
+        elif not copies:
+            return [None if isinstance(a, torch.Tensor) and not ro else a for a, ro in zip(before, read_only)]
         else:
             args = [a.clone() if isinstance(a, torch.Tensor) and not ro else a for a, ro in zip(before, read_only)]
         for i, (spec, a) in enumerate(zip(specs, args)):
@@ -186,6 +190,9 @@ class UnitCheck:
             "candidate": Scratch.CANDIDATE,
             "inductor": Scratch.INDUCTOR,
             "point": "gate12",
+            # the arguments Inductor's kernel only reads: its runs beside the candidate's use them
+            # as they are, not copies (``runner/child.py: _clone``)
+            "read_only": [i for i, a in enumerate(self.h.contract["args"]) if a.get("access") == "read"],
         }
         return job, {Scratch.CANDIDATE: Path(candidate), Scratch.INDUCTOR: self.h.paths.inductor_kernel(self.h.unit)}
 
@@ -234,7 +241,9 @@ def _judge_call(plan: UnitCheck, k: int, args: list[Any], tol: dict[str, Any]) -
     h = plan.h
     st = plan.tensors(plan.calls[k])
     profiles = plan.sets[plan.calls[k]].get("profiles", {})
-    poisoned = plan.call_args(k)
+    # the poisoned copies of the written arguments are compared with only under the random
+    # pattern (``_unwritten``); under NaN they would be a unit's worth of memory for nothing
+    poisoned = plan.call_args(k, copies=plan.poison[k] != "nan")
     wrote = [
         spec["name"]
         for spec, was, now in zip(h.contract["args"], poisoned, args)
@@ -538,7 +547,8 @@ def _unwritten(
         return 0
     was = poisoned_args[[s["name"] for s in h.contract["args"]].index(name)]
     r = ref.reshape(out.shape) if ref.numel() == out.numel() else None
-    o_all, w_all = out.reshape(-1), was.to(out.device).reshape(-1)
+    o_all = out.reshape(-1)
+    w_all = was.reshape(-1) if pattern != "nan" else None  # the NaN poison is told by isnan alone
     r_all = r.reshape(-1) if r is not None else None
     n = 0
     for i in range(0, o_all.numel(), CHUNK):
@@ -551,7 +561,7 @@ def _unwritten(
             if rc is not None:
                 left &= ~rc.isnan()
         else:
-            left = o == w_all[i : i + CHUNK]
+            left = o == w_all[i : i + CHUNK].to(o.device)
             if rc is not None:
                 if o.is_floating_point():
                     left &= ~torch.isclose(o, rc.to(o.dtype), rtol=tol["rtol"], atol=tol["atol"], equal_nan=True)

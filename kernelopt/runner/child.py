@@ -48,10 +48,13 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _clone(args: list[Any]) -> list[Any]:
+def _clone(args: list[Any], read_only: set[int] | frozenset[int] = frozenset()) -> list[Any]:
+    """Copies of ``args`` for a trusted kernel's run beside the candidate's; the arguments the
+    unit only reads (``read_only``: by its contract, recorded at capture) are passed as they are
+    (Inductor's kernel never writes them, and a GiB-sized input is not copied for it)."""
     import torch
 
-    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    return [a.clone() if isinstance(a, torch.Tensor) and i not in read_only else a for i, a in enumerate(args)]
 
 
 class Conn:
@@ -159,6 +162,7 @@ def run_unit(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
         ready["import_error"] = _error(e)
     conn.send(ready)
     launcher_ops: list[str] = []
+    read_only = frozenset(int(i) for i in job.get("read_only", []))
     calls = 0
     while True:
         msg = conn.next()
@@ -171,13 +175,13 @@ def run_unit(job: dict[str, Any], conn: Conn) -> dict[str, Any]:
             if k == 0 and inductor is not None:
                 # what launching Inductor's own kernel dispatches is the launcher's, not the unit's work
                 with AtenWatch() as w:
-                    inductor.launch(*_clone(args))
+                    inductor.launch(*_clone(args, read_only))
                     _sync(device)
                 launcher_ops = sorted(w.seen)
             print(f"[kernelopt-call {k}]", flush=True)  # where a hang or a crash happened, for the log
             if inductor is not None and call.get("interleave"):
                 with timed("Inductor's kernel before a call"):
-                    inductor.launch(*_clone(args))
+                    inductor.launch(*_clone(args, read_only))
                     _sync(device)
             try:
                 maybe_inject(job.get("point", ""))
