@@ -255,3 +255,45 @@ def test_inductors_runs_beside_a_candidate_copy_only_what_they_write():
     got = _clone([x, out, n], frozenset({0}))
     assert got[0] is x and got[1] is not out and got[1].shape == out.shape and got[2] == 8
     assert all(a is not b for a, b in zip(_clone([x, out]), [x, out]))  # no contract: every one copied
+
+
+def test_the_random_poison_is_made_a_chunk_at_a_time_with_the_same_values(monkeypatch):
+    """The pattern is drawn once over the whole output and mapped to magnitudes in [1e3, 2e3) a
+    chunk at a time (no output-sized temporaries in the judge): the values are those of the
+    whole-tensor formula, which the judge draws again to tell unwritten elements."""
+    import torch
+
+    from kernelopt.core import outputs
+    from kernelopt.runner.harness import poison
+
+    monkeypatch.setattr(outputs, "CHUNK", 1000)
+    got = torch.empty(10_007)
+    poison(got, "random", seed=5)
+    want = torch.empty(10_007).uniform_(-1.0, 1.0, generator=torch.Generator().manual_seed(5))
+    want = torch.where(want < 0, want - 1.0, want + 1.0).mul_(1e3)
+    assert torch.equal(got, want) and 1e3 <= float(got.abs().min()) and float(got.abs().max()) < 2e3
+    strided = torch.empty(30, 40).t()  # not contiguous: mapped whole, the same way
+    poison(strided, "random", seed=1)
+    assert float(strided.abs().min()) >= 1e3
+
+
+def test_an_input_set_keeps_only_the_layout_of_a_write_only_output():
+    """What a write-only output's buffer held before Inductor's kernel ran is nothing any call
+    uses (every call poisons it first): an input set keeps its layout on ``meta``, not a copy of
+    its bytes (a unit's output's worth of GPU memory per set)."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from kernelopt.gates.isolated import UnitCheck
+
+    contract = {"args": [{"access": "read"}, {"access": "write"}, {"access": "readwrite"}, {}]}
+    x, out, acc = torch.randn(4, 6), torch.empty(40)[2:26].view(6, 4).t(), torch.zeros(3)
+    got = UnitCheck._layouts_of_outputs(SimpleNamespace(h=SimpleNamespace(contract=contract)), [x, out, acc, 7])
+    assert got[0] is x and got[2] is acc and got[3] == 7
+    assert got[1].is_meta and (got[1].shape, got[1].stride(), got[1].storage_offset()) == (
+        out.shape,
+        out.stride(),
+        out.storage_offset(),
+    )
+    assert torch.empty_like(got[1], device="cpu").stride() == out.clone().stride()

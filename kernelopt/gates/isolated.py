@@ -128,7 +128,21 @@ class UnitCheck:
             before, after = self.h.inputs(seed, distribution)
         with timed("the eager reference of an input set", quiet=True):
             expected = self.h.expected(before, seed, distribution)
-        return {"before": before, "after": after, "expected": expected}
+        return {"before": self._layouts_of_outputs(before), "after": after, "expected": expected}
+
+    def _layouts_of_outputs(self, before: list[Any]) -> list[Any]:
+        """``before`` with each write-only output's tensor (what its buffer held before Inductor's
+        kernel ran: nothing a call uses, every call poisons it) replaced by its layout alone, a
+        tensor on the ``meta`` device: an input set then holds no copy of its outputs' old bytes."""
+        import torch
+
+        specs = self.h.contract["args"]
+        out = list(before)
+        for i, a in enumerate(before):
+            if isinstance(a, torch.Tensor) and i < len(specs) and specs[i].get("access") == "write":
+                storage = torch.empty(a.untyped_storage().nbytes() // a.element_size(), dtype=a.dtype, device="meta")
+                out[i] = storage.as_strided(a.shape, a.stride(), a.storage_offset())
+        return out
 
     def tensors(self, i: int) -> dict[str, Any]:
         """Set ``i``'s tensors: the unit's arguments before and after Inductor's kernel ran, and
@@ -171,11 +185,23 @@ class UnitCheck:
         before = self.tensors(self.calls[k])["before"]
         read_only = [i < len(specs) and specs[i].get("access") == "read" for i in range(len(before))]
         if slots is not None:
-            args = [slots.put(("arg", i), a) if isinstance(a, torch.Tensor) else a for i, a in enumerate(before)]
+            # a write-only output (a layout on ``meta``) gets its slot as it is: poisoned below
+            args = [
+                (slots.empty_like(("arg", i), a) if a.is_meta else slots.put(("arg", i), a))
+                if isinstance(a, torch.Tensor)
+                else a
+                for i, a in enumerate(before)
+            ]
         elif not copies:
             return [None if isinstance(a, torch.Tensor) and not ro else a for a, ro in zip(before, read_only)]
         else:
-            args = [a.clone() if isinstance(a, torch.Tensor) and not ro else a for a, ro in zip(before, read_only)]
+            device = self.h.rt.device
+            args = [
+                (torch.empty_like(a, device=device) if a.is_meta else a.clone())
+                if isinstance(a, torch.Tensor) and not ro
+                else a
+                for a, ro in zip(before, read_only)
+            ]
         for i, (spec, a) in enumerate(zip(specs, args)):
             if spec.get("access") == "write" and isinstance(a, torch.Tensor):
                 poison(a, self.poison[k], seed=self.seeds[0] + 7919 * k + i)

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..core import outputcode, problems
+from ..core import outputcode, outputs, problems
 from ..core.callargs import build_call_args
 from ..core.instrument import IOCapture, Observer, instrumented
 from ..core.outputs import Comparison, compare
@@ -275,7 +275,10 @@ def poison(t: Any, pattern: str = "nan", seed: int = 0) -> None:
         g = torch.Generator(device=t.device).manual_seed(seed)
         if t.is_floating_point():
             t.uniform_(-1.0, 1.0, generator=g)
-            t.copy_(torch.where(t < 0, t - 1.0, t + 1.0).mul_(1e3))
+            # x -> (x -/+ 1) * 1e3, a chunk at a time where the layout allows: elementwise, the
+            # same values, without three temporaries the size of a GiB-sized output
+            for c in t.view(-1).split(outputs.CHUNK) if t.is_contiguous() else [t]:
+                c.copy_(torch.where(c < 0, c - 1.0, c + 1.0).mul_(1e3))
         elif t.dtype == torch.bool:
             t.copy_(torch.randint(0, 2, t.shape, generator=g, device=t.device, dtype=torch.uint8).bool())
         else:
