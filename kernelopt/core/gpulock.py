@@ -133,7 +133,6 @@ class CompileLease:
         self._paused = 0
         self._since = 0.0
         self._undo: list[Any] = []
-        self.waited = 0.0
 
     def __enter__(self) -> CompileLease:
         if self.active:
@@ -160,7 +159,7 @@ class CompileLease:
             before = self._holders
             self._holders += delta
             if before == 0 and self._holders == 1:
-                self.waited += _take(self._f, self._turn, fcntl.LOCK_SH, self.what)
+                _take(self._f, self._turn, fcntl.LOCK_SH, self.what)
                 self._since = time.perf_counter()
             elif before == 1 and self._holders == 0:
                 fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
@@ -197,8 +196,6 @@ class CompileLease:
         from torch._inductor.graph import GraphLowering
         from torch._inductor.runtime import benchmarking
 
-        lease = self
-
         def wrap(owner: Any, name: str, ctx: Any) -> None:
             orig = owner.__dict__[name]
 
@@ -210,8 +207,8 @@ class CompileLease:
             self._undo.append(lambda: setattr(owner, name, orig))
 
         for name in ("run", "compile_to_module"):
-            wrap(GraphLowering, name, lease.paused)
+            wrap(GraphLowering, name, self.paused)
         for cls in type(benchmarking.benchmarker).__mro__:
             for name, fn in list(vars(cls).items()):
                 if name.startswith("benchmark") and inspect.isfunction(fn):  # methods, not properties
-                    wrap(cls, name, lease.benchmarking)
+                    wrap(cls, name, self.benchmarking)

@@ -267,6 +267,7 @@ class _Produced:
     the outputs included: an upper bound of the intermediates a compiled forward holds."""
 
     def __enter__(self) -> _Produced:
+        import torch
         from torch.utils._python_dispatch import TorchDispatchMode
 
         counter = self
@@ -274,8 +275,6 @@ class _Produced:
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
                 out = func(*args, **(kwargs or {}))
-                import torch
-
                 leaves = out if isinstance(out, (list, tuple)) else [out]
                 # views and in-place results share their input's memory: nothing new
                 if not (func._schema.is_mutable or getattr(func, "is_view", False)):
@@ -549,16 +548,11 @@ def mark(phase: str) -> None:
     the phase that raised it is the one whose ``peak_mb`` is larger than the one before."""
     import sys
 
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+    peak = peak_mb()
+    if peak is None:
         return
-    MARKS.append(
-        {
-            "phase": phase,
-            "peak_mb": round(torch.cuda.max_memory_reserved() / 2**20, 1),
-            "held_mb": round(torch.cuda.memory_allocated() / 2**20, 1),
-        }
-    )
+    held = sys.modules["torch"].cuda.memory_allocated() / 2**20
+    MARKS.append({"phase": phase, "peak_mb": round(peak, 1), "held_mb": round(held, 1)})
 
 
 def retry_alone_ahead() -> bool:

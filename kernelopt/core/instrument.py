@@ -48,11 +48,6 @@ def snapshot(t: Any) -> Any:
     return t.clone()
 
 
-def on_device_of(b: Any, like: Any) -> Any:
-    """A fresh copy of the snapshot ``b`` on ``like``'s device (a launch's argument)."""
-    return b.clone() if b.device == like.device else b.to(like.device, copy=True)
-
-
 @dataclass
 class Launch:
     seq: int
@@ -258,7 +253,8 @@ def probe_writes(inner: Any, args: tuple, kwargs: dict, before: dict[int, Any], 
 
     probe = list(args)
     for i, b in before.items():
-        probe[i] = _pattern(args[i], 1000 + i) if i in unchanged else on_device_of(b, args[i])
+        # a fresh copy of the snapshot on the argument's device (the snapshot may be on the host)
+        probe[i] = _pattern(args[i], 1000 + i) if i in unchanged else b.to(args[i].device, copy=True)
     inner.run(*probe, **kwargs)
     # the pattern drawn again, one argument at a time (not every copy held at once)
     return [i for i in unchanged if not same_values(probe[i], _pattern(args[i], 1000 + i))]
