@@ -397,19 +397,22 @@ def test_sandbox_directories_of_ended_processes_are_swept_and_no_others(tmp_path
         (d / "scratch").mkdir(parents=True)
         (d / "child.log").write_text("a warm child's log\n")
         if owner is not None:
-            (d / sandbox.OWNER_FILE).write_text(str(owner))
+            (d / sandbox.OWNER_FILE).write_text(f"{owner} {ns}")
         return d
 
+    ns = os.readlink("/proc/self/ns/pid")
     dead, live, unknown = box("dead", ended.pid), box("live", os.getpid()), box("unknown", None)
+    ns = "pid:[1]"  # the same pid, meant in another container's namespace: not ours to judge
+    elsewhere = box("elsewhere", ended.pid)
     other = tmp_path / "kernelopt-relower-x"
     other.mkdir()
     (other / sandbox.OWNER_FILE).write_text(str(ended.pid))
     assert sandbox.sweep_stale(tmp_path) == 1
-    assert not dead.exists() and live.exists() and unknown.exists() and other.exists()
+    assert not dead.exists() and live.exists() and unknown.exists() and elsewhere.exists() and other.exists()
     # a box this process opens says so, and goes when closed
     b = sandbox.Box("cpu", 10.0)
     try:
-        assert (b.tmp / sandbox.OWNER_FILE).read_text() == str(os.getpid())
+        assert (b.tmp / sandbox.OWNER_FILE).read_text() == f"{os.getpid()} {os.readlink('/proc/self/ns/pid')}"
     finally:
         b.close()
     assert not b.tmp.exists()

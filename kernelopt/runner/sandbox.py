@@ -327,7 +327,7 @@ class Box:
         self.tmp = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX))
         # who owns the directory: a process that ends without closing its boxes (a worker
         # killed with its warm children) leaves them to ``sweep_stale``
-        (self.tmp / OWNER_FILE).write_text(str(os.getpid()))
+        (self.tmp / OWNER_FILE).write_text(_owner())
         self.scratch = self.tmp / "scratch"
         self.scratch.mkdir()
         self.run_dir = self.tmp / "run"
@@ -559,17 +559,35 @@ SANDBOX_PREFIX = "kernelopt-sandbox-"
 OWNER_FILE = "owner.pid"
 
 
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "?"
+
+
+def _owner() -> str:
+    """What a sandbox directory's owner file says: this process's pid and the pid namespace
+    that pid means something in (a /tmp shared by containers is not one namespace)."""
+    return f"{os.getpid()} {_pid_namespace()}"
+
+
 def sweep_stale(tmp: str | Path | None = None) -> int:
     """Remove the sandbox directories of this user whose owning process has ended (a worker
-    that was killed left its warm children's); a directory without an owner file, or whose
-    owner lives, is left alone.  Returns how many went."""
+    that was killed left its warm children's); a directory without an owner file, whose owner
+    lives, or whose owner's pid belongs to another pid namespace is left alone.  Returns how
+    many went."""
     removed = 0
+    here = _pid_namespace()
     for d in Path(tmp or tempfile.gettempdir()).glob(SANDBOX_PREFIX + "*"):
         try:
             if d.stat().st_uid != os.geteuid():
                 continue
-            pid = int((d / OWNER_FILE).read_text().strip())
+            pid_text, _, ns = (d / OWNER_FILE).read_text().strip().partition(" ")
+            pid = int(pid_text)
         except (OSError, ValueError):
+            continue
+        if ns != here:
             continue
         try:
             os.kill(pid, 0)
