@@ -151,11 +151,12 @@ def test_needs_come_from_the_capture_record_and_the_units_tensors():
     region = {**contract, "region": {"member_contracts": [member, member]}}
     assert gpumem.unit_mb(region) == 8.0 + 2 * (4.0 + 64 / 2**20)
     # ... plus a share of the problem's (the judging process rebuilds the problem)
-    f = gpumem.UNIT_FACTORS["gate12"]
-    assert gpumem.need_mb("gate12", mem, None, unit_mb=8.0) == int(8 * f + 1500) + 2 * gpumem.CONTEXT_MB
+    f, judge = gpumem.UNIT_FACTORS["gate12"], int(10000 * gpumem.UNIT_PROBLEM_SHARES["gate12"])
+    assert gpumem.need_mb("gate12", mem, None, unit_mb=8.0) == int(8 * f + judge) + 2 * gpumem.CONTEXT_MB
     assert (
-        gpumem.need_mb("gate12", mem, None, factor=2.0, unit_mb=8.0) == int((8 * f + 1500) * 2) + 2 * gpumem.CONTEXT_MB
+        gpumem.need_mb("gate12", mem, None, factor=2.0, unit_mb=8.0) == int((8 * f + judge) * 2) + 2 * gpumem.CONTEXT_MB
     )
+    assert gpumem.need_mb("profile", mem, None, unit_mb=8.0) == int(8 * 3.0 + 1500) + 2 * gpumem.CONTEXT_MB
     assert gpumem.need_mb("gate12", None, None, unit_mb=8.0) == int(8 * f) + 2 * gpumem.CONTEXT_MB
     g4 = int(10000 * gpumem.FACTORS["gate4"])
     assert gpumem.need_mb("gate4", mem, None, unit_mb=8.0) == g4 + 2 * gpumem.CONTEXT_MB  # not a unit rule
@@ -175,8 +176,12 @@ def test_needs_come_from_the_capture_record_and_the_units_tensors():
     # a unit's gates 1-2: the problem's tensors are rebuilt beside the unit's
     assert (
         gpumem.need_mb("gate12", big, None, unit_mb=12288.0)
-        == int(math.ceil(12288 * f + 12288 * gpumem.UNIT_PROBLEM_FACTOR)) + 2 * gpumem.CONTEXT_MB
+        == int(math.ceil(12288 * f + 24000 * gpumem.UNIT_PROBLEM_SHARES["gate12"])) + 2 * gpumem.CONTEXT_MB
     )
+    # the measured 6 GiB ReLU (a 12 GiB unit, capture's peak 33.2 GB): its gates 1-2 job used
+    # 54.2 GB (judge 35.8, child 18.4); the need covers it with a margin, not the 90.5 GB of before
+    relu = {"job_peak_mb": 33150.0, "inputs_mb": 6144.0, "params_mb": 0.0, "outputs_mb": 6144.0}
+    assert 54212 * 1.1 < gpumem.need_mb("gate12", relu, None, unit_mb=12288.0) < 54212 * 1.3
     # before capture: the shape estimate; with neither: unknown (the caller's default)
     assert gpumem.need_mb("capture", None, 5000.0) == 5000 + gpumem.CONTEXT_MB
     assert gpumem.need_mb("capture", None, None) == 0
@@ -260,8 +265,8 @@ def test_a_problem_that_cannot_run_on_meta_gets_the_default(tmp_path):
     assert gpumem.rule_need_mb("gate4", rec, p, cfg) == g4 + 2 * gpumem.CONTEXT_MB
     unit = tmp_path / "contract.json"
     unit.write_text(json.dumps({"args": [{"kind": "tensor", "shape": [256, 1024], "dtype": "float32"}]}))
-    g12 = int(1 * gpumem.UNIT_FACTORS["gate12"])  # a 1 MiB unit
-    assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == g12 + 150 + 2 * gpumem.CONTEXT_MB
+    g12 = 1 * gpumem.UNIT_FACTORS["gate12"] + 1000 * gpumem.UNIT_PROBLEM_SHARES["gate12"]  # a 1 MiB unit
+    assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == int(math.ceil(g12)) + 2 * gpumem.CONTEXT_MB
 
 
 def test_run_stage_claims_the_jobs_need_and_records_what_it_used(tmp_path, fake_gpus, monkeypatch):
