@@ -188,7 +188,7 @@ class Reference(torch.nn.Module):
         (3, "[3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, 5", {"divisor_override": 5}),
     ],
 )
-@pytest.mark.parametrize("attempt", [0, 1])  # flat blocks, 2-D output tiles
+@pytest.mark.parametrize("attempt", [0, 1])  # flat blocks or rolling strips, 2-D output tiles or flat
 def test_average_pools_divide_as_pytorch_does(k, params, extra, attempt):
     shape = [2, 3, 9, 8] if k == 2 else [2, 2, 5, 6, 7]
     x = torch.randn(*shape)
@@ -211,7 +211,9 @@ class Reference(torch.nn.Module):
 """
     contract = {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write")]}
     src = generate.generate(contract, ref, attempt)
-    assert f"a {k}-d avg pool" in src and (("BH" in src) == (attempt == 1))
+    rolling = not extra  # stride 1 along the second-to-last pooled dim
+    assert f"a {k}-d avg pool" in src and (("BH" in src) == (attempt == 1 and not rolling))
+    assert ("RH" in src) == (attempt == 0 and rolling)
     mod = load_candidate(src, f"avg_pool_{k}_{len(extra)}_{attempt}")
     out = torch.full(want.shape, float("nan"))
     mod.launch(x, out)
@@ -244,3 +246,82 @@ class Reference(torch.nn.Module):
     mod.launch(x, out)
     want = torch.nn.functional.max_pool1d(x, 4, stride=2, padding=2, dilation=3)
     torch.testing.assert_close(out, want.unsqueeze(-2))
+
+
+ROLLING = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['out_ptr0']
+SHAPES = {SHAPES}
+OUT_SHAPES = {{'out_ptr0': {OUT}}}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        mul = torch.ops.aten.mul.Tensor(x0, x1);  x0 = x1 = None
+        pool = torch.ops.aten.{OP}(mul, {PARAMS});  mul = None
+        {GET}
+        add = torch.ops.aten.add.Tensor(getitem, x2);  getitem = x2 = None
+        return (add,)
+"""
+
+
+@pytest.mark.parametrize(
+    "op,params,kw",
+    [
+        # the headroom problem's dilated pool: 3x3, stride 1, padding 1, dilation 2
+        ("max_pool2d_with_indices.default", "[3, 3], [1, 1], [1, 1], [2, 2], False", {}),
+        # a 3-D pool rolled along H (stride 1 there), strided in D and W, ceil mode
+        ("max_pool3d_with_indices.default", "[2, 3, 2], [2, 1, 3], [1, 1, 0], [1, 1, 2], True", {}),
+        ("avg_pool2d.default", "[4, 3], [1, 2], [2, 1], False, False", {}),
+        ("avg_pool3d.default", "[3, 3, 3], [1, 1, 1], [1, 1, 1]", {}),
+    ],
+)
+@pytest.mark.parametrize("attempt", [0, 2])  # two strip shapes
+def test_rolling_pools_keep_window_rows_in_registers_and_match_pytorch(op, params, kw, attempt):
+    """Stride 1 along the second-to-last pooled dim: the rolling kernel (a strip of output rows,
+    each input row read once, the rows of a window combined from registers), with a per-channel
+    scale before the pool, an input added after it, NaNs and infinities in the input, and a
+    strip that ends past the last output row."""
+    k = 3 if "3d" in op else 2
+    shape = [2, 3, 13, 11] if k == 2 else [2, 2, 5, 12, 9]
+    torch.manual_seed(attempt)
+    x = torch.randn(*shape)
+    x.view(-1)[::37] = float("nan")
+    x.view(-1)[5::41] = float("inf")
+    w = torch.randn(3 if k == 2 else 2, *([1] * k))
+    nums = [list(map(int, g.strip(", [").split(","))) for g in params.split("]")[:-1]]
+    if op.startswith("max"):
+        fn = torch.nn.functional.max_pool2d if k == 2 else torch.nn.functional.max_pool3d
+        ceil = params.endswith("True")
+        pooled = fn(x * w, nums[0], nums[1], nums[2], nums[3], ceil_mode=ceil)
+        get = "getitem = pool[0];  pool = None"
+    else:
+        fn = torch.nn.functional.avg_pool2d if k == 2 else torch.nn.functional.avg_pool3d
+        extra = params.split("]")[-1].strip(", ").split(", ") if params.split("]")[-1].strip(", ") else []
+        flags = {"ceil_mode": extra[0] == "True", "count_include_pad": extra[1] == "True"} if extra else {}
+        pooled = fn(x * w, nums[0], nums[1], nums[2], **flags)
+        get = "getitem = torch.ops.aten.mul.Tensor(pool, 1.0);  pool = None"
+    y = torch.randn(*pooled.shape)
+    want = pooled + y
+    ref = ROLLING.format(
+        SHAPES={"in_ptr0": shape, "in_ptr1": list(w.shape), "in_ptr2": list(y.shape)},
+        OUT=list(want.shape),
+        OP=op,
+        PARAMS=params,
+        GET=get,
+    )
+    contract = {
+        "args": [
+            _arg("in_ptr0", shape, "read"),
+            _arg("in_ptr1", list(w.shape), "read"),
+            _arg("in_ptr2", list(y.shape), "read"),
+            _arg("out_ptr0", list(want.shape), "write"),
+        ]
+    }
+    src = generate.generate(contract, ref, attempt)
+    assert "for t in range(RH + " in src
+    mod = load_candidate(src, f"rolling_{op.split('.')[0]}_{attempt}")
+    out = torch.full(want.shape, float("nan"))
+    mod.launch(x, w, y, out)
+    torch.testing.assert_close(out, want, equal_nan=True)

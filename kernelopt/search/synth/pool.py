@@ -13,6 +13,12 @@ the padding or past the edge (``ceil_mode``) count as -inf, a NaN wins (as in Py
 reduction after the pool, each output loops over the pooled positions at run time.  Values are
 computed in float32 and cast on store.
 
+A pool of 2+ dims with stride 1 along its second-to-last pooled dim (H) and nothing reduced after
+it has a *rolling* kernel: a program walks a strip of ``RH`` output rows of ``BW`` outputs along
+the last dim, reads each input row of the strip once (its window along the other pooled dims,
+the loads along W hitting the cache), and keeps the last ``(K_H - 1) * d_H`` rows' window values
+in registers, so an output row combines ``K_H`` row values instead of reloading ``K_H`` rows.
+
 Refused, with the reason: the pool's offsets (indices) used, an output that is not the pool's
 size (PyTorch's rule, ``ceil_mode`` included) or its reduction, an input after the pool that
 would broadcast the pooled values larger, arguments seen through a view, reductions over other
@@ -47,6 +53,8 @@ ATTEMPTS = [(256, 4), (1024, 4), (128, 2), (512, 8)]  # (BLOCK, num_warps) per a
 # dims, no division per element, loads contiguous along the last dim) on odd attempts.  Flat
 # blocks first: the tiles measured slower than the flat kernel (bench/README.md)
 TILED = [(8, 64, 4), (16, 64, 8), (4, 128, 4), (32, 32, 8)]  # (BH, BW, num_warps)
+# a pool the rolling kernel fits: rolling strips on even attempts, flat blocks on odd ones
+ROLLING = [(128, 32, 4), (256, 64, 4), (64, 64, 2), (512, 16, 8)]  # (BW, RH, num_warps)
 
 
 def is_pool(reference_src: str) -> bool:
@@ -212,6 +220,38 @@ def _tiled_index(space: list[int]) -> tuple[list[str], str]:
     return body, f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['BH']) * triton.cdiv({OW}, CONFIG['BW'])"
 
 
+def _rolling_index(space: list[int]) -> tuple[list[str], str]:
+    """The rolling kernel's opening lines: a strip of ``RH`` output rows (``space``'s second-to-last
+    dim) of ``BW`` outputs along its last, the other dims one index per program; and the grid."""
+    OH, OW = space[-2], space[-1]
+    outer = space[:-2]
+    body = [
+        "    pid = tl.program_id(0).to(tl.int64)",
+        f"    ntw = tl.cdiv({OW}, BW)",
+        f"    nth = tl.cdiv({OH}, RH)",
+        "    tw = pid % ntw",
+        "    th = (pid // ntw) % nth",
+        "    po = pid // (ntw * nth)",
+    ]
+    for d in range(len(outer)):
+        inner = int(math.prod(outer[d + 1 :]))
+        body.append(f"    i{d} = (po // {inner}) % {outer[d]}" if inner > 1 else f"    i{d} = po % {outer[d]}")
+    body += [
+        f"    i{len(space) - 1} = tw * BW + tl.arange(0, BW)",
+        f"    wmask = i{len(space) - 1} < {OW}",
+        "    oh0 = th * RH",
+        "    zero = tl.zeros([BW], tl.int64)",  # every pointer a vector (a per-channel input is not)
+    ]
+    return body, f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['RH']) * triton.cdiv({OW}, CONFIG['BW'])"
+
+
+def rolls(pool: dict[str, Any], red: dict[str, Any] | None) -> bool:
+    """Whether the rolling kernel fits the pool: 2+ pooled dims, nothing reduced after it, stride 1
+    and a window of 2+ along the second-to-last pooled dim."""
+    k = len(pool["kernel"])
+    return red is None and k >= 2 and pool["stride"][k - 2] == 1 and pool["kernel"][k - 2] >= 2
+
+
 def _flat_index(space: list[int]) -> list[str]:
     """The kernel's opening lines for BLOCK outputs at a flat index over ``space``."""
     body = [
@@ -312,6 +352,7 @@ class _Emit:
     pre: Chain  # the chain before the pool (inputs ``v{i}``)
     pre_used: list[int]  # the inputs it reads
     tiled: bool  # 2-D output tiles (else flat blocks)
+    rolling: bool = False  # strips of output rows, window rows kept in registers
 
     @property
     def k(self) -> int:
@@ -323,22 +364,29 @@ class _Emit:
 
     @property
     def shape(self) -> str:
-        return "[BH, BW]" if self.tiled else "[BLOCK]"
+        return "[BH, BW]" if self.tiled else "[BW]" if self.rolling else "[BLOCK]"
 
     @property
     def z(self) -> str:
-        return " + zero" if self.tiled else ""
+        return " + zero" if self.tiled or self.rolling else ""
 
-    def window(self, ind: str, o: list[str]) -> list[str]:
-        """Lines computing ``acc`` (the window max, or average) for pooled indices ``o``."""
-        pool, avg = self.pool, self.pool["op"] == "avg"
+    def window(self, ind: str, o: list[str], fixed: dict[int, str] | None = None, divide: bool = True) -> list[str]:
+        """Lines computing ``acc`` (the window max, or average) for pooled indices ``o``; the
+        pooled dims in ``fixed`` are not walked: their input index is the expression given (the
+        rolling kernel's input row), and an average is left undivided without ``divide``."""
+        pool, avg, fixed = self.pool, self.pool["op"] == "avg", fixed or {}
         start = "0.0" if avg else "float('-inf')"
         lines = [f"{ind}acc = tl.full({self.shape}, {start}, tl.float32)"]
-        win = int(math.prod(pool["kernel"]))
+        walked = [j for j in range(self.k) if j not in fixed]
+        win = int(math.prod(pool["kernel"][j] for j in walked))
         lines.append(f"{ind}for w in tl.static_range({win}):")
         h = []
         for j in range(self.k):
-            inner = int(math.prod(pool["kernel"][j + 1 :]))
+            if j in fixed:
+                lines.append(f"{ind}    h{j} = {fixed[j]}")
+                h.append(f"h{j}")
+                continue
+            inner = int(math.prod(pool["kernel"][i] for i in walked if i > j))
             wj = f"((w // {inner}) % {pool['kernel'][j]})" if inner > 1 else f"(w % {pool['kernel'][j]})"
             s, p, d = pool["stride"][j], pool["padding"][j], pool["dilation"][j]
             lines.append(f"{ind}    h{j} = {o[j]} * {s} - {p} + {wj} * {d}")
@@ -354,11 +402,18 @@ class _Emit:
         lines += [f"{ind}    {ln}" for ln in pre_lines]
         if avg:
             lines.append(f"{ind}    acc = acc + tl.where(inb, {pre_res}, 0.0)")
-            lines.append(f"{ind}acc = acc / ({self.divisor(o)})")
+            if divide:
+                lines.append(f"{ind}acc = acc / ({self.divisor(o)})")
         else:
             lines.append(f"{ind}    val = tl.where(inb, {pre_res}, float('-inf'))")
-            lines.append(f"{ind}    acc = tl.where((val > acc) | (val != val), val, acc)")
+            lines.append(f"{ind}    acc = {self.combine('val', 'acc')}")
         return lines
+
+    def combine(self, new: str, acc: str) -> str:
+        """The pool's combine of a value into an accumulator (a NaN wins the max)."""
+        if self.pool["op"] == "avg":
+            return f"{acc} + {new}"
+        return f"tl.where(({new} > {acc}) | ({new} != {new}), {new}, {acc})"
 
     def divisor(self, o: list[str]) -> str:
         """An average pool's divisor at pooled indices ``o`` (PyTorch's rule: the window clipped
@@ -402,6 +457,37 @@ def _pooled_body(e: _Emit, mid: Chain, sp_out: list[int]) -> Body:
     lines += e.loads("p", "\n".join(mid_lines) + "\n" + mid_res, e.lead_idx + o, "    ", e.lead + sp_out)
     lines += [f"    {ln}" for ln in mid_lines]
     return lines, e.lead_idx + o, mid_res
+
+
+def _rolling_body(e: _Emit, mid: Chain, sp_out: list[int], out: str) -> list[str]:
+    """The rolling kernel's loop: input row ``h`` of the strip (its window along the other
+    pooled dims, ``row``), combined with the ``(K_H - 1) * d_H`` rows before it kept in registers
+    (``b1`` the row before), makes output row ``h + p_H - (K_H - 1) * d_H``: its divisor (an
+    average), the chain after the pool and the store, inside the loop."""
+    jh, dh = e.k - 2, len(e.lead) + e.k - 2  # the rolled pooled dim, and its index in the output
+    kh, ph, dil = e.pool["kernel"][jh], e.pool["padding"][jh], e.pool["dilation"][jh]
+    span = (kh - 1) * dil
+    o = [f"i{len(e.lead) + j}" for j in range(e.k)]
+    init = "0.0" if e.pool["op"] == "avg" else "float('-inf')"
+    lines = [f"    b{r} = tl.full([BW], {init}, tl.float32)" for r in range(1, span + 1)]
+    lines += [f"    for t in range(RH + {span}):", f"        h = oh0 - {ph} + t", "        mask = wmask"]
+    lines += e.window("        ", o, fixed={jh: "h"}, divide=False)
+    lines.append("        row = acc")
+    for r in range(1, kh):
+        lines.append(f"        acc = {e.combine(f'b{r * dil}', 'acc')}")
+    lines += [f"        i{dh} = oh0 + t - {span}", f"        mask = wmask & (t >= {span}) & (i{dh} < {sp_out[jh]})"]
+    if e.pool["op"] == "avg":
+        lines.append(f"        acc = acc / ({e.divisor(o)})")
+    mid_lines, mid_res = mid
+    lines += e.loads("p", "\n".join(mid_lines) + "\n" + mid_res, e.lead_idx + o, "        ", e.lead + sp_out)
+    lines += [f"        {ln}" for ln in mid_lines]
+    lines.append(
+        f"        tl.store({out} + ({arg_offset(e.args[out], e.lead_idx + o)}){e.z}, "
+        f"({mid_res}).to({out}.dtype.element_ty), mask=mask)"
+    )
+    lines += [f"        b{r} = b{r - 1}" for r in range(span, 1, -1)]
+    lines.append("        b1 = row")
+    return lines
 
 
 def _reduced_body(
@@ -458,6 +544,11 @@ def _module(
     if red is not None:
         what += f" then a {red['op']} over the pooled dims"
     what_lines = [f"{what} of {e.lead + e.sp_in}, {n_out} outputs, the chains around it fused."]
+    if e.rolling:
+        bw, rh, warps = ROLLING[(attempt // 2) % len(ROLLING)]
+        what_lines.append(f"Strips of RH output rows x BW outputs, window rows kept in registers ({rh} x {bw} here).")
+        config = {"BW": bw, "RH": rh}
+        return candidate_module(attempt, what_lines, "synth_pool", contract, body, config, warps, n_out, "BW", grid)
     if e.tiled:
         bh, bw, warps = TILED[(attempt // 2) % len(TILED)]
         what_lines.append(f"Tiles of BH x BW outputs of the last two pooled dims ({bh} x {bw} here).")
@@ -488,10 +579,15 @@ def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) 
     sp_out = _pooled_sizes(pool, sp_in)
     _check_output(segs, out_shape, lead + sp_out, in_shape)
     mid, post = _chains_after(segs, params)
-    tiled = red is None and k >= 2 and attempt % 2 == 1
-    e = _Emit(pool, lead, sp_in, ins, args, consts["SHAPES"], (pre_lines, pre_res), pre_used, tiled)
+    rolling = rolls(pool, red) and attempt % 2 == 0
+    tiled = red is None and k >= 2 and attempt % 2 == 1 and not rolls(pool, red)
+    e = _Emit(pool, lead, sp_in, ins, args, consts["SHAPES"], (pre_lines, pre_res), pre_used, tiled, rolling)
     # output index space: lead + pooled dims (no reduction), lead (+ size-1 dims) with one
     space = lead + sp_out if red is None else lead
+    if rolling:
+        body, grid = _rolling_index(space)
+        body += _rolling_body(e, mid, sp_out, out_name)
+        return _module(contract, attempt, e, red, space, body, grid)
     body, grid = _tiled_index(space) if tiled else (_flat_index(space), None)
     lines, store_idx, result = (
         _pooled_body(e, mid, sp_out) if red is None else _reduced_body(e, red, mid, post, sp_out, out_shape)
