@@ -325,3 +325,8 @@ def test_rolling_pools_keep_window_rows_in_registers_and_match_pytorch(op, param
     out = torch.full(want.shape, float("nan"))
     mod.launch(x, w, y, out)
     torch.testing.assert_close(out, want, equal_nan=True)
+    if op.startswith("avg"):  # summed in the flat kernel's (Inductor's) order: the same bits
+        flat = load_candidate(generate.generate(contract, ref, 1), f"rolling_flat_{op.split('.')[0]}_{attempt}")
+        same = torch.full(want.shape, float("nan"))
+        flat.launch(x, w, y, same)
+        assert torch.equal(out.nan_to_num(7.0), same.nan_to_num(7.0))

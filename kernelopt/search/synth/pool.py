@@ -28,6 +28,7 @@ dimensions, keyword arguments.
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ ATTEMPTS = [(256, 4), (1024, 4), (128, 2), (512, 8)]  # (BLOCK, num_warps) per a
 # blocks first: the tiles measured slower than the flat kernel (bench/README.md)
 TILED = [(8, 64, 4), (16, 64, 8), (4, 128, 4), (32, 32, 8)]  # (BH, BW, num_warps)
 # a pool the rolling kernel fits: rolling strips on even attempts, flat blocks on odd ones
-ROLLING = [(128, 32, 4), (256, 64, 4), (64, 64, 2), (512, 16, 8)]  # (BW, RH, num_warps)
+ROLLING = [(256, 64, 4), (512, 16, 8), (128, 32, 4), (64, 64, 2)]  # (BW, RH, num_warps)
 
 
 def is_pool(reference_src: str) -> bool:
@@ -409,6 +410,32 @@ class _Emit:
             lines.append(f"{ind}    acc = {self.combine('val', 'acc')}")
         return lines
 
+    def window_values(self, ind: str, o: list[str], jh: int) -> list[str]:
+        """An average's rolling row, unrolled: ``c<w>`` the value (0 where outside the input) at
+        each position ``w`` of the window along the pooled dims but ``jh`` (row-major), at input
+        row ``h`` of dim ``jh``; kept apart so that the output sums them in Inductor's order."""
+        pool, lines = self.pool, []
+        walked = [j for j in range(self.k) if j != jh]
+        pre_lines, pre_res = self.pre
+        for w, pos in enumerate(itertools.product(*(range(pool["kernel"][j]) for j in walked))):
+            at = dict(zip(walked, pos, strict=True))
+            h = [
+                "h"
+                if j == jh
+                else f"({o[j]} * {pool['stride'][j]} - {pool['padding'][j]} + {at[j] * pool['dilation'][j]})"
+                for j in range(self.k)
+            ]
+            inb = " & ".join(["mask"] + [f"({h[j]} >= 0) & ({h[j]} < {self.sp_in[j]})" for j in range(self.k)])
+            lines.append(f"{ind}inb = {inb}")
+            for i in self.pre_used:
+                off = arg_offset(self.args[self.ins[i]], self.lead_idx + h)
+                lines.append(
+                    f"{ind}v{i} = tl.load({self.ins[i]} + ({off}){self.z}, mask=inb, other=0.0).to(tl.float32)"
+                )
+            lines += [f"{ind}{ln}" for ln in pre_lines]
+            lines.append(f"{ind}c{w} = tl.where(inb, {pre_res}, 0.0)")
+        return lines
+
     def combine(self, new: str, acc: str) -> str:
         """The pool's combine of a value into an accumulator (a NaN wins the max)."""
         if self.pool["op"] == "avg":
@@ -468,16 +495,16 @@ def _rolling_body(e: _Emit, mid: Chain, sp_out: list[int], out: str) -> list[str
     kh, ph, dil = e.pool["kernel"][jh], e.pool["padding"][jh], e.pool["dilation"][jh]
     span = (kh - 1) * dil
     o = [f"i{len(e.lead) + j}" for j in range(e.k)]
-    init = "0.0" if e.pool["op"] == "avg" else "float('-inf')"
-    lines = [f"    b{r} = tl.full([BW], {init}, tl.float32)" for r in range(1, span + 1)]
-    lines += [f"    for t in range(RH + {span}):", f"        h = oh0 - {ph} + t", "        mask = wmask"]
-    lines += e.window("        ", o, fixed={jh: "h"}, divide=False)
-    lines.append("        row = acc")
-    for r in range(1, kh):
-        lines.append(f"        acc = {e.combine(f'b{r * dil}', 'acc')}")
-    lines += [f"        i{dh} = oh0 + t - {span}", f"        mask = wmask & (t >= {span}) & (i{dh} < {sp_out[jh]})"]
+    head = [f"    for t in range(RH + {span}):", f"        h = oh0 - {ph} + t", "        mask = wmask"]
+    tail = [f"        i{dh} = oh0 + t - {span}", f"        mask = wmask & (t >= {span}) & (i{dh} < {sp_out[jh]})"]
     if e.pool["op"] == "avg":
-        lines.append(f"        acc = acc / ({e.divisor(o)})")
+        lines, shift = _rolling_sum(e, o, jh, span, dil, head, tail)
+    else:
+        lines = [f"    b{r} = tl.full([BW], float('-inf'), tl.float32)" for r in range(1, span + 1)] + head
+        lines += e.window("        ", o, fixed={jh: "h"}, divide=False)
+        lines.append("        row = acc")
+        lines += [f"        acc = {e.combine(f'b{r * dil}', 'acc')}" for r in range(1, kh)] + tail
+        shift = [f"        b{r} = b{r - 1}" for r in range(span, 1, -1)] + ["        b1 = row"]
     mid_lines, mid_res = mid
     lines += e.loads("p", "\n".join(mid_lines) + "\n" + mid_res, e.lead_idx + o, "        ", e.lead + sp_out)
     lines += [f"        {ln}" for ln in mid_lines]
@@ -485,9 +512,31 @@ def _rolling_body(e: _Emit, mid: Chain, sp_out: list[int], out: str) -> list[str
         f"        tl.store({out} + ({arg_offset(e.args[out], e.lead_idx + o)}){e.z}, "
         f"({mid_res}).to({out}.dtype.element_ty), mask=mask)"
     )
-    lines += [f"        b{r} = b{r - 1}" for r in range(span, 1, -1)]
-    lines.append("        b1 = row")
-    return lines
+    return lines + shift
+
+
+def _rolling_sum(
+    e: _Emit, o: list[str], jh: int, span: int, dil: int, head: list[str], tail: list[str]
+) -> tuple[list[str], list[str]]:
+    """An average pool's rolling loop up to its divide, and the registers' shift: each window
+    value of the rows kept (``b<r>_<w>``: ``r`` rows before, position ``w`` along the other
+    dims), summed in the order of Inductor's kernel (row-major over the whole window, from 0.0),
+    so that a sum of values that cancel is rounded as Inductor rounds it."""
+    pool = e.pool
+    walked = [j for j in range(e.k) if j != jh]
+    m = int(math.prod(pool["kernel"][j] for j in walked))
+    lines = [f"    b{r}_{w} = tl.zeros([BW], tl.float32)" for r in range(1, span + 1) for w in range(m)] + head
+    lines += e.window_values("        ", o, jh) + tail
+    lines.append("        acc = tl.zeros([BW], tl.float32)")
+    for pos in itertools.product(*(range(k) for k in pool["kernel"])):
+        w = 0
+        for j in walked:
+            w = w * pool["kernel"][j] + pos[j]
+        back = (pool["kernel"][jh] - 1 - pos[jh]) * dil
+        lines.append(f"        acc = acc + {f'b{back}_{w}' if back else f'c{w}'}")
+    lines.append(f"        acc = acc / ({e.divisor(o)})")
+    shift = [f"        b{r}_{w} = b{r - 1}_{w}" for r in range(span, 1, -1) for w in range(m)]
+    return lines, shift + [f"        b1_{w} = c{w}" for w in range(m)]
 
 
 def _reduced_body(
