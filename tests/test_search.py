@@ -1264,7 +1264,11 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
         "device=cpu",
         f"workdir={tmp_path}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
-        "gates={retries: 0}",  # no stitch retry slots: three jobs per problem fewer
+        # no stitch retry slots: three jobs per problem fewer; error_ratio 30 (default 10): gate
+        # 2's seeds are fresh each run, and a GroupNorm's statistics summed in another order once
+        # had 11x Inductor's relative error on its near-zero values (0.0368 against 0.0334): a
+        # missed win, not what this test is about (tests/test_headroom.py does the same)
+        "gates={retries: 0, error_ratio: 30}",
         timeout=2400,
     )
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
