@@ -3,7 +3,7 @@ interpreter against PyTorch.
 
 Full reductions (kernelopt/search/synth/fullreduce.py: a loss), against PyTorch's own losses, with
 the post-grad graphs Inductor wrote for problems/headroom's MSE, Huber, KL-divergence and hinge
-losses on the H200 (bench/fullreduce_gpu.py reads FORWARDS and _loss from here).
+losses on the H200 (bench/templates_gpu.py reads FORWARDS and _loss from here).
 
 Index reductions (kernelopt/search/synth/argreduce.py), against torch.argmax/argmin: the first
 index of the best value, ties and NaNs as PyTorch breaks them, a middle dimension through strides,

@@ -1,0 +1,311 @@
+"""The hand-written templates on the GPU at the sizes of problems/headroom, one microbenchmark
+per class (not gate 4): every attempt the synthesizer makes, generated from a reference like the
+one Inductor's post-grad graph gives, checked against eager PyTorch, and timed (CUDA events,
+median after warm-up calls) against torch.compile's model of the same op and the copy roof
+(inputs read once, outputs written once, at ``core/hardware.py``'s copy bandwidth).
+
+- ``pools``: the stride-1 pools (the dilated 3x3 max pool, the 3x3 average pool), rolling strips
+  on even attempts, flat blocks on odd ones (synth/pool.py);
+- ``rows``: the L1 norm of a row and InstanceNorm as rows of 65,536 (synth/rows.py, looped; odd
+  attempts persistent, the rows re-read from L2);
+- ``losses``: the loss template (synth/fullreduce.py) from the post-grad graphs Inductor wrote
+  (the references of tests/test_synth_reduce.py).
+
+    python3 bench/templates_gpu.py OUT.json [pools,rows,losses]   # GPU machine, repo on PYTHONPATH
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from kernelopt.core import hardware  # noqa: E402
+from kernelopt.search.synth import generate  # noqa: E402
+from kernelopt.search.synth.ops import CannotSynthesize  # noqa: E402
+
+
+def _stub_test_imports() -> None:
+    """The GPU machine has no pytest: the test module's references are read with stand-ins for
+    what it imports at module level (its decorators and the candidate loader are not used here)."""
+    import types
+
+    try:
+        import pytest  # noqa: F401
+    except ImportError:
+        mark = types.SimpleNamespace(parametrize=lambda *a, **k: lambda f: f, slow=lambda f: f)
+        sys.modules["pytest"] = types.SimpleNamespace(mark=mark, raises=None)  # type: ignore[assignment]
+    try:
+        import conftest  # noqa: F401
+    except ImportError:
+        sys.modules["conftest"] = types.SimpleNamespace(load_candidate=None)  # type: ignore[assignment]
+
+
+_stub_test_imports()
+from test_synth_reduce import FORWARDS, _loss  # noqa: E402
+
+LOSS_SIZES = {"mse": (16384, 32768), "huber": (16384, 32768), "kl": (8192, 32768), "hinge": (16384, 32768)}
+SHAPE = [16, 64, 512, 512]  # problems/headroom/level1/{1_MaxPool2d_Dilated,3_AvgPool2d}.py
+POOLS = {
+    "max_dilated": ("max_pool2d_with_indices.default", "[3, 3], [1, 1], [1, 1], [2, 2], False", True),
+    "avg_3x3": ("avg_pool2d.default", "[3, 3], [1, 1], [1, 1]", False),
+}
+REF = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {{'in_ptr0': {shape}}}
+OUT_SHAPES = {{'out_ptr0': {out}}}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        pool = torch.ops.aten.{op}(x0, {params});  x0 = None
+        {get}
+        return (res,)
+"""
+
+
+def _time(fn) -> float:
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(30):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b))
+    return statistics.median(ts)
+
+
+def _arg(name: str, shape: list[int], access: str) -> dict:
+    stride = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+    return {"name": name, "kind": "tensor", "shape": shape, "stride": stride, "dtype": "float32", "access": access}
+
+
+def _load(src: str, name: str):
+    path = Path(tempfile.mkdtemp()) / f"{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+def _one(name: str, op: str, params: str, is_max: bool) -> dict:
+    x = torch.randn(*SHAPE, device="cuda")
+    nums = [list(map(int, g.strip(", [").split(","))) for g in params.split("]")[:-1]]
+    if is_max:
+        model = lambda t: torch.nn.functional.max_pool2d(t, nums[0], nums[1], nums[2], nums[3])  # noqa: E731
+        get = "res = pool[0];  pool = None"
+    else:
+        model = lambda t: torch.nn.functional.avg_pool2d(t, nums[0], nums[1], nums[2])  # noqa: E731
+        get = "res = torch.ops.aten.mul.Tensor(pool, 1.0);  pool = None"
+    want = model(x)
+    roof_ms = (x.numel() + want.numel()) * 4 / (hardware.H200.copy_gbs * 1e9) * 1e3
+    compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
+    compiled(x)
+    row: dict = {"shape": SHAPE, "out": list(want.shape), "roof_ms": round(roof_ms, 4)}
+    row["inductor_ms"] = round(_time(lambda: compiled(x)), 4)
+    row["eager_ms"] = round(_time(lambda: model(x)), 4)
+    ref = REF.format(shape=SHAPE, out=list(want.shape), op=op, params=params, get=get)
+    contract = {"args": [_arg("in_ptr0", SHAPE, "read"), _arg("out_ptr0", list(want.shape), "write")]}
+    row["attempts"] = []
+    for attempt in range(8):
+        try:
+            src = generate.generate(contract, ref, attempt)
+        except CannotSynthesize as e:
+            row["attempts"].append({"attempt": attempt, "refused": str(e)})
+            continue
+        mod = _load(src, f"{name}_{attempt}")
+        out = torch.full_like(want, float("nan"))
+        mod.launch(x, out)
+        torch.cuda.synchronize()
+        err = (out - want).abs().max().item()
+        ms = _time(lambda: mod.launch(x, out))
+        kind = "rolling" if "RH" in src else "tiled" if "BH" in src else "flat"
+        row["attempts"].append(
+            {"attempt": attempt, "kind": kind, "config": mod.CONFIG, "warps": mod.NUM_WARPS, "max_abs_err": err}
+            | {
+                "ms": round(ms, 4),
+                "vs_inductor": round(row["inductor_ms"] / ms, 3),
+                "roof_pct": round(100 * roof_ms / ms, 1),
+            }
+        )
+        print(name, row["attempts"][-1], flush=True)
+    row["inductor_roof_pct"] = round(100 * roof_ms / row["inductor_ms"], 1)
+    torch.cuda.empty_cache()
+    return row
+
+
+def losses() -> list[dict]:
+    rows = []
+    for kind, (r, c) in LOSS_SIZES.items():
+        torch.manual_seed(0)
+        if kind == "kl":
+            p, t = torch.randn(r, c, device="cuda").softmax(-1), torch.randn(r, c, device="cuda").softmax(-1)
+        elif kind == "hinge":
+            p, t = torch.randn(r, c, device="cuda"), torch.randint(0, 2, (r, 1), device="cuda").float() * 2 - 1
+        else:
+            p, t = torch.randn(r, c, device="cuda"), torch.randn(r, c, device="cuda")
+        fwd = FORWARDS[kind].replace("div.Tensor(sum_1, 6)", f"div.Tensor(sum_1, {r})")
+        shapes = {"in_ptr0": [r, c], "in_ptr1": list(t.shape)}
+        ref = (
+            f"LEVEL = 'kernel'\nINPUTS = ['in_ptr0', 'in_ptr1']\nOUTPUTS = ['out_ptr0']\nSHAPES = {shapes!r}\n"
+            "OUT_SHAPES = {'out_ptr0': []}\n\n\nclass Reference(torch.nn.Module):\n"
+            f"    def forward(self, x0, x1):{fwd}\n"
+        )
+
+        def arg(name, shape, access):
+            stride = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+            return {
+                "name": name,
+                "kind": "tensor",
+                "shape": shape,
+                "stride": stride,
+                "dtype": "float32",
+                "access": access,
+            }
+
+        contract = {
+            "args": [
+                arg("in_ptr0", [r, c], "read"),
+                arg("in_ptr1", list(t.shape), "read"),
+                arg("out_ptr0", [], "write"),
+            ]
+        }
+        row = {"loss": kind, "shape": [r, c], "gb": round((p.numel() + t.numel()) * 4 / 1e9, 3)}
+        with torch.no_grad():
+            want = _loss(kind, p, t)
+            compiled = torch.compile(lambda a, b, k=kind: _loss(k, a, b))
+            compiled(p, t)
+            row["compiled_ms"] = round(_time(lambda: compiled(p, t)), 4)
+            best = None
+            for attempt in range(4):
+                src = generate.generate(contract, ref, attempt)
+                path = Path(tempfile.mkdtemp()) / f"fr_{kind}_{attempt}.py"
+                path.write_text(src)
+                spec = importlib.util.spec_from_file_location(path.stem, path)
+                mod = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(mod)
+                got = torch.full((), float("nan"), device="cuda")
+                mod.launch(p, t, got)
+                ok = bool(torch.allclose(got, want, rtol=1e-4, atol=1e-6))
+                ms = _time(lambda m=mod, g=got: m.launch(p, t, g))
+                row[f"attempt{attempt}"] = {"ms": round(ms, 4), "matches_eager": ok, "config": mod.CONFIG}
+                if ok and (best is None or ms < best):
+                    best = ms
+            row["template_best_ms"] = round(best, 4) if best else None
+            row["speedup_vs_compiled"] = round(row["compiled_ms"] / best, 4) if best else None
+            row["template_roof_pct"] = round(100 * row["gb"] / 4300 / (best * 1e-3), 1) if best else None
+            row["compiled_roof_pct"] = round(100 * row["gb"] / 4300 / (row["compiled_ms"] * 1e-3), 1)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        torch._dynamo.reset()
+    return rows
+
+
+ROW_REFS = {
+    # x / mean(|x|, dim=1, keepdim): problems/headroom/level1/7_L1Norm_Row.py
+    "l1_row": """
+        abs_1 = torch.ops.aten.abs.default(x0)
+        mean = torch.ops.aten.mean.dim(abs_1, [1], True);  abs_1 = None
+        div = torch.ops.aten.div.Tensor(x0, mean);  x0 = mean = None
+        return (div,)""",
+    # InstanceNorm2d of 64x64x256x256 (11_InstanceNorm2d.py) as its 4,096 rows of 65,536
+    "instance_norm": """
+        var_mean = torch.ops.aten.var_mean.correction(x0, [1], correction=0, keepdim=True)
+        getitem = var_mean[0]
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(x0, getitem_1);  x0 = getitem_1 = None
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        return (mul,)""",
+}
+ROW_SHAPE = [4096, 65536]
+
+
+def _row_model(name: str):
+    if name == "l1_row":
+        return lambda t: t / torch.mean(torch.abs(t), dim=1, keepdim=True)
+    return lambda t: (t - t.mean(1, keepdim=True)) * torch.rsqrt(t.var(1, keepdim=True, unbiased=False) + 1e-5)
+
+
+def row_norms() -> dict:
+    out = {}
+    for name, fwd in ROW_REFS.items():
+        x = torch.randn(*ROW_SHAPE, device="cuda")
+        model = _row_model(name)
+        want = model(x)
+        roof_ms = 2 * x.numel() * 4 / (hardware.H200.copy_gbs * 1e9) * 1e3
+        compiled = torch.compile(model)
+        compiled(x)
+        row: dict = {
+            "shape": ROW_SHAPE,
+            "roof_ms": round(roof_ms, 4),
+            "inductor_ms": round(_time(lambda: compiled(x)), 4),
+        }
+        ref = (
+            f"LEVEL = 'kernel'\nINPUTS = ['in_ptr0']\nOUTPUTS = ['out_ptr0']\nSHAPES = {{'in_ptr0': {ROW_SHAPE}}}\n"
+            f"OUT_SHAPES = {{'out_ptr0': {ROW_SHAPE}}}\n\n\nclass Reference(torch.nn.Module):\n"
+            f"    def forward(self, x0):{fwd}\n"
+        )
+        contract = {"args": [_arg("in_ptr0", ROW_SHAPE, "read"), _arg("out_ptr0", ROW_SHAPE, "write")]}
+        row["attempts"] = []
+        for attempt in range(4):
+            mod = _load(generate.generate(contract, ref, attempt), f"{name}_{attempt}")
+            got = torch.full_like(want, float("nan"))
+            mod.launch(x, got)
+            torch.cuda.synchronize()
+            err = (got - want).abs().max().item()
+            ms = _time(lambda m=mod, g=got: m.launch(x, g))
+            row["attempts"].append(
+                {
+                    "attempt": attempt,
+                    "config": mod.CONFIG,
+                    "warps": mod.NUM_WARPS,
+                    "max_abs_err": err,
+                    "ms": round(ms, 4),
+                }
+                | {"vs_inductor": round(row["inductor_ms"] / ms, 3), "roof_pct": round(100 * roof_ms / ms, 1)}
+            )
+            print(name, row["attempts"][-1], flush=True)
+        row["inductor_roof_pct"] = round(100 * roof_ms / row["inductor_ms"], 1)
+        out[name] = row
+        torch._dynamo.reset()
+    return out
+
+
+def pools() -> dict:
+    out = {}
+    for name, (op, params, is_max) in POOLS.items():
+        out[name] = _one(name, op, params, is_max)
+        print(name, {k: v for k, v in out[name].items() if k != "attempts"}, flush=True)
+    return out
+
+
+def main() -> None:
+    parts = (sys.argv[2] if len(sys.argv) > 2 else "pools,rows,losses").split(",")
+    out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
+    for part, fn in (("pools", pools), ("rows", row_norms), ("losses", losses)):
+        if part in parts:
+            out[part] = fn()
+            Path(sys.argv[1]).write_text(json.dumps(out, indent=1))  # each part kept as it ends
+
+
+if __name__ == "__main__":
+    main()
