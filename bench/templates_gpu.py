@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from kernelopt.core import hardware  # noqa: E402
+from kernelopt.core.records import Contract  # noqa: E402
 from kernelopt.search.synth import generate  # noqa: E402
 from kernelopt.search.synth.ops import CannotSynthesize  # noqa: E402
 
@@ -122,7 +123,9 @@ def _one(name: str, op: str, params: str, is_max: bool) -> dict:
     row["inductor_ms"] = round(_time(lambda: compiled(x)), 4)
     row["eager_ms"] = round(_time(lambda: model(x)), 4)
     ref = REF.format(shape=SHAPE, out=list(want.shape), op=op, params=params, get=get)
-    contract = {"args": [_arg("in_ptr0", SHAPE, "read"), _arg("out_ptr0", list(want.shape), "write")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", SHAPE, "read"), _arg("out_ptr0", list(want.shape), "write")]}
+    )
     row["attempts"] = []
     for attempt in range(8):
         try:
@@ -169,24 +172,15 @@ def losses() -> list[dict]:
             f"    def forward(self, x0, x1):{fwd}\n"
         )
 
-        def arg(name, shape, access):
-            stride = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-            return {
-                "name": name,
-                "kind": "tensor",
-                "shape": shape,
-                "stride": stride,
-                "dtype": "float32",
-                "access": access,
+        contract = Contract.from_dict(
+            {
+                "args": [
+                    _arg("in_ptr0", [r, c], "read"),
+                    _arg("in_ptr1", list(t.shape), "read"),
+                    _arg("out_ptr0", [], "write"),
+                ]
             }
-
-        contract = {
-            "args": [
-                arg("in_ptr0", [r, c], "read"),
-                arg("in_ptr1", list(t.shape), "read"),
-                arg("out_ptr0", [], "write"),
-            ]
-        }
+        )
         row = {"loss": kind, "shape": [r, c], "gb": round((p.numel() + t.numel()) * 4 / 1e9, 3)}
         with torch.no_grad():
             want = _loss(kind, p, t)
@@ -264,7 +258,9 @@ def row_norms() -> dict:
             f"OUT_SHAPES = {{'out_ptr0': {ROW_SHAPE}}}\n\n\nclass Reference(torch.nn.Module):\n"
             f"    def forward(self, x0):{fwd}\n"
         )
-        contract = {"args": [_arg("in_ptr0", ROW_SHAPE, "read"), _arg("out_ptr0", ROW_SHAPE, "write")]}
+        contract = Contract.from_dict(
+            {"args": [_arg("in_ptr0", ROW_SHAPE, "read"), _arg("out_ptr0", ROW_SHAPE, "write")]}
+        )
         row["attempts"] = []
         for attempt in range(4):
             mod = _load(generate.generate(contract, ref, attempt), f"{name}_{attempt}")

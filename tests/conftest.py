@@ -7,8 +7,12 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from kernelopt.core.records import Contract
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,7 +117,7 @@ def load_candidate(src: str, name: str):
     return mod
 
 
-def rewrite_unit_contract(rec: dict) -> dict:
+def rewrite_unit_contract(rec: dict) -> "Contract":
     """The launch contract (CPU) of the one graph-level unit ``capture/graphunits`` found
     (``rec``: its record), as the isolate stage writes it."""
     from kernelopt.isolate.graphunits import rewrite_contract

@@ -7,6 +7,7 @@ import pytest
 
 from kernelopt.core import config
 from kernelopt.core.errors import ConfigError
+from kernelopt.core.records import Contract
 
 FIX = "set workdir= to a directory you can write (it is created if missing)"
 
@@ -181,6 +182,9 @@ def test_every_set_example_the_help_shows_is_accepted(capsys):
         cli._config(args, "cpu")  # the old example
 
 
+# what every contract holds besides its unit and arguments
+HEAD = {"problem": "p", "graph": 0, "kernel": "k", "device": "cpu"}
+
 SEVERAL_FINDINGS = """import os
 import subprocess
 
@@ -202,9 +206,11 @@ def test_check_prints_every_gate_1_finding_without_json(tmp_path, capsys):
     from kernelopt.gates.form import static_problems
 
     paths = ProblemPaths(tmp_path / "wd", "level1_1_Copy")
-    contract = {"unit": "copy", "args": [{"name": "out_ptr"}, {"name": "in_ptr"}, {"name": "n"}]}
+    contract = Contract.from_dict(
+        {**HEAD, "unit": "copy", "args": [{"name": "out_ptr"}, {"name": "in_ptr"}, {"name": "n"}]}
+    )
     paths.unit("copy").mkdir(parents=True)
-    write_json(paths.contract("copy"), contract)
+    contract.save(paths.contract("copy"))
     write_json(paths.isolate_check("copy"), {"status": "pass"})
     paths.reference("copy").write_text("def reference(x):\n    return x\n")
     paths.capture.mkdir(parents=True)
@@ -239,7 +245,7 @@ def _unit_of(tmp_path, record):
 
     paths = ProblemPaths(tmp_path / "wd", "level1_1_HalfNaN")
     paths.unit("u").mkdir(parents=True)
-    write_json(paths.contract("u"), {"unit": "u", "args": [{"name": "out_ptr"}, {"name": "in_ptr"}]})
+    write_json(paths.contract("u"), {**HEAD, "unit": "u", "args": [{"name": "out_ptr"}, {"name": "in_ptr"}]})
     write_json(paths.isolate_check("u"), {"status": "pass"})
     paths.reference("u").write_text("def reference(x):\n    return x\n")
     paths.capture.mkdir(parents=True)

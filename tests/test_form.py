@@ -4,7 +4,6 @@ kernel the pipeline itself writes, and nothing beyond it."""
 from __future__ import annotations
 
 import ast
-import json
 import re
 import tarfile
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from conftest import ROOT, unpacked
 
 from kernelopt.core import outputcode
+from kernelopt.core.records import Contract
 from kernelopt.gates.form import static_problems
 from kernelopt.isolate.inductor import strip_heuristics_decorator
 from kernelopt.search import transform
@@ -44,7 +44,7 @@ def test_every_kernel_inductor_wrote_on_the_h200_is_in_the_form(tmp_path):
     for wrapper in sorted(wrappers):
         sources += _kernels_of(wrapper)
     for name, src in sources:
-        found = [p for p in static_problems(_launch_stub(strip_heuristics_decorator(src, name)), {"args": []})]
+        found = [p for p in static_problems(_launch_stub(strip_heuristics_decorator(src, name)), Contract())]
         found = [p for p in found if p[0] != "signature"]
         assert not found, (name, found[:3])
         checked += 1
@@ -52,7 +52,7 @@ def test_every_kernel_inductor_wrote_on_the_h200_is_in_the_form(tmp_path):
         unit = next(p for p in f.parents if p.parent.name == "units")
         if unit.name in OLD_BROKEN:
             continue
-        contract = json.loads((unit / "contract.json").read_text())
+        contract = Contract.load(unit / "contract.json")
         # written before the driver selection left the form (isolate/inductor.py drops it now)
         src = re.sub(r"^triton_helpers\.set_driver_to_(cpu|gpu)\(\)\n", "", f.read_text(), flags=re.M)
         assert not static_problems(src, contract), (f.relative_to(tmp_path), static_problems(src, contract)[:3])
@@ -66,7 +66,7 @@ def test_the_transforms_keep_a_kernel_in_the_form():
     for f in sorted((FIXTURES / "programs").glob("*.py")) + sorted((FIXTURES / "swizzle").glob("*.py")):
         src = f.read_text()
         launch = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == "launch")
-        contract = {"args": [{"name": a.arg} for a in launch.args.args]}
+        contract = Contract.from_dict({"args": [{"name": a.arg} for a in launch.args.args]})
         assert not static_problems(src, contract), f
         for edit in (lambda s: transform.set_programs(s, 8), lambda s: transform.set_swizzle(s, 16)):
             try:
@@ -76,7 +76,7 @@ def test_the_transforms_keep_a_kernel_in_the_form():
             assert not static_problems(out, contract), (f.name, static_problems(out, contract)[:3])
 
 
-CONTRACT = {"args": [{"name": "out_ptr"}, {"name": "in_ptr"}, {"name": "n"}]}
+CONTRACT = Contract.from_dict({"args": [{"name": "out_ptr"}, {"name": "in_ptr"}, {"name": "n"}]})
 GOOD = '''"""An honest copy."""
 import math
 
@@ -197,7 +197,7 @@ def test_anything_outside_the_form_is_refused_with_its_line(edit, rule):
 
 
 def test_the_signature_and_a_kernel_are_required():
-    other = {"args": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+    other = Contract(args=[{"name": "a"}, {"name": "b"}, {"name": "c"}])
     assert [p[0] for p in static_problems(GOOD, other)] == ["signature"]
     no_jit = "def launch(out_ptr, in_ptr, n):\n    pass\n"
     assert [p[0] for p in static_problems(no_jit, CONTRACT)] == ["no-triton-kernel"]
@@ -218,7 +218,7 @@ def test_every_kernel_the_pipeline_writes_for_the_demo_suite_is_in_the_form(demo
     assert len(files) >= 20
     for f in files:
         unit = next(p for p in f.parents if p.parent.name == "units")
-        contract = json.loads((unit / "contract.json").read_text())
+        contract = Contract.load(unit / "contract.json")
         assert not static_problems(f.read_text(), contract), (
             f.relative_to(demo_run),
             static_problems(f.read_text(), contract)[:3],
@@ -227,7 +227,7 @@ def test_every_kernel_the_pipeline_writes_for_the_demo_suite_is_in_the_form(demo
     for unit in sorted(demo_run.glob("*/units/*")):
         if not (unit / "reference.py").exists() or not (unit / "isolate_check.json").exists():
             continue
-        contract = json.loads((unit / "contract.json").read_text())
+        contract = Contract.load(unit / "contract.json")
         for attempt in range(4):
             try:
                 src, source = synthesize_attempt(contract, unit, attempt)

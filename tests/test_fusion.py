@@ -17,6 +17,7 @@ from conftest import ROOT, unpacked
 
 from kernelopt.classify import fusion
 from kernelopt.core import outputcode
+from kernelopt.core.records import Contract
 from kernelopt.runner.harness import UnitHarness
 from kernelopt.search.synth.fused import fuse_source, synthesize_fused
 from kernelopt.stitch.fusion import choose_fusions, edit_call_sites
@@ -89,8 +90,8 @@ def test_fused_source_is_what_ran_on_the_h200():
 
 
 def test_stitch_drops_the_producer_and_the_proof_holds_only_for_the_declared_edits(tmp_path):
-    contract = json.loads((H200 / "units" / FUSED / "contract.json").read_text())
-    f = {**{k: v for k, v in contract["fused"].items() if not k.endswith("_contract")}, "unit": FUSED}
+    contract = Contract.load(H200 / "units" / FUSED / "contract.json")
+    f = {**{k: v for k, v in contract.fused.items() if not k.endswith("_contract")}, "unit": FUSED}
     cand = H200 / "units" / FUSED / "synth/a0/candidate.py"
     base = H200 / "capture/output_code.py"
     info = write_stitched(base, tmp_path, {C3: cand}, [f])
@@ -184,7 +185,7 @@ def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
     assert len(fused) == 1
     unit = fused[0]
     assert json.loads(paths.isolate_check(unit).read_text())["status"] == "pass"
-    contract = json.loads(paths.contract(unit).read_text())
+    contract = Contract.load(paths.contract(unit))
     cand = tmp_path / "fused.py"
     cand.write_text(synthesize_fused(paths, contract, 0))
 
@@ -212,4 +213,4 @@ def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
     assert g3["verdict"] == "pass", g3["reason"]
     assert "did not run" in g3["reason"] and g4["verdict"] == "skipped-by-mode"
     plan = json.loads((tmp_path / "st/plan.json").read_text())
-    assert plan["stitch"]["dropped"] == [contract["fused"]["producer"]]
+    assert plan["stitch"]["dropped"] == [contract.fused["producer"]]

@@ -16,6 +16,8 @@ import pytest
 import redteam
 from conftest import ROOT, snakemake
 
+from kernelopt.core.records import Contract
+
 # the corpus written out one file per candidate (tests/redteam.py), each checked as a candidate
 CANDS = redteam.corpus("candidates/softmax")
 SOFTMAX_UNIT = "triton_per_fused__softmax_0"
@@ -287,7 +289,7 @@ def test_an_input_set_keeps_only_the_layout_of_a_write_only_output():
 
     from kernelopt.gates.isolated import UnitCheck
 
-    contract = {"args": [{"access": "read"}, {"access": "write"}, {"access": "readwrite"}, {}]}
+    contract = Contract.from_dict({"args": [{"access": "read"}, {"access": "write"}, {"access": "readwrite"}, {}]})
     x, out, acc = torch.randn(4, 6), torch.empty(40)[2:26].view(6, 4).t(), torch.zeros(3)
     got = UnitCheck._layouts_of_outputs(SimpleNamespace(h=SimpleNamespace(contract=contract)), [x, out, acc, 7])
     assert got[0] is x and got[2] is acc and got[3] == 7

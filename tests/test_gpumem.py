@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +20,7 @@ import pytest
 from conftest import ROOT, snakemake
 
 from kernelopt.core import gpumem, runtime
+from kernelopt.core.records import Contract
 from kernelopt.core.stagelog import run_stage
 
 HOLDER = textwrap.dedent(
@@ -138,17 +140,19 @@ def test_needs_come_from_the_capture_record_and_the_units_tensors():
     assert gpumem.need_mb("isolate", mem, None) == 11000 + 1 * gpumem.CONTEXT_MB
     assert gpumem.need_mb("gate12", mem, None) == 15000 + 2 * gpumem.CONTEXT_MB  # the unit not yet isolated
     # once isolated, a unit's gates 1-2 need a multiple of the unit's own tensors
-    contract = {
-        "args": [
-            {"kind": "tensor", "shape": [1024, 1024], "dtype": "float32"},
-            {"kind": "tensor", "shape": [1024, 1024], "dtype": "float32"},
-            {"kind": "scalar", "value": 1048576},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                {"kind": "tensor", "shape": [1024, 1024], "dtype": "float32"},
+                {"kind": "tensor", "shape": [1024, 1024], "dtype": "float32"},
+                {"kind": "scalar", "value": 1048576},
+            ]
+        }
+    )
     assert gpumem.unit_mb(contract) == 8.0
     # a region's member kernels' arguments count too (its inputs are drawn through them)
-    member = {"args": contract["args"][:1] + [{"kind": "tensor", "shape": [16], "dtype": "float32"}]}
-    region = {**contract, "region": {"member_contracts": [member, member]}}
+    member = {"args": contract.args[:1] + [{"kind": "tensor", "shape": [16], "dtype": "float32"}]}
+    region = replace(contract, region={"member_contracts": [member, member]})
     assert gpumem.unit_mb(region) == 8.0 + 2 * (4.0 + 64 / 2**20)
     # ... plus a share of the problem's (the judging process rebuilds the problem)
     f, judge = gpumem.UNIT_FACTORS["gate12"], int(10000 * gpumem.UNIT_PROBLEM_SHARES["gate12"])
@@ -563,7 +567,7 @@ def test_unwritten_elements_are_counted_a_chunk_at_a_time(monkeypatch):
     from kernelopt.gates import isolated
 
     monkeypatch.setattr(isolated, "CHUNK", 3)
-    h = SimpleNamespace(contract={"args": [{"name": "x", "access": "read"}, {"name": "out", "access": "write"}]})
+    h = SimpleNamespace(contract=Contract(args=[{"name": "x", "access": "read"}, {"name": "out", "access": "write"}]))
     ref = torch.arange(10.0)
     out = ref.clone()
     out[[1, 4, 8]] = float("nan")

@@ -15,6 +15,7 @@ import torch
 from conftest import ROOT, snakemake
 
 from kernelopt.core import problems
+from kernelopt.core.records import Contract
 from kernelopt.search.synth.generate import source_of
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -51,10 +52,10 @@ def test_every_headroom_problem_runs_on_meta_and_small(path, tmp_path):
 def test_a_unit_far_from_its_roof_gets_its_class_template_first():
     """The heuristic backend's first attempt is the hand-written template of the unit's class, for a
     kernel and for a fusible region (formed for one kernel); a split region re-lowers first."""
-    assert source_of(0, {"args": []})[0] == "handwritten"
-    assert source_of(0, {"region": {"kind": "fusible"}})[0] == "handwritten"
-    assert source_of(0, {"region": {"kind": "split"}})[0] == "inductor"
-    assert source_of(1, {"region": {"kind": "fusible"}})[0] == "inductor"
+    assert source_of(0, Contract())[0] == "handwritten"
+    assert source_of(0, Contract(region={"kind": "fusible"}))[0] == "handwritten"
+    assert source_of(0, Contract(region={"kind": "split"}))[0] == "inductor"
+    assert source_of(1, Contract(region={"kind": "fusible"}))[0] == "inductor"
 
 
 @pytest.mark.slow
@@ -97,8 +98,8 @@ def test_the_templates_pass_gates_1_2_and_a_suffix_sum_is_one_stitched_kernel(tm
     p = wd / "level1_15_Cumsum_Reverse"
     disp = json.loads((p / "dispatch.json").read_text())
     (region,) = disp["regions"]["region_units"]
-    contract = json.loads((p / "units" / region / "contract.json").read_text())
-    assert contract["region"]["kind"] == "fusible" and len(contract["region"]["members"]) == 2
+    contract = Contract.load(p / "units" / region / "contract.json")
+    assert contract.region["kind"] == "fusible" and len(contract.region["members"]) == 2
     plan = json.loads((p / "stitch/plan.json").read_text())
     assert region in plan["replacements"] and "/synth/" in plan["replacements"][region]
     assert json.loads((p / "stitch/gate3.json").read_text())["verdict"] == "pass"

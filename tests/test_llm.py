@@ -12,6 +12,7 @@ from conftest import ROOT
 from fake_messages_api import FakeMessagesAPI, KernelSmith
 
 from kernelopt.core.errors import ConfigError
+from kernelopt.core.records import Contract
 from kernelopt.search import agents
 from kernelopt.search.agents.base import Memory, ProfileSummary
 from kernelopt.search.agents.llm import protocol
@@ -19,19 +20,21 @@ from kernelopt.search.agents.llm.client import APIUnavailable, BudgetExhausted, 
 from kernelopt.search.synth.ops import CannotSynthesize
 
 KEY = "sk-ant-fake-0123456789abcdef-never-on-disk"
-CONTRACT = {
-    "unit": "triton_poi_fused_add_0",
-    "problem": "level1_9_Add",
-    "kernel": "triton_poi_fused_add_0",
-    "heuristic": "pointwise",
-    "device": "cpu",
-    "args": [
-        {"kind": "tensor", "name": "in_ptr0", "shape": [64], "stride": [1], "dtype": "float32", "access": "read"},
-        {"kind": "tensor", "name": "out_ptr0", "shape": [64], "stride": [1], "dtype": "float32", "access": "write"},
-        {"kind": "scalar", "name": "xnumel", "type": "int", "value": 64},
-    ],
-    "aten_ops": ["aten.add.Tensor"],
-}
+CONTRACT = Contract.from_dict(
+    {
+        "unit": "triton_poi_fused_add_0",
+        "problem": "level1_9_Add",
+        "kernel": "triton_poi_fused_add_0",
+        "heuristic": "pointwise",
+        "device": "cpu",
+        "args": [
+            {"kind": "tensor", "name": "in_ptr0", "shape": [64], "stride": [1], "dtype": "float32", "access": "read"},
+            {"kind": "tensor", "name": "out_ptr0", "shape": [64], "stride": [1], "dtype": "float32", "access": "write"},
+            {"kind": "scalar", "name": "xnumel", "type": "int", "value": 64},
+        ],
+        "aten_ops": ["aten.add.Tensor"],
+    }
+)
 INDUCTOR = """import triton
 import triton.language as tl
 

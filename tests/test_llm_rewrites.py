@@ -17,6 +17,7 @@ from conftest import ROOT
 from fake_messages_api import FakeMessagesAPI, _user_text
 from test_llm import CONTRACT, INDUCTOR, REFERENCE
 
+from kernelopt.core.records import Contract
 from kernelopt.gates.form import static_problems
 from kernelopt.search import agents
 from kernelopt.search.agents.base import Analysis, Direction, Memory
@@ -35,7 +36,7 @@ FIRST = "### Algebraic simplification first"
 
 
 def contract():
-    return json.loads((UNIT_DIR / "contract.json").read_text())
+    return Contract.load(UNIT_DIR / "contract.json")
 
 
 class Answers:
@@ -99,7 +100,7 @@ def test_the_synthesizer_of_a_graph_level_unit_sees_the_whole_graph_the_finding_
     # the launches it replaces, the library call among them, and the analysis' finding
     assert "- `extern_kernels.mm(buf0, arg1_1, out=buf1)` (library call)" in text
     assert "- `triton_poi_fused_diag_embed_0.run(arg0_1, buf0, 256" in text and "(Triton kernel)" in text
-    r = c["rewrite"]
+    r = c.rewrite
     assert f"Why it holds: {r['why']}" in text and f"What it saves: {r['win']}" in text
     assert "dense = `arg1_1`, scale = `arg0_1`, side = `left`" in text
     # asked for the algebraic simplification first, in the unchanged candidate form

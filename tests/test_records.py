@@ -2,14 +2,17 @@
 records that save with a schema and refuse an older or newer file with one sentence."""
 
 import json
+from dataclasses import replace
 
 import pytest
+from conftest import ROOT
 
 from kernelopt.core.records import (
     SCHEMA,
     Beam,
     Best,
     Category,
+    Contract,
     GateVerdict,
     PlanStatus,
     ProblemPaths,
@@ -167,3 +170,39 @@ def test_a_slot_keeps_its_file_keys_types_what_readers_need_and_refuses_no_empty
     f.write_text(json.dumps({"slot": 0, "empty": True, "schema": SCHEMA + 1}))
     with pytest.raises(RecordError, match="newer than this kernelopt reads"):
         Slot.load(f)
+
+
+def test_a_contract_gives_back_its_file_as_written_and_types_what_readers_need(tmp_path):
+    # a kernel's, an older fused unit's (no user, helion, aliases, share) and a graph-level unit's
+    files = sorted((ROOT / "tests" / "fixtures").rglob("contract.json"))
+    assert len(files) >= 3
+    for src in files:
+        c = Contract.load(src)
+        f = tmp_path / "contract.json"
+        c.save(f)
+        as_written = json.dumps({**json.loads(src.read_text()), "schema": SCHEMA}, indent=2) + "\n"
+        assert f.read_text() == as_written, src  # same keys, same order, same values, and the schema
+        assert Contract.load(f) == c and c.as_dict() == json.loads(src.read_text())
+        assert c.unit and c.args and c.kernel and c.extra == {}
+    fused = Contract.load(next(f for f in files if "fused" in json.loads(f.read_text())))
+    assert fused.fused["producer_contract"]["kernel"] and fused.share is None and "share" not in fused.as_dict()
+    assert Contract.load_or_none(tmp_path / "none.json") is None
+
+
+def test_a_contract_keeps_other_keys_and_puts_a_key_set_since_last():
+    written = {"unit": "u", "problem": "p", "graph": 0, "kernel": "k", "helion": None, "args": [], "note": 1}
+    c = Contract.from_dict(written)
+    assert c.extra == {"note": 1} and c.as_dict() == written and list(c.as_dict()) == list(written)
+    assert list(replace(c, grid_inferred={}).as_dict())[-1] == "grid_inferred"
+    assert Contract(unit="u", args=[{"name": "x"}]).as_dict() == {"unit": "u", "args": [{"name": "x"}]}
+
+
+def test_an_older_or_damaged_contract_is_refused_with_the_file(tmp_path):
+    f = tmp_path / "contract.json"
+    f.write_text(json.dumps({"unit": "u", "args": []}))
+    with pytest.raises(RecordError, match="contract record without problem, graph, kernel, device") as e:
+        Contract.load(f)
+    assert str(f) in str(e.value) and "new workdir" in str(e.value)
+    f.write_text("[1, 2]")
+    with pytest.raises(RecordError, match="not a contract record"):
+        Contract.load(f)

@@ -12,6 +12,7 @@ from conftest import ROOT, load_candidate
 
 from kernelopt.capture import regions
 from kernelopt.core import cpu_mode, outputcode
+from kernelopt.core.records import Contract
 from kernelopt.isolate.regions import region_contract, render_region
 from kernelopt.runner.regionio import RegionIO
 from kernelopt.stitch.fusion import choose_fusions
@@ -134,15 +135,15 @@ def test_the_region_contract_names_the_buffers_and_its_inputs_are_drawn_through_
         ],
         {"XBLOCK": 16},
     )
-    c = region_contract([stats, affine], r, RID)
-    assert [(a["name"], a["access"], a["shape"]) for a in c["args"]] == [
+    c = region_contract([Contract.from_dict(stats), Contract.from_dict(affine)], r, RID)
+    assert [(a["name"], a["access"], a["shape"]) for a in c.args] == [
         ("buf2", "read", [2, 8, 8, 8]),
         ("arg3_1", "read", [8]),
         ("arg4_1", "read", [8]),
         ("buf6", "write", [2, 4, 2, 1]),
         ("buf7", "write", [2, 4, 2, 1]),
     ]
-    assert c["kernel"] == AFFINE and c["region"]["intermediate_specs"]["buf5"]["stride"] == [4, 1, 8, 8]
+    assert c.kernel == AFFINE and c.region["intermediate_specs"]["buf5"]["stride"] == [4, 1, 8, 8]
 
     class Kernel:  # what the wrapper launches: writes 1 + its first argument into its outputs
         def __init__(self, written):
@@ -174,7 +175,7 @@ def test_the_region_baseline_runs_the_wrappers_kernels_in_order(tmp_path):
     oc = outputcode.parse(WRAPPER.read_text())
     rec = json.loads((ROOT / "tests/fixtures/regions/groupnorm_cpu_contracts.json").read_text())
     r = {**_region(), "member_units": [STATS, AFFINE], "reference": {"aten_ops": []}}
-    c = region_contract(rec["members"], r, RID)
+    c = region_contract([Contract.from_dict(m) for m in rec["members"]], r, RID)
     mod = load_candidate(render_region(c, [oc.kernels[STATS].source, oc.kernels[AFFINE].source]), "region_base")
     torch.manual_seed(0)
     x = torch.randn(2, 8, 8, 8).to(memory_format=torch.channels_last)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from conftest import ROOT, load_candidate, rewrite_unit_contract, snakemake
 
 from kernelopt.capture import graphunits, rewrites
 from kernelopt.core import outputcode
+from kernelopt.core.records import Contract
 from kernelopt.stitch.graphunits import edit_call_sites
 from kernelopt.stitch.proof import diff_proof
 
@@ -185,7 +187,7 @@ def _check_candidate(contract, reference, attempts, name):
     from kernelopt.gates.form import static_problems
     from kernelopt.search.synth.rewrites import synthesize_rewrite
 
-    ins_args, (out_arg,) = contract["args"][:-1], contract["args"][-1:]
+    ins_args, (out_arg,) = contract.args[:-1], contract.args[-1:]
     for attempt in attempts:
         src = synthesize_rewrite(contract, attempt)
         assert static_problems(src, contract) == []
@@ -202,7 +204,7 @@ def _check_candidate(contract, reference, attempts, name):
 def test_the_reduce_through_matmul_candidate_matches_the_fx_graph(linear_sum):
     g, _, rec = linear_sum
     contract = rewrite_unit_contract(rec)
-    assert [a["name"] for a in contract["args"]] == ["arg0_1", "arg1_1", "arg2_1", "buf3"]
+    assert [a["name"] for a in contract.args] == ["arg0_1", "arg1_1", "arg2_1", "buf3"]
     _check_candidate(contract, lambda *ins: g.gm(*ins)[0], range(4), "rtm_level2")
 
 
@@ -214,10 +216,16 @@ def test_the_reduce_through_matmul_candidate_of_a_mean_without_bias():
         return {"kind": "tensor", "name": name, "shape": shape, "stride": stride, "dtype": "float32", "access": access}
 
     roles = {"x": "x", "weight": "w", "weight_transposed": False, "bias": None, "reduction": "mean", "features": 24}
-    contract = {
-        "args": [arg("x", [5, 40], [1, 5], "read"), arg("w", [40, 24], [24, 1], "read"), arg("y", [5], [1], "write")],
-        "rewrite": {"name": "reduce-through-matmul", "node": "mean", "outputs": ["y"], "roles": roles},
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                arg("x", [5, 40], [1, 5], "read"),
+                arg("w", [40, 24], [24, 1], "read"),
+                arg("y", [5], [1], "write"),
+            ],
+            "rewrite": {"name": "reduce-through-matmul", "node": "mean", "outputs": ["y"], "roles": roles},
+        }
+    )
     _check_candidate(contract, lambda x, w: torch.mean(x @ w, dim=1), (0, 2), "rtm_mean")
 
 
@@ -298,11 +306,10 @@ def test_a_rewrite_units_reference_runs_in_float64_unless_it_refuses():
         h._reference = types.SimpleNamespace(LEVEL="kernel", INPUTS=["x"], OUTPUTS=["y"], reference=fn)
         return h
 
-    args = {"args": [{"name": "x", "access": "read"}, {"name": "y", "access": "write"}]}
+    plain = Contract(args=[{"name": "x", "access": "read"}, {"name": "y", "access": "write"}])
     x = torch.randn(4, 4)
     w32 = torch.randn(4, 4)
-    plain = {**args}
-    rewrite = {**args, "rewrite": {"name": "diag-matmul"}}
+    rewrite = replace(plain, rewrite={"name": "diag-matmul"})
     h = harness(rewrite, lambda x: {"y": x @ x})
     assert h.expected([x, None], 0)["y"].dtype == torch.float64 and h.float64_reference
     h = harness(plain, lambda x: {"y": x @ x})

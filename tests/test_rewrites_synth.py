@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from conftest import ROOT, load_candidate, rewrite_unit_contract
 
 from kernelopt.capture import rewrites
 from kernelopt.core import outputcode
+from kernelopt.core.records import Contract
 from kernelopt.search.synth import rewrite_gemm
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -149,7 +151,7 @@ def _check_gemm(contract, reference, attempts, name):
 
     from kernelopt.gates.form import static_problems
 
-    ins, out = contract["args"][:-1], contract["args"][-1]
+    ins, out = contract.args[:-1], contract.args[-1]
     for attempt in range(len(rewrite_gemm.ATTEMPTS)):
         src = rewrite_gemm.synthesize_gemm_rewrite(contract, attempt)
         assert static_problems(src, contract) == [], attempt
@@ -170,10 +172,12 @@ def _triangular(kind, diagonal, a_mask=None, b_mask=None, m=100, n=90, k=72):
     args.append(_arg("buf1", [m, n], [1, m], "write"))
     roles = {"kind": kind, "diagonal": diagonal, "matmul": "mm", "triangular_operands": bool(a_mask and b_mask)}
     roles.update(a="arg0_1", b="arg1_1", a_mask=a_mask, b_mask=b_mask)
-    contract = {
-        "args": args,
-        "rewrite": {"name": "triangular-output", "node": "where", "outputs": ["buf1"], "roles": roles},
-    }
+    contract = Contract.from_dict(
+        {
+            "args": args,
+            "rewrite": {"name": "triangular-output", "node": "where", "outputs": ["buf1"], "roles": roles},
+        }
+    )
 
     def band(x, mask):
         return x if mask is None else getattr(torch, mask["kind"])(x, mask["diagonal"])
@@ -223,10 +227,12 @@ def test_a_symmetric_product_matches_torch_on_ragged_strided_shapes(side):
     args = [_arg("arg0_1", [k, k], [1, k], "read"), _arg("arg1_1", b_shape, [b_shape[1] + 3, 1], "read")]
     args.append(_arg("buf1", out_shape, [1, out_shape[0]], "write"))
     roles = {"side": side, "x": "arg0_1", "other": "arg1_1"}
-    contract = {
-        "args": args,
-        "rewrite": {"name": "symmetric-operand", "node": "mm", "outputs": ["buf1"], "roles": roles},
-    }
+    contract = Contract.from_dict(
+        {
+            "args": args,
+            "rewrite": {"name": "symmetric-operand", "node": "mm", "outputs": ["buf1"], "roles": roles},
+        }
+    )
 
     def reference(x, b):
         return (x + x.T) @ b if side == "left" else b @ (x + x.T)
@@ -237,12 +243,12 @@ def test_a_symmetric_product_matches_torch_on_ragged_strided_shapes(side):
 def test_a_contract_the_generator_does_not_handle_is_refused():
     contract, _ = _triangular("triu", 0)
     with pytest.raises(CannotSynthesize, match="no generator"):
-        rewrite_gemm.synthesize_gemm_rewrite({**contract, "rewrite": {**contract["rewrite"], "name": "x"}}, 0)
-    bad = {**contract, "args": [contract["args"][0], _arg("arg1_1", [5, 90], [90, 1], "read"), contract["args"][2]]}
+        rewrite_gemm.synthesize_gemm_rewrite(replace(contract, rewrite={**contract.rewrite, "name": "x"}), 0)
+    bad = replace(contract, args=[contract.args[0], _arg("arg1_1", [5, 90], [90, 1], "read"), contract.args[2]])
     with pytest.raises(CannotSynthesize, match="is not a GEMM"):
         rewrite_gemm.synthesize_gemm_rewrite(bad, 0)
     roles = {"side": "left", "x": "arg0_1", "other": "arg1_1"}
-    rect = {**contract, "rewrite": {"name": "symmetric-operand", "node": "mm", "outputs": ["buf1"], "roles": roles}}
+    rect = replace(contract, rewrite={"name": "symmetric-operand", "node": "mm", "outputs": ["buf1"], "roles": roles})
     with pytest.raises(CannotSynthesize, match="not square"):
         rewrite_gemm.synthesize_gemm_rewrite(rect, 0)
 
@@ -304,7 +310,7 @@ def _check_bcast(contract, reference, name, attempts=range(4)):
     from kernelopt.gates.form import static_problems
     from kernelopt.search.synth.rewrites import synthesize_rewrite
 
-    ins_args, out_arg = contract["args"][:-1], contract["args"][-1]
+    ins_args, out_arg = contract.args[:-1], contract.args[-1]
     for attempt in attempts:
         src = synthesize_rewrite(contract, attempt)
         assert static_problems(src, contract) == []
@@ -315,7 +321,7 @@ def _check_bcast(contract, reference, name, attempts=range(4)):
 def test_the_candidate_from_problem_8s_unit_matches_the_fx_graph(problem8):
     g, _, rec = problem8
     contract = rewrite_unit_contract(rec)
-    assert [a["name"] for a in contract["args"]] == ["arg0_1", "arg1_1", "buf0"]
+    assert [a["name"] for a in contract.args] == ["arg0_1", "arg1_1", "buf0"]
     _check_bcast(contract, lambda *ins: g.gm(*ins)[0], "bcast_p8")
 
 
@@ -323,7 +329,9 @@ def _contract(args, factor, fdims, summed, sdims, dims, keepdim, shape):
     roles = {"factor": factor, "factor_dims": fdims, "summed": summed, "summed_dims": sdims}
     roles |= {"dims": dims, "keepdim": keepdim, "shape": shape}
     out = args[-1]["name"]
-    return {"args": args, "rewrite": {"name": "broadcast-then-reduce", "node": "sum", "outputs": [out], "roles": roles}}
+    return Contract(
+        args=args, rewrite={"name": "broadcast-then-reduce", "node": "sum", "outputs": [out], "roles": roles}
+    )
 
 
 # name -> (contract, reference): B, N, M, K are sizes no block divides
@@ -390,15 +398,15 @@ def test_a_contract_the_rewrite_does_not_hold_for_is_refused():
     from kernelopt.search.synth.rewrites import synthesize_rewrite
 
     contract, _ = LAYOUTS["two_reduced_dims"]
-    roles = contract["rewrite"]["roles"]
+    roles = contract.rewrite["roles"]
     swapped = {"factor": "y", "factor_dims": roles["summed_dims"], "summed": "x", "summed_dims": roles["factor_dims"]}
-    varies = {**contract, "rewrite": {**contract["rewrite"], "roles": {**roles, **swapped}}}
+    varies = replace(contract, rewrite={**contract.rewrite, "roles": {**roles, **swapped}})
     with pytest.raises(CannotSynthesize, match="the factor y varies along the reduced dims"):
         synthesize_rewrite(varies, 0)
-    unmapped = {**contract, "rewrite": {**contract["rewrite"], "roles": {**roles, "factor_dims": [0, 1, None, 0]}}}
+    unmapped = replace(contract, rewrite={**contract.rewrite, "roles": {**roles, "factor_dims": [0, 1, None, 0]}})
     with pytest.raises(CannotSynthesize, match="is not a map into"):
         synthesize_rewrite(unmapped, 0)
-    wrong_out = {**contract, "args": contract["args"][:-1] + [_arg("out", [3, 6], [6, 1], "write")]}
+    wrong_out = replace(contract, args=contract.args[:-1] + [_arg("out", [3, 6], [6, 1], "write")])
     with pytest.raises(CannotSynthesize, match="is not the sum of"):
         synthesize_rewrite(wrong_out, 0)
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kernelopt.core.jsonio import write_json
-from kernelopt.core.records import ProblemPaths
+from kernelopt.core.records import Contract, ProblemPaths
 from kernelopt.report import roofline
+
+# what every contract holds besides its arguments (no kernel: no reread analysis unless a test names it)
+HEAD = {"problem": "p", "graph": 0, "kernel": "", "device": "cuda"}
 
 
 def _unit(paths: ProblemPaths, unit: str, shape: list[int], inductor_ms: float, ratios: dict[str, float]) -> None:
@@ -15,11 +18,13 @@ def _unit(paths: ProblemPaths, unit: str, shape: list[int], inductor_ms: float, 
     write_json(
         paths.contract(unit),
         {
+            "unit": unit,
+            **HEAD,
             "args": [
                 {"name": "in_ptr0", "kind": "tensor", "access": "read", "shape": shape, "dtype": "float32"},
                 {"name": "out_ptr0", "kind": "tensor", "access": "write", "shape": shape, "dtype": "float32"},
                 {"name": "xnumel", "kind": "scalar"},
-            ]
+            ],
         },
     )
     write_json(
@@ -86,7 +91,8 @@ def test_units_without_a_time_are_said(tmp_path):
     paths = ProblemPaths(tmp_path, "p")
     write_json(paths.capture_record, {"device": "cuda"})
     _unit(paths, "a", [2**20], 0.002, {})
-    write_json(paths.contract("b"), {"args": []})  # e.g. a split reduction's partial kernel, never profiled
+    # e.g. a split reduction's partial kernel, never profiled
+    write_json(paths.contract("b"), {"unit": "b", **HEAD, "args": []})
     text = roofline.describe(roofline.problem_roofline(paths, ["a", "b"], 4300.0))
     assert "(the 1 of 2 kernels with a time)" in text
 
@@ -191,15 +197,15 @@ def test_reread_counts_one_more_read_and_no_gathers():
         {"name": "out_ptr0", "kind": "tensor", "access": "write", "shape": [64, 2**20], "dtype": "float32"},
         {"name": "r0_numel", "kind": "scalar", "value": 2**20},
     ]
-    (r,) = reread_inputs(three, "k", {"args": args})
+    (r,) = reread_inputs(three, "k", Contract(args=args))
     assert r["arg"] == "in_ptr0" and r["loops"] == 3 and r["extra_bytes"] == 4 * 64 * 2**20
     gather = (
         three + "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        w = tl.load(in_ptr1 + (tmp9 + 1))\n"
     )
-    (r,) = reread_inputs(gather, "k", {"args": args})  # in_ptr1: once plainly, once gathered: no re-read
+    (r,) = reread_inputs(gather, "k", Contract(args=args))  # in_ptr1: once plainly, once gathered: no re-read
     assert r["arg"] == "in_ptr0"
     # three tensors of 256 MiB move 768 MiB; one more read of in_ptr0: the roof is 3/4
-    assert reread_roof_pct({"args": args}, [r]) == pytest.approx(75.0)
+    assert reread_roof_pct(Contract(args=args), [r]) == pytest.approx(75.0)
 
 
 def test_a_region_is_its_members_again_and_counts_once(tmp_path):
@@ -295,4 +301,4 @@ def test_the_memory_ledger_counts_a_tensor_as_the_roofline_does():
     ]
     want = sum(core_roofline.tensor_bytes(a) for a in args if a["kind"] == "tensor")
     assert want == 2 * 2**20 + 2048
-    assert gpumem.unit_mb({"args": args}) == want / 2**20
+    assert gpumem.unit_mb(Contract(args=args)) == want / 2**20

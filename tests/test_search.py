@@ -5,12 +5,14 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, load_candidate, snakemake
 
 from kernelopt.core import config, roofline
+from kernelopt.core.records import Contract
 from kernelopt.search import profiler, transform
 from kernelopt.search.agents import backend
 from kernelopt.search.agents.base import Memory, ProfileSummary
@@ -34,15 +36,17 @@ NUM_STAGES = 1
 def launch(in_ptr0, out_ptr0, xnumel, r0_numel):
     k[(1,)](in_ptr0, out_ptr0, xnumel, r0_numel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
 """
-CONTRACT = {
-    "args": [
-        {"name": "in_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "read"},
-        {"name": "out_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "write"},
-        {"name": "xnumel", "kind": "scalar", "value": 64},
-        {"name": "r0_numel", "kind": "scalar", "value": 1024},
-    ],
-    "grid": [8, 1, 1],
-}
+CONTRACT = Contract.from_dict(
+    {
+        "args": [
+            {"name": "in_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "read"},
+            {"name": "out_ptr0", "kind": "tensor", "shape": [64, 1024], "dtype": "float32", "access": "write"},
+            {"name": "xnumel", "kind": "scalar", "value": 64},
+            {"name": "r0_numel", "kind": "scalar", "value": 1024},
+        ],
+        "grid": [8, 1, 1],
+    }
+)
 
 
 def test_transformations_edit_only_what_they_say():
@@ -104,17 +108,17 @@ def test_planner_is_diverse_deterministic_and_remembers():
     assert hb.plan(1, beam, near, CONTRACT, Memory(), 4).stop
 
 
-def _user_kernel(block: int, programs: int, grid_x: str, scalars: dict[str, int]) -> tuple[str, dict]:
+def _user_kernel(block: int, programs: int, grid_x: str, scalars: dict[str, int]) -> tuple[str, Contract]:
     """A user kernel's source (``INDUCTOR_LIKE`` with one ``BLOCK``) and its contract: a 1-D grid of
     ``programs`` inferred as ``grid_x``, the two tensors of ``CONTRACT`` and ``scalars``."""
     src = INDUCTOR_LIKE.replace("CONFIG = {'XBLOCK': 8, 'R0_BLOCK': 256}", f"CONFIG = {{'BLOCK': {block}}}")
-    contract = {
-        **CONTRACT,
-        "user": True,
-        "grid": [programs, 1, 1],
-        "grid_inferred": {"x": grid_x},
-        "args": CONTRACT["args"][:2] + [{"name": n, "kind": "scalar", "value": v} for n, v in scalars.items()],
-    }
+    contract = replace(
+        CONTRACT,
+        user=True,
+        grid=[programs, 1, 1],
+        grid_inferred={"x": grid_x},
+        args=CONTRACT.args[:2] + [{"name": n, "kind": "scalar", "value": v} for n, v in scalars.items()],
+    )
     return src, contract
 
 
@@ -134,8 +138,8 @@ def test_planner_on_a_huge_grid_and_with_momentum():
     faster = user_src.replace("'BLOCK': 32", "'BLOCK': 64")
     member = {"id": "iter1/cand0", "source": faster, "ratio": 0.5, "direction": "bigger-xblock on inductor"}
     mem_bound = ProfileSummary("iter1/cand0", "ncu", {"memory_sol_pct": 60.0, "programs_per_sm": 3.0}, "")
-    analyses = {"iter1/cand0": hb.analyze(mem_bound, {**user, "grid": [1000, 1, 1]}, Memory())}
-    small = {**user, "grid": [1000, 1, 1]}
+    analyses = {"iter1/cand0": hb.analyze(mem_bound, replace(user, grid=[1000, 1, 1]), Memory())}
+    small = replace(user, grid=[1000, 1, 1])
     assert analyses["iter1/cand0"].bottleneck == "memory-bound"
     for ratio, first in ((0.5, "bigger-xblock"), (1.0, None)):
         plan = hb.plan(2, [{**member, "ratio": ratio}], analyses, small, Memory(), 1)
@@ -281,21 +285,30 @@ class Reference(torch.nn.Module):
         mul = torch.ops.aten.mul.Tensor(relu, 0.5);  relu = None
         return (mul,)
 """
-SYN_CONTRACT = {
-    "args": [
-        {"name": "in_ptr0", "kind": "tensor", "shape": [4, 8], "stride": [8, 1], "dtype": "float32", "access": "read"},
-        {"name": "in_ptr1", "kind": "tensor", "shape": [8], "stride": [1], "dtype": "float32", "access": "read"},
-        {
-            "name": "out_ptr0",
-            "kind": "tensor",
-            "shape": [4, 8],
-            "stride": [8, 1],
-            "dtype": "float32",
-            "access": "write",
-        },
-        {"name": "xnumel", "kind": "scalar", "value": 32},
-    ]
-}
+SYN_CONTRACT = Contract.from_dict(
+    {
+        "args": [
+            {
+                "name": "in_ptr0",
+                "kind": "tensor",
+                "shape": [4, 8],
+                "stride": [8, 1],
+                "dtype": "float32",
+                "access": "read",
+            },
+            {"name": "in_ptr1", "kind": "tensor", "shape": [8], "stride": [1], "dtype": "float32", "access": "read"},
+            {
+                "name": "out_ptr0",
+                "kind": "tensor",
+                "shape": [4, 8],
+                "stride": [8, 1],
+                "dtype": "float32",
+                "access": "write",
+            },
+            {"name": "xnumel", "kind": "scalar", "value": 32},
+        ]
+    }
+)
 
 
 def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
@@ -371,19 +384,21 @@ def _rows_contract():
             "access": acc,
         }
 
-    return {
-        "args": [
-            _t("in_ptr0", [2, 3, 100], "read"),
-            _t("in_ptr1", [100], "read"),
-            _t("in_ptr2", [100], "read"),
-            _t("out_ptr0", [2, 3, 100], "write"),
-            _t("out_ptr1", [2, 3, 100], "write"),
-            _t("out_ptr2", [2, 3, 1], "write"),
-            _t("out_ptr3", [2, 3, 100], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 6},
-            {"name": "r0_numel", "kind": "scalar", "value": 100},
-        ]
-    }
+    return Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [2, 3, 100], "read"),
+                _t("in_ptr1", [100], "read"),
+                _t("in_ptr2", [100], "read"),
+                _t("out_ptr0", [2, 3, 100], "write"),
+                _t("out_ptr1", [2, 3, 100], "write"),
+                _t("out_ptr2", [2, 3, 1], "write"),
+                _t("out_ptr3", [2, 3, 100], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 6},
+                {"name": "r0_numel", "kind": "scalar", "value": 100},
+            ]
+        }
+    )
 
 
 @pytest.mark.parametrize("attempt,chunk,progs", [(0, None, 0), (2, None, 0), (0, 32, 0), (3, 64, 0), (1, 32, 2)])
@@ -468,15 +483,17 @@ def test_rows_longer_than_registers_get_the_looped_variant():
 
     from kernelopt.search.synth import rows as synth_rows
 
-    contract = {
-        "args": [
-            _t("in_ptr0", [2, 40000], "read"),
-            _t("out_ptr0", [2, 40000], "write"),
-            _t("out_ptr1", [2, 1], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 2},
-            {"name": "r0_numel", "kind": "scalar", "value": 40000},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [2, 40000], "read"),
+                _t("out_ptr0", [2, 40000], "write"),
+                _t("out_ptr1", [2, 1], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 2},
+                {"name": "r0_numel", "kind": "scalar", "value": 40000},
+            ]
+        }
+    )
     src = synth_rows.synthesize_rows(contract, LONG_ROWS_REFERENCE, 0)
     assert "'BLOCK_N': 4096" in src and "for c0 in range(0, 40000, BLOCK_N)" in src
     torch.manual_seed(0)
@@ -540,14 +557,14 @@ def test_masking_simplification_only_when_blocks_divide():
         "tl.load(in_ptr0 + tl.arange(0, XBLOCK))", "tl.load(in_ptr0 + tl.arange(0, XBLOCK), xmask, other=0.0)"
     )
     src = src.replace("x + y)", "x + y, xmask)")
-    c = json.loads(json.dumps(CONTRACT))
+    c = Contract.from_dict(json.loads(json.dumps(CONTRACT.as_dict())))
     new = transform.drop_masks(src, c)
     assert "xmask" not in new.split("CONFIG")[0].split("tl.load(in_ptr0 + tl.arange(0, XBLOCK))")[1]
     assert "ASSUMES_DIVISIBLE = {'XBLOCK': 64, 'R0_BLOCK': 1024}" in new
     with pytest.raises(transform.TransformError, match="does not divide"):
         transform.set_launch(new, config={"XBLOCK": 128})  # 128 does not divide 64
     transform.set_launch(new, config={"XBLOCK": 16})  # 16 does
-    c["args"][2]["value"] = 60  # 8 does not divide 60: the masks are needed
+    c.args[2]["value"] = 60  # 8 does not divide 60: the masks are needed
     with pytest.raises(transform.TransformError, match="masks are needed"):
         transform.drop_masks(src, c)
 
@@ -670,28 +687,37 @@ def test_synthesis_indexes_unsqueezed_inputs_by_their_view():
     from kernelopt.core import cpu_mode
     from kernelopt.search.synth import generate as synthesize
 
-    contract = {
-        "args": [
-            {
-                "name": "in_ptr0",
-                "kind": "tensor",
-                "shape": [2, 3, 4, 5],
-                "stride": [60, 20, 5, 1],
-                "dtype": "float32",
-                "access": "read",
-            },
-            {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
-            {
-                "name": "out_ptr0",
-                "kind": "tensor",
-                "shape": [2, 3, 4, 5],
-                "stride": [60, 20, 5, 1],
-                "dtype": "float32",
-                "access": "write",
-            },
-            {"name": "xnumel", "kind": "scalar", "value": 120},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                {
+                    "name": "in_ptr0",
+                    "kind": "tensor",
+                    "shape": [2, 3, 4, 5],
+                    "stride": [60, 20, 5, 1],
+                    "dtype": "float32",
+                    "access": "read",
+                },
+                {
+                    "name": "in_ptr1",
+                    "kind": "tensor",
+                    "shape": [3],
+                    "stride": [1],
+                    "dtype": "float32",
+                    "access": "read",
+                },
+                {
+                    "name": "out_ptr0",
+                    "kind": "tensor",
+                    "shape": [2, 3, 4, 5],
+                    "stride": [60, 20, 5, 1],
+                    "dtype": "float32",
+                    "access": "write",
+                },
+                {"name": "xnumel", "kind": "scalar", "value": 120},
+            ]
+        }
+    )
     src = synthesize.generate(contract, UNSQ_REFERENCE, 0)
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_unsq.py"
@@ -733,29 +759,45 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
             "        mul = torch.ops.aten.mul.Tensor(sub, u2)\n        relu = torch.ops.aten.relu.default(mul)",
         )
     )
-    contract = {
-        "args": [
-            {
-                "name": "in_ptr0",
-                "kind": "tensor",
-                "shape": [2, 3, 4, 5],
-                "stride": [60, 1, 15, 3],
-                "dtype": "float32",
-                "access": "read",
-            },  # channels-last
-            {"name": "in_ptr1", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
-            {"name": "in_ptr2", "kind": "tensor", "shape": [3], "stride": [1], "dtype": "float32", "access": "read"},
-            {
-                "name": "out_ptr0",
-                "kind": "tensor",
-                "shape": [2, 3, 4, 5],
-                "stride": [60, 20, 5, 1],
-                "dtype": "float32",
-                "access": "write",
-            },
-            {"name": "xnumel", "kind": "scalar", "value": 120},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                {
+                    "name": "in_ptr0",
+                    "kind": "tensor",
+                    "shape": [2, 3, 4, 5],
+                    "stride": [60, 1, 15, 3],
+                    "dtype": "float32",
+                    "access": "read",
+                },  # channels-last
+                {
+                    "name": "in_ptr1",
+                    "kind": "tensor",
+                    "shape": [3],
+                    "stride": [1],
+                    "dtype": "float32",
+                    "access": "read",
+                },
+                {
+                    "name": "in_ptr2",
+                    "kind": "tensor",
+                    "shape": [3],
+                    "stride": [1],
+                    "dtype": "float32",
+                    "access": "read",
+                },
+                {
+                    "name": "out_ptr0",
+                    "kind": "tensor",
+                    "shape": [2, 3, 4, 5],
+                    "stride": [60, 20, 5, 1],
+                    "dtype": "float32",
+                    "access": "write",
+                },
+                {"name": "xnumel", "kind": "scalar", "value": 120},
+            ]
+        }
+    )
     src = synthesize.generate(contract, ref, 0)
     cpu_mode.install()
     path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_synth_bn.py"
@@ -820,16 +862,18 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
 
     from kernelopt.search.synth import generate as synthesize
 
-    contract = {
-        "args": [
-            _t("in_out_ptr0", [8, 16], "readwrite"),
-            _t("in_ptr0", [2, 4, 16], "read"),
-            _t("in_ptr1", [16], "read"),
-            _t("in_ptr2", [16], "read"),
-            _t("in_ptr3", [8, 16], "read"),
-            {"name": "xnumel", "kind": "scalar", "value": 128},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_out_ptr0", [8, 16], "readwrite"),
+                _t("in_ptr0", [2, 4, 16], "read"),
+                _t("in_ptr1", [16], "read"),
+                _t("in_ptr2", [16], "read"),
+                _t("in_ptr3", [8, 16], "read"),
+                {"name": "xnumel", "kind": "scalar", "value": 128},
+            ]
+        }
+    )
     src = synthesize.generate(contract, RESIDUAL_REFERENCE, 0)
     torch.manual_seed(0)
     io, x0, x1, x2, x3 = torch.randn(8, 16), torch.randn(2, 4, 16), torch.randn(16), torch.randn(16), torch.randn(8, 16)
@@ -839,13 +883,15 @@ def test_synthesis_sees_regrouped_rows_as_one_shape():
     _run_rows(src, "synth_residual", [got, x0, x1, x2, x3, 128])
     torch.testing.assert_close(got.reshape(2, 4, 16), want)
 
-    contract = {
-        "args": [
-            _t("in_out_ptr0", [6, 8, 8], "readwrite"),
-            {"name": "xnumel", "kind": "scalar", "value": 48},
-            {"name": "r0_numel", "kind": "scalar", "value": 8},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_out_ptr0", [6, 8, 8], "readwrite"),
+                {"name": "xnumel", "kind": "scalar", "value": 48},
+                {"name": "r0_numel", "kind": "scalar", "value": 8},
+            ]
+        }
+    )
     src = synthesize.generate(contract, ATTN_SOFTMAX_REFERENCE, 0)
     x = torch.randn(6, 8, 8) * 4
     got = x.clone()
@@ -906,13 +952,15 @@ def test_aten_pow_with_a_constant_exponent_is_synthesized():
     from kernelopt.search.synth import rows as synth_rows
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    contract = {
-        "args": [
-            _t("in_ptr0", [4, 8], "read"),
-            _t("out_ptr0", [4, 8], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 32},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [4, 8], "read"),
+                _t("out_ptr0", [4, 8], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 32},
+            ]
+        }
+    )
     src = pointwise.synthesize_pointwise(contract, GELU_POW_REFERENCE, 0)
     cpu_mode.install()
     torch.manual_seed(0)
@@ -942,14 +990,16 @@ class Reference(torch.nn.Module):
         mul = torch.ops.aten.mul.Tensor(x0, rsqrt);  x0 = rsqrt = None
         return (mul,)
 """
-    rcontract = {
-        "args": [
-            _t("in_ptr0", [6, 100], "read"),
-            _t("out_ptr0", [6, 100], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 6},
-            {"name": "r0_numel", "kind": "scalar", "value": 100},
-        ]
-    }
+    rcontract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [6, 100], "read"),
+                _t("out_ptr0", [6, 100], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 6},
+                {"name": "r0_numel", "kind": "scalar", "value": 100},
+            ]
+        }
+    )
     src = synth_rows.synthesize_rows(rcontract, rms, 0)
     x = torch.randn(6, 100)
     out = torch.full((6, 100), float("nan"))
@@ -990,17 +1040,19 @@ def test_synthesis_of_reductions_over_a_middle_dimension_runs_right(attempt, chu
 
     from kernelopt.search.synth import generate as synthesize
 
-    contract = {
-        "args": [
-            _t("in_ptr0", [4, 50, 6], "read"),
-            _t("out_ptr0", [4, 6], "write"),
-            _t("out_ptr1", [4, 1, 6], "write"),
-            _t("out_ptr2", [4, 50, 6], "write"),
-            _t("out_ptr3", [4, 6], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 24},
-            {"name": "r0_numel", "kind": "scalar", "value": 50},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [4, 50, 6], "read"),
+                _t("out_ptr0", [4, 6], "write"),
+                _t("out_ptr1", [4, 1, 6], "write"),
+                _t("out_ptr2", [4, 50, 6], "write"),
+                _t("out_ptr3", [4, 6], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 24},
+                {"name": "r0_numel", "kind": "scalar", "value": 50},
+            ]
+        }
+    )
     if chunk is None:
         src = synthesize.generate(contract, MIDDLE_REFERENCE, attempt)
     else:
@@ -1052,16 +1104,18 @@ def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
     from kernelopt.search.synth import rows as synth_rows
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    contract = {
-        "args": [
-            _t("in_ptr0", [3, 4, 5, 6], "read"),
-            _t("in_ptr1", [4, 5, 6], "read"),
-            _t("in_ptr2", [4, 5, 6], "read"),
-            _t("out_ptr2", [3, 4, 5, 6], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 3},
-            {"name": "r0_numel", "kind": "scalar", "value": 120},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [3, 4, 5, 6], "read"),
+                _t("in_ptr1", [4, 5, 6], "read"),
+                _t("in_ptr2", [4, 5, 6], "read"),
+                _t("out_ptr2", [3, 4, 5, 6], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 3},
+                {"name": "r0_numel", "kind": "scalar", "value": 120},
+            ]
+        }
+    )
     src = synth_rows.synthesize_rows(contract, LN3_REFERENCE, attempt, chunk=chunk)
     assert "3 independent rows of 120 elements" in src and "folded into one" in src
     torch.manual_seed(0)
@@ -1071,7 +1125,7 @@ def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
     torch.testing.assert_close(out, torch.nn.functional.layer_norm(x, (4, 5, 6), w, b), rtol=1e-4, atol=1e-4)
 
     partial = LN3_REFERENCE.replace("'in_ptr1': [4, 5, 6]", "'in_ptr1': [6]")
-    c2 = {**contract, "args": [_t("in_ptr1", [6], "read") if a["name"] == "in_ptr1" else a for a in contract["args"]]}
+    c2 = replace(contract, args=[_t("in_ptr1", [6], "read") if a["name"] == "in_ptr1" else a for a in contract.args])
     with pytest.raises(CannotSynthesize, match="varies along part of the reduced dims"):
         synth_rows.synthesize_rows(c2, partial, 0)
     with pytest.raises(CannotSynthesize, match="only adjacent dimensions"):
@@ -1110,28 +1164,30 @@ def test_an_instance_norm_reduces_its_spatial_dims_through_a_view():
 
     from kernelopt.search.synth import generate as synthesize
 
-    contract = {
-        "args": [
-            {
-                "name": "in_ptr0",
-                "kind": "tensor",
-                "shape": [2, 3, 4, 5],
-                "stride": [60, 1, 15, 3],
-                "dtype": "float32",
-                "access": "read",
-            },
-            {
-                "name": "out_ptr1",
-                "kind": "tensor",
-                "shape": [2, 3, 4, 5],
-                "stride": [60, 20, 5, 1],
-                "dtype": "float32",
-                "access": "write",
-            },
-            {"name": "xnumel", "kind": "scalar", "value": 6},
-            {"name": "r0_numel", "kind": "scalar", "value": 20},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                {
+                    "name": "in_ptr0",
+                    "kind": "tensor",
+                    "shape": [2, 3, 4, 5],
+                    "stride": [60, 1, 15, 3],
+                    "dtype": "float32",
+                    "access": "read",
+                },
+                {
+                    "name": "out_ptr1",
+                    "kind": "tensor",
+                    "shape": [2, 3, 4, 5],
+                    "stride": [60, 20, 5, 1],
+                    "dtype": "float32",
+                    "access": "write",
+                },
+                {"name": "xnumel", "kind": "scalar", "value": 6},
+                {"name": "r0_numel", "kind": "scalar", "value": 20},
+            ]
+        }
+    )
     src = synthesize.generate(contract, INSTANCE_NORM_REFERENCE, 0)
     assert "6 independent rows of 20 elements" in src
     torch.manual_seed(0)
@@ -1175,14 +1231,16 @@ class Reference(torch.nn.Module):
         return (add,)
 """
 
-    contract = {
-        "args": [
-            _t("in_out_ptr0", [3, 1, 4], "write"),
-            _t("in_ptr0", [3, 10, 4], "read"),
-            {"name": "xnumel", "kind": "scalar", "value": 12},
-            {"name": "r0_numel", "kind": "scalar", "value": 10},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_out_ptr0", [3, 1, 4], "write"),
+                _t("in_ptr0", [3, 10, 4], "read"),
+                {"name": "xnumel", "kind": "scalar", "value": 12},
+                {"name": "r0_numel", "kind": "scalar", "value": 10},
+            ]
+        }
+    )
     src = synthesize.generate(contract, ref, 0)
     torch.manual_seed(0)
     x = torch.randn(3, 10, 4) * 4
@@ -1226,15 +1284,17 @@ class Reference(torch.nn.Module):
     def t(n, shape, stride, acc):
         return {"name": n, "kind": "tensor", "shape": shape, "stride": stride, "dtype": "float32", "access": acc}
 
-    contract = {
-        "args": [
-            t("in_ptr0", [2, 6, 3, 5], [90, 1, 30, 6], "read"),
-            t("in_ptr1", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
-            t("in_ptr2", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
-            t("out_ptr0", [2, 6, 3, 5], [90, 15, 5, 1], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 180},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                t("in_ptr0", [2, 6, 3, 5], [90, 1, 30, 6], "read"),
+                t("in_ptr1", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
+                t("in_ptr2", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
+                t("out_ptr0", [2, 6, 3, 5], [90, 15, 5, 1], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 180},
+            ]
+        }
+    )
     src = synthesize.generate(contract, ref, 0)
     torch.manual_seed(0)
     x = torch.randn(2, 6, 3, 5).to(memory_format=torch.channels_last)
@@ -1286,7 +1346,7 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
     rows = {x["unit"]: x for x in cov["rows"] if x["problem"] == gn}
     region = next(u for u in rows if u.startswith("rg_"))
     assert rows[region]["passed_gates_1_2"] and rows[region]["checkable"]
-    members = json.loads((tmp_path / gn / "units" / region / "contract.json").read_text())["region"]["member_units"]
+    members = Contract.load(tmp_path / gn / "units" / region / "contract.json")["region"]["member_units"]
     assert all(rows[m]["through_region"] == region for m in members) and not rows[members[0]]["checkable"], rows
     plan = json.loads((tmp_path / gn / "stitch/plan.json").read_text())
     assert region in plan["replacements"] and plan["stitch"]["dropped"] == members[:-1]
@@ -1369,15 +1429,17 @@ def test_synthesis_of_max_and_min_over_a_dimension(chunk):
     from kernelopt.search.synth import rows as synth_rows
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    contract = {
-        "args": [
-            _t("in_ptr0", [4, 50, 6], "read"),
-            _t("out_ptr0", [4, 6], "write"),
-            _t("out_ptr1", [4, 1, 6], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 24},
-            {"name": "r0_numel", "kind": "scalar", "value": 50},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [4, 50, 6], "read"),
+                _t("out_ptr0", [4, 6], "write"),
+                _t("out_ptr1", [4, 1, 6], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 24},
+                {"name": "r0_numel", "kind": "scalar", "value": 50},
+            ]
+        }
+    )
     src = synth_rows.synthesize_rows(contract, MAXDIM_REFERENCE, 0, chunk=chunk)
     torch.manual_seed(0)
     x = torch.randn(4, 50, 6) * 3
@@ -1418,14 +1480,16 @@ def test_pointwise_ops_on_a_reduction_without_keepdim(chunk):
 
     from kernelopt.search.synth import rows as synth_rows
 
-    contract = {
-        "args": [
-            _t("in_out_ptr0", [6, 20], "write"),
-            _t("in_ptr0", [6, 40, 20], "read"),
-            {"name": "xnumel", "kind": "scalar", "value": 120},
-            {"name": "r0_numel", "kind": "scalar", "value": 40},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_out_ptr0", [6, 20], "write"),
+                _t("in_ptr0", [6, 40, 20], "read"),
+                {"name": "xnumel", "kind": "scalar", "value": 120},
+                {"name": "r0_numel", "kind": "scalar", "value": 40},
+            ]
+        }
+    )
     src = synth_rows.synthesize_rows(contract, MAXDIM_EPILOGUE_REFERENCE, 0, chunk=chunk)
     torch.manual_seed(1)
     x = torch.randn(6, 40, 20)
@@ -1468,24 +1532,28 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
 
     paths = ProblemPaths(tmp_path, "p")
     shape = [4096, 393216]
-    contract = {
-        "unit": "k",
-        "kernel": "k",
-        "device": "cuda",
-        "args": [
-            {"name": "in_ptr0", "kind": "tensor", "shape": shape, "dtype": "float32", "access": "read"},
-            {"name": "out_ptr0", "kind": "tensor", "shape": shape, "dtype": "float32", "access": "write"},
-            {"name": "xnumel", "kind": "scalar", "value": 4096},
-            {"name": "r0_numel", "kind": "scalar", "value": 393216},
-        ],
-    }
-    write_json(paths.contract("k"), contract)
+    contract = Contract.from_dict(
+        {
+            "unit": "k",
+            "problem": "p",
+            "graph": 0,
+            "kernel": "k",
+            "device": "cuda",
+            "args": [
+                {"name": "in_ptr0", "kind": "tensor", "shape": shape, "dtype": "float32", "access": "read"},
+                {"name": "out_ptr0", "kind": "tensor", "shape": shape, "dtype": "float32", "access": "write"},
+                {"name": "xnumel", "kind": "scalar", "value": 4096},
+                {"name": "r0_numel", "kind": "scalar", "value": 393216},
+            ],
+        }
+    )
+    contract.save(paths.contract("k"))
     write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms}]})
     paths.inductor_kernel("k").write_text(LOOPED_SOFTMAX)
     cfg = config.validate({"device": "cuda"})
     why = search.near_roof(paths, "k", contract, cfg)
     assert (why is not None) is skipped
-    assert search.near_roof(paths, "k", {**contract, "device": "cpu"}, cfg) is None
+    assert search.near_roof(paths, "k", replace(contract, device="cpu"), cfg) is None
     assert (
         search.near_roof(paths, "k", contract, config.validate({"search": {"synthesis_skip_roof_pct": None}})) is None
     )
@@ -1493,13 +1561,13 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
     # a unit that fits in a few L2s (timed partly from L2), launches of different shapes
     write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms / 20}]})
     assert search.near_roof(paths, "k", contract, cfg) is None
-    small = {**contract, "args": [{**a, "shape": [64, 1024]} if a["kind"] == "tensor" else a for a in contract["args"]]}
+    small = replace(contract, args=[{**a, "shape": [64, 1024]} if a["kind"] == "tensor" else a for a in contract.args])
     write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms * 64 * 1024 / (4096 * 393216)}]})
     assert search.near_roof(paths, "k", small, cfg) is None
     # two launches of the same shapes: dispatch's time is their sum
     write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": 2 * ms, "launches": 2}]})
-    assert (search.near_roof(paths, "k", {**contract, "launch_shapes_identical": True}, cfg) is not None) is skipped
-    assert search.near_roof(paths, "k", {**contract, "launch_shapes_identical": False}, cfg) is None
+    assert (search.near_roof(paths, "k", replace(contract, launch_shapes_identical=True), cfg) is not None) is skipped
+    assert search.near_roof(paths, "k", replace(contract, launch_shapes_identical=False), cfg) is None
     write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms}]})
     if skipped:
         assert "64.1 % of the 4.3 TB/s copy bandwidth" in why and "96 % of its roof" in why
@@ -1578,14 +1646,16 @@ def test_planner_offers_programs_per_sm_on_grids_of_many_waves():
     wave; a persistent member gets more or fewer programs per SM; unknown SMs offer neither."""
     hb = backend("heuristic")
     relu = transform.set_launch((PROGRAMS_FIXTURES / "relu_poi.py").read_text(), config={"XBLOCK": 16})
-    contract = {
-        "args": [
-            {"name": "in_ptr0", "kind": "tensor", "shape": [4096], "dtype": "float32", "access": "read"},
-            {"name": "out_ptr0", "kind": "tensor", "shape": [4096], "dtype": "float32", "access": "write"},
-            {"name": "xnumel", "kind": "scalar", "value": 4096},
-        ],
-        "grid": [256, 1, 1],
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                {"name": "in_ptr0", "kind": "tensor", "shape": [4096], "dtype": "float32", "access": "read"},
+                {"name": "out_ptr0", "kind": "tensor", "shape": [4096], "dtype": "float32", "access": "write"},
+                {"name": "xnumel", "kind": "scalar", "value": 4096},
+            ],
+            "grid": [256, 1, 1],
+        }
+    )
     # 256 programs on 2 SMs (the profile: 128 per SM), 4 warps: 16 resident per SM, 8 waves
     prof = {"memory_sol_pct": 60.0, "programs": 256, "programs_per_sm": 128.0}
     a = hb.analyze(ProfileSummary("inductor", "roofline", prof, ""), contract, Memory())
@@ -1612,7 +1682,7 @@ def test_planner_offers_programs_per_sm_on_grids_of_many_waves():
     names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(relu), contract, relu, cpu.sms)]
     assert not {"persistent-programs", "more-programs-per-sm"} & set(names)
     # a grid of one wave is left alone
-    few = {**contract, "args": [*contract["args"][:2], {"name": "xnumel", "kind": "scalar", "value": 1024}]}
+    few = replace(contract, args=[*contract.args[:2], {"name": "xnumel", "kind": "scalar", "value": 1024}])
     names = [c[0] for c in hb.catalogue("memory-bound", transform.launch_params(relu), few, relu, 2)]
     assert "persistent-programs" not in names
 
@@ -1629,7 +1699,7 @@ def test_a_group_norm_over_a_linear_layers_features_is_synthesized_in_its_finer_
     from kernelopt.search.synth.rows import coarsens, synthesize_rows
 
     fx = ROOT / "tests" / "fixtures" / "groupnorm_linear"
-    contract = json.loads((fx / "contract.json").read_text())
+    contract = Contract.load(fx / "contract.json")
     ref = (fx / "reference.py").read_text()
     assert coarsens([16, 48], [16, 6, 8, 1]) and coarsens([96, 8], [16, 6, 8, 1])
     assert not coarsens([48, 16], [16, 6, 8, 1]) and not coarsens([12, 64], [16, 6, 8, 1])
@@ -1659,14 +1729,14 @@ def test_a_group_norm_over_a_linear_layers_features_is_synthesized_in_its_finer_
         "INPUTS = ['in_out_ptr1', 'in_ptr0', 'in_ptr1']", "INPUTS = ['in_out_ptr1', 'in_ptr0', 'in_ptr1', 'in_ptr2']"
     )
     scaled = scaled.replace("'in_ptr1': [48]}", "'in_ptr1': [48], 'in_ptr2': [16, 1]}")
-    with_scale = {
-        **contract,
-        "args": [
-            *contract["args"][:3],
-            {**contract["args"][1], "name": "in_ptr2", "shape": [16, 1], "stride": [1, 1]},
-            *contract["args"][3:],
+    with_scale = replace(
+        contract,
+        args=[
+            *contract.args[:3],
+            {**contract.args[1], "name": "in_ptr2", "shape": [16, 1], "stride": [1, 1]},
+            *contract.args[3:],
         ],
-    }
+    )
     with pytest.raises(CannotSynthesize, match=r"\[16, 1\] value"):
         synthesize_rows(with_scale, scaled, 0)
     # as_strided of a computed value is a reshape only when eager's result is contiguous: of a
@@ -1681,9 +1751,9 @@ def test_a_group_norm_over_a_linear_layers_features_is_synthesized_in_its_finer_
         "        sub = torch.ops.aten.sub.Tensor(as_strided, amax)\n"
         "        return (sub,)\n"
     )
-    plain = {"args": [_t("in_ptr0", [16, 48], "read"), _t("out_ptr0", [16, 48], "write")]}
+    plain = Contract(args=[_t("in_ptr0", [16, 48], "read"), _t("out_ptr0", [16, 48], "write")])
     assert "16 independent rows of 48 elements" in synthesize_rows(plain, as_strided, 0)
-    transposed = {"args": [{**plain["args"][0], "stride": [1, 16]}, plain["args"][1]]}
+    transposed = Contract(args=[{**plain.args[0], "stride": [1, 16]}, plain.args[1]])
     with pytest.raises(CannotSynthesize, match="as_strided"):
         synthesize_rows(transposed, as_strided, 0)
 
@@ -1703,12 +1773,14 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     units = {"big": 0.1666, "mid": 0.0117, "tiny": 0.0009}  # CrossEntropy's three kernels at capture (ms)
     write_json(paths.dispatch, {"units": [{"id": u, "time_ms": t} for u, t in units.items()]})
     write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
-    contract = {"unit": "tiny", "device": "cuda", "args": []}
+    contract = Contract.from_dict(
+        {"unit": "tiny", "problem": "p", "graph": 0, "kernel": "k", "device": "cuda", "args": []}
+    )
     why = search.negligible(paths, "tiny", contract, cfg)
     assert why and "0.9 us" in why and "at most 1.0052x" in why, why
     assert search.negligible(paths, "mid", contract, cfg) is None  # 6.7 % with the tiny one
     assert search.negligible(paths, "big", contract, cfg) is None
-    assert search.negligible(paths, "tiny", {**contract, "device": "cpu"}, cfg) is None
+    assert search.negligible(paths, "tiny", replace(contract, device="cpu"), cfg) is None
     off = config.validate({"search": {"negligible_share_pct": None}})
     assert search.negligible(paths, "tiny", contract, off) is None
     # a larger share lets two small units go, the smallest first; both together stay under it
@@ -1719,7 +1791,7 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     assert search.negligible(paths, "tiny", contract, cfg) is None
     write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
     # the synthesis slot and the first beam of the tiny unit say why
-    write_json(paths.contract("tiny"), contract)
+    contract.save(paths.contract("tiny"))
     paths.reference("tiny").write_text("# the eager reference\n")
     slot = search.synthesize(paths, "tiny", 0, cfg)
     assert slot["empty"] and slot["negligible"] and slot["reason"] == f"not synthesized: {why}"
@@ -1755,21 +1827,23 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
 SWIZZLE_FIXTURE = ROOT / "tests" / "fixtures" / "swizzle" / "layernorm_poi.py"
 
 
-def _ln_poi_contract(rows: int, period: int) -> dict:
+def _ln_poi_contract(rows: int, period: int) -> Contract:
     full = [rows, period]
     t = lambda n, shape, acc: {"name": n, "kind": "tensor", "shape": shape, "dtype": "float32", "access": acc}  # noqa: E731
-    return {
-        "args": [
-            t("in_ptr0", full, "read"),
-            t("in_ptr1", [rows, 1], "read"),
-            t("in_ptr2", [rows, 1], "read"),
-            t("in_ptr3", [period], "read"),
-            t("in_ptr4", [period], "read"),
-            t("out_ptr0", full, "write"),
-            {"name": "xnumel", "kind": "scalar", "value": rows * period},
-        ],
-        "grid": [rows * period // 256, 1, 1],
-    }
+    return Contract.from_dict(
+        {
+            "args": [
+                t("in_ptr0", full, "read"),
+                t("in_ptr1", [rows, 1], "read"),
+                t("in_ptr2", [rows, 1], "read"),
+                t("in_ptr3", [period], "read"),
+                t("in_ptr4", [period], "read"),
+                t("out_ptr0", full, "write"),
+                {"name": "xnumel", "kind": "scalar", "value": rows * period},
+            ],
+            "grid": [rows * period // 256, 1, 1],
+        }
+    )
 
 
 def test_block_swizzle_reorders_blocks_and_keeps_the_kernel_right():
@@ -1850,14 +1924,14 @@ def test_planner_reorders_blocks_when_a_broadcast_operand_outgrows_the_l2():
     # an operand read per row (xindex // K) is not a broadcast; a shape that is not K elements neither
     per_row = big.replace("(x0), xmask, eviction", "(x1), xmask, eviction")
     assert transform.broadcast_period(per_row, contract) is None
-    odd = {
-        **contract,
-        "args": [{**a, "shape": [2, 4194304]} if a["name"] == "in_ptr3" else a for a in contract["args"]],
-    }
+    odd = replace(
+        contract,
+        args=[{**a, "shape": [2, 4194304]} if a["name"] == "in_ptr3" else a for a in contract.args],
+    )
     assert transform.broadcast_period(big, odd)["operands"] == ["in_ptr4"]
     assert (
         transform.broadcast_period(
-            big, {**contract, "args": [*contract["args"], {"name": "r0_numel", "kind": "scalar", "value": 8}]}
+            big, replace(contract, args=[*contract.args, {"name": "r0_numel", "kind": "scalar", "value": 8}])
         )
         is None
     )

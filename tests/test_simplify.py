@@ -11,6 +11,7 @@ import pytest
 from conftest import load_candidate
 
 from kernelopt.capture.fxref import REFERENCE_TEMPLATE
+from kernelopt.core.records import Contract
 from kernelopt.search.synth.generate import _handwritten
 from kernelopt.search.synth.simplify import simplify
 
@@ -67,14 +68,14 @@ def _reference(code: str, inp: str, shape: list[int], out_shape: list[int]) -> s
     )  # fmt: skip
 
 
-def _contract(inp: str, shape: list[int], stride: list[int], out_shape: list[int]) -> dict:
+def _contract(inp: str, shape: list[int], stride: list[int], out_shape: list[int]) -> Contract:
     def arg(name, shp, strd, access):
         return {"kind": "tensor", "name": name, "shape": shp, "stride": strd, "dtype": "float32", "access": access}
 
     outs = [1] * len(out_shape)
     for d in range(len(out_shape) - 2, -1, -1):
         outs[d] = outs[d + 1] * out_shape[d + 1]
-    return {"args": [arg(inp, shape, stride, "read"), arg("out_ptr0", out_shape, outs, "write")]}
+    return Contract(args=[arg(inp, shape, stride, "read"), arg("out_ptr0", out_shape, outs, "write")])
 
 
 CASES = {

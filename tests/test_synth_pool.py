@@ -8,6 +8,7 @@ import pytest
 import torch
 from conftest import load_candidate
 
+from kernelopt.core.records import Contract
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -40,14 +41,16 @@ class Reference(torch.nn.Module):
 
 @pytest.mark.parametrize("attempt", [0, 1, 2])
 def test_max_pool_with_padding_and_ceil_mode_runs_right(attempt):
-    contract = {
-        "args": [
-            _arg("in_ptr0", [2, 3, 10, 9], "read", stride=[270, 1, 27, 3]),
-            _arg("in_ptr1", [3, 1, 1], "read"),
-            _arg("out_ptr0", [2, 3, 6, 5], "write", stride=[90, 1, 15, 3]),
-            {"name": "xnumel", "kind": "scalar", "value": 180},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [2, 3, 10, 9], "read", stride=[270, 1, 27, 3]),
+                _arg("in_ptr1", [3, 1, 1], "read"),
+                _arg("out_ptr0", [2, 3, 6, 5], "write", stride=[90, 1, 15, 3]),
+                {"name": "xnumel", "kind": "scalar", "value": 180},
+            ]
+        }
+    )
     src = generate.generate(contract, PADDED_CEIL, attempt)
     assert "tl.static_range(9)" in src
     mod = load_candidate(src, f"pool_ceil_{attempt}")
@@ -83,14 +86,16 @@ class Reference(torch.nn.Module):
 
 
 def test_max_pool_then_global_mean_runs_right():
-    contract = {
-        "args": [
-            _arg("in_ptr0", [3, 4, 11, 7], "read"),
-            _arg("in_ptr1", [4, 1, 1], "read"),
-            _arg("out_ptr0", [3, 4, 1, 1], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 12},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [3, 4, 11, 7], "read"),
+                _arg("in_ptr1", [4, 1, 1], "read"),
+                _arg("out_ptr0", [3, 4, 1, 1], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 12},
+            ]
+        }
+    )
     src = generate.generate(contract, DILATED_MEAN, 0)
     mod = load_candidate(src, "pool_mean")
     torch.manual_seed(2)
@@ -122,13 +127,15 @@ class Reference(torch.nn.Module):
 
 
 def test_one_d_pool_then_amax_propagates_nan():
-    contract = {
-        "args": [
-            _arg("in_ptr0", [5, 6, 13], "read"),
-            _arg("out_ptr0", [5, 6], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 30},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [5, 6, 13], "read"),
+                _arg("out_ptr0", [5, 6], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 30},
+            ]
+        }
+    )
     mod = load_candidate(generate.generate(contract, POOL1D_AMAX, 1), "pool_amax")
     torch.manual_seed(3)
     x = torch.randn(5, 6, 13)
@@ -142,7 +149,7 @@ def test_one_d_pool_then_amax_propagates_nan():
 
 def test_pool_whose_offsets_are_used_is_refused_with_the_reason():
     ref = POOL1D_AMAX.replace("getitem = pool[0]", "getitem = pool[1]")
-    contract = {"args": [_arg("in_ptr0", [5, 6, 13], "read"), _arg("out_ptr0", [5, 6], "write")]}
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [5, 6, 13], "read"), _arg("out_ptr0", [5, 6], "write")]})
     with pytest.raises(CannotSynthesize, match="offsets"):
         generate.generate(contract, ref, 0)
     other = POOL1D_AMAX.replace("[-1]);", "[0]);")  # an amax over a batch dim, not the pooled one
@@ -169,13 +176,15 @@ class Reference(torch.nn.Module):
         add = torch.ops.aten.add.Tensor(getitem, x1);  getitem = x1 = None
         return (add,)
 """
-    contract = {
-        "args": [
-            _arg("in_ptr0", [2, 3, 4, 4], "read"),
-            _arg("in_ptr1", [2, 3, 1, 5], "read"),
-            _arg("out_ptr0", [2, 3, 1, 5], "write"),
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [2, 3, 4, 4], "read"),
+                _arg("in_ptr1", [2, 3, 1, 5], "read"),
+                _arg("out_ptr0", [2, 3, 1, 5], "write"),
+            ]
+        }
+    )
     with pytest.raises(CannotSynthesize, match="is not the pool's"):
         generate.generate(contract, ref, 0)
 
@@ -209,7 +218,9 @@ class Reference(torch.nn.Module):
         mul = torch.ops.aten.mul.Tensor(pool, 2.0);  pool = None
         return (mul,)
 """
-    contract = {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write")]}
+    )
     src = generate.generate(contract, ref, attempt)
     rolling = not extra  # stride 1 along the second-to-last pooled dim
     assert f"a {k}-d avg pool" in src and (("BH" in src) == (attempt == 1 and not rolling))
@@ -238,7 +249,9 @@ class Reference(torch.nn.Module):
         getitem = p[0];  p = None
         return (getitem,)
 """
-    contract = {"args": [_arg("in_ptr0", [2, 3, 64], "read"), _arg("out_ptr0", [2, 3, 1, 30], "write")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", [2, 3, 64], "read"), _arg("out_ptr0", [2, 3, 1, 30], "write")]}
+    )
     mod = load_candidate(generate.generate(contract, ref, 0), "pool_1d")
     torch.manual_seed(5)
     x = torch.randn(2, 3, 64)
@@ -311,14 +324,16 @@ def test_rolling_pools_keep_window_rows_in_registers_and_match_pytorch(op, param
         PARAMS=params,
         GET=get,
     )
-    contract = {
-        "args": [
-            _arg("in_ptr0", shape, "read"),
-            _arg("in_ptr1", list(w.shape), "read"),
-            _arg("in_ptr2", list(y.shape), "read"),
-            _arg("out_ptr0", list(want.shape), "write"),
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", shape, "read"),
+                _arg("in_ptr1", list(w.shape), "read"),
+                _arg("in_ptr2", list(y.shape), "read"),
+                _arg("out_ptr0", list(want.shape), "write"),
+            ]
+        }
+    )
     src = generate.generate(contract, ref, attempt)
     assert "for t in range(RH + " in src
     mod = load_candidate(src, f"rolling_{op.split('.')[0]}_{attempt}")

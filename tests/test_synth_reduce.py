@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from conftest import load_candidate
 
+from kernelopt.core.records import Contract
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -99,7 +100,9 @@ OUT_SHAPES = {{'out_ptr0': []}}
 class Reference(torch.nn.Module):
     def forward(self, x0, x1):{FORWARDS[kind]}
 """
-    contract = {"args": [_arg("in_ptr0", shape, "read"), _arg("in_ptr1", label, "read"), _arg("out_ptr0", [], "write")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", shape, "read"), _arg("in_ptr1", label, "read"), _arg("out_ptr0", [], "write")]}
+    )
     src = generate.generate(contract, ref, attempt)
     assert "synth_partial" in src and "synth_total" in src
     mod = load_candidate(src, f"loss_{kind}_{attempt}")
@@ -109,7 +112,7 @@ class Reference(torch.nn.Module):
 
 
 def test_a_max_over_everything_and_a_kept_sum_are_refused():
-    contract = {"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [], "write")]}
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [], "write")]})
     ref = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0']
@@ -160,7 +163,9 @@ def test_index_reductions_match_torch_with_ties_and_nans(attempt, op, shape, dim
     x = torch.randn(*shape).round(decimals=1)  # many ties: the first index must win
     x.view(-1)[7] = float("nan")  # one row with a NaN: its index wins
     want = getattr(torch, op)(x.abs(), dim, keepdim=keep)
-    contract = {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write", "int64")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", list(want.shape), "write", "int64")]}
+    )
     src = generate.generate(contract, _ref(op, shape, dim, keep, list(want.shape)), attempt)
     mod = load_candidate(src, f"arg_{op}_{attempt}_{len(shape)}_{keep}")
     out = torch.full(want.shape, -1, dtype=torch.int64)
@@ -170,9 +175,11 @@ def test_index_reductions_match_torch_with_ties_and_nans(attempt, op, shape, dim
 
 def test_index_reduction_refuses_every_dimension_and_float_outputs():
     src = _ref("argmax", [4, 8], "None", False, [])
-    contract = {"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [], "write", "int64")]}
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [], "write", "int64")]})
     with pytest.raises(CannotSynthesize, match="every dimension"):
         generate.generate(contract, src, 0)
-    contract = {"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [4], "write", "float32")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [4], "write", "float32")]}
+    )
     with pytest.raises(CannotSynthesize, match="not the int64 index"):
         generate.generate(contract, _ref("argmax", [4, 8], 1, False, [4]), 0)

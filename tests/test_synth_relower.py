@@ -9,6 +9,7 @@ import torch
 from conftest import load_candidate
 
 from kernelopt.core import cpu_mode
+from kernelopt.core.records import Contract
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
 from kernelopt.search.synth.relower import VARIANTS, relower
@@ -57,14 +58,16 @@ class Reference(torch.nn.Module):
 @pytest.mark.parametrize("variant", [0, 1])
 def test_a_relowered_softmax_runs_right(tmp_path, variant):
     cpu_mode.install()
-    contract = {
-        "args": [
-            _arg("in_ptr0", [6, 300], "read"),
-            _arg("out_ptr0", [6, 300], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 6},
-            {"name": "r0_numel", "kind": "scalar", "value": 300},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [6, 300], "read"),
+                _arg("out_ptr0", [6, 300], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 6},
+                {"name": "r0_numel", "kind": "scalar", "value": 300},
+            ]
+        }
+    )
     src = relower(contract, _unit(tmp_path, "sm", SCALED_SOFTMAX), 1, variant)
     assert f"variant {VARIANTS[variant][0]}" in src and "def launch(in_ptr0, out_ptr0, xnumel, r0_numel):" in src
     if variant == 0:  # looped reductions asked for: the row is walked in blocks
@@ -99,14 +102,16 @@ class Reference(torch.nn.Module):
 
 def test_a_relowered_kernel_writes_the_units_layout(tmp_path):
     cpu_mode.install()
-    contract = {
-        "args": [
-            _arg("in_ptr0", [2, 5, 3, 4], "read", stride=[60, 1, 20, 5]),
-            _arg("in_ptr1", [5], "read"),
-            _arg("out_ptr0", [2, 5, 3, 4], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 120},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [2, 5, 3, 4], "read", stride=[60, 1, 20, 5]),
+                _arg("in_ptr1", [5], "read"),
+                _arg("out_ptr0", [2, 5, 3, 4], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 120},
+            ]
+        }
+    )
     src = relower(contract, _unit(tmp_path, "aff", AFFINE_RELU), 3, 1)
     mod = load_candidate(src, "relowered_affine")
     x = torch.randn(2, 5, 3, 4).to(memory_format=torch.channels_last)
@@ -135,9 +140,15 @@ class Reference(torch.nn.Module):
 
 def test_what_cannot_be_relowered_says_why(tmp_path):
     cpu_mode.install()
-    contract = {
-        "args": [_arg("in_ptr0", [6, 30], "read"), _arg("in_ptr1", [30, 4], "read"), _arg("out_ptr0", [6, 4], "write")]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [6, 30], "read"),
+                _arg("in_ptr1", [30, 4], "read"),
+                _arg("out_ptr0", [6, 4], "write"),
+            ]
+        }
+    )
     with pytest.raises(CannotSynthesize, match="only Triton kernels are used"):  # a library GEMM and a kernel
         relower(contract, _unit(tmp_path, "mm", MATMUL), 1, 0)
     graph = _unit(tmp_path, "graph", SCALED_SOFTMAX.replace("LEVEL = 'kernel'", "LEVEL = 'graph'"))
@@ -150,14 +161,16 @@ def test_attempts_alternate_between_the_two_sources(tmp_path):
     records which); both kernels compute the same softmax."""
     cpu_mode.install()
     d = _unit(tmp_path, "sm", SCALED_SOFTMAX)
-    contract = {
-        "args": [
-            _arg("in_ptr0", [6, 300], "read"),
-            _arg("out_ptr0", [6, 300], "write"),
-            {"name": "xnumel", "kind": "scalar", "value": 6},
-            {"name": "r0_numel", "kind": "scalar", "value": 300},
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [6, 300], "read"),
+                _arg("out_ptr0", [6, 300], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 6},
+                {"name": "r0_numel", "kind": "scalar", "value": 300},
+            ]
+        }
+    )
     assert [generate.source_of(k) for k in range(4)] == [
         ("handwritten", 0),
         ("inductor", 0),
@@ -194,10 +207,12 @@ class Reference(torch.nn.Module):
 {body}
         return (s{n - 1},)
 """
-    contract = {
-        "args": [_arg(f"in_ptr{i}", [64], "read") for i in range(n)]
-        + [_arg("out_ptr0", [64], "write"), {"name": "xnumel", "kind": "scalar", "value": 64}]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [_arg(f"in_ptr{i}", [64], "read") for i in range(n)]
+            + [_arg("out_ptr0", [64], "write"), {"name": "xnumel", "kind": "scalar", "value": 64}]
+        }
+    )
     src = relower(contract, _unit(tmp_path, "long", ref), 1, 3)
     xs = [torch.randn(64) for _ in range(n)]
     out = torch.full((64,), float("nan"))
@@ -241,8 +256,8 @@ def test_a_region_relowers_to_several_kernels_launched_in_order(tmp_path):
     ]
     unit = _unit(tmp_path, "gn", GROUP_NORM_REGION)
     with pytest.raises(CannotSynthesize, match="one Triton kernel per unit"):
-        relower({"args": args}, unit, 1, 0)
-    src = relower({"args": args, "region": {"members": ["a", "b"]}}, unit, 1, 0)
+        relower(Contract(args=args), unit, 1, 0)
+    src = relower(Contract(args=args, region={"members": ["a", "b"]}), unit, 1, 0)
     assert "def relowered0_launch(" in src and "def relowered1_launch(" in src and "torch.empty_strided(" in src
     mod = load_candidate(src, "relowered_region")
     torch.manual_seed(3)
@@ -281,7 +296,7 @@ def test_a_regions_split_factor_is_a_search_direction(tmp_path, variant, first_l
     partials are combined in two steps of 2 (six kernels); the result is right either way."""
     cpu_mode.install()
     args = [_arg("arg0_1", [4, 8192], "read"), _arg("buf8", [4, 8192], "write")]
-    contract = {"args": args, "region": {"members": ["a", "b", "c", "d"]}}
+    contract = Contract.from_dict({"args": args, "region": {"members": ["a", "b", "c", "d"]}})
     src = relower(contract, _unit(tmp_path, "std", STANDARDIZE_REGION), 0, variant)
     first = next(line for line in src.splitlines() if line.startswith("    relowered0_launch("))
     assert first.endswith(first_launch), first
@@ -340,7 +355,7 @@ def test_a_relowered_region_writes_through_inductors_buffer_reuse(tmp_path):
     output's other names the output itself (the first version gave NaN, review)."""
     cpu_mode.install()
     args = [_arg("arg0_1", [4, 8192], "read"), _arg("buf9", [4, 8192], "write")]
-    contract = {"args": args, "region": {"members": ["a", "b"]}}
+    contract = Contract.from_dict({"args": args, "region": {"members": ["a", "b"]}})
     torch.manual_seed(6)
     x = torch.randn(4, 8192)
     ran = []

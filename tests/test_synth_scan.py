@@ -9,6 +9,7 @@ import pytest
 import torch
 from conftest import load_candidate
 
+from kernelopt.core.records import Contract
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -73,7 +74,9 @@ MIDDLE = """    def forward(self, x0):
 @pytest.mark.parametrize("attempt", [0, 2])
 @pytest.mark.parametrize("rows,n", [(5, 300), (3, 5000)])  # one chunk; several chunks with a carry
 def test_exclusive_prefix_sum_runs_right(attempt, rows, n):
-    contract = {"args": [_arg("in_out_ptr0", [rows, n], "write"), _arg("in_ptr0", [rows, n], "read")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_out_ptr0", [rows, n], "write"), _arg("in_ptr0", [rows, n], "read")]}
+    )
     ref = _reference(EXCLUSIVE, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"], out="in_out_ptr0")
     src = generate.generate(contract, ref, attempt)
     assert "tl.cumsum(val, axis=1)" in src and "carry" in src
@@ -85,13 +88,15 @@ def test_exclusive_prefix_sum_runs_right(attempt, rows, n):
 
 
 def test_masked_prefix_sum_with_a_bool_mask_runs_right():
-    contract = {
-        "args": [
-            _arg("in_ptr0", [4, 700], "read"),
-            _arg("in_ptr1", [4, 700], "read", dtype="bool"),
-            _arg("out_ptr0", [4, 700], "write"),
-        ]
-    }
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [4, 700], "read"),
+                _arg("in_ptr1", [4, 700], "read", dtype="bool"),
+                _arg("out_ptr0", [4, 700], "write"),
+            ]
+        }
+    )
     ref = _reference(MASKED, {"in_ptr0": [4, 700], "in_ptr1": [4, 700]}, [4, 700], ["in_ptr0", "in_ptr1"])
     mod = load_candidate(generate.generate(contract, ref, 0), "scan_masked")
     torch.manual_seed(1)
@@ -104,7 +109,7 @@ def test_masked_prefix_sum_with_a_bool_mask_runs_right():
 @pytest.mark.parametrize("attempt", [0, 1])
 def test_flip_cumsum_flip_is_a_suffix_sum(attempt):
     rows, n = 3, 4500  # chunks of 2048/4096 that do not divide the row: the first chunk is partial
-    contract = {"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]}
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
     ref = _reference(REVERSE, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"])
     src = generate.generate(contract, ref, attempt)
     assert f"({n - 1} - cols)" in src and "flip" not in src.split('"""')[2]
@@ -118,7 +123,7 @@ def test_flip_cumsum_flip_is_a_suffix_sum(attempt):
 @pytest.mark.parametrize("forward", ["rev_input", "rev_both_residual"])
 def test_prims_rev_of_the_input_and_of_the_result(forward):
     rows, n = 3, 2500
-    contract = {"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]}
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
     src_fwd = REV_INPUT if forward == "rev_input" else REV_BOTH_RESIDUAL
     mod = load_candidate(
         generate.generate(contract, _reference(src_fwd, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"]), 0),
@@ -135,7 +140,9 @@ def test_prims_rev_of_the_input_and_of_the_result(forward):
 
 def test_a_scan_over_a_middle_dimension_of_a_transposed_input():
     # the input is a transposed view: (4, 6, 5) with strides of a (4, 5, 6) tensor's transpose
-    contract = {"args": [_arg("in_ptr0", [4, 6, 5], "read", stride=[30, 1, 6]), _arg("out_ptr0", [4, 6, 5], "write")]}
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", [4, 6, 5], "read", stride=[30, 1, 6]), _arg("out_ptr0", [4, 6, 5], "write")]}
+    )
     ref = _reference(MIDDLE, {"in_ptr0": [4, 6, 5]}, [4, 6, 5], ["in_ptr0"])
     mod = load_candidate(generate.generate(contract, ref, 2), "scan_mid")
     torch.manual_seed(3)
@@ -155,6 +162,6 @@ def test_a_scan_over_a_middle_dimension_of_a_transposed_input():
     ],
 )
 def test_scan_synthesis_refuses_what_it_cannot_do(forward, reason):
-    contract = {"args": [_arg("in_ptr0", [4, 6, 5], "read"), _arg("out_ptr0", [4, 6, 5], "write")]}
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [4, 6, 5], "read"), _arg("out_ptr0", [4, 6, 5], "write")]})
     with pytest.raises(CannotSynthesize, match=reason):
         generate.generate(contract, _reference(forward, {"in_ptr0": [4, 6, 5]}, [4, 6, 5], ["in_ptr0"]), 0)

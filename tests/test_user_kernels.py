@@ -7,10 +7,13 @@ synthesized candidates.
 """
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, load_candidate, snakemake
+
+from kernelopt.core.records import Contract
 
 HELION = ("helion_1_AddReLU", "problems_helion_2_RowSoftmaxScale")
 SOFTMAX = "triton_1_TwoPassSoftmax"  # problems/examples/triton/1_TwoPassSoftmax.py
@@ -199,7 +202,9 @@ def test_helion_config_neighbours_and_refusals():
     names = [n for n, _ in helion.variants({"block_sizes": [32, 16], "num_warps": 4})]
     assert names[:2] == ["blocks-x2", "blocks-half"] and "warps-x2" in names and len(names) == len(set(names))
     assert helion.variants({"block_sizes": [1], "num_warps": 1, "num_stages": 1})[0][0] == "blocks-x2"
-    contract = {"unit": "u", "kernel": "k_0", "args": [{"name": n, "kind": "tensor"} for n in ("x", "out")]}
+    contract = Contract.from_dict(
+        {"unit": "u", "kernel": "k_0", "args": [{"name": n, "kind": "tensor"} for n in ("x", "out")]}
+    )
     two = (
         "import triton\n@triton.jit\ndef k(x, out):\n    pass\n"
         "def f(x, *, _launcher=None):\n    _launcher(k, (1,), x, out)\n    _launcher(k, (1,), x, out)\n"
@@ -221,22 +226,25 @@ def test_a_user_grid_is_inferred_only_when_unambiguous():
     from kernelopt.isolate import user
 
     def contract(grid, scalars, blocks):
-        return {
-            "grid": grid,
-            "grid_expr": {"type": "FixedGrid", "x": "_grid_0", "y": "_grid_1", "z": "_grid_2"},
-            "launch_config": {"kwargs": blocks},
-            "args": [{"name": n, "kind": "scalar", "type": "int", "value": v} for n, v in scalars.items()],
-        }
+        return Contract(
+            grid=grid,
+            grid_expr={"type": "FixedGrid", "x": "_grid_0", "y": "_grid_1", "z": "_grid_2"},
+            launch_config={"kwargs": blocks},
+            args=[{"name": n, "kind": "scalar", "type": "int", "value": v} for n, v in scalars.items()],
+        )
 
-    c = contract([40, 6, 1], {"n": 1000, "rows": 6}, {"BLOCK": 25})
-    assert user.infer_grid(c) == {"x": "triton.cdiv(n, BLOCK)"} and c["grid_expr"]["y"] == "_grid_1"
+    c = user.with_inferred_grid(contract([40, 6, 1], {"n": 1000, "rows": 6}, {"BLOCK": 25}))
+    assert c.grid_inferred == {"x": "triton.cdiv(n, BLOCK)"} and c.grid_expr["y"] == "_grid_1"
+    assert c.grid_expr["x"] == "triton.cdiv(n, BLOCK)" and c.grid_expr["inferred_from"]
     # a contiguous row: its stride and its length are the same size
     c = contract([1, 4, 1], {"n_cols": 1000, "stride": 1000}, {"BLOCK": 256})
     assert user.infer_grid(c) == {"y": "triton.cdiv(n_cols, BLOCK)"}
     # two sizes give the same count: ambiguous, the recorded numbers stay
-    c = contract([4, 1, 1], {"n": 1000, "m": 1001}, {"BLOCK": 256})
-    assert user.infer_grid(c) == {} and c["grid_expr"]["x"] == "_grid_0"
-    assert user.infer_grid({**contract([4, 1, 1], {"n": 1000}, {"BLOCK": 256}), "grid_expr": {"type": "Grid1D"}}) == {}
+    c = user.with_inferred_grid(contract([4, 1, 1], {"n": 1000, "m": 1001}, {"BLOCK": 256}))
+    assert c.grid_inferred == {} and c.grid_expr["x"] == "_grid_0" and "grid_inferred" in c.as_dict()
+    assert (
+        user.infer_grid(replace(contract([4, 1, 1], {"n": 1000}, {"BLOCK": 256}), grid_expr={"type": "Grid1D"})) == {}
+    )
 
 
 def _judge_row(eager_model, reference, got, base, structure_of=None):

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hardware, phases
+from .records import Contract
 from .roofline import tensor_bytes
 
 # what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
@@ -117,13 +118,13 @@ def need_mb(
     return int(math.ceil(base * factor + procs * CONTEXT_MB))
 
 
-def unit_mb(contract: dict[str, Any]) -> float:
+def unit_mb(contract: Contract) -> float:
     """MiB of a unit's tensor arguments (inputs and outputs), from its contract; a region's
     (capture/regions.py) also counts its member kernels' arguments, which drawing its inputs
     holds (bench/README.md, "Run 12")."""
     total = 0
-    members = (contract.get("region") or {}).get("member_contracts", [])
-    for a in [*contract.get("args", []), *(x for m in members for x in m.get("args", []))]:
+    members = (contract.region or {}).get("member_contracts", [])
+    for a in [*contract.args, *(x for m in members for x in m.get("args", []))]:
         if a.get("kind") == "tensor":
             total += tensor_bytes(a)
     return total / 2**20
@@ -159,7 +160,7 @@ def rule_need_mb(
     if rule != "capture" and f.exists():
         mem = _cached_json(_CAPTURE_MEMORY, f, lambda d: d.get("memory"))
     if contract_json is not None and Path(contract_json).exists():
-        units = _cached_json(_UNITS, Path(contract_json), unit_mb)
+        units = _cached_json(_UNITS, Path(contract_json), lambda d: unit_mb(Contract.from_dict(d)))
     estimate = None
     if units is None and not (mem and mem.get("job_peak_mb")):
         if str(problem_path) not in _ESTIMATES:

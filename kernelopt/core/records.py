@@ -1,6 +1,7 @@
 """The files stages hand each other, defined once: their names and paths, the enums their
 verdicts, categories and dispatch kinds take, and typed records for the ones that carry a
-decision (a gate's verdict, a search beam, a unit's ranking, a stitch plan, a problem's result).
+decision (a gate's verdict, a search beam, a unit's ranking, a stitch plan, a problem's result)
+and for a unit's launch contract, which every stage after isolate reads.
 
 Nothing else in the package, the scripts or the rules names an artifact file: a stage asks
 ``ProblemPaths`` (``paths.slot(unit, "iter2/cand1").gate(2)``) and reads a record through its
@@ -15,7 +16,7 @@ gives a ``RecordError`` naming the file and the fix (a new workdir), not a ``Key
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar
@@ -89,6 +90,7 @@ _OUTPUT_CODE = "output_code.py"
 _PROFILE_SUMMARY = "summary.json"
 _DISPATCH = "dispatch.json"
 _RESULT = "result.json"
+_CONTRACT = "contract.json"
 # the names a candidate and an NCU report have in a sandboxed child's scratch directory too
 CANDIDATE_FILE = _CANDIDATE
 NCU_REPORT_FILE = "report.ncu-rep"
@@ -334,7 +336,8 @@ class ProblemPaths:
         return self.root / "units" / unit
 
     def contract(self, unit: str) -> Path:
-        return self.unit(unit) / "contract.json"
+        """The unit's launch contract (``Contract``)."""
+        return self.unit(unit) / _CONTRACT
 
     def reference(self, unit: str) -> Path:
         return unit_reference(self.unit(unit))
@@ -901,6 +904,91 @@ class Result(_Record):
     @property
     def optimized(self) -> bool:
         return self.category == Category.OPTIMIZED
+
+
+@dataclass(frozen=True)
+class Contract(_Record):
+    """``units/<unit>/contract.json``: how a unit is launched (``isolate/contract.py`` builds a
+    kernel's; ``isolate/fused.py``, ``isolate/regions.py`` and ``isolate/graphunits.py`` a fused
+    pair's, a region's and a graph-level unit's).  Which kernel of which graph (``graph``,
+    ``kernel``, its ``heuristic``, whether a ``template``, the ``user``'s own kernel or
+    ``helion``'s), the ``device``, the arguments in launch order (``args``: name, kind, shape,
+    stride, dtype, ``access``, ``buffer``; scalars' values), the config and grid Inductor chose
+    (``launch_config``, ``grid``, ``grid_expr``; ``grid_inferred``: a user kernel's grid
+    dimensions rewritten as ``cdiv(size, BLOCK)``), arguments that are the same memory
+    (``aliases``), how often the kernel ran and whether always on the same shapes (``launches``,
+    ``launch_shapes_identical``), what the eager reference is and implements (``reference``,
+    ``aten_ops``, ``fx_origins``), the unit's share of the model's time (``share``), and, for a
+    fused pair, a region or a graph-level unit, its record (``fused``, ``region``, ``rewrite``).
+
+    Nested values are what the file holds, dicts and lists: ``args`` entries, the configs, the
+    reference, and the fused / region / graph-level records (their member contracts included,
+    which ``Contract.from_dict`` reads).  Keys of another writer are kept in ``extra``.  A
+    contract keeps its keys in the order its writer gave them (``order``), so ``as_dict`` and
+    ``save`` give back the file as written; a field set since (``dataclasses.replace``) that the
+    file lacked comes after them."""
+
+    unit: str = ""
+    problem: str = ""
+    graph: int = 0
+    kernel: str = ""
+    heuristic: str | None = None
+    template: bool = False
+    user: bool = False
+    helion: dict[str, Any] | None = None
+    device: str | None = None
+    args: list[dict[str, Any]] = field(default_factory=list)
+    launch_config: dict[str, Any] | None = None
+    aliases: list[list[int]] = field(default_factory=list)
+    grid: list[int] | None = None
+    grid_expr: dict[str, Any] | None = None
+    launches: int | None = None
+    launch_shapes_identical: bool | None = None
+    aten_ops: list[str] = field(default_factory=list)
+    reference: dict[str, Any] = field(default_factory=dict)
+    fx_origins: list[str] = field(default_factory=list)
+    share: float | None = None
+    grid_inferred: dict[str, str] | None = None
+    fused: dict[str, Any] | None = None
+    region: dict[str, Any] | None = None
+    rewrite: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "contract"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("unit", "problem", "graph", "kernel", "device", "args")
+    _NOT_KEYS: ClassVar[tuple[str, ...]] = ("extra", "order")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The file's contents (the schema left out), in the writer's order."""
+        names = [f.name for f in fields(self) if f.name not in self._NOT_KEYS]
+        value = {**self.extra, **{n: getattr(self, n) for n in names}}
+        out = {k: value[k] for k in self.order if k in value}
+        for f in fields(self):
+            if f.name in names and f.name not in out and getattr(self, f.name) != _default(f):
+                out[f.name] = getattr(self, f.name)
+        return {**out, **{k: v for k, v in self.extra.items() if k not in out}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Contract:
+        """A contract from the dict a writer built (or a file held): the known keys typed, the
+        rest ``extra``, the order of the keys kept."""
+        return cls(**_split(cls, {k: v for k, v in data.items() if k not in cls._NOT_KEYS}), order=tuple(data))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Contract:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, cls.REQUIRED)
+        return cls.from_dict({k: v for k, v in data.items() if k != "schema"})
+
+    @classmethod
+    def load_or_none(cls, path: str | Path) -> Contract | None:
+        """``load``, or None when the unit was never isolated (the problem failed earlier)."""
+        return cls.load(path) if Path(path).exists() else None
+
+
+def _default(f: Any) -> Any:
+    return f.default_factory() if f.default is MISSING else f.default
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .hardware import TARGET
+from .records import Contract
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -34,15 +35,15 @@ def tensor_bytes(arg: dict[str, Any]) -> int:
     return int(math.prod(arg.get("shape") or [1])) * DTYPE_BYTES.get(arg.get("dtype", ""), 4)
 
 
-def read_written_bytes(contract: dict[str, Any]) -> tuple[int, int]:
+def read_written_bytes(contract: Contract) -> tuple[int, int]:
     """Bytes the unit must read and write: each input read once, each output written once."""
-    tensors = [a for a in contract["args"] if a["kind"] == "tensor"]
+    tensors = [a for a in contract.args if a["kind"] == "tensor"]
     read = sum(tensor_bytes(a) for a in tensors if a.get("access") in ("read", "readwrite"))
     write = sum(tensor_bytes(a) for a in tensors if a.get("access") in ("write", "readwrite"))
     return read, write
 
 
-def moved_bytes(contract: dict[str, Any]) -> int:
+def moved_bytes(contract: Contract) -> int:
     return sum(read_written_bytes(contract))
 
 
@@ -52,7 +53,7 @@ def moved_bytes(contract: dict[str, Any]) -> int:
 ON_CHIP_BYTES = TARGET.on_chip_bytes
 
 
-def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> list[dict[str, Any]]:
+def reread_inputs(kernel_source: str, kernel: str, contract: Contract) -> list[dict[str, Any]]:
     """The tensor arguments Inductor's kernel loads in more than one of its loops (a looped
     reduction that reads its row again once the statistic is known), each with the loops that
     load it, the extra bytes of one more read (two passes always suffice: a third loop is
@@ -62,7 +63,7 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
         fn = next(n for n in ast.parse(kernel_source).body if isinstance(n, ast.FunctionDef) and n.name == kernel)
     except (SyntaxError, StopIteration):
         return []
-    args = {a["name"]: a for a in contract.get("args", []) if a.get("kind") == "tensor"}
+    args = {a["name"]: a for a in contract.args if a.get("kind") == "tensor"}
     loops: dict[str, int] = {}
     for stmt in fn.body:
         if not isinstance(stmt, ast.For):
@@ -77,7 +78,7 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
             loops[name] = loops.get(name, 0) + 1
     row = math.prod(
         int(a.get("value") or 1)
-        for a in contract.get("args", [])
+        for a in contract.args
         if a.get("kind") == "scalar" and str(a.get("name", "")).startswith("r") and a["name"].endswith("numel")
     )
     out = []
@@ -100,14 +101,14 @@ def reread_inputs(kernel_source: str, kernel: str, contract: dict[str, Any]) -> 
     return out
 
 
-def unit_rereads(inductor_py: Path, contract: dict[str, Any]) -> list[dict[str, Any]]:
+def unit_rereads(inductor_py: Path, contract: Contract) -> list[dict[str, Any]]:
     """``reread_inputs`` of a unit's ``inductor.py`` (none when the file is missing)."""
     if not inductor_py.exists():
         return []
-    return reread_inputs(inductor_py.read_text(), contract.get("kernel", ""), contract)
+    return reread_inputs(inductor_py.read_text(), contract.kernel, contract)
 
 
-def reread_roof_pct(contract: dict[str, Any], rereads: list[dict[str, Any]]) -> float | None:
+def reread_roof_pct(contract: Contract, rereads: list[dict[str, Any]]) -> float | None:
     """% of the copy bandwidth a kernel reaches at best when it reads those rows twice, as a
     kernel must whose rows do not fit on one SM (unless it splits a row over several SMs and
     keeps it on chip: an estimate, not a bound); None when no row needs reading again."""
@@ -117,11 +118,11 @@ def reread_roof_pct(contract: dict[str, Any], rereads: list[dict[str, Any]]) -> 
     return 100.0 * nbytes / (nbytes + sum(r["extra_bytes"] for r in rereads))
 
 
-def estimate(contract: dict[str, Any], time_ms: float, device: str, peak_gbs: float, sms: int) -> dict[str, Any]:
+def estimate(contract: Contract, time_ms: float, device: str, peak_gbs: float, sms: int) -> dict[str, Any]:
     """The roofline estimate of one timed unit: the bytes it must move (each input read once,
     each output written once) over its time, against ``peak_gbs``, and its programs per SM."""
     read, write = read_written_bytes(contract)
-    grid = contract.get("grid") or [1, 1, 1]
+    grid = contract.grid or [1, 1, 1]
     programs = int(math.prod(grid))
     gbs = (read + write) / (time_ms * 1e-3) / 1e9 if time_ms > 0 else 0.0
     return {

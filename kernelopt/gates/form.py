@@ -40,6 +40,8 @@ import importlib
 import types
 from typing import Any
 
+from ..core.records import Contract
+
 # imports: module -> names that may be taken from it with ``from ... import`` (None: any name the
 # namespace rules of that module allow); ``import X`` / ``import X as Y`` for the keys marked True
 IMPORTS: dict[str, tuple[bool, frozenset[str] | None]] = {
@@ -834,7 +836,7 @@ def _allowed_imports() -> str:
     return "triton, triton.language, math, torch, Inductor's triton_helpers, libdevice"
 
 
-def static_problems(source: str, contract: dict[str, Any]) -> list[tuple[str, str, int]]:
+def static_problems(source: str, contract: Contract) -> list[tuple[str, str, int]]:
     """Every finding as (rule, message, line), the most specific first; [] when the source is in
     the form and defines ``launch`` with exactly the contract's arguments and a jit kernel."""
     try:
@@ -845,7 +847,7 @@ def static_problems(source: str, contract: dict[str, Any]) -> list[tuple[str, st
     checker.check(tree)
     probs = list(checker.problems)
     launch = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "launch"), None)
-    want = [a["name"] for a in contract["args"]]
+    want = [a["name"] for a in contract.args]
     if launch is None or launch.name in checker.m.jit:
         probs.append(("signature", "defines no top-level host function launch(...)", 0))
     else:

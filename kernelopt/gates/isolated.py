@@ -136,7 +136,7 @@ class UnitCheck:
         tensor on the ``meta`` device: an input set then holds no copy of its outputs' old bytes."""
         import torch
 
-        specs = self.h.contract["args"]
+        specs = self.h.contract.args
         out = list(before)
         for i, a in enumerate(before):
             if isinstance(a, torch.Tensor) and i < len(specs) and specs[i].get("access") == "write":
@@ -181,7 +181,7 @@ class UnitCheck:
         written arguments None."""
         import torch
 
-        specs = self.h.contract["args"]
+        specs = self.h.contract.args
         before = self.tensors(self.calls[k])["before"]
         read_only = [i < len(specs) and specs[i].get("access") == "read" for i in range(len(before))]
         if slots is not None:
@@ -218,12 +218,12 @@ class UnitCheck:
             "point": "gate12",
             # the arguments Inductor's kernel only reads: its runs beside the candidate's use them
             # as they are, not copies (``runner/child.py: _clone``)
-            "read_only": [i for i, a in enumerate(self.h.contract["args"]) if a.get("access") == "read"],
+            "read_only": [i for i, a in enumerate(self.h.contract.args) if a.get("access") == "read"],
         }
         return job, {Scratch.CANDIDATE: Path(candidate), Scratch.INDUCTOR: self.h.paths.inductor_kernel(self.h.unit)}
 
     def budget_s(self) -> float:
-        kernel_ms = self.h.contract.get("time_ms") or _unit_time_ms(self.h)
+        kernel_ms = self.h.contract.extra.get("time_ms") or _unit_time_ms(self.h)
         # every call also launches Inductor's kernel once, and its launcher ops are recorded once
         return sandbox.budget_s(self.gc["timeout_s"], self.gc["timeout_factor"], kernel_ms, 2 * len(self.calls) + 1)
 
@@ -247,7 +247,7 @@ class CallStream(sandbox.Stream):
             return result.get("error") is None
         import torch
 
-        specs = self.plan.h.contract["args"]
+        specs = self.plan.h.contract.args
         # the written arguments copied out of the shared slots before anything is judged: the
         # judge believes bytes it holds, not memory the child can still reach
         args = [
@@ -272,7 +272,7 @@ def _judge_call(plan: UnitCheck, k: int, args: list[Any], tol: dict[str, Any]) -
     poisoned = plan.call_args(k, copies=plan.poison[k] != "nan")
     wrote = [
         spec["name"]
-        for spec, was, now in zip(h.contract["args"], poisoned, args)
+        for spec, was, now in zip(h.contract.args, poisoned, args)
         if spec.get("access") == "read" and isinstance(now, torch.Tensor) and not same_values(now, was)
     ]
     got = h.written(args)
@@ -568,10 +568,10 @@ def _unwritten(
     it equals; counted a chunk at a time (no full-size temporaries of a GiB-sized output)."""
     import torch
 
-    spec = next(s for s in h.contract["args"] if s["name"] == name)
+    spec = next(s for s in h.contract.args if s["name"] == name)
     if spec.get("access") != "write":
         return 0
-    was = poisoned_args[[s["name"] for s in h.contract["args"]].index(name)]
+    was = poisoned_args[[s["name"] for s in h.contract.args].index(name)]
     r = ref.reshape(out.shape) if ref.numel() == out.numel() else None
     o_all = out.reshape(-1)
     w_all = was.reshape(-1) if pattern != "nan" else None  # the NaN poison is told by isnan alone

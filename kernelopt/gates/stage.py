@@ -17,7 +17,7 @@ from typing import Any
 from ..core import outputs, runtime
 from ..core.jsonio import read_json
 from ..core.phases import timed
-from ..core.records import AttemptPaths, ProblemPaths, Slot, StitchPlan, read_optional, read_verdict
+from ..core.records import AttemptPaths, Contract, ProblemPaths, Slot, StitchPlan, read_optional, read_verdict
 from .faults import INFRASTRUCTURE, UNIT_NOT_CHECKABLE, retry_alone
 from .form import static_problems
 from .speed import DECISION, gate4
@@ -53,7 +53,7 @@ def judge_candidate(
             rule=UNIT_NOT_CHECKABLE,
         )
         return v, GateVerdict(2, NOT_CHECKABLE_VERDICT, v.reason, rule=UNIT_NOT_CHECKABLE)
-    contract = read_json(paths.contract(unit))
+    contract = Contract.load(paths.contract(unit))
     probs = static_problems(Path(candidate).read_text(), contract)
     if probs:  # nothing runs: no process, no torch
         rule, msg, line = probs[0]

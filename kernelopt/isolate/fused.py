@@ -10,15 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from ..classify.fusion import NotFusible
-from ..core.records import REFERENCE_CONSTANTS_FILE, REFERENCE_FILE, unit_reference, unit_reference_constants
+from ..core.records import (
+    REFERENCE_CONSTANTS_FILE,
+    REFERENCE_FILE,
+    Contract,
+    unit_reference,
+    unit_reference_constants,
+)
 from .inductor import launcher_lines, strip_heuristics_decorator
 from .reference import reference_constants
 
 
-def fused_contract(pc: dict[str, Any], cc: dict[str, Any], pair: dict[str, Any], unit: str) -> dict[str, Any]:
+def fused_contract(pc: Contract, cc: Contract, pair: dict[str, Any], unit: str) -> Contract:
     """The fused unit's launch contract: C's arguments, then P's other inputs (``p_<name>``)."""
     args = []
-    for a in cc["args"]:
+    for a in cc.args:
         spec = dict(a)
         if a["name"] == pair["consumer_param"]:
             spec["access"] = "readwrite"  # scratch: the Inductor pair writes it, nobody reads it after the unit
@@ -32,33 +38,36 @@ def fused_contract(pc: dict[str, Any], cc: dict[str, Any], pair: dict[str, Any],
                 else f"the intermediate {pair['buffer']}: written by the Inductor pair, ignored by the fused kernel"
             )
         args.append(spec)
-    pargs = {a["name"]: a for a in pc["args"]}
+    pargs = {a["name"]: a for a in pc.args}
     for e in pair["extra"]:
         args.append({**pargs[e["producer_param"]], "name": e["fused_param"], "access": "read"})
-    return {
-        **{k: v for k, v in cc.items() if k not in ("args", "unit", "reference", "aten_ops", "fx_origins", "share")},
-        "unit": unit,
-        "args": args,
-        "aten_ops": list(dict.fromkeys(pc.get("aten_ops", []) + cc.get("aten_ops", []))),
-        "fx_origins": list(dict.fromkeys(pc.get("fx_origins", []) + cc.get("fx_origins", []))),
-        "reference": {"composed": True, "producer": pc.get("reference"), "consumer": cc.get("reference")},
-        "fused": {**pair, "producer_contract": pc, "consumer_contract": cc},
-    }
+    taken = ("args", "unit", "reference", "aten_ops", "fx_origins", "share")
+    return Contract.from_dict(
+        {
+            **{k: v for k, v in cc.as_dict().items() if k not in taken},
+            "unit": unit,
+            "args": args,
+            "aten_ops": list(dict.fromkeys(pc.aten_ops + cc.aten_ops)),
+            "fx_origins": list(dict.fromkeys(pc.fx_origins + cc.fx_origins)),
+            "reference": {"composed": True, "producer": pc.reference, "consumer": cc.reference},
+            "fused": {**pair, "producer_contract": pc.as_dict(), "consumer_contract": cc.as_dict()},
+        }
+    )
 
 
-def render_pair(contract: dict[str, Any], p_src: str, c_src: str) -> str:
+def render_pair(contract: Contract, p_src: str, c_src: str) -> str:
     """The fused unit's baseline: Inductor's two kernels launched one after the other, as the
     wrapper launches them.  CONFIG / NUM_WARPS / NUM_STAGES are the consumer's."""
-    f = contract["fused"]
-    pc, cc = f["producer_contract"], f["consumer_contract"]
-    pbound = {a["name"]: (a["name"] if a["kind"] == "tensor" else repr(a.get("value"))) for a in pc["args"]}
+    f = contract.fused
+    pc, cc = (Contract.from_dict(f[k]) for k in ("producer_contract", "consumer_contract"))
+    pbound = {a["name"]: (a["name"] if a["kind"] == "tensor" else repr(a.get("value"))) for a in pc.args}
     for e in f["extra"]:
         pbound[e["producer_param"]] = e["fused_param"]
     pbound[f["producer_param"]] = f["consumer_param"]
-    cparams = [a["name"] for a in cc["args"]]
+    cparams = [a["name"] for a in cc.args]
     return "\n".join(
         [
-            f'"""Inductor\'s kernels for the fused unit {contract["unit"]}: {f["producer"]} then {f["consumer"]},',
+            f'"""Inductor\'s kernels for the fused unit {contract.unit}: {f["producer"]} then {f["consumer"]},',
             "launched one after the other with the configs Inductor chose, as the wrapper launches them.",
             f"This is the baseline the fused candidates are timed against.  launch(*args) takes {f['consumer']}'s",
             f"arguments followed by {f['producer']}'s other inputs (p_*).",
@@ -74,8 +83,8 @@ def render_pair(contract: dict[str, Any], p_src: str, c_src: str) -> str:
             *launcher_lines(f["consumer"], cc, "", "C_"),
             "",
             "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
-            f"    P_launch({', '.join(str(pbound[a['name']]) for a in pc['args'])})",
+            f"def launch({', '.join(a['name'] for a in contract.args)}):",
+            f"    P_launch({', '.join(str(pbound[a['name']]) for a in pc.args)})",
             f"    C_launch({', '.join(cparams)})",
             "",
         ]
@@ -112,8 +121,8 @@ def reference(**args):
 '''
 
 
-def write_reference(udir: Path, contract: dict[str, Any], p_ref: Path, c_ref: Path) -> None:
-    f = contract["fused"]
+def write_reference(udir: Path, contract: Contract, p_ref: Path, c_ref: Path) -> None:
+    f = contract.fused
     for sub, ref in (("producer", p_ref), ("consumer", c_ref)):
         d = udir / sub
         d.mkdir(parents=True, exist_ok=True)
@@ -139,7 +148,7 @@ def write_reference(udir: Path, contract: dict[str, Any], p_ref: Path, c_ref: Pa
         REFERENCE.format(
             reference_file=REFERENCE_FILE,
             level=level,
-            unit=contract["unit"],
+            unit=contract.unit,
             producer=f["producer"],
             consumer=f["consumer"],
             buffer=f["buffer"],

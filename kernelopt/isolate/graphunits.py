@@ -16,12 +16,11 @@ from typing import Any
 from ..capture.graphunits import layout
 from ..capture.regions import Aliases
 from ..core.outputcode import functions, is_call_to, renamed, statements_in_order
+from ..core.records import Contract
 from .inductor import launcher_lines, strip_heuristics_decorator
 
 
-def rewrite_contract(
-    capture: dict[str, Any], kernel_contracts: dict[str, dict[str, Any]], entry: dict[str, Any]
-) -> dict[str, Any]:
+def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contract], entry: dict[str, Any]) -> Contract:
     """``entry``: the unit's dispatch record; ``kernel_contracts``: each Triton member's own contract."""
     r = entry["rewrite"]
     dev = capture["device"]
@@ -40,45 +39,47 @@ def rewrite_contract(
     args = [arg(b, r["input_specs"][b], "read") for b in r["inputs"]]
     args += [arg(b, r["output_specs"][b], "write") for b in r["outputs"]]
     f = r["rewrite"]
-    return {
-        "unit": entry["id"],
-        "problem": capture["problem"],
-        "graph": 0,
-        "kernel": r["anchor"],
-        "heuristic": entry.get("heuristic"),
-        "template": False,
-        "user": False,
-        "helion": None,
-        "device": dev,
-        "args": args,
-        "launch_config": None,
-        "aliases": [],
-        "grid": None,
-        "grid_expr": None,
-        "launches": 1,
-        "launch_shapes_identical": True,
-        "aten_ops": r["reference"].get("aten_ops", []),
-        "reference": {"rewrite": True, **r["reference"]},
-        "fx_origins": [],
-        "share": entry.get("share"),
-        "rewrite": {
-            **{k: r[k] for k in ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")},
-            **{k: r[k] for k in ("output_at", "member_units")},
-            "name": f["rewrite"],
-            "node": f["node"],
-            "why": f["why"],
-            "win": f["win"],
-            "roles": f["roles"],
-            "kernel_contracts": kernel_contracts,
-        },
-    }
+    return Contract.from_dict(
+        {
+            "unit": entry["id"],
+            "problem": capture["problem"],
+            "graph": 0,
+            "kernel": r["anchor"],
+            "heuristic": entry.get("heuristic"),
+            "template": False,
+            "user": False,
+            "helion": None,
+            "device": dev,
+            "args": args,
+            "launch_config": None,
+            "aliases": [],
+            "grid": None,
+            "grid_expr": None,
+            "launches": 1,
+            "launch_shapes_identical": True,
+            "aten_ops": r["reference"].get("aten_ops", []),
+            "reference": {"rewrite": True, **r["reference"]},
+            "fx_origins": [],
+            "share": entry.get("share"),
+            "rewrite": {
+                **{k: r[k] for k in ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")},
+                **{k: r[k] for k in ("output_at", "member_units")},
+                "name": f["rewrite"],
+                "node": f["node"],
+                "why": f["why"],
+                "win": f["win"],
+                "roles": f["roles"],
+                "kernel_contracts": {k: c.as_dict() for k, c in kernel_contracts.items()},
+            },
+        }
+    )
 
 
-def _body(wrapper_src: str, contract: dict[str, Any]) -> list[str]:
+def _body(wrapper_src: str, contract: Contract) -> list[str]:
     """``launch``'s statements: the intermediates' allocations and aliases, the members (Triton
     launches through their launchers, library calls as written), the output's other names
     renamed to the output argument (the same memory in the same layout)."""
-    r = contract["rewrite"]
+    r = contract.rewrite
     fn = next(f for f in functions(ast.parse(wrapper_src)) if f.name == r["function"])
     stmts = statements_in_order(fn.body)
     aliases = Aliases(stmts)
@@ -134,12 +135,12 @@ def _assigned(s: ast.stmt) -> list[str]:
     return []
 
 
-def render_rewrite(contract: dict[str, Any], wrapper_src: str, sources: dict[str, str]) -> str:
+def render_rewrite(contract: Contract, wrapper_src: str, sources: dict[str, str]) -> str:
     """The unit's baseline (module docstring); ``sources``: each Triton member's source."""
-    r = contract["rewrite"]
-    names = [a["name"] for a in contract["args"]]
+    r = contract.rewrite
+    names = [a["name"] for a in contract.args]
     lines = [
-        f'"""Inductor\'s code for the graph-level unit {contract["unit"]} ({r["name"]}): its Triton kernels',
+        f'"""Inductor\'s code for the graph-level unit {contract.unit} ({r["name"]}): its Triton kernels',
         f"and library calls as the wrapper runs them ({', '.join(m['target'] for m in r['members'])}).",
         f"The baseline the unit's candidates are timed against.  launch({', '.join(names)}) takes the",
         "unit's graph inputs, then its output; the intermediates are allocated inside it.",
@@ -152,7 +153,7 @@ def render_rewrite(contract: dict[str, Any], wrapper_src: str, sources: dict[str
     ]
     for j, k in enumerate(r["kernels"]):
         lines += [strip_heuristics_decorator(sources[k], k).rstrip(), "", ""]
-        lines += [*launcher_lines(k, r["kernel_contracts"][k], f"K{j}_", f"k{j}_"), "", ""]
+        lines += [*launcher_lines(k, Contract.from_dict(r["kernel_contracts"][k]), f"K{j}_", f"k{j}_"), "", ""]
     lines.append(f"def launch({', '.join(names)}):")
     lines += [f"    {line}" for line in _body(wrapper_src, contract)]
     return "\n".join(lines) + "\n"

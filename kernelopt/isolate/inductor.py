@@ -7,7 +7,8 @@ candidate shares (module-level CONFIG / NUM_WARPS / NUM_STAGES, ``grid``, ``laun
 from __future__ import annotations
 
 import ast
-from typing import Any
+
+from ..core.records import Contract
 
 DRIVER_CALLS = ("triton_helpers.set_driver_to_cpu", "triton_helpers.set_driver_to_gpu")
 
@@ -41,17 +42,17 @@ takes the positional arguments of ``{kernel}.run(...)`` in the wrapper
 (capture/output_code.py) and writes the outputs in place."""
 
 
-def launcher_lines(kernel: str, contract: dict[str, Any], cfg_prefix: str = "", fn_prefix: str = "") -> list[str]:
+def launcher_lines(kernel: str, contract: Contract, cfg_prefix: str = "", fn_prefix: str = "") -> list[str]:
     """``inductor.py`` form: CONFIG / NUM_WARPS / NUM_STAGES, ``grid(...)`` and ``launch(...)``
     for ``kernel`` with the config and grid recorded in ``contract`` (the prefixes name a second
     kernel's copies, as in a fused unit's pair)."""
-    cfg = contract.get("launch_config") or {}
+    cfg = contract.launch_config or {}
     kwargs = dict(cfg.get("kwargs", {}))
-    g = contract.get("grid_expr") or {}
+    g = contract.grid_expr or {}
     if not g:
         raise RuntimeError(f"no grid expression was recorded for {kernel}")
-    params = ", ".join(a["name"] for a in contract["args"])
-    call = ", ".join(a["name"] for a in contract["args"] if not a["name"].startswith("_grid_"))
+    params = ", ".join(a["name"] for a in contract.args)
+    call = ", ".join(a["name"] for a in contract.args if not a["name"].startswith("_grid_"))
     unpack = "; ".join(f"{k} = {cfg_prefix}CONFIG[{k!r}]" for k in kwargs) or "pass"
     extra = "".join(f", {k}={cfg_prefix}{k.upper()}" for k in ("num_warps", "num_stages") if cfg.get(k) is not None)
     return [
@@ -72,9 +73,9 @@ def launcher_lines(kernel: str, contract: dict[str, Any], cfg_prefix: str = "", 
     ]
 
 
-def render_inductor(contract: dict[str, Any], kernel_source: str, title: str | None = None) -> str:
-    kernel = contract["kernel"]
-    title = title or INDUCTOR_TITLE.format(unit=contract["unit"], heuristic=contract.get("heuristic"), kernel=kernel)
+def render_inductor(contract: Contract, kernel_source: str, title: str | None = None) -> str:
+    kernel = contract.kernel
+    title = title or INDUCTOR_TITLE.format(unit=contract.unit, heuristic=contract.heuristic, kernel=kernel)
     return "\n".join(
         [
             f'"""{title}',

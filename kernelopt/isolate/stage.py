@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import shutil
 import traceback
+from dataclasses import replace
 from typing import Any
 
 from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
 from ..core.jsonio import read_json, write_json
-from ..core.records import ProblemPaths
+from ..core.records import Contract, ProblemPaths
 from ..runner.harness import ProblemRuntime, UnitHarness, load_module
 from . import fused, graphunits, regions, user
 from .contract import build_contract
@@ -58,28 +59,28 @@ def _isolate_kernel(
     _: Any,
 ) -> dict[str, Any]:
     contract = build_contract(capture, dispatch, unit)
-    if contract["user"]:
-        contract["grid_inferred"] = user.infer_grid(contract)
+    if contract.user:
+        contract = user.with_inferred_grid(contract)
     stem = unit  # kernels/<unit>.py: graph 0 units are named after the kernel, others g<k>_<kernel>
     kernel_src = paths.kernel_source(stem).read_text()
-    write_json(paths.contract(unit), contract)
+    contract.save(paths.contract(unit))
     paths.inductor_kernel(unit).write_text(render_inductor(contract, kernel_src))
     ref_src = paths.kernel_reference(stem)
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device}
-    if contract["user"] and contract.get("aliases"):
-        names = [", ".join(contract["args"][i]["name"] for i in pair) for pair in contract["aliases"]]
+    if contract.user and contract.aliases:
+        names = [", ".join(contract.args[i]["name"] for i in pair) for pair in contract.aliases]
         result.update(
             ok=False,
             status="no-reference",
             reason=f"arguments {'; '.join(names)} are the same memory (an in-place launch): a standalone "
             "launch on separate copies cannot reproduce it, so the unit stays the user's kernel",
         )
-    elif contract["user"]:
+    elif contract.user:
         rt = ProblemRuntime.get(paths, device, cfg["seed"])  # one rebuild of the problem for both steps
-        result["reads_written"] = _user_reference(paths, unit, contract, kernel_src, cfg, rt)
+        result["reads_written"], contract = _user_reference(paths, unit, contract, kernel_src, cfg, rt)
         result.update(_check(paths, unit, contract, cfg, device, rt))
     elif not ref_src.exists():
-        result.update(ok=False, status="no-reference", reason=contract["reference"].get("error", "no reference"))
+        result.update(ok=False, status="no-reference", reason=contract.reference.get("error", "no reference"))
     else:
         _copy_reference(paths, unit, stem)
         result.update(_check(paths, unit, contract, cfg, device))
@@ -97,26 +98,26 @@ def _copy_reference(paths: ProblemPaths, unit: str, stem: str) -> None:
 def _user_reference(
     paths: ProblemPaths,
     unit: str,
-    contract: dict[str, Any],
+    contract: Contract,
     kernel_src: str,
     cfg: dict[str, Any],
     rt: ProblemRuntime,
-) -> dict[str, bool]:
+) -> tuple[dict[str, bool], Contract]:
     """The user's kernel as the unit's reference; written arguments whose old contents it reads
     become ``readwrite`` in the contract (measured, user.probe_reads).  ``inductor.py`` does
-    not depend on the accesses and stays as written."""
+    not depend on the accesses and stays as written.  Returns what was measured and the contract
+    as written."""
     paths.reference(unit).write_text(user.render_reference(contract, kernel_src))
-    written = [a["name"] for a in contract["args"] if a.get("access") == "write"]
+    written = [a["name"] for a in contract.args if a.get("access") == "write"]
     before, _ = UnitHarness(paths, unit, rt).inputs(cfg["isolate"]["seeds"][0])
     reference = load_module(paths.reference(unit), "kernelopt_reference")
     with gpulock.shared(rt.device, f"isolate {paths.problem}/{unit}"):
-        reads = user.probe_reads(reference, before, [a["name"] for a in contract["args"]], written)
-    for a in contract["args"]:
-        if reads.get(a["name"]):
-            a["access"] = "readwrite"
-    write_json(paths.contract(unit), contract)
+        reads = user.probe_reads(reference, before, [a["name"] for a in contract.args], written)
+    args = [{**a, "access": "readwrite"} if reads.get(a["name"]) else a for a in contract.args]
+    contract = replace(contract, args=args)
+    contract.save(paths.contract(unit))
     paths.reference(unit).write_text(user.render_reference(contract, kernel_src))
-    return reads
+    return reads, contract
 
 
 def _isolate_fused(
@@ -135,7 +136,7 @@ def _isolate_fused(
         build_contract(capture, dispatch, pu), build_contract(capture, dispatch, cu), pair, unit
     )
     p_src, c_src = (paths.kernel_source(u).read_text() for u in (pu, cu))
-    write_json(paths.contract(unit), contract)
+    contract.save(paths.contract(unit))
     paths.inductor_kernel(unit).write_text(fused.render_pair(contract, p_src, c_src))
     result: dict[str, Any] = {"unit": unit, "problem": paths.problem, "device": device, "fused": [pu, cu]}
     refs = [paths.kernel_reference(u) for u in (pu, cu)]
@@ -163,7 +164,7 @@ def _isolate_region(
     (inductor.py), the reference cut at capture, and the same 3-seed check."""
     members = [build_contract(capture, dispatch, u) for u in region["member_units"]]
     contract = regions.region_contract(members, region, unit)
-    write_json(paths.contract(unit), contract)
+    contract.save(paths.contract(unit))
     sources = [paths.kernel_source(u).read_text() for u in region["member_units"]]
     paths.inductor_kernel(unit).write_text(regions.render_region(contract, sources))
     _copy_reference(paths, unit, unit)  # kernels/<region>.reference.py, cut at capture
@@ -186,7 +187,7 @@ def _isolate_rewrite(
     r = entry["rewrite"]
     kernels = {k: build_contract(capture, dispatch, u) for k, u in zip(r["kernels"], r["member_units"])}
     contract = graphunits.rewrite_contract(capture, kernels, entry)
-    write_json(paths.contract(unit), contract)
+    contract.save(paths.contract(unit))
     sources = {k: paths.kernel_source(u).read_text() for k, u in zip(r["kernels"], r["member_units"])}
     paths.inductor_kernel(unit).write_text(graphunits.render_rewrite(contract, paths.output_code.read_text(), sources))
     _copy_reference(paths, unit, unit)  # kernels/<unit>.reference.py, cut at capture
@@ -198,7 +199,7 @@ def _isolate_rewrite(
 def _check(
     paths: ProblemPaths,
     unit: str,
-    contract: dict[str, Any],
+    contract: Contract,
     cfg: dict[str, Any],
     device: str,
     rt: ProblemRuntime | None = None,

@@ -12,31 +12,34 @@ NaN once and with a random pattern once; equal results mean the prior contents a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from ..core.records import Contract
 from .inductor import render_inductor
 
 
-def infer_grid(contract: dict[str, Any]) -> dict[str, str]:
+def infer_grid(contract: Contract) -> dict[str, str]:
     """A user kernel's grid is three numbers the user computed (Inductor's ``FixedGrid``), so a
     block-size change would keep the old grid.  Where a grid dimension equals ``cdiv(n, B)`` for
     exactly one integer size ``n`` (arguments of equal value count as one) and one constexpr
     block size ``B`` of the launch (``cdiv(n_elements, BLOCK)``), the contract's grid says so,
     and a candidate with another ``B`` gets the grid it needs; other dimensions stay the
     recorded numbers.  Only a hint to the search: the baseline's grid is the same numbers either
-    way, and every candidate still goes through the gates.  Returns the dimensions rewritten."""
-    g = contract.get("grid_expr") or {}
-    grid = contract.get("grid") or []
+    way, and every candidate still goes through the gates.  Returns the dimensions rewritten
+    (``with_inferred_grid`` puts them in the contract)."""
+    g = contract.grid_expr or {}
+    grid = contract.grid or []
     if g.get("type") != "FixedGrid" or len(grid) != 3:
         return {}
     blocks = {
         k: v
-        for k, v in ((contract.get("launch_config") or {}).get("kwargs") or {}).items()
+        for k, v in ((contract.launch_config or {}).get("kwargs") or {}).items()
         if isinstance(v, int) and not isinstance(v, bool) and v > 1 and "BLOCK" in k.upper()
     }
     sizes = {
         a["name"]: a["value"]
-        for a in contract["args"]
+        for a in contract.args
         if a["kind"] == "scalar"
         and a.get("type") == "int"
         and not a["name"].startswith("_grid_")
@@ -52,9 +55,17 @@ def infer_grid(contract: dict[str, Any]) -> dict[str, str]:
         if len({(sizes[n], b) for n, b in hits}) == 1:
             n, b = hits[0]
             out[axis] = f"triton.cdiv({n}, {b})"
-    if out:
-        contract["grid_expr"] = {**g, **out, "inferred_from": "user grid = cdiv(size, block)"}
     return out
+
+
+def with_inferred_grid(contract: Contract) -> Contract:
+    """The contract with its ``grid_inferred`` (``infer_grid``, ``{}`` when none), and its
+    ``grid_expr`` rewritten where a dimension was."""
+    out = infer_grid(contract)
+    g = contract.grid_expr
+    if out:
+        g = {**(g or {}), **out, "inferred_from": "user grid = cdiv(size, block)"}
+    return replace(contract, grid_expr=g, grid_inferred=out)
 
 
 USER_TITLE = """The user's own kernel for unit {unit}, the oracle of this unit: the kernel as the user
@@ -63,11 +74,11 @@ launch parameters.  ``reference(**args)`` launches it on the given arguments and
 arguments it writes."""
 
 
-def render_reference(contract: dict[str, Any], kernel_source: str) -> str:
-    names = [a["name"] for a in contract["args"]]
-    outputs = [a["name"] for a in contract["args"] if a.get("access") in ("write", "readwrite")]
-    shapes = {a["name"]: a["shape"] for a in contract["args"] if a["kind"] == "tensor"}
-    body = render_inductor(contract, kernel_source, USER_TITLE.format(unit=contract["unit"], kernel=contract["kernel"]))
+def render_reference(contract: Contract, kernel_source: str) -> str:
+    names = [a["name"] for a in contract.args]
+    outputs = [a["name"] for a in contract.args if a.get("access") in ("write", "readwrite")]
+    shapes = {a["name"]: a["shape"] for a in contract.args if a["kind"] == "tensor"}
+    body = render_inductor(contract, kernel_source, USER_TITLE.format(unit=contract.unit, kernel=contract.kernel))
     return "\n".join(
         [
             body.rstrip(),

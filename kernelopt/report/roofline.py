@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.jsonio import read_json
-from ..core.records import Best, ProblemPaths, read_optional
+from ..core.records import Best, Contract, ProblemPaths, read_optional
 from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 
@@ -56,7 +56,7 @@ def _pct(nbytes: int, ms: float | None, peak_gbs: float) -> tuple[float | None, 
 
 
 def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, Any]:
-    contract = read_json(paths.contract(unit)) if paths.contract(unit).exists() else None
+    contract = Contract.load_or_none(paths.contract(unit))
     if contract is None:
         return {"unit": unit, "bytes": None, "why": "no contract"}
     nbytes = moved_bytes(contract)

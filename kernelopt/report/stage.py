@@ -19,6 +19,7 @@ from ..core.jsonio import read_json
 from ..core.records import (
     Best,
     Category,
+    Contract,
     PlanStatus,
     ProblemPaths,
     Result,
@@ -66,7 +67,7 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
                 row.update({k: v for k, v in (("source", parent.source), ("what", parent.what)) if v and k not in row})
         if info.what:
             row["what"] = info.what
-        rw = read_optional(paths.contract(unit)).get("rewrite")
+        rw = (Contract.load_or_none(paths.contract(unit)) or Contract()).rewrite
         if rw:  # a graph-level unit (issue 16): the rewrite, apart from kernel-level wins
             row["graph_level"] = {"rewrite": rw["name"], "why": rw["why"], "win": rw["win"]}
         out.append(row)

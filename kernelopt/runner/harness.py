@@ -26,7 +26,7 @@ from ..core import outputcode, outputs, problems
 from ..core.callargs import build_call_args
 from ..core.instrument import IOCapture, Observer, instrumented
 from ..core.outputs import Comparison, compare
-from ..core.records import ProblemPaths
+from ..core.records import Contract, ProblemPaths
 
 _mod_counter = itertools.count()
 _RUN = Observer()  # runs a kernel unobserved
@@ -167,16 +167,14 @@ class ProblemRuntime:
             raise RuntimeError(f"kernel {kernel} was not launched by the wrapper")
         return obs.before, obs.after  # type: ignore[return-value]
 
-    def fused_io(
-        self, contract: dict[str, Any], seed: int, distribution: str = "normal"
-    ) -> tuple[list[Any], list[Any]]:
+    def fused_io(self, contract: Contract, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
         """Arguments of a fused unit (fusion.py) for ``seed``: the consumer's, with the shared
         buffer as it was *before* the producer ran (in the stitched model the producer does not
         run), then the producer's other inputs."""
         import torch
 
-        f = contract["fused"]
-        mod, oc = self.wrapper(contract["graph"])
+        f = contract.fused
+        mod, oc = self.wrapper(contract.graph)
         obs = {k: IOCapture(k) for k in (f["producer"], f["consumer"])}
 
         class Both(Observer):
@@ -184,7 +182,7 @@ class ProblemRuntime:
                 return (obs[name] if name in obs else _RUN).on_kernel(name, inner, lineno, args, kwargs)
 
         with torch.no_grad(), instrumented(mod, oc, Both()):
-            mod.call(self.call_args(contract["graph"], seed, distribution))
+            mod.call(self.call_args(contract.graph, seed, distribution))
         p, c = obs[f["producer"]], obs[f["consumer"]]
         if p.before is None or c.before is None or c.after is None:
             raise RuntimeError(f"the fused pair {f['producer']} + {f['consumer']} was not launched by the wrapper")
@@ -199,9 +197,7 @@ class ProblemRuntime:
             after.append(v)
         return before, after
 
-    def region_io(
-        self, contract: dict[str, Any], seed: int, distribution: str = "normal"
-    ) -> tuple[list[Any], list[Any]]:
+    def region_io(self, contract: Contract, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
         """Arguments of a region (capture/regions.py) for ``seed``: each input as the wrapper
         passed it to the region's first kernel that reads it, each output before its first
         writer and after its last (isolate/regions.py: RegionIO)."""
@@ -209,23 +205,21 @@ class ProblemRuntime:
 
         from .regionio import RegionIO
 
-        mod, oc = self.wrapper(contract["graph"])
+        mod, oc = self.wrapper(contract.graph)
         obs = RegionIO(contract)
         with torch.no_grad(), instrumented(mod, oc, obs):
-            mod.call(self.call_args(contract["graph"], seed, distribution))
+            mod.call(self.call_args(contract.graph, seed, distribution))
         return obs.io()
 
-    def rewrite_io(
-        self, contract: dict[str, Any], seed: int, distribution: str = "normal"
-    ) -> tuple[list[Any], list[Any]]:
+    def rewrite_io(self, contract: Contract, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
         """Arguments of a graph-level unit (capture/graphunits.py) for ``seed``: its graph inputs
         as the wrapper's call receives them, its output fresh (before) and as the wrapper's last
         launch of the unit wrote it (after)."""
         import torch
 
-        r = contract["rewrite"]
-        mod, oc = self.wrapper(contract["graph"])
-        args = self.call_args(contract["graph"], seed, distribution)
+        r = contract.rewrite
+        mod, oc = self.wrapper(contract.graph)
+        args = self.call_args(contract.graph, seed, distribution)
         by_name = dict(zip(oc.call_args, args))
         ins = [by_name[b].clone() for b in r["inputs"]]
         obs = _WrittenAt(r["members"][-1], r["output_at"])
@@ -233,7 +227,7 @@ class ProblemRuntime:
             mod.call(list(args))
         if obs.value is None:
             raise RuntimeError(f"the unit's last launch ({r['members'][-1]['text']}) did not run")
-        outs = [a for a in contract["args"] if a["access"] == "write"]
+        outs = [a for a in contract.args if a["access"] == "write"]
         before = [
             torch.empty_strided(a["shape"], a["stride"], dtype=getattr(torch, a["dtype"]), device=self.device)
             for a in outs
@@ -301,7 +295,7 @@ def _float64(a: Any) -> Any:
 class UnitHarness:
     def __init__(self, paths: ProblemPaths, unit: str, runtime: ProblemRuntime):
         self.paths, self.unit, self.rt = paths, unit, runtime
-        self.contract = json.loads(paths.contract(unit).read_text())
+        self.contract = Contract.load(paths.contract(unit))
         self._reference: ModuleType | None = None
         self.float64_reference = False  # whether ``expected`` ran the reference in float64
 
@@ -314,27 +308,27 @@ class UnitHarness:
     def inputs(self, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
         """The unit's arguments for model inputs drawn under ``seed`` in ``distribution``, before
         and after Inductor's own kernel ran on them in the captured wrapper."""
-        if self.contract.get("fused"):
+        if self.contract.fused:
             return self.rt.fused_io(self.contract, seed, distribution)
-        if self.contract.get("region"):
+        if self.contract.region:
             return self.rt.region_io(self.contract, seed, distribution)
-        if self.contract.get("rewrite"):
+        if self.contract.rewrite:
             return self.rt.rewrite_io(self.contract, seed, distribution)
-        return self.rt.kernel_io(self.contract["graph"], self.contract["kernel"], seed, distribution=distribution)
+        return self.rt.kernel_io(self.contract.graph, self.contract.kernel, seed, distribution=distribution)
 
     def expected(self, args: list[Any], seed: int, distribution: str = "normal") -> dict[str, Any]:
         """Reference outputs: from the kernel's inputs, or (graph-level references) from the
         graph inputs of the same seed.
 
-        A graph-level rewrite's reference (``contract["rewrite"]``) runs in float64: the unit
+        A graph-level rewrite's reference (``contract.rewrite``) runs in float64: the unit
         replaces library calls whose float32 eager result is the captured wrapper's bit for bit,
         so against a float32 reference Inductor's error would be zero and any reordered sum (a
         reduction moved through a GEMM) a "systematic precision loss".  Against float64 both
         are measured from the exact function, as gate 3's FP64 fallback measures models."""
-        names = [a["name"] for a in self.contract["args"]]
+        names = [a["name"] for a in self.contract.args]
         wanted = set(self.reference.INPUTS)  # copies of what the reference reads, no more
         named = {n: (a.clone() if hasattr(a, "clone") else a) for n, a in zip(names, args) if n in wanted}
-        if self.contract.get("rewrite") and getattr(self.reference, "LEVEL", "kernel") != "graph":
+        if self.contract.rewrite and getattr(self.reference, "LEVEL", "kernel") != "graph":
             try:
                 out = self.reference.reference(**{n: _float64(named[n]) for n in self.reference.INPUTS})
                 self.float64_reference = True
@@ -343,7 +337,7 @@ class UnitHarness:
                 self.float64_reference = False  # float32, as every other unit's
         if getattr(self.reference, "LEVEL", "kernel") == "graph":
             # graph inputs, plus the kernel's own arguments for composed references (fusion.py)
-            graph = self.contract["graph"]
+            graph = self.contract.graph
             graph_inputs = self.rt.record["graphs"][graph]["graph_inputs"]
             named.update(zip(graph_inputs, self.rt.call_args(graph, seed, distribution)))
         return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
@@ -356,7 +350,7 @@ class UnitHarness:
         import torch
 
         call = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-        for spec, a in zip(self.contract["args"], call):
+        for spec, a in zip(self.contract.args, call):
             if spec.get("access") == "write" and isinstance(a, torch.Tensor):
                 poison(a)
         with watch if watch is not None else contextlib.nullcontext():
@@ -364,9 +358,7 @@ class UnitHarness:
         if self.rt.device == "cuda":
             torch.cuda.synchronize()
         return {
-            spec["name"]: a
-            for spec, a in zip(self.contract["args"], call)
-            if spec.get("access") in ("write", "readwrite")
+            spec["name"]: a for spec, a in zip(self.contract.args, call) if spec.get("access") in ("write", "readwrite")
         }
 
     @staticmethod
@@ -397,7 +389,7 @@ class UnitHarness:
 
     def written(self, args: list[Any]) -> dict[str, Any]:
         """The arguments the contract says a launch writes, by name."""
-        return {s["name"]: a for s, a in zip(self.contract["args"], args) if s.get("access") in ("write", "readwrite")}
+        return {s["name"]: a for s, a in zip(self.contract.args, args) if s.get("access") in ("write", "readwrite")}
 
     def compare_outputs(
         self, got: dict[str, Any], expected: dict[str, Any], after: list[Any], rtol: float, atol: float
@@ -405,7 +397,7 @@ class UnitHarness:
         """Each reference output: the candidate's value against the reference (allclose), against
         Inductor's own output on the same inputs (``after``: information), and for graph-level
         references the bounded fallback."""
-        names = [a["name"] for a in self.contract["args"]]
+        names = [a["name"] for a in self.contract.args]
         wrapper_after = dict(zip(names, after))
         comps = []
         for name in self.reference.OUTPUTS:

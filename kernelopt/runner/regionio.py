@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.instrument import Observer
+from ..core.records import Contract
 
 WRITTEN = ("out_ptr", "in_out_ptr")  # the prefixes of the parameters a kernel writes
 
@@ -26,11 +27,11 @@ class RegionIO(Observer):
     first reader received it, each output before its first writer and after its last (clones
     of nothing else: at 6 GiB per buffer, the members' other arguments would not fit twice)."""
 
-    def __init__(self, contract: dict[str, Any]):
-        r = contract["region"]
+    def __init__(self, contract: Contract):
+        r = contract.region
         self.kernels, self.contract = r["members"], contract
         self.take: dict[str, list[tuple[str, int, tuple[str, str]]]] = {k: [] for k in self.kernels}
-        for a in contract["args"]:
+        for a in contract.args:
             b = a["name"]
             if a["access"] == "read":
                 m, i = region_uses(r, b)[0]
@@ -61,7 +62,7 @@ class RegionIO(Observer):
         if missing:
             raise RuntimeError(f"the region's kernels {missing} were not launched by the wrapper")
         before, after = [], []
-        for a in self.contract["args"]:
+        for a in self.contract.args:
             if a["access"] == "read":
                 v = self.vals[("in", a["name"])]
                 before.append(v)

@@ -25,6 +25,7 @@ from ..core.records import (
     CANDIDATE_FILE,
     NCU_REPORT_FILE,
     Beam,
+    Contract,
     IterPaths,
     ProblemPaths,
     Slot,
@@ -54,21 +55,21 @@ from .transform import signature
 L2_BYTES = hardware.TARGET.l2_bytes
 
 
-def roof_figure(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any] | None:
+def roof_figure(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str, Any]) -> dict[str, Any] | None:
     """Where Inductor's kernel stood at capture, on the GPU: ``pct`` of the copy bandwidth
     (``peak`` GB/s) and ``roof``, the share its traffic allows (100, or the roof at two reads of
     rows that do not fit on one SM: ``floor``); None on the CPU and whenever the figure cannot be
     trusted: a unit moving less than 4x the L2, one launched with different shapes, a share above
     105 % of the roof (the contract's bytes overstate what the kernel reads, e.g. a gather), or a
     figure that cannot be computed."""
-    if contract.get("device") != "cuda" or contract.get("fused"):
+    if contract.device != "cuda" or contract.fused:
         return None
     try:
         disp = read_optional(paths.dispatch)
         entry = next((u for u in disp.get("units", []) if u.get("id") == unit), {})
-        ms, launches = entry.get("time_ms"), int(entry.get("launches") or contract.get("launches") or 1)
+        ms, launches = entry.get("time_ms"), int(entry.get("launches") or contract.launches or 1)
         nbytes = roofline.moved_bytes(contract)
-        if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.get("launch_shapes_identical")):
+        if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.launch_shapes_identical):
             return None
         peak = float(cfg["search"]["peak_bandwidth_gbs"])
         pct = nbytes / (ms / launches * 1e-3) / 1e9 / peak * 100.0  # dispatch's time sums the launches
@@ -82,7 +83,7 @@ def roof_figure(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: d
     return {"pct": pct, "roof": roof, "floor": floor, "peak": peak}
 
 
-def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str | None:
+def near_roof(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str, Any]) -> str | None:
     """Why a unit is not worth synthesizing: Inductor's kernel ran at capture at
     ``search.synthesis_skip_roof_pct`` % or more of its roof (``roof_figure``); None otherwise."""
     limit = cfg["search"].get("synthesis_skip_roof_pct")
@@ -98,7 +99,7 @@ def near_roof(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dic
     )
 
 
-def synthesis_hints(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str:
+def synthesis_hints(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str, Any]) -> str:
     """What an LLM synthesizer is told besides the contract and the reference (issue 13): the
     unit's class, how far Inductor's kernel is from its roof and so what is left to gain, and the
     heuristic backend's template for the class (a kernel that compiles from the same reference),
@@ -124,7 +125,7 @@ def synthesis_hints(paths: ProblemPaths, unit: str, contract: dict[str, Any], cf
     return "\n\n".join(lines)
 
 
-def negligible(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: dict[str, Any]) -> str | None:
+def negligible(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str, Any]) -> str | None:
     """Why a unit is not worth synthesizing or searching: on the GPU, it is one of the problem's
     smallest units, whose Inductor kernels (timed at capture) together take less than
     ``search.negligible_share_pct`` % of the output code's time (capture's CUDA-graph time, gate
@@ -133,7 +134,7 @@ def negligible(paths: ProblemPaths, unit: str, contract: dict[str, Any], cfg: di
     search at 5 iterations").  None otherwise, always on the CPU, for
     fused units and regions (not timed alone at capture), and whenever a time is missing."""
     limit = cfg["search"].get("negligible_share_pct")
-    if limit is None or contract.get("device") != "cuda":
+    if limit is None or contract.device != "cuda":
         return None
     try:
         disp = read_json(paths.dispatch)
@@ -171,7 +172,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     d.mkdir(parents=True, exist_ok=True)
     slot = paths.synth(unit, attempt)
     info: dict[str, Any] = {"slot": attempt, "empty": True}
-    contract = read_json(paths.contract(unit))
+    contract = Contract.load(paths.contract(unit))
     ref = paths.reference(unit)
     clear_transcripts(d, ["synthesizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
@@ -188,13 +189,13 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
             src = None
         elif backend.name == "heuristic":
             # fused pairs: the hand-written generator; other units: the fixed order of sources
-            info["source"] = "handwritten" if contract.get("fused") else source_of(attempt, contract)[0]
+            info["source"] = "handwritten" if contract.fused else source_of(attempt, contract)[0]
             try:
-                if contract.get("fused"):
+                if contract.fused:
                     src = synthesize_fused(paths, contract, attempt)
                 else:
                     if info["source"] in ("inductor", "helion"):  # their codegen needs the device's mode
-                        runtime.prepare(contract.get("device") or cfg["device"], paths.cache)
+                        runtime.prepare(contract.device or cfg["device"], paths.cache)
                     src, info["source"] = synthesize_attempt(contract, paths.unit(unit), attempt)
             except CannotSynthesize:
                 raise
@@ -226,7 +227,7 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
                 "signature": signature(src),
                 **({"source": info["source"]} if "source" in info else {}),
                 # a graph-level unit's class is its rewrite (its reference spans library calls)
-                "class": f"graph-level {r['name']}" if (r := contract.get("rewrite")) else unit_class(ref.read_text()),
+                "class": f"graph-level {r['name']}" if (r := contract.rewrite) else unit_class(ref.read_text()),
                 **({"what": what} if (what := candidate_what(src)) else {}),
             }
     except CannotSynthesize as e:
@@ -294,7 +295,7 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
                         "signature": sig,
                     }
                 )
-    contract = read_optional(paths.contract(unit))
+    contract = Contract.load_or_none(paths.contract(unit)) or Contract()
     tiny = negligible(paths, unit, contract, cfg)
     if c0_verdict["verdict"] == NOT_CHECKABLE:
         members, why = [], c0_verdict["reason"]  # nothing is judged, so nothing is searched
@@ -323,7 +324,7 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
     before, _ = h.inputs(cfg["seed"])
     job = {"kind": "profile", "device": h.rt.device, "candidate": CANDIDATE_FILE, "args": before, "launches": 3}
     gc = cfg["gates"]
-    budget = sandbox.budget_s(gc["timeout_s"] + 240, gc["timeout_factor"], h.contract.get("time_ms"), 40)
+    budget = sandbox.budget_s(gc["timeout_s"] + 240, gc["timeout_factor"], h.contract.extra.get("time_ms"), 40)
     report.unlink(missing_ok=True)
     outcome = sandbox.run(
         job,
@@ -423,7 +424,7 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     prev = paths.iteration(unit, i - 1)
     beam = read_beam(prev.beam)
     memory = Memory.from_dict(read_json(prev.memory))
-    contract = read_json(paths.contract(unit))
+    contract = Contract.load(paths.contract(unit))
     width = int(cfg["search"]["beam_width"])
     clear_transcripts(d, ["analyst", "planner"])
     for j in range(width):
@@ -516,7 +517,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     else:
         failure = failing_verdict(g1, g2)
         backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, out)
-        contract = read_json(paths.contract(unit))
+        contract = Contract.load(paths.contract(unit))
         failed = Direction(**(prev_slot.direction or {}))
         member = Direction(**(first.direction or {})).member
         beam = read_beam(paths.iteration(unit, i - 1).beam)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.outputcode import jit_kernel_names
+from ..core.records import Contract
 from ..core.roofline import tensor_bytes
 
 
@@ -137,7 +138,7 @@ def _is_bound_mask(node: ast.AST | None) -> bool:
     return False
 
 
-def drop_masks(source: str, contract: dict[str, Any]) -> str:
+def drop_masks(source: str, contract: Contract) -> str:
     """Masking simplification: when every numel of the kernel is a multiple of its block
     size, the index-bound masks of ``tl.load``/``tl.store`` are always true: drop them (and
     ``other=``).  Records ``ASSUMES_DIVISIBLE`` so that later block-size edits keep it true.
@@ -149,7 +150,7 @@ def drop_masks(source: str, contract: dict[str, Any]) -> str:
             f"{len(jit)} kernels in the module (a fused unit's Inductor pair): "
             "CONFIG's block sizes do not bound the others' masks"
         )
-    scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
+    scal = {a["name"]: a.get("value") for a in contract.args if a["kind"] == "scalar"}
     assumes: dict[str, int] = {}
     for numel, block in BLOCK_OF.items():
         if block in params.config:
@@ -325,7 +326,7 @@ SWIZZLE_NOTE = "blocks re-ordered: the programs in flight share one chunk of the
 SWIZZLE_MIN_PERIOD_BYTES = 16 << 20
 
 
-def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | None:
+def broadcast_period(source: str, contract: Contract) -> dict[str, Any] | None:
     """A pointwise kernel that reads an operand of K elements at ``xindex % K`` (a weight over the
     trailing dims of a normalization, a bias over rows) re-reads it once per row of K outputs.
     Where one row's traffic is larger than the L2, every re-read comes from DRAM (bench/README.md,
@@ -337,7 +338,7 @@ def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | 
         config = launch_params(source).config
     except (SyntaxError, TransformError, ValueError, TypeError):  # e.g. a free-form candidate: no CONFIG
         return None
-    scal = {a["name"]: a.get("value") for a in contract.get("args", []) if a.get("kind") == "scalar"}
+    scal = {a["name"]: a.get("value") for a in contract.args if a.get("kind") == "scalar"}
     xn = scal.get("xnumel")
     if not isinstance(xn, int) or "r0_numel" in scal or "XBLOCK" not in config:
         return None
@@ -354,7 +355,7 @@ def broadcast_period(source: str, contract: dict[str, Any]) -> dict[str, Any] | 
             and isinstance(n.targets[0], ast.Name)
         ):
             mods[n.targets[0].id] = v.right.value
-    tensors = {a["name"]: a for a in contract.get("args", []) if a.get("kind") == "tensor"}
+    tensors = {a["name"]: a for a in contract.args if a.get("kind") == "tensor"}
     by_k: dict[int, list[str]] = {}
     for n in ast.walk(kernel):
         if not (isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.load" and n.args):
@@ -439,7 +440,7 @@ def describe(params: LaunchParams) -> str:
     return ", ".join(parts)
 
 
-def apply(source: str, direction: dict[str, Any], contract: dict[str, Any] | None = None) -> str:
+def apply(source: str, direction: dict[str, Any], contract: Contract | None = None) -> str:
     """Apply one planner direction (data, see agents.base.Direction) to a candidate's source."""
     kind = direction["kind"]
     args = direction.get("args", {})

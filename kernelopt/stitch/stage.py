@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json
-from ..core.records import AttemptPaths, Best, PlanStatus, ProblemPaths, StitchPlan, read_verdict
+from ..core.records import AttemptPaths, Best, Contract, PlanStatus, ProblemPaths, StitchPlan, read_verdict
 from ..gates.verdict import PASS, SKIPPED_BY_MODE
 from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
 from .fusion import choose_fusions
@@ -74,14 +73,14 @@ def stitch_units(paths: ProblemPaths, replacements: dict[str, Path], directory: 
     kernel and drops the other members' launches."""
     kernel_files, fusions, regions, rewrites = {}, [], [], []
     for u, f in replacements.items():
-        c = read_json(paths.contract(u))
-        kernel_files[c["kernel"]] = Path(f)
-        if c.get("rewrite"):
-            rewrites.append({**{k: v for k, v in c["rewrite"].items() if k != "kernel_contracts"}, "unit": u})
-        if c.get("fused"):
-            fusions.append({**{k: v for k, v in c["fused"].items() if not k.endswith("_contract")}, "unit": u})
-        if c.get("region"):
-            regions.append({**{k: v for k, v in c["region"].items() if k in REGION_KEYS}, "unit": u})
+        c = Contract.load(paths.contract(u))
+        kernel_files[c.kernel] = Path(f)
+        if c.rewrite:
+            rewrites.append({**{k: v for k, v in c.rewrite.items() if k != "kernel_contracts"}, "unit": u})
+        if c.fused:
+            fusions.append({**{k: v for k, v in c.fused.items() if not k.endswith("_contract")}, "unit": u})
+        if c.region:
+            regions.append({**{k: v for k, v in c.region.items() if k in REGION_KEYS}, "unit": u})
     return write_stitched(paths.output_code, directory, kernel_files, fusions, regions, rewrites)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from ...core.records import Contract
+
 BOTTLENECKS = ("memory-bound", "compute-bound", "underutilized", "near-optimal")
 
 
@@ -104,21 +106,19 @@ class Backend(Protocol):
         """The same backend with its calls recorded under ``where`` (LLM backends)."""
         ...
 
-    def analyze(
-        self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = ""
-    ) -> Analysis: ...
+    def analyze(self, summary: ProfileSummary, contract: Contract, memory: Memory, kernel: str = "") -> Analysis: ...
 
     def plan(
         self,
         iteration: int,
         beam: list[dict[str, Any]],
         analyses: dict[str, Analysis],
-        contract: dict[str, Any],
+        contract: Contract,
         memory: Memory,
         width: int,
     ) -> Plan: ...
 
-    def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str: ...
+    def execute(self, direction: Direction, source: str, contract: Contract) -> str: ...
 
     def fix(
         self,
@@ -126,7 +126,7 @@ class Backend(Protocol):
         failure: dict[str, Any],
         member_source: str,
         analysis: Analysis | None,
-        contract: dict[str, Any],
+        contract: Contract,
         memory: Memory,
         taken: set[str],
     ) -> tuple[Direction | None, str]:
@@ -137,7 +137,7 @@ class Backend(Protocol):
 
     def apply_fix(
         self, direction: Direction, failed_source: str, member_source: str, failure: dict[str, Any],
-        contract: dict[str, Any], reference: str,
+        contract: Contract, reference: str,
     ) -> str:  # fmt: skip
         """The retry's candidate: ``direction`` (from ``fix``) applied to the member, or the
         failed candidate corrected."""

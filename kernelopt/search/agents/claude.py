@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...core.records import ProblemPaths
+from ...core.records import Contract, ProblemPaths
 from .. import transform
 from ..synth.ops import CannotSynthesize
 from .base import Analysis, Direction, Memory, Plan, ProfileSummary
@@ -41,7 +41,7 @@ class LLMBackend:
         """The same backend writing its transcripts under ``where/llm/``."""
         return LLMBackend(self.agent, self.workdir, self.problem, self.unit, where)
 
-    def graph(self, contract: dict[str, Any], reference: str | None = None) -> str:
+    def graph(self, contract: Contract, reference: str | None = None) -> str:
         """A graph-level unit's prompt section (roles/graph.py), '' for any other unit: its FX
         subgraph from the problem's post-grad graph (``capture/fx_graph_post_grad.py``) and its
         eager reference (``reference``, else the unit's ``reference.py``); a file that is missing
@@ -57,12 +57,12 @@ class LLMBackend:
                 return ""
 
         if reference is None:
-            reference = text(paths.reference(contract.get("unit") or self.unit))
-        return graph.section(contract, reference, text(paths.fx_graph(int(contract.get("graph") or 0))))
+            reference = text(paths.reference(contract.unit or self.unit))
+        return graph.section(contract, reference, text(paths.fx_graph(int(contract.graph or 0))))
 
     # -- synthesizer -----------------------------------------------------------------------
     def synthesize(
-        self, contract: dict[str, Any], reference: str, inductor: str, earlier: list[dict[str, Any]], hints: str = ""
+        self, contract: Contract, reference: str, inductor: str, earlier: list[dict[str, Any]], hints: str = ""
     ) -> str:
         try:
             return synthesizer.run(
@@ -78,7 +78,7 @@ class LLMBackend:
         return self.fallback.summarize_profile(member, metrics, source)
 
     # -- strategy analyst -------------------------------------------------------------------
-    def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
+    def analyze(self, summary: ProfileSummary, contract: Contract, memory: Memory, kernel: str = "") -> Analysis:
         try:
             return analyst.run(self.caller, summary, contract, kernel)
         except RoleFailed as e:
@@ -92,7 +92,7 @@ class LLMBackend:
         iteration: int,
         beam: list[dict[str, Any]],
         analyses: dict[str, Analysis],
-        contract: dict[str, Any],
+        contract: Contract,
         memory: Memory,
         width: int,
     ) -> Plan:
@@ -134,7 +134,7 @@ class LLMBackend:
         return Plan(iteration, directions, diversity, None if directions else "the planner proposed no direction")
 
     # -- executor ---------------------------------------------------------------------------
-    def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str:
+    def execute(self, direction: Direction, source: str, contract: Contract) -> str:
         if direction.kind != "llm":  # a heuristic direction (the planner's fallback)
             return self.fallback.execute(direction, source, contract)
         try:
@@ -149,7 +149,7 @@ class LLMBackend:
         failure: dict[str, Any],
         member_source: str,
         analysis: Analysis | None,
-        contract: dict[str, Any],
+        contract: Contract,
         memory: Memory,
         taken: set[str],
     ) -> tuple[Direction | None, str]:
@@ -167,7 +167,7 @@ class LLMBackend:
 
     def apply_fix(
         self, direction: Direction, failed_source: str, member_source: str, failure: dict[str, Any],
-        contract: dict[str, Any], reference: str,
+        contract: Contract, reference: str,
     ) -> str:  # fmt: skip
         if direction.kind != "llm-fix":
             return self.execute(direction, member_source, contract)

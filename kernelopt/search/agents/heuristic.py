@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.records import Contract
 from .. import profiler, transform
 from ..transform import signature
 from .base import Analysis, Direction, Memory, Plan, ProfileSummary
@@ -39,10 +40,10 @@ HUGE_GRID = 1 << 20  # programs: far beyond what any GPU holds at once (132 SMs 
 MOMENTUM_RATIO = 0.97  # a member at least 3 % faster than Inductor's kernel repeats its direction
 
 
-def _big_broadcast(source: str, contract: dict[str, Any]) -> dict[str, Any] | None:
+def _big_broadcast(source: str, contract: Contract) -> dict[str, Any] | None:
     """transform.broadcast_period of an Inductor kernel whose re-read operand outgrows the L2
     between two reads (where block order matters), else None."""
-    if not source or contract.get("user"):
+    if not source or contract.user:
         return None
     bc = transform.broadcast_period(source, contract)
     return bc if bc and bc["period_bytes"] >= transform.SWIZZLE_MIN_PERIOD_BYTES else None
@@ -77,7 +78,7 @@ class _Kernel:
     bc: dict[str, Any] | None  # a re-read broadcast operand that outgrows the L2
 
     @classmethod
-    def of(cls, params: transform.LaunchParams, contract: dict[str, Any], source: str, sms: int | None) -> _Kernel:
+    def of(cls, params: transform.LaunchParams, contract: Contract, source: str, sms: int | None) -> _Kernel:
         cfg = params.config
         # a reduction kernel that loops over the row (Inductor's triton_red_*) can change its
         # R0_BLOCK freely; a persistent one (triton_per_*, no loop) holds the whole row in one
@@ -86,24 +87,24 @@ class _Kernel:
         looped = "for r0_offset in" in source or looped_synth or not source
         # the reduction block: Inductor's R0_BLOCK, or the chunk of a looped synthesised row kernel
         rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if looped_synth else None)
-        scal = {a["name"]: a.get("value") for a in contract["args"] if a["kind"] == "scalar"}
+        scal = {a["name"]: a.get("value") for a in contract.args if a["kind"] == "scalar"}
         xn = scal.get("xnumel") or 1
         rn = scal.get("r0_numel") or 1
         # the block over independent elements/rows: Inductor's XBLOCK, or the synthesised
         # kernels' BLOCK (pointwise) and ROWS (row kernels)
         xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
         divides = True
-        if contract.get("user") and cfg:
+        if contract.user and cfg:
             # a user's kernel: its block size is any constexpr named *BLOCK*, the elements it
             # covers the size its grid was inferred from (isolate/user.py), masks its own
             xkey = xkey or next((k for k in cfg if "BLOCK" in k.upper() and isinstance(cfg[k], int)), None)
-            sizes = {m for e in (contract.get("grid_inferred") or {}).values() for m in re.findall(r"cdiv\((\w+),", e)}
+            sizes = {m for e in (contract.grid_inferred or {}).values() for m in re.findall(r"cdiv\((\w+),", e)}
             xn = max([v for n, v in scal.items() if isinstance(v, int) and n in sizes] or [xn])
             divides = False
         whole = 1 << max(0, (int(xn) - 1).bit_length())
         full = 1 << max(0, (int(rn) - 1).bit_length())
         persistent = transform.programs_of(source) if source else None
-        blocks = -(-int(xn) // int(cfg["XBLOCK"])) if "XBLOCK" in cfg and not contract.get("user") else None
+        blocks = -(-int(xn) // int(cfg["XBLOCK"])) if "XBLOCK" in cfg and not contract.user else None
         resident = max(1, min(32, 64 // (params.num_warps or 4)))  # an SM holds 64 warps and 32 programs at once
         bc = _big_broadcast(source, contract)
         swizzled = bool(bc) and transform.swizzle_of(source) is not None
@@ -384,9 +385,9 @@ PREFERENCE: dict[str, list[str]] = {
 }
 
 
-def _preference(bottleneck: str, contract: dict[str, Any]) -> list[str]:
+def _preference(bottleneck: str, contract: Contract) -> list[str]:
     order = PREFERENCE[bottleneck]
-    programs = math.prod(int(g) for g in (contract.get("grid") or [1]))
+    programs = math.prod(int(g) for g in (contract.grid or [1]))
     if bottleneck == "underutilized" and programs >= HUGE_GRID:
         # busy with nothing on a huge grid: each program does too little; more work per program
         # first, never more programs
@@ -434,7 +435,7 @@ class HeuristicBackend:
         return ProfileSummary(member, source, metrics, "\n".join(lines), note)
 
     # -- strategy analyst ----------------------------------------------------------------------
-    def analyze(self, summary: ProfileSummary, contract: dict[str, Any], memory: Memory, kernel: str = "") -> Analysis:
+    def analyze(self, summary: ProfileSummary, contract: Contract, memory: Memory, kernel: str = "") -> Analysis:
         a = self._analyze(summary)
         m = summary.metrics
         bc = _big_broadcast(kernel, contract) if a.bottleneck == "near-optimal" and summary.source == "ncu" else None
@@ -533,7 +534,7 @@ class HeuristicBackend:
         self,
         bottleneck: str,
         params: transform.LaunchParams,
-        contract: dict[str, Any],
+        contract: Contract,
         source: str = "",
         sms: int | None = None,
     ) -> list[tuple[str, str, dict[str, Any], str, str]]:
@@ -548,7 +549,7 @@ class HeuristicBackend:
         iteration: int,
         beam: list[dict[str, Any]],
         analyses: dict[str, Analysis],
-        contract: dict[str, Any],
+        contract: Contract,
         memory: Memory,
         width: int,
     ) -> Plan:
@@ -597,9 +598,7 @@ class HeuristicBackend:
         return Plan(iteration, directions, diversity, stop)
 
     @staticmethod
-    def _result_signature(
-        source: str, kind: str, args: dict[str, Any], contract: dict[str, Any] | None = None
-    ) -> str | None:
+    def _result_signature(source: str, kind: str, args: dict[str, Any], contract: Contract | None = None) -> str | None:
         try:
             new = transform.apply(source, {"kind": kind, "args": args}, contract)
         except transform.TransformError:
@@ -607,7 +606,7 @@ class HeuristicBackend:
         return signature(new)
 
     # -- executor --------------------------------------------------------------------------
-    def execute(self, direction: Direction, source: str, contract: dict[str, Any]) -> str:
+    def execute(self, direction: Direction, source: str, contract: Contract) -> str:
         new = transform.apply(source, {"kind": direction.kind, "args": direction.args}, contract)
         return transform.retitle(
             new,
@@ -617,7 +616,7 @@ class HeuristicBackend:
 
     def apply_fix(
         self, direction: Direction, failed_source: str, member_source: str, failure: dict[str, Any],
-        contract: dict[str, Any], reference: str,
+        contract: Contract, reference: str,
     ) -> str:  # fmt: skip
         """A retry's direction applied to the beam member (the failed candidate is not needed)."""
         return self.execute(direction, member_source, contract)
@@ -667,7 +666,7 @@ class HeuristicBackend:
         failure: dict[str, Any],
         member_source: str,
         analysis: Analysis | None,
-        contract: dict[str, Any],
+        contract: Contract,
         memory: Memory,
         taken: set[str],
     ) -> tuple[Direction | None, str]:

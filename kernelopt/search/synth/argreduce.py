@@ -20,6 +20,7 @@ import math
 import re
 from typing import Any
 
+from ...core.records import Contract
 from .ops import (
     FLOAT_DTYPES,
     CannotSynthesize,
@@ -75,7 +76,7 @@ def _parse(fwd: ast.FunctionDef) -> tuple[list[ast.stmt], dict[str, Any]]:
     return body[:-2], {"op": func[3], "input": call.args[0].id, "dim": dim, "keep": keep}
 
 
-def synthesize_argreduce(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+def synthesize_argreduce(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1:
         raise CannotSynthesize("an index reduction unit with more than one output")

@@ -18,6 +18,7 @@ import math
 import re
 from typing import Any
 
+from ...core.records import Contract
 from .ops import FLOAT_DTYPES, CannotSynthesize, arg_offset, broadcast_shapes, forward_fn, kernel_reference
 from .pointwise import pointwise_body
 
@@ -70,7 +71,7 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> tuple[list[ast.stmt], dict[str, A
     return body[:i], red, body[i + 1 : -1], vals[0].id
 
 
-def synthesize_full_reduction(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+def synthesize_full_reduction(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1 or list(consts["OUT_SHAPES"][outs[0]]) not in ([], [1]):
         raise CannotSynthesize("the output is not one scalar")
@@ -156,9 +157,7 @@ def _partial_kernel(ins: list[str], n: int, loads: list[str], pre_lines: list[st
     ]
 
 
-def _launch(
-    contract: dict[str, Any], ins: list[str], out: str, n: int, block: int, parts: int, warps: int
-) -> list[str]:
+def _launch(contract: Contract, ins: list[str], out: str, n: int, block: int, parts: int, warps: int) -> list[str]:
     """The attempt's configuration and ``launch``: the partials allocated, the two kernels run."""
     return [
         f"CONFIG = {{'BLOCK': {block}, 'PARTS': {parts}}}",
@@ -166,7 +165,7 @@ def _launch(
         "NUM_STAGES = 1",
         "",
         "",
-        f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+        f"def launch({', '.join(a['name'] for a in contract.args)}):",
         f"    partial = torch.empty((CONFIG['PARTS'],), dtype=torch.float32, device={out}.device)",
         f"    span = triton.cdiv(triton.cdiv({n}, CONFIG['PARTS']), CONFIG['BLOCK']) * CONFIG['BLOCK']",
         f"    synth_partial[(CONFIG['PARTS'],)]({', '.join(ins)}, partial, span, CONFIG['BLOCK'], "

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...classify.fusion import NotFusible, kernel_def, load_sites, producer_body
 from ...core.outputcode import dotted
-from ...core.records import ProblemPaths
+from ...core.records import Contract, ProblemPaths
 from ...isolate.inductor import render_inductor
 from .ops import CannotSynthesize
 
@@ -136,10 +136,10 @@ def fuse_source(p_src: str, c_src: str, pair: dict[str, Any]) -> str:
     return header(c_src) + "\n\n" + note + ast.unparse(ast.fix_missing_locations(fn)) + "\n"
 
 
-def synthesize_fused(paths: ProblemPaths, contract: dict[str, Any], attempt: int) -> str:
+def synthesize_fused(paths: ProblemPaths, contract: Contract, attempt: int) -> str:
     """A fused unit (fusion.py): attempt 0 is the consumer with the producer inlined at its loads,
     launched with the consumer's config; the search then tunes that launch."""
-    f = contract["fused"]
+    f = contract.fused
     if attempt > 0:
         raise CannotSynthesize(
             "a fused unit has one generated kernel (attempt 0: the producer inlined into the consumer); "
@@ -151,7 +151,7 @@ def synthesize_fused(paths: ProblemPaths, contract: dict[str, Any], attempt: int
     except NotFusible as e:
         raise CannotSynthesize(str(e)) from None
     title = (
-        f"Neighbour fusion of unit {contract['unit']} (kernelopt, heuristic backend): {f['producer']} inlined into\n"
+        f"Neighbour fusion of unit {contract.unit} (kernelopt, heuristic backend): {f['producer']} inlined into\n"
         f"{f['consumer']} at each load of {f['buffer']}, so {f['buffer']} is neither written nor re-read.  "
         "launch(*args)\n"
         f"takes {f['consumer']}'s arguments, then {f['producer']}'s other inputs (p_*); config: the consumer's."

@@ -12,9 +12,8 @@ transform them.  Anything else is answered with ``CannotSynthesize`` and the rea
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ...core.records import unit_reference
+from ...core.records import Contract, unit_reference
 from .argreduce import is_argreduce, synthesize_argreduce
 from .fullreduce import is_full_reduction, synthesize_full_reduction
 from .ops import REDUCTIONS, CannotSynthesize
@@ -24,7 +23,7 @@ from .rows import synthesize_rows
 from .scan import is_scan, synthesize_scan
 
 
-def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+def generate(contract: Contract, reference_src: str, attempt: int) -> str:
     """A pointwise kernel for pointwise chains, a row kernel for last-dimension reductions
     (``rows``), a pool kernel for max pools (``pool``), a block scan for prefix sums (``scan``),
     an index reduction for argmax/argmin (``argreduce``), a two-kernel sum or mean over every element
@@ -54,7 +53,7 @@ def generate(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
 
 
-def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str, int]:
+def source_of(attempt: int, contract: Contract | None = None) -> tuple[str, int]:
     """The fixed order the heuristic backend's attempts draw from: the hand-written generator
     (``generate``) on even attempts, Inductor re-lowering the reference (``relower``) on odd
     ones (a split region, capture/regions.py, the other way round: its reference spans kernels that
@@ -63,18 +62,18 @@ def source_of(attempt: int, contract: dict[str, Any] | None = None) -> tuple[str
     attempt's index within its source.  A unit Helion generated
     draws every attempt from Helion's other configs (``helion``); another user kernel has no
     source (``user-kernel``: nothing to synthesize from)."""
-    if contract and contract.get("helion"):
+    if contract and contract.helion:
         return "helion", attempt
-    if contract and contract.get("rewrite"):
+    if contract and contract.rewrite:
         return "rewrite", attempt
-    if contract and contract.get("user"):
+    if contract and contract.user:
         return "user-kernel", attempt
-    split = contract and contract.get("region") and (contract["region"].get("kind") or "split") == "split"
+    split = contract and contract.region and (contract.region.get("kind") or "split") == "split"
     first, second = ("inductor", "handwritten") if split else ("handwritten", "inductor")
     return (first, attempt // 2) if attempt % 2 == 0 else (second, attempt // 2)
 
 
-def _handwritten(contract: dict[str, Any], reference_src: str, index: int) -> tuple[str, str]:
+def _handwritten(contract: Contract, reference_src: str, index: int) -> tuple[str, str]:
     """The hand-written generator on the reference simplified (``simplify.py``: reductions over
     size-1 dims and cancelling ops dropped), else on the reference as it is."""
     from .simplify import simplify
@@ -92,13 +91,13 @@ def _handwritten(contract: dict[str, Any], reference_src: str, index: int) -> tu
     return generate(contract, reference_src, index), "handwritten"
 
 
-def synthesize_attempt(contract: dict[str, Any], unit_dir: Path, attempt: int) -> tuple[str, str]:
+def synthesize_attempt(contract: Contract, unit_dir: Path, attempt: int) -> tuple[str, str]:
     """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
     kind, index = source_of(attempt, contract)
     if kind == "rewrite":  # a graph-level unit: its rewrite's generator, every attempt
         from .rewrites import synthesize_rewrite
 
-        return synthesize_rewrite(contract, index), f"rewrite:{contract['rewrite']['name']}"
+        return synthesize_rewrite(contract, index), f"rewrite:{contract.rewrite['name']}"
     if kind == "helion":  # every attempt: the Helion kernel under another config
         from .helion import synthesize_helion
 

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...core.records import ProblemPaths
+from ...core.records import Contract, ProblemPaths
 from .ops import CannotSynthesize
 
 
@@ -77,7 +77,7 @@ def _launch_call(tree: ast.Module, host: str) -> ast.Call:
     return calls[0]
 
 
-def candidate_from_code(code: str, host: str, contract: dict[str, Any], title: str) -> str:
+def candidate_from_code(code: str, host: str, contract: Contract, title: str) -> str:
     """A candidate module from Helion's generated ``code`` (see the module doc)."""
     from ...core.helion_input import triton_kernel_name
 
@@ -90,7 +90,7 @@ def candidate_from_code(code: str, host: str, contract: dict[str, Any], title: s
         raise CannotSynthesize("Helion's host function launches something else than its kernel")
     grid = ast.unparse(call.args[1])
     passed = [ast.unparse(a) for a in call.args[2:]]
-    names = [a["name"] for a in contract["args"] if not a["name"].startswith("_grid_")]
+    names = [a["name"] for a in contract.args if not a["name"].startswith("_grid_")]
     if passed[: len(names)] != names:
         raise CannotSynthesize(f"this config's kernel takes {passed}, the unit's {names}")
     # constexpr arguments after the unit's (Helion passes e.g. _RDIM_SIZE_1=64 positionally)
@@ -117,7 +117,7 @@ def candidate_from_code(code: str, host: str, contract: dict[str, Any], title: s
     except ValueError:
         raise CannotSynthesize(f"the grid {grid} is not a constant (static shapes are needed)") from None
     opts = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-    kernel = contract["kernel"]
+    kernel = contract.kernel
     keep: list[str] = []
     lines = code.splitlines()
     for node in tree.body:
@@ -131,7 +131,7 @@ def candidate_from_code(code: str, host: str, contract: dict[str, Any], title: s
         keep.append("\n".join(lines[start : node.end_lineno]))
     body = "\n\n".join(keep)
     body = body.replace(f"def {jit}(", f"def {kernel}(", 1)
-    params_text = ", ".join(a["name"] for a in contract["args"])
+    params_text = ", ".join(a["name"] for a in contract.args)
     extra = "".join(f", {c}" for c in constexprs)
     extra += "".join(f", {k}={k.upper()}" for k in ("num_warps", "num_stages") if k in opts)
     return "\n".join(
@@ -152,14 +152,14 @@ def candidate_from_code(code: str, host: str, contract: dict[str, Any], title: s
     )
 
 
-def synthesize_helion(contract: dict[str, Any], unit_dir: Path, index: int) -> tuple[str, str]:
+def synthesize_helion(contract: Contract, unit_dir: Path, index: int) -> tuple[str, str]:
     """(candidate source, variant name) for the ``index``-th neighbouring config of the unit's
     Helion kernel."""
     import helion
 
     from ...core import helion_input, problems
 
-    info = contract.get("helion") or {}
+    info = contract.helion or {}
     options = variants(info.get("config_dict") or {})
     if index >= len(options):
         raise CannotSynthesize(f"only {len(options)} neighbouring Helion configs")
@@ -169,13 +169,13 @@ def synthesize_helion(contract: dict[str, Any], unit_dir: Path, index: int) -> t
     stand_in = getattr(module, info["kernel"], None)
     if not isinstance(stand_in, helion_input.HelionStandIn):
         raise CannotSynthesize(f"{info['kernel']} is no longer a Helion kernel of the problem file")
-    bound = _bind(stand_in.kernel, info.get("args") or [], contract["device"])
+    bound = _bind(stand_in.kernel, info.get("args") or [], contract.device)
     try:
         code = helion_input.inline_helpers(bound.to_triton_code(helion.Config(**config)))
     except Exception as e:  # noqa: BLE001 - an invalid config for this kernel: the attempt says why
         raise CannotSynthesize(f"Helion refused config {name}: {type(e).__name__}: {str(e)[:300]}") from None
     title = (
-        f"Helion's Triton code for unit {contract['unit']} under config {name} "
+        f"Helion's Triton code for unit {contract.unit} under config {name} "
         f"({helion.Config(**config)!r}), launched with the unit's arguments."
     )
     return candidate_from_code(code, stand_in.kernel.name, contract, title), name

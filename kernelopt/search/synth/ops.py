@@ -9,6 +9,7 @@ import copy
 import math
 from typing import Any
 
+from ...core.records import Contract
 from ...isolate.reference import NoForward, reference_forward
 
 UNARY = {
@@ -118,7 +119,7 @@ def candidate_module(
     attempt: int,
     what: list[str],
     kernel: str,
-    contract: dict[str, Any],
+    contract: Contract,
     body: list[str],
     config: dict[str, int],
     warps: int,
@@ -132,7 +133,7 @@ def candidate_module(
     NUM_WARPS / NUM_STAGES (so the search can transform it), and ``launch`` with the contract's
     argument names over ``cdiv(count, CONFIG[block_key])`` programs (or ``grid``, an expression
     over ``CONFIG``, for a kernel tiled in several dimensions)."""
-    ptrs = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
+    ptrs = [a["name"] for a in contract.args if a["kind"] == "tensor"]
     constexprs = ", ".join(f"{k}: tl.constexpr" for k in config)
     return "\n".join(
         [
@@ -153,7 +154,7 @@ def candidate_module(
             "NUM_STAGES = 1",
             "",
             "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"def launch({', '.join(a['name'] for a in contract.args)}):",
             f"    {kernel}[({grid or f'triton.cdiv({count}, CONFIG[{block_key!r}])'},)]({', '.join(ptrs)}, "
             "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
             "",
@@ -187,7 +188,7 @@ def expr(node: ast.AST, env: dict[str, str]) -> str:
 
 
 def kernel_reference(
-    contract: dict[str, Any], reference_src: str
+    contract: Contract, reference_src: str
 ) -> tuple[ast.FunctionDef, dict[str, Any], dict[str, Any], list[str], list[str]]:
     """A kernel-level reference's forward and constants, the contract's arguments by name, the
     input and output names; CannotSynthesize for a graph-level reference or an argument the
@@ -195,7 +196,7 @@ def kernel_reference(
     fwd, consts = forward_of(reference_src)
     if consts.get("LEVEL", "kernel") != "kernel":
         raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
-    args = {a["name"]: a for a in contract["args"]}
+    args = {a["name"]: a for a in contract.args}
     ins, outs = consts["INPUTS"], consts["OUTPUTS"]
     for name in ins + outs:
         ref_shape = consts["SHAPES"].get(name) if name in ins else consts["OUT_SHAPES"].get(name)

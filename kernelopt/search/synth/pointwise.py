@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Any
 
+from ...core.records import Contract
 from .ops import (
     BINARY,
     FLOAT_DTYPES,
@@ -89,11 +89,11 @@ def _index(shape: list[int], stride: list[int], out_shape: list[int]) -> str:
     return " + ".join(terms) or "0"
 
 
-def synthesize_pointwise(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+def synthesize_pointwise(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts = forward_of(reference_src)
     if consts.get("LEVEL", "kernel") != "kernel":
         raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
-    args = {a["name"]: a for a in contract["args"]}
+    args = {a["name"]: a for a in contract.args}
     outs = consts["OUTPUTS"]
     out_shapes = [consts["OUT_SHAPES"][o] for o in outs]
     out_shape = out_shapes[0]

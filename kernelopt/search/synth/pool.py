@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.records import Contract
 from .ops import (
     FLOAT_DTYPES,
     CannotSynthesize,
@@ -579,7 +580,7 @@ def _reduced_body(
 
 
 def _module(
-    contract: dict[str, Any],
+    contract: Contract,
     attempt: int,
     e: _Emit,
     red: dict[str, Any] | None,
@@ -607,7 +608,7 @@ def _module(
     return candidate_module(attempt, what_lines, "synth_pool", contract, body, {"BLOCK": block}, warps, n_out, "BLOCK")
 
 
-def synthesize_pool(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+def synthesize_pool(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     segs = _parse(fwd)
     _check_arguments(args, ins, outs)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...core.records import unit_reference, unit_reference_constants
+from ...core.records import Contract, unit_reference, unit_reference_constants
 from .ops import CannotSynthesize
 
 # (name, Inductor config patch) per variant, in the order the attempts use them; ``split_scale``
@@ -53,8 +53,8 @@ REGION_VARIANTS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def variants(contract: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return REGION_VARIANTS if contract.get("region") else VARIANTS
+def variants(contract: Contract) -> list[tuple[str, dict[str, Any]]]:
+    return REGION_VARIANTS if contract.region else VARIANTS
 
 
 def _scaled_splits(scale: float) -> Any:
@@ -151,7 +151,7 @@ def _kernel_object(src: str, name: str, directory: Path) -> Any:
     return getattr(load_module(path, f"kernelopt_relowered_{name}"), name)
 
 
-def _compile(contract: dict[str, Any], ref: Any, patch: dict[str, Any]) -> str:
+def _compile(contract: Contract, ref: Any, patch: dict[str, Any]) -> str:
     """The wrapper source Inductor writes for the unit's reference module ``ref`` under ``patch``."""
     import torch
     import torch._inductor.config as ic
@@ -162,7 +162,7 @@ def _compile(contract: dict[str, Any], ref: Any, patch: dict[str, Any]) -> str:
 
     from ...capture.hooks import CompileHooks
 
-    args = {a["name"]: a for a in contract["args"]}
+    args = {a["name"]: a for a in contract.args}
     with FakeTensorMode():
         ins = []
         for n in ref.INPUTS:
@@ -220,7 +220,7 @@ class _Wrapper:
     roots: dict[str, str]
 
 
-def _relowered(contract: dict[str, Any], unit_dir: Path, vname: str, patch: dict[str, Any]) -> tuple[Any, _Wrapper]:
+def _relowered(contract: Contract, unit_dir: Path, vname: str, patch: dict[str, Any]) -> tuple[Any, _Wrapper]:
     """The unit's reference module, and the wrapper Inductor writes for it under ``patch``: only
     Triton kernels, each launched once, one of them unless the unit is a region."""
     from ...core import outputcode
@@ -240,7 +240,7 @@ def _relowered(contract: dict[str, Any], unit_dir: Path, vname: str, patch: dict
         raise CannotSynthesize(f"Inductor ({vname}) lowers the reference to {kinds}: only Triton kernels are used")
     if len({s.target for s in sites}) != len(sites):
         raise CannotSynthesize(f"Inductor ({vname}) launches one kernel twice")
-    if len(sites) > 1 and not contract.get("region"):
+    if len(sites) > 1 and not contract.region:
         kinds = ", ".join(f"{s.kind} {s.target}" for s in oc.sites)
         raise CannotSynthesize(
             f"Inductor ({vname}) lowers the reference to {kinds}: one Triton kernel per unit (several for a region)"
@@ -248,10 +248,10 @@ def _relowered(contract: dict[str, Any], unit_dir: Path, vname: str, patch: dict
     return ref, _Wrapper(tree, oc, sites, *_buffers(tree))
 
 
-def _unit_names(contract: dict[str, Any], ref: Any, w: _Wrapper, vname: str) -> dict[str, str]:
+def _unit_names(contract: Contract, ref: Any, w: _Wrapper, vname: str) -> dict[str, str]:
     """Wrapper names -> the unit's argument names: the inputs, and each returned buffer (under
     every name of its memory) an output laid out as the unit's."""
-    unit_args = {a["name"]: a for a in contract["args"]}
+    unit_args = {a["name"]: a for a in contract.args}
     names = dict(zip(w.oc.call_args, ref.INPUTS))
     if len(w.returned) != len(ref.OUTPUTS):
         raise CannotSynthesize(f"the re-lowered graph returns {len(w.returned)} values for {len(ref.OUTPUTS)} outputs")
@@ -331,7 +331,7 @@ def _site_launch(
     knames = instrument.arg_names(inner, len(launch_args))
     kargs, passed = _kernel_args(w, knames, launch_args, names, scratch)
     new = f"{prefix}{kname}"
-    pseudo = {"args": kargs, "launch_config": config, "grid_expr": instrument.grid_expr(inner, config)}
+    pseudo = Contract(args=kargs, launch_config=config, grid_expr=instrument.grid_expr(inner, config))
     kernel_src = strip_heuristics_decorator(kd.source, kname)
     kernel = [re.sub(rf"\bdef {kname}\(", f"def {new}(", kernel_src).strip(), ""]
     cfg_prefix = "" if len(w.sites) == 1 else f"K{i}_"
@@ -339,7 +339,7 @@ def _site_launch(
     return kernel, launcher, f"    {prefix}launch({', '.join(passed)})"
 
 
-def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int) -> str:
+def relower(contract: Contract, unit_dir: Path, attempt: int, variant: int) -> str:
     vname, patch = variants(contract)[variant % len(variants(contract))]
     ref, w = _relowered(contract, Path(unit_dir), vname, patch)
     names = _unit_names(contract, ref, w, vname)
@@ -351,8 +351,8 @@ def relower(contract: dict[str, Any], unit_dir: Path, attempt: int, variant: int
             launchers += launcher
             calls.append(call)
     where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
-    params = [a["name"] for a in contract["args"]]
-    first_tensor = next(a["name"] for a in contract["args"] if a.get("kind") == "tensor")
+    params = [a["name"] for a in contract.args]
+    first_tensor = next(a["name"] for a in contract.args if a.get("kind") == "tensor")
     alloc = [
         f"    _{b} = torch.empty_strided({tuple(shape)}, {tuple(stride)}, dtype={dtype}, device={first_tensor}.device)"
         for b, (shape, stride, dtype) in scratch.items()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...core.records import Contract
 from .ops import CannotSynthesize
 
 # per attempt: (BLOCK_S, BLOCK_R) of the sum's [kept x reduced] tiles, BLOCK of the product, warps
@@ -39,11 +40,11 @@ def _operand(args: dict[str, Any], name: str, dims: list[int | None], shape: lis
     return a
 
 
-def _layout(contract: dict[str, Any]) -> dict[str, Any]:
+def _layout(contract: Contract) -> dict[str, Any]:
     """The unit's operands and index spaces, checked; CannotSynthesize where they disagree."""
-    r = contract["rewrite"]
+    r = contract.rewrite
     roles = r["roles"]
-    args = {a["name"]: a for a in contract["args"]}
+    args = {a["name"]: a for a in contract.args}
     if LOCALS & set(args):
         raise CannotSynthesize(f"argument names {sorted(LOCALS & set(args))} clash with the kernels' locals")
     shape, red = list(roles["shape"]), sorted(roles["dims"])
@@ -138,7 +139,7 @@ def _product_kernel(lay: dict[str, Any]) -> list[str]:
     ]
 
 
-def broadcast_then_reduce(contract: dict[str, Any], attempt: int) -> str:
+def broadcast_then_reduce(contract: Contract, attempt: int) -> str:
     lay = _layout(contract)
     f, s, out, shape = lay["f"]["name"], lay["s"]["name"], lay["out"], lay["shape"]
     bs, br, bo, warps = TILES[attempt % len(TILES)]
@@ -167,7 +168,7 @@ def broadcast_then_reduce(contract: dict[str, Any], attempt: int) -> str:
             "NUM_STAGES = 1",
             "",
             "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"def launch({', '.join(a['name'] for a in contract.args)}):",
             f"    scratch = torch.empty(({lay['n_s']},), dtype=torch.float32, device={out}.device)",
             f"    bcast_sum[(triton.cdiv({lay['n_s']}, CONFIG['BLOCK_S']),)]({s}, scratch, CONFIG['BLOCK_S'], "
             f"CONFIG['BLOCK_R'], {opts})",

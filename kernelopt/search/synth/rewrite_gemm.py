@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.records import Contract
 from .ops import FLOAT_DTYPES, CannotSynthesize
 
 # per attempt: (input_precision, BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
@@ -38,9 +39,9 @@ ATTEMPTS = (
 GROUP_M = 8  # rows of output tiles a group of programs sweeps together (L2 reuse of B's tiles)
 
 
-def synthesize_gemm_rewrite(contract: dict[str, Any], attempt: int) -> str:
+def synthesize_gemm_rewrite(contract: Contract, attempt: int) -> str:
     """The candidate module of a ``triangular-output`` or ``symmetric-operand`` unit for ``attempt``."""
-    name = contract["rewrite"]["name"]
+    name = contract.rewrite["name"]
     if name == "triangular-output":
         gemm = _triangular(contract)
     elif name == "symmetric-operand":
@@ -60,10 +61,10 @@ def _matrix(args: dict[str, Any], name: str | None, what: str) -> dict[str, Any]
     return t
 
 
-def _operands(contract: dict[str, Any], a: str | None, b: str | None) -> tuple[Any, ...]:
+def _operands(contract: Contract, a: str | None, b: str | None) -> tuple[Any, ...]:
     """The GEMM's operands A [M, K], B [K, N] and its output [M, N], checked; and (M, N, K)."""
-    args = {x["name"]: x for x in contract["args"]}
-    (out,) = contract["rewrite"]["outputs"]
+    args = {x["name"]: x for x in contract.args}
+    (out,) = contract.rewrite["outputs"]
     ta, tb, to = _matrix(args, a, "left operand"), _matrix(args, b, "right operand"), _matrix(args, out, "output")
     (m, k), (k2, n) = ta["shape"], tb["shape"]
     if k2 != k or list(to["shape"]) != [m, n] or ta["dtype"] != tb["dtype"]:
@@ -97,11 +98,11 @@ def _band(kind: str, diagonal: int, rows: str, cols: str) -> str:
     return f"({cols} - {rows} {'>=' if kind == 'triu' else '<='} {diagonal})"
 
 
-def _triangular(contract: dict[str, Any]) -> dict[str, Any]:
+def _triangular(contract: Contract) -> dict[str, Any]:
     """``triu``/``tril`` of ``A @ B`` (operands optionally masked): the tile loads, the K range
     (``k_lo``, ``k_hi``: lines computing them from the tile's first row ``m0`` and column ``n0``)
     and the store's value."""
-    roles = contract["rewrite"]["roles"]
+    roles = contract.rewrite["roles"]
     kind, d = roles["kind"], int(roles["diagonal"])
     if kind not in ("triu", "tril"):
         raise CannotSynthesize(f"the band {kind} is neither triu nor tril")
@@ -164,10 +165,10 @@ def _fold(fn: str, terms: list[str]) -> str:
     return out
 
 
-def _symmetric(contract: dict[str, Any]) -> dict[str, Any]:
+def _symmetric(contract: Contract) -> dict[str, Any]:
     """``(X + X^T) @ B`` (side left) or ``B @ (X + X^T)`` (right): the symmetric operand's tile as
     ``X[rows, cols] + trans(X[cols, rows])``, the other operand's tile as stored."""
-    roles = contract["rewrite"]["roles"]
+    roles = contract.rewrite["roles"]
     side, x = roles.get("side"), roles.get("x")
     if side not in ("left", "right"):
         raise CannotSynthesize(f"the symmetric operand's side {side} is neither left nor right")
@@ -199,12 +200,12 @@ def _symmetric(contract: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _module(contract: dict[str, Any], attempt: int, gemm: dict[str, Any]) -> str:
+def _module(contract: Contract, attempt: int, gemm: dict[str, Any]) -> str:
     """The candidate module: one ``@triton.jit`` GEMM over grouped output tiles, CONFIG / NUM_WARPS /
     NUM_STAGES of the attempt, and ``launch`` with the contract's arguments over one program per tile."""
     precision, bm, bn, bk, warps, stages = ATTEMPTS[attempt % len(ATTEMPTS)]
     (m, n, _), out = gemm["mnk"], gemm["out"]
-    tensors = [a["name"] for a in contract["args"] if a["kind"] == "tensor"]
+    tensors = [a["name"] for a in contract.args if a["kind"] == "tensor"]
     so0, so1 = out["stride"]
     grid = f"triton.cdiv({m}, CONFIG['BLOCK_M']) * triton.cdiv({n}, CONFIG['BLOCK_N'])"
     return "\n".join(
@@ -247,7 +248,7 @@ def _module(contract: dict[str, Any], attempt: int, gemm: dict[str, Any]) -> str
             f"NUM_STAGES = {stages}",
             "",
             "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"def launch({', '.join(a['name'] for a in contract.args)}):",
             f"    gemm_rewrite[({grid},)]({', '.join(tensors)}, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
             "",
         ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.records import Contract
 from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module
 
 # (BLOCK_M, BLOCK_N, warps) per attempt
@@ -30,8 +31,8 @@ RTM_TILES = ((64, 64, 16, 128, 4), (32, 128, 32, 64, 4), (128, 32, 8, 256, 8), (
 CONSTANTS = {**CONSTANT_NAMES, "-inf": "float('-inf')"}
 
 
-def synthesize_rewrite(contract: dict[str, Any], attempt: int) -> str:
-    r = contract["rewrite"]
+def synthesize_rewrite(contract: Contract, attempt: int) -> str:
+    r = contract.rewrite
     if r["name"] == "diag-matmul":
         return diag_matmul(contract, attempt)
     if r["name"] == "reduce-through-matmul":
@@ -47,9 +48,9 @@ def synthesize_rewrite(contract: dict[str, Any], attempt: int) -> str:
     raise CannotSynthesize(f"no candidate generator for the rewrite {r['name']} yet")
 
 
-def diag_matmul(contract: dict[str, Any], attempt: int) -> str:
-    r = contract["rewrite"]
-    args = {a["name"]: a for a in contract["args"]}
+def diag_matmul(contract: Contract, attempt: int) -> str:
+    r = contract.rewrite
+    args = {a["name"]: a for a in contract.args}
     scale, dense, (out,) = args[r["roles"]["scale"]], args[r["roles"]["dense"]], r["outputs"]
     o = args[out]
     left = r["roles"]["side"] == "left"
@@ -136,11 +137,11 @@ class RtmOperands:
     o_row: int
 
 
-def _rtm_operands(contract: dict[str, Any]) -> RtmOperands:
+def _rtm_operands(contract: Contract) -> RtmOperands:
     """The reduce-through-matmul unit's operands, checked (``CannotSynthesize`` says why not)."""
-    r = contract["rewrite"]
+    r = contract.rewrite
     roles = r["roles"]
-    args = {a["name"]: a for a in contract["args"]}
+    args = {a["name"]: a for a in contract.args}
     (out,) = r["outputs"]
     x, w, o = args[roles["x"]], args[roles["weight"]], args[out]
     bias = args[roles["bias"]] if roles.get("bias") else None
@@ -160,8 +161,8 @@ def _rtm_operands(contract: dict[str, Any]) -> RtmOperands:
     return RtmOperands(x, w, bias, out, rows, k, n, wk, wn, o_row)
 
 
-def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
-    r = contract["rewrite"]
+def reduce_through_matmul(contract: Contract, attempt: int) -> str:
+    r = contract.rewrite
     roles = r["roles"]
     ops = _rtm_operands(contract)
     x, w, bias, out = ops.x, ops.w, ops.bias, ops.out
@@ -225,7 +226,7 @@ def reduce_through_matmul(contract: dict[str, Any], attempt: int) -> str:
             "NUM_STAGES = 1",
             "",
             "",
-            f"def launch({', '.join(a['name'] for a in contract['args'])}):",
+            f"def launch({', '.join(a['name'] for a in contract.args)}):",
             f"    colsum = torch.empty(({k + 1},), dtype=torch.float32, device={out}.device)",
             f"    rtm_colsum[(triton.cdiv({k}, CONFIG['BLOCK_K']),)]({sig}, colsum, CONFIG['BLOCK_K'], "
             "CONFIG['BLOCK_N'], num_warps=NUM_WARPS, num_stages=NUM_STAGES)",

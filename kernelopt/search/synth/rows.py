@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...core import hardware
+from ...core.records import Contract
 from .ops import (
     BINARY,
     CONSTANT_NAMES,
@@ -273,7 +274,7 @@ class Line:
 
 
 class RowKernel:
-    def __init__(self, contract: dict[str, Any], reference_src: str, chunk: int | None = None):
+    def __init__(self, contract: Contract, reference_src: str, chunk: int | None = None):
         """``chunk``: force the looped variant with this many columns per pass (tests)."""
         fwd, consts = forward_of(reference_src)
         if consts.get("LEVEL", "kernel") != "kernel":
@@ -296,10 +297,10 @@ class RowKernel:
         self.fold = Fold(self.S, run) if len(run) > 1 else None
         if self.fold is not None:
             consts = self.fold.consts(consts)
-            contract = {**contract, "args": [self.fold.arg(a) for a in contract["args"]]}
+            contract = replace(contract, args=[self.fold.arg(a) for a in contract.args])
             self.S = self.fold.shape(self.S)
         self.fwd, self.consts = fwd, consts
-        self.args = {a["name"]: a for a in contract["args"]}
+        self.args = {a["name"]: a for a in contract.args}
         self.red = run[0]
         self.lead = [x for d, x in enumerate(self.S) if d != self.red]
         self.N = self.S[self.red]
@@ -893,7 +894,7 @@ class RowKernel:
         return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS", grid)
 
 
-def synthesize_rows(contract: dict[str, Any], reference_src: str, attempt: int, chunk: int | None = None) -> str:
+def synthesize_rows(contract: Contract, reference_src: str, attempt: int, chunk: int | None = None) -> str:
     """``chunk``: force the looped variant with this many columns per pass (longer rows than
     ``MAX_BLOCK_N`` always get it)."""
     return RowKernel(contract, reference_src, chunk).build(attempt)

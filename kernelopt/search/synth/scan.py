@@ -22,6 +22,7 @@ import math
 import re
 from typing import Any
 
+from ...core.records import Contract
 from .ops import (
     FLOAT_DTYPES,
     CannotSynthesize,
@@ -122,7 +123,7 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
     return {"pre": pre, "post": post, "scan": scan, "result": vals[0].id}
 
 
-def synthesize_scan(contract: dict[str, Any], reference_src: str, attempt: int) -> str:
+def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1:
         raise CannotSynthesize("a scan unit with more than one output")

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ....core.records import Contract
 from ..base import BOTTLENECKS, Analysis, ProfileSummary
 from ..llm import protocol
 from ..llm.client import Caller
@@ -21,7 +20,7 @@ SCHEMA = {
 MAX_PROFILE_CHARS = 16000  # ~4K tokens
 
 
-def run(caller: Caller, summary: ProfileSummary, contract: dict[str, Any], kernel: str) -> Analysis:
+def run(caller: Caller, summary: ProfileSummary, contract: Contract, kernel: str) -> Analysis:
     static = "\n\n".join([contract_text(contract), code(f"The kernel of beam member {summary.member}", kernel)])
     metrics = {k: v for k, v in summary.metrics.items() if isinstance(v, (int, float, str)) and v is not None}
     profile = f"## Profile ({summary.source})\n{summary.text}\n" + (f"Note: {summary.note}\n" if summary.note else "")

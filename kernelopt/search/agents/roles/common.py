@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ....core.jsonio import read_json, write_json
+from ....core.records import Contract
 from ..llm.client import Caller, Reply
 from ..llm.protocol import Unparseable
 
@@ -46,19 +47,19 @@ def user(static: str, dynamic: str) -> list[dict[str, Any]]:
     ]
 
 
-def contract_text(contract: dict[str, Any]) -> str:
-    kind = "a fused neighbour pair" if contract.get("fused") else contract.get("heuristic")
-    code_is = f"Inductor's kernel: `{contract.get('kernel')}` ({kind})"
-    if contract.get("rewrite"):  # roles/graph.py's section lists the launches
-        r = contract["rewrite"]
+def contract_text(contract: Contract) -> str:
+    kind = "a fused neighbour pair" if contract.fused else contract.heuristic
+    code_is = f"Inductor's kernel: `{contract.kernel}` ({kind})"
+    if contract.rewrite:  # roles/graph.py's section lists the launches
+        r = contract.rewrite
         code_is = f"a graph-level unit (rewrite `{r['name']}`) of {len(r.get('members', []))} launches"
     lines = [
-        f"## Unit `{contract['unit']}` of problem `{contract['problem']}`",
-        f"Device: {contract.get('device')}; {code_is}.",
+        f"## Unit `{contract.unit}` of problem `{contract.problem}`",
+        f"Device: {contract.device}; {code_is}.",
         "Arguments, in launch order:",
     ]
     names = []
-    for a in contract["args"]:
+    for a in contract.args:
         names.append(a["name"])
         if a["kind"] == "tensor":
             lines.append(
@@ -68,7 +69,7 @@ def contract_text(contract: dict[str, Any]) -> str:
         else:
             lines.append(f"- `{a['name']}`: {a.get('type', 'scalar')} = {a.get('value')!r}")
     lines.append(f"The launch function: `def launch({', '.join(names)}):`")
-    ops = contract.get("aten_ops") or contract.get("reference", {}).get("aten_ops")
+    ops = contract.aten_ops or contract.reference.get("aten_ops")
     if ops:
         lines.append(f"ATen ops of the eager reference: {', '.join(ops)}")
     return "\n".join(lines)

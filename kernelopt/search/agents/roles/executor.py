@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ....core.records import Contract
 from ..base import Direction
 from ..llm import protocol
 from ..llm.client import Caller
 from .common import ask, code, contract_text, user
 
 
-def run(caller: Caller, direction: Direction, member_source: str, contract: dict[str, Any], graph: str = "") -> str:
+def run(caller: Caller, direction: Direction, member_source: str, contract: Contract, graph: str = "") -> str:
     """``graph``: a graph-level unit's section (roles/graph.py), '' for any other unit."""
     head = [contract_text(contract), *([graph] if graph else [])]
     static = "\n\n".join([*head, code(f"Beam member {direction.member}", member_source)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....core.records import Contract
 from ..llm import protocol
 from ..llm.client import Caller
 from .common import as_json, ask, code, contract_text, user
@@ -13,7 +14,7 @@ def run(
     caller: Caller,
     failed_source: str,
     failure: dict[str, Any],
-    contract: dict[str, Any],
+    contract: Contract,
     reference: str,
     graph: str = "",
 ) -> str:

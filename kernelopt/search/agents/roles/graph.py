@@ -12,6 +12,7 @@ import ast
 import re
 from typing import Any
 
+from ....core.records import Contract
 from .common import prompt
 
 # a node of the post-grad graph's readable text: `name: "f32[16, 8]" = torch.ops....`
@@ -25,8 +26,8 @@ SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64
          "bool": "b8", "int8": "i8", "uint8": "u8"}  # fmt: skip
 
 
-def is_graph_level(contract: dict[str, Any]) -> bool:
-    return bool(contract.get("rewrite"))
+def is_graph_level(contract: Contract) -> bool:
+    return bool(contract.rewrite)
 
 
 def _forward(reference_src: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -73,12 +74,12 @@ def _type(spec: dict[str, Any]) -> str:
     return f"{SHORT.get(spec['dtype'], spec['dtype'])}{list(spec['shape'])}"
 
 
-def fx_subgraph(contract: dict[str, Any], reference_src: str, fx_text: str) -> str:
+def fx_subgraph(contract: Contract, reference_src: str, fx_text: str) -> str:
     """The unit's FX subgraph as readable code: its inputs, every node from the eager reference in
     the post-grad graph's order with its dtype and shape, and which output buffer the last holds."""
-    ref = contract.get("reference") or {}
-    args = {a["name"]: a for a in contract["args"] if a["kind"] == "tensor"}
-    inputs = dict(ref.get("inputs") or {n: n for n in contract["rewrite"]["inputs"]})  # contract name -> FX node
+    ref = contract.reference or {}
+    args = {a["name"]: a for a in contract.args if a["kind"] == "tensor"}
+    inputs = dict(ref.get("inputs") or {n: n for n in contract.rewrite["inputs"]})  # contract name -> FX node
     outputs = dict(ref.get("outputs") or {})
     params, body = _forward(reference_src)
     placeholders, nodes = _post_grad(fx_text)
@@ -114,12 +115,12 @@ def fx_subgraph(contract: dict[str, Any], reference_src: str, fx_text: str) -> s
     return "\n".join(lines)
 
 
-def section(contract: dict[str, Any], reference_src: str, fx_text: str, limit: int = 16000) -> str:
+def section(contract: Contract, reference_src: str, fx_text: str, limit: int = 16000) -> str:
     """The prompt section of a graph-level unit ('' for any other unit); the subgraph's text is
     cut at ``limit`` characters."""
     if not is_graph_level(contract):
         return ""
-    r = contract["rewrite"]
+    r = contract.rewrite
     sub = fx_subgraph(contract, reference_src, fx_text)
     if len(sub) > limit:
         sub = sub[:limit] + "\n    # ... (truncated)"

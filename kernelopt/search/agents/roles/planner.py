@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....core.records import Contract
 from ..base import Analysis, Memory
 from ..llm import protocol
 from ..llm.client import Caller
@@ -36,7 +37,7 @@ def run(
     iteration: int,
     members: list[dict[str, Any]],
     analyses: dict[str, Analysis],
-    contract: dict[str, Any],
+    contract: Contract,
     memory: Memory,
     width: int,
     graph: str = "",

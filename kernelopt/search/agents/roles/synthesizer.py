@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....core.records import Contract
 from ..llm import protocol
 from ..llm.client import Caller
 from .common import ask, code, contract_text, user
@@ -18,7 +19,7 @@ from .common import ask, code, contract_text, user
 
 def run(
     caller: Caller,
-    contract: dict[str, Any],
+    contract: Contract,
     reference: str,
     inductor: str,
     earlier: list[dict[str, Any]],
