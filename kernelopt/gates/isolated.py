@@ -223,7 +223,7 @@ class UnitCheck:
         return job, {Scratch.CANDIDATE: Path(candidate), Scratch.INDUCTOR: self.h.paths.inductor_kernel(self.h.unit)}
 
     def budget_s(self) -> float:
-        kernel_ms = self.h.contract.extra.get("time_ms") or _unit_time_ms(self.h)
+        kernel_ms = self.h.kernel_ms()
         # every call also launches Inductor's kernel once, and its launcher ops are recorded once
         return sandbox.budget_s(self.gc["timeout_s"], self.gc["timeout_factor"], kernel_ms, 2 * len(self.calls) + 1)
 
@@ -294,13 +294,6 @@ def _judge_call(plan: UnitCheck, k: int, args: list[Any], tol: dict[str, Any]) -
             limits = (tol["error_ratio"], tol["error_floor_ulps"], tol["small_rel_floor"])
             c["profile_violations"] = errprofile.violations(got[name], st["expected"][name], prof, *limits)
     return {"comps": comps, "wrote_input": wrote}
-
-
-def _unit_time_ms(h: UnitHarness) -> float | None:
-    from ..core.jsonio import read_json
-
-    disp = read_json(h.paths.dispatch)
-    return next((u.get("time_ms") for u in disp.get("units", []) if u["id"] == h.unit), None)
 
 
 def _error_verdict(

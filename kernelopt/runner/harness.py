@@ -305,6 +305,12 @@ class UnitHarness:
             self._reference = load_module(self.paths.reference(self.unit), "kernelopt_reference")
         return self._reference
 
+    def kernel_ms(self) -> float | None:
+        """Inductor's kernel time for the unit as classify measured it (``dispatch.json``), or
+        None (a unit classify did not time): what a child's budget scales with."""
+        units = json.loads(self.paths.dispatch.read_text()).get("units", []) if self.paths.dispatch.exists() else []
+        return next((u.get("time_ms") for u in units if u.get("id") == self.unit), None)
+
     def inputs(self, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
         """The unit's arguments for model inputs drawn under ``seed`` in ``distribution``, before
         and after Inductor's own kernel ran on them in the captured wrapper."""

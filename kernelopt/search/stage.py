@@ -324,7 +324,7 @@ def _ncu(paths: ProblemPaths, unit: str, cand: Path, report: Path, h: Any, cfg: 
     before, _ = h.inputs(cfg["seed"])
     job = {"kind": "profile", "device": h.rt.device, "candidate": CANDIDATE_FILE, "args": before, "launches": 3}
     gc = cfg["gates"]
-    budget = sandbox.budget_s(gc["timeout_s"] + 240, gc["timeout_factor"], h.contract.extra.get("time_ms"), 40)
+    budget = sandbox.budget_s(gc["timeout_s"] + 240, gc["timeout_factor"], h.kernel_ms(), 40)
     report.unlink(missing_ok=True)
     outcome = sandbox.run(
         job,
