@@ -1346,7 +1346,7 @@ def test_synthesis_reaches_the_generalization_problems(tmp_path):
     rows = {x["unit"]: x for x in cov["rows"] if x["problem"] == gn}
     region = next(u for u in rows if u.startswith("rg_"))
     assert rows[region]["passed_gates_1_2"] and rows[region]["checkable"]
-    members = Contract.load(tmp_path / gn / "units" / region / "contract.json")["region"]["member_units"]
+    members = Contract.load(tmp_path / gn / "units" / region / "contract.json").region["member_units"]
     assert all(rows[m]["through_region"] == region for m in members) and not rows[members[0]]["checkable"], rows
     plan = json.loads((tmp_path / gn / "stitch/plan.json").read_text())
     assert region in plan["replacements"] and plan["stitch"]["dropped"] == members[:-1]
