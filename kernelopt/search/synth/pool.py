@@ -196,15 +196,14 @@ def _unsqueezed_inputs(
     return args, {**consts, "SHAPES": shapes}
 
 
-def _tiled_index(space: list[int]) -> tuple[list[str], str]:
-    """The kernel's opening lines for 2-D output tiles of ``space``'s last two dims (BH x BW, the
-    other dims one index per program, no division per element), and the launch grid."""
-    OH, OW = space[-2], space[-1]
+def _program_lines(space: list[int], rows: str) -> list[str]:
+    """A 2-D-tiled kernel's first lines: the program's tile along ``space``'s last dim (``tw``, of
+    ``BW``) and second-to-last (``th``, of ``rows``), and one index per program of the other dims."""
     outer = space[:-2]
     body = [
         "    pid = tl.program_id(0).to(tl.int64)",
-        f"    ntw = tl.cdiv({OW}, BW)",
-        f"    nth = tl.cdiv({OH}, BH)",
+        f"    ntw = tl.cdiv({space[-1]}, BW)",
+        f"    nth = tl.cdiv({space[-2]}, {rows})",
         "    tw = pid % ntw",
         "    th = (pid // ntw) % nth",
         "    po = pid // (ntw * nth)",
@@ -212,39 +211,38 @@ def _tiled_index(space: list[int]) -> tuple[list[str], str]:
     for d in range(len(outer)):
         inner = int(math.prod(outer[d + 1 :]))
         body.append(f"    i{d} = (po // {inner}) % {outer[d]}" if inner > 1 else f"    i{d} = po % {outer[d]}")
+    return body
+
+
+def _grid(space: list[int], rows: str) -> str:
+    outer = int(math.prod(space[:-2]))
+    return f"{outer} * triton.cdiv({space[-2]}, CONFIG['{rows}']) * triton.cdiv({space[-1]}, CONFIG['BW'])"
+
+
+def _tiled_index(space: list[int]) -> tuple[list[str], str]:
+    """The kernel's opening lines for 2-D output tiles of ``space``'s last two dims (BH x BW, the
+    other dims one index per program, no division per element), and the launch grid."""
+    OH, OW = space[-2], space[-1]
     d_h, d_w = len(space) - 2, len(space) - 1
-    body += [
+    body = _program_lines(space, "BH") + [
         f"    i{d_h} = th * BH + tl.arange(0, BH)[:, None]",
         f"    i{d_w} = tw * BW + tl.arange(0, BW)[None, :]",
         f"    mask = (i{d_h} < {OH}) & (i{d_w} < {OW})",
         "    zero = tl.zeros([BH, BW], tl.int64)",  # every pointer a tile (a per-channel input is not)
     ]
-    return body, f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['BH']) * triton.cdiv({OW}, CONFIG['BW'])"
+    return body, _grid(space, "BH")
 
 
 def _rolling_index(space: list[int]) -> tuple[list[str], str]:
     """The rolling kernel's opening lines: a strip of ``RH`` output rows (``space``'s second-to-last
     dim) of ``BW`` outputs along its last, the other dims one index per program; and the grid."""
-    OH, OW = space[-2], space[-1]
-    outer = space[:-2]
-    body = [
-        "    pid = tl.program_id(0).to(tl.int64)",
-        f"    ntw = tl.cdiv({OW}, BW)",
-        f"    nth = tl.cdiv({OH}, RH)",
-        "    tw = pid % ntw",
-        "    th = (pid // ntw) % nth",
-        "    po = pid // (ntw * nth)",
-    ]
-    for d in range(len(outer)):
-        inner = int(math.prod(outer[d + 1 :]))
-        body.append(f"    i{d} = (po // {inner}) % {outer[d]}" if inner > 1 else f"    i{d} = po % {outer[d]}")
-    body += [
+    body = _program_lines(space, "RH") + [
         f"    i{len(space) - 1} = tw * BW + tl.arange(0, BW)",
-        f"    wmask = i{len(space) - 1} < {OW}",
+        f"    wmask = i{len(space) - 1} < {space[-1]}",
         "    oh0 = th * RH",
         "    zero = tl.zeros([BW], tl.int64)",  # every pointer a vector (a per-channel input is not)
     ]
-    return body, f"{int(math.prod(outer))} * triton.cdiv({OH}, CONFIG['RH']) * triton.cdiv({OW}, CONFIG['BW'])"
+    return body, _grid(space, "RH")
 
 
 def rolls(pool: dict[str, Any], red: dict[str, Any] | None) -> bool:
