@@ -29,7 +29,6 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...core import hardware
 from ...core.records import Contract
 from .ops import (
     BINARY,
@@ -48,11 +47,8 @@ from .ops import (
 MAX_BLOCK_N = 32768
 # (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
 ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
-# looped variant, per attempt: (rows per program, chunk of columns per pass, num_warps, programs
-# per SM: 0 for one program per block of rows, else a persistent grid of that many programs per
-# SM walking the row blocks, so that the rows in flight (one per program) fit in L2 and the
-# passes after the first re-read them from L2, not from DRAM)
-LOOPED_ATTEMPTS = [(1, 4096, 8, 0), (1, 4096, 16, 1), (1, 2048, 4, 0), (1, 8192, 16, 2)]
+# looped variant, per attempt: (rows per program, chunk of columns per pass, num_warps)
+LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
 COMBINE = {"tl.sum": "{acc} + {part}", "tl.max": "tl.maximum({acc}, {part})", "tl.min": "tl.minimum({acc}, {part})"}
 VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
 REDUCE = {
@@ -854,19 +850,15 @@ class RowKernel:
         return body
 
     def source(self, attempt: int) -> str:
-        progs = 0
         if self.looped:
-            rows, chunk, warps, per_sm = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
+            rows, chunk, warps = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
             chunk = self.chunk or min(chunk, self.BLOCK_N)
             rows = max(1, min(_next_pow2(self.R), rows))
             block_n, lines = chunk, self._looped_body()
-            progs = per_sm * hardware.TARGET.sm_count
             how = (
                 "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, "
                 "then one pass for the element-wise outputs"
             )
-            if progs:
-                how += "; PROGS programs walk the row blocks, so the passes after the first re-read rows from L2"
         else:
             elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
             rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
@@ -876,22 +868,18 @@ class RowKernel:
                 ln.code for ln in self.lines
             ]
             how = "each row whole in registers"
-        start = ["rows = pid * ROWS + tl.arange(0, ROWS)[:, None]", f"rmask = rows < {self.R}"]
-        body = ["pid = tl.program_id(0).to(tl.int64)"] + start + lines
-        config, grid = {"ROWS": rows, "BLOCK_N": block_n}, None
-        if progs:  # the same body inside a loop over the row blocks
-            blocks = f"tl.cdiv({self.R}, ROWS)"
-            start[0] = start[0].replace("pid * ROWS", "rb * ROWS")
-            body = ["pid = tl.program_id(0).to(tl.int64)", f"for rb in range(pid, {blocks}, PROGS):"]
-            body += [f"    {ln}" for ln in start + lines]
-            config["PROGS"] = progs
-            grid = f"min(triton.cdiv({self.R}, CONFIG['ROWS']), CONFIG['PROGS'])"
+        body = [
+            "pid = tl.program_id(0).to(tl.int64)",
+            "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
+            f"rmask = rows < {self.R}",
+        ] + lines
         what = [
             f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
             f"({self.reductions} reduction(s) over {self._red_name()}; padding columns hold the neutral element).",
         ]
+        config = {"ROWS": rows, "BLOCK_N": block_n}
         lines = [f"    {l}" for l in body]
-        return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS", grid)
+        return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS")
 
 
 def synthesize_rows(contract: Contract, reference_src: str, attempt: int, chunk: int | None = None) -> str:
