@@ -500,6 +500,54 @@ def test_rows_longer_than_registers_get_the_looped_variant():
     torch.testing.assert_close(s, x.sum(-1, keepdim=True), rtol=1e-4, atol=1e-3)
 
 
+def test_rows_split_over_a_team_run_right_and_pass_the_form():
+    """The team variant (a row split over T programs that exchange partials, read once): a team
+    of one under the interpreter, several reduction rounds (softmax, layernorm, amax and
+    log-softmax over rows of 100); the GPU gets it for rows longer than registers on attempts 0
+    and 2 (T = 8 programs of 8,192 columns for rows of 40,000), the CPU the looped kernel; the
+    module passes gate 1's form (tickets, atomics, a spin loop, a zeroed workspace)."""
+    import dataclasses
+
+    import torch
+
+    from kernelopt.core import cpu_mode
+    from kernelopt.gates.form import static_problems
+    from kernelopt.search.synth import rows as synth_rows
+
+    src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, team=128)
+    assert "'T': 1" in src and "while seen" in src and "for c0" not in src
+    assert not static_problems(src, _rows_contract()), static_problems(src, _rows_contract())
+    cpu_mode.install()
+    torch.manual_seed(0)
+    x, w, b = torch.randn(2, 3, 100) * 3, torch.randn(100), torch.randn(100)
+    outs = [torch.full(s, float("nan")) for s in ((2, 3, 100), (2, 3, 100), (2, 3, 1), (2, 3, 100))]
+    _run_rows(src, "synth_team_rows", [x, w, b, *outs, 6, 100])
+    torch.testing.assert_close(outs[0], torch.softmax(x, -1))
+    torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(outs[2], x.amax(-1, keepdim=True))
+    torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
+
+    long = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [2, 40000], "read"),
+                _t("out_ptr0", [2, 40000], "write"),
+                _t("out_ptr1", [2, 1], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 2},
+                {"name": "r0_numel", "kind": "scalar", "value": 40000},
+            ]
+        }
+    )
+    gpu = dataclasses.replace(long, device="cuda")
+    for attempt, team in ((0, True), (1, False), (2, True), (3, False)):
+        on_gpu = synth_rows.synthesize_rows(gpu, LONG_ROWS_REFERENCE, attempt)
+        assert ("while seen" in on_gpu) is team and ("for c0" in on_gpu) is not team
+        assert not static_problems(on_gpu, gpu), static_problems(on_gpu, gpu)
+    assert "'BLOCK_N': 8192, 'T': 8" in synth_rows.synthesize_rows(gpu, LONG_ROWS_REFERENCE, 0)
+    on_cpu = synth_rows.synthesize_rows(dataclasses.replace(long, device="cpu"), LONG_ROWS_REFERENCE, 0)
+    assert "while seen" not in on_cpu and "for c0" in on_cpu
+
+
 def test_looped_row_kernel_chunk_is_a_tuning_knob():
     """The heuristic catalogue tunes a looped synthesised kernel's chunk (BLOCK_N) as it tunes
     Inductor's R0_BLOCK, and the edited kernel still computes the reference."""

@@ -49,6 +49,9 @@ MAX_BLOCK_N = 32768
 ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
 # looped variant, per attempt: (rows per program, chunk of columns per pass, num_warps)
 LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
+# the team variant of rows too long for one program (GPU only), per attempt that tries it:
+# (columns each program of the team holds in registers, num_warps)
+TEAM_ATTEMPTS = {0: (8192, 4), 2: (16384, 8)}
 COMBINE = {"tl.sum": "{acc} + {part}", "tl.max": "tl.maximum({acc}, {part})", "tl.min": "tl.minimum({acc}, {part})"}
 VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
 REDUCE = {
@@ -270,8 +273,9 @@ class Line:
 
 
 class RowKernel:
-    def __init__(self, contract: Contract, reference_src: str, chunk: int | None = None):
-        """``chunk``: force the looped variant with this many columns per pass (tests)."""
+    def __init__(self, contract: Contract, reference_src: str, chunk: int | None = None, team: int | None = None):
+        """``chunk``: force the looped variant with this many columns per pass; ``team``: force
+        the team variant with this many columns per program (tests)."""
         fwd, consts = forward_of(reference_src)
         if consts.get("LEVEL", "kernel") != "kernel":
             raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
@@ -303,7 +307,7 @@ class RowKernel:
         self.numel = math.prod(self.S)
         self.R = self.numel // self.N
         self.BLOCK_N = _next_pow2(self.N)
-        self.chunk = chunk
+        self.chunk, self.team = chunk, team
         self.looped = chunk is not None or self.BLOCK_N > MAX_BLOCK_N
         for name in consts["INPUTS"] + consts["OUTPUTS"]:
             if self.args[name].get("dtype") not in FLOAT_DTYPES:
@@ -849,7 +853,108 @@ class RowKernel:
             body += loop + ["    " + c for c in stores]
         return body
 
+    def _team_body(self) -> list[str]:
+        """The team kernel's lines: the ticket names the row and the part of it; each reduction
+        line becomes its round of exchange (publish, count in, wait, combine)."""
+        body = [
+            "ticket = tl.atomic_add(ws_i, 1).to(tl.int64)",
+            "row0 = ticket // T",
+            "part = ticket % T",
+            "rows = row0 + tl.arange(0, ROWS)[:, None]",
+            f"rmask = rows < {self.R}",
+            "cols = part * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]",
+            f"cmask = cols < {self.N}",
+            "mask = rmask & cmask",
+        ]
+        k = 0
+        for ln in self.lines:
+            if not ln.reduce:
+                body.append(ln.code)
+                continue
+            fn, neutral, src = ln.reduce
+            slot, cnt = f"ws_f + ({k} * {self.R} + row0) * T", f"ws_i + 1 + {k} * {self.R} + row0"
+            body += [
+                f"p{k} = {fn}(tl.where(cmask, {src}, {neutral}), 1)",
+                f"tl.store({slot} + part + tl.arange(0, 1), p{k})",
+                "tl.debug_barrier()",
+                f"tl.atomic_add({cnt}, 1, sem='release')",
+                f"seen{k} = tl.atomic_add({cnt}, 0, sem='acquire')",
+                f"while seen{k} < T:",
+                f"    seen{k} = tl.atomic_add({cnt}, 0, sem='acquire')",
+                f"{ln.name} = {fn}(tl.load({slot} + tl.arange(0, T)[None, :], volatile=True), 1)[:, None]",
+            ]
+            k += 1
+        return body
+
+    def _team_source(self, attempt: int, chunk: int, warps: int) -> str:
+        """The team variant: a row too long for one program's registers is split over a team of
+        ``T`` programs that each hold ``BLOCK_N`` of its columns in registers, so the row is read
+        from memory once (the looped variant reads it once per reduction depth, and again to
+        store).  Each reduction is a round of exchange: every member publishes its partial in
+        the workspace, counts itself in and waits until the team's ``T`` partials are there, then
+        combines them in member order (deterministic; the same value in every member).
+
+        Programs take a ticket when they start and work on the row and part the ticket names, so
+        a team's members are tickets in a row: every team below the newest one has all its
+        members running, finishes and frees their places, so a waiting member's team-mates
+        always get to run.  The interpreter runs programs one after another, so there (a CPU
+        device) only a team of one is generated."""
+        block_n = max(1, min(chunk, self.BLOCK_N))
+        T, K = self.BLOCK_N // block_n, self.reductions
+        body = self._team_body()
+        ptrs = [a["name"] for a in self.contract.args if a["kind"] == "tensor"]
+        out = self.consts["OUTPUTS"][0]
+        n_ws = 1 + K * self.R
+        return "\n".join(
+            [
+                f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
+                f"{self.R} independent rows of {self.N} elements, each split over a team of T programs that hold",
+                f"BLOCK_N of its columns in registers, so the row is read once; {K} reduction(s) over",
+                f"{self._red_name()}, each a round of exchange through the workspace (partials combined",
+                "in member order).",
+                '"""',
+                "import torch",
+                "import triton",
+                "import triton.language as tl",
+                "",
+                "",
+                "@triton.jit",
+                "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
+                "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
+                "",
+                "",
+                "@triton.jit",
+                f"def synth_rows({', '.join(ptrs)}, ws_i, ws_f, "
+                "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr):",
+                *[f"    {line}" for line in body],
+                "",
+                "",
+                f"CONFIG = {{'ROWS': 1, 'BLOCK_N': {block_n}, 'T': {T}}}",
+                f"NUM_WARPS = {warps}",
+                "NUM_STAGES = 1",
+                "",
+                "",
+                f"def launch({', '.join(a['name'] for a in self.contract.args)}):",
+                f"    ws_i = torch.empty(({n_ws},), dtype=torch.int32, device={out}.device)",
+                f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, "
+                f"device={out}.device)",
+                f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
+                f"    synth_rows[({self.R} * CONFIG['T'],)]({', '.join(ptrs)}, ws_i, ws_f, **CONFIG, "
+                "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+                "",
+            ]
+        )
+
+    def _teams(self) -> bool:
+        """Whether the unit's device runs programs side by side (a team needs its members at once)."""
+        return str(self.contract.device or "").startswith("cuda")
+
     def source(self, attempt: int) -> str:
+        if self.team is not None:
+            return self._team_source(attempt, self.team, 4)
+        if self.looped and self.chunk is None and self._teams() and attempt % len(LOOPED_ATTEMPTS) in TEAM_ATTEMPTS:
+            return self._team_source(attempt, *TEAM_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)])
         if self.looped:
             rows, chunk, warps = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
             chunk = self.chunk or min(chunk, self.BLOCK_N)
@@ -882,7 +987,10 @@ class RowKernel:
         return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS")
 
 
-def synthesize_rows(contract: Contract, reference_src: str, attempt: int, chunk: int | None = None) -> str:
+def synthesize_rows(
+    contract: Contract, reference_src: str, attempt: int, chunk: int | None = None, team: int | None = None
+) -> str:
     """``chunk``: force the looped variant with this many columns per pass (longer rows than
-    ``MAX_BLOCK_N`` always get it)."""
-    return RowKernel(contract, reference_src, chunk).build(attempt)
+    ``MAX_BLOCK_N`` get it, or on a GPU the team variant on attempts of ``TEAM_ATTEMPTS``);
+    ``team``: force the team variant with this many columns per program."""
+    return RowKernel(contract, reference_src, chunk, team).build(attempt)
