@@ -13,6 +13,10 @@ from kernelopt.core.records import (
     Best,
     Category,
     Contract,
+    Dispatch,
+    DispatchKind,
+    DispatchUnit,
+    DispatchVerdict,
     GateVerdict,
     PlanStatus,
     ProblemPaths,
@@ -206,3 +210,86 @@ def test_an_older_or_damaged_contract_is_refused_with_the_file(tmp_path):
     f.write_text("[1, 2]")
     with pytest.raises(RecordError, match="not a contract record"):
         Contract.load(f)
+
+
+# --- dispatch.json: classify's record -----------------------------------------------------
+def _h200(problem: str):
+    """A problem of the H200 stages run (tests/fixtures/h200.tar.gz): its directory."""
+    from conftest import unpacked
+
+    return unpacked("h200.tar.gz") / "h200" / problem
+
+
+def _as_written(data) -> str:
+    """What classify wrote before the record (``write_json`` of its dict)."""
+    return json.dumps(data, indent=2, default=str) + "\n"
+
+
+def test_a_dispatch_from_the_h200_loads_and_saves_back_byte_for_byte(tmp_path):
+    srcs = sorted(_h200("").glob("*/dispatch.json"))
+    assert len(srcs) == 6  # optimizable, library-dominated, no-triton; written before units had "user"
+    for src in srcs:
+        d = Dispatch.load(src)
+        d.save(tmp_path / "dispatch.json")
+        assert (tmp_path / "dispatch.json").read_bytes() == src.read_bytes(), src
+        assert d.extra == {} and all(u.extra == {} and not u.user for u in d.units)
+        assert d.unit_ids == [u["id"] for u in json.loads(src.read_text())["units"]]
+    soft = Dispatch.load(_h200("level1_1_Softmax") / "dispatch.json")
+    assert soft.verdict is DispatchVerdict.OPTIMIZABLE and soft.optimizable and soft.meaningful
+    (u,) = soft.units
+    assert soft.unit(u.id) is u and soft.unit("nope") is None and u.time_ms > 0 and not u.composite
+    assert {launch["kind"] for launch in soft.launches} <= set(DispatchKind)
+    assert Dispatch.load(_h200("level1_5_Matmul") / "dispatch.json").verdict == "no-triton"
+
+
+def test_a_dispatch_keeps_another_writers_keys_where_they_were(tmp_path):
+    f = tmp_path / "dispatch.json"
+    unit = {"id": "k", "graph": 0, "kernel": "k", "probe": [1], "time_ms": 1.0, "reference": True}
+    data = {"problem": "p", "verdict": "optimizable", "note": {"by": "x"}, "units": [unit], "stitchable": True}
+    f.write_text(_as_written(data))
+    d = Dispatch.load(f)
+    assert d.extra == {"note": {"by": "x"}} and d.units[0].extra == {"probe": [1]} and d.stitchable
+    d.save(f)
+    assert f.read_text() == _as_written(data)
+    # built in code: the keys every reader needs, then what is set; a field set since comes last
+    built = Dispatch(problem="p", verdict="no-triton", units=[DispatchUnit(id="k", time_ms=None)])
+    assert built.as_dict() == {
+        "problem": "p",
+        "verdict": "no-triton",
+        "units": [{"id": "k", "graph": 0, "kernel": "", "time_ms": None}],
+    }
+    assert list(replace(d, fusion={"fused_units": []}).as_dict())[-1] == "fusion"
+    assert Dispatch.load_optional(tmp_path / "none.json") is None
+
+
+def test_an_older_or_damaged_dispatch_is_refused_with_the_file(tmp_path):
+    f = tmp_path / "dispatch.json"
+    unit = {"id": "k", "graph": 0, "kernel": "k", "time_ms": 1.0}
+    for data, words in (
+        ({"verdict": "optimizable", "units": []}, "dispatch record without problem"),
+        (
+            {"problem": "p", "verdict": "optimizable", "units": [{"id": "k", "time_ms": 1.0}]},
+            "'k' record without graph",
+        ),
+        ({"problem": "p", "verdict": "optimizable", "units": {"k": unit}}, "units are not a list"),
+        ({"problem": "p", "verdict": "maybe", "units": [unit]}, "'maybe' is not a valid DispatchVerdict"),
+    ):
+        f.write_text(json.dumps(data))
+        with pytest.raises(RecordError, match=words) as e:
+            Dispatch.load(f)
+        assert str(f) in str(e.value) and ("new workdir" in str(e.value) or "another kernelopt" in str(e.value))
+    f.write_text(json.dumps({"problem": "p", "verdict": "optimizable", "units": [], "schema": SCHEMA + 1}))
+    with pytest.raises(RecordError, match="dispatch record of schema 2, newer than this kernelopt"):
+        Dispatch.load(f)
+    f.write_text("{not json")
+    with pytest.raises(RecordError, match="not a readable dispatch record"):
+        Dispatch.load_optional(f)
+    with pytest.raises(ValueError, match="not a valid DispatchVerdict"):
+        Dispatch(problem="p", verdict="fine")
+
+
+def test_the_dispatch_kinds_are_the_enum():
+    from kernelopt.core.outputcode import dispatch_kind
+
+    assert dispatch_kind("gemm", "cpu") is DispatchKind.BLAS and dispatch_kind("conv", "cuda") == "cudnn"
+    assert json.dumps({dispatch_kind("triton", "cuda"): [dispatch_kind("x", "cpu")]}) == '{"triton": ["other"]}'
