@@ -242,6 +242,51 @@ def test_a_dispatch_from_the_h200_loads_and_saves_back_byte_for_byte(tmp_path):
     assert Dispatch.load(_h200("level1_5_Matmul") / "dispatch.json").verdict == "no-triton"
 
 
+def test_classify_writes_through_the_record_the_bytes_it_always_wrote(tmp_path):
+    """``classify.run`` saves a ``Dispatch``: the file is ``write_json`` of the dict classify
+    builds, for an optimizable problem and for one whose capture failed; and fused pairs,
+    regions and graph-level units (``add_*_units``) come back byte for byte too."""
+    from kernelopt.classify import stage as classify
+
+    src = _h200("level3_2_TransformerBlock") / "capture"
+    cap, prof = (json.loads((src / f).read_text()) for f in ("capture.json", "profile.json"))
+    paths = ProblemPaths(tmp_path, "level3_2_TransformerBlock")
+    for f in ("capture.json", "profile.json", "output_code.py"):
+        (paths.capture / f).parent.mkdir(parents=True, exist_ok=True)
+        (paths.capture / f).write_bytes((src / f).read_bytes())
+    expected = classify.classify(cap, prof, 0.10)
+    classify.add_region_units(expected, cap)
+    written = classify.run(paths, 0.10, fuse_neighbours=False)
+    assert paths.dispatch.read_text() == _as_written(expected)
+    assert isinstance(written, Dispatch) and written.optimizable and "user" in written.as_dict()["units"][0]
+    # the composite units, as classify adds them (a fused pair, a region, a graph-level unit)
+    a, b, c = (u["kernel"] for u in expected["units"][:3])
+    lineno = next(launch["lineno"] for launch in expected["launches"] if launch.get("unit") == c)
+    classify.add_fused_units(expected, [{"producer": a, "consumer": b}], [{"producer": b, "why": "x"}])
+    regions = {"found": [{"id": f"rg_{a}__{b}", "members": [a, b], "kind": "split"}], "refused": []}
+    rw = {"id": "rw_t_buf1", "rewrite": {"rewrite": "t"}, "kernels": [c], "members": [{"lineno": lineno}], "anchor": c}
+    rewrites = {"findings": [{"rewrite": "t"}], "units": [rw], "refused": []}
+    classify.add_region_units(expected, {"graphs": [{"regions": regions}]})
+    classify.add_rewrite_units(expected, {"graphs": [{"rewrites": rewrites}]})
+    f = tmp_path / "dispatch.json"
+    Dispatch.from_dict(expected).save(f)
+    assert f.read_text() == _as_written(expected)
+    d = Dispatch.load(f)
+    d.save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_bytes() == f.read_bytes()
+    fused, region, rewrite = d.units[-3:]
+    assert fused.parts == [a, b] and region.parts == [a, b] and rewrite.parts == [c]
+    assert fused.composite and region.composite and not rewrite.composite and rewrite.rewrite["anchor"] == c
+    assert d.fusion["fused_units"] == [fused.id] and d.rewrites["rewrite_units"] == [rewrite.id]
+    # a capture that failed: the short record
+    (paths.capture / "capture.json").write_text(json.dumps({"failed": True, "stage": "compile", "error": "boom\nat"}))
+    failed = classify.run(paths, 0.10)
+    short = ["problem", "verdict", "reason", "launches", "units", "time_by_kind_ms", "triton_share"]
+    assert list(json.loads(paths.dispatch.read_text())) == short
+    assert failed.verdict is DispatchVerdict.ERROR and failed.reason == "capture failed at compile: boom"
+    assert Dispatch.load(paths.dispatch).as_dict() == json.loads(paths.dispatch.read_text())
+
+
 def test_a_dispatch_keeps_another_writers_keys_where_they_were(tmp_path):
     f = tmp_path / "dispatch.json"
     unit = {"id": "k", "graph": 0, "kernel": "k", "probe": [1], "time_ms": 1.0, "reference": True}
