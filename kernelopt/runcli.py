@@ -303,12 +303,10 @@ class Progress:
 def judged_units(dispatch: Path) -> list[str] | None:
     """The units a problem's search, stitch and gates judge (none unless it is optimizable), or
     None while its dispatch record cannot be read."""
-    from .classify.stage import units_of
-    from .core.jsonio import read_json
+    from .core.records import Dispatch
 
     try:
-        if read_json(dispatch).get("verdict") != "optimizable":
-            return []
-        return units_of(dispatch)
-    except (OSError, ValueError, KeyError):
+        disp = Dispatch.load(dispatch)
+    except (OSError, ValueError):  # RecordError too
         return None
+    return disp.unit_ids if disp.optimizable else []

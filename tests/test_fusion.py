@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from conftest import ROOT, unpacked
 
 from kernelopt.classify import fusion
 from kernelopt.core import outputcode
-from kernelopt.core.records import Contract
+from kernelopt.core.records import Contract, Dispatch, DispatchUnit
 from kernelopt.runner.harness import UnitHarness
 from kernelopt.search.synth.fused import fuse_source, synthesize_fused
 from kernelopt.stitch.fusion import choose_fusions, edit_call_sites
@@ -139,10 +140,9 @@ def _choice(tmp_path, ratios: dict, meaningful: bool, times: dict):
     from kernelopt.core.records import Best, ProblemPaths
 
     paths = ProblemPaths.of(tmp_path / "p")
-    units = [{"id": u, "time_ms": t} for u, t in times.items()]
-    units[-1]["fused"] = {"producer_unit": "P", "consumer_unit": "C"}
-    paths.root.mkdir(parents=True)
-    paths.dispatch.write_text(json.dumps({"units": units}))
+    units = [DispatchUnit(id=u, kernel=u, time_ms=t) for u, t in times.items()]
+    units[-1] = replace(units[-1], fused={"producer_unit": "P", "consumer_unit": "C"})
+    Dispatch(problem="p", verdict="optimizable", units=units).save(paths.dispatch)
     repl, best = {}, {}
     for u, r in ratios.items():
         repl[u] = str(paths.unit(u) / "x/candidate.py")
@@ -180,8 +180,7 @@ def test_fused_candidate_through_gates_1_to_3_on_cpu(demo_run, tmp_path):
     from kernelopt.core.records import ProblemPaths
 
     paths = ProblemPaths.of(demo_run / DEMO)
-    disp = json.loads(paths.dispatch.read_text())
-    fused = disp["fusion"]["fused_units"]
+    fused = Dispatch.load(paths.dispatch).fusion["fused_units"]
     assert len(fused) == 1
     unit = fused[0]
     assert json.loads(paths.isolate_check(unit).read_text())["status"] == "pass"

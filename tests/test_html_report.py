@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from conftest import ROOT, snakemake
 
+from kernelopt.core.records import Dispatch, DispatchUnit
 from kernelopt.report import html, tables
 
 LLM_RUN = ROOT / "tests/fixtures/llm_run_h200.tar.gz"
@@ -415,7 +416,7 @@ def test_a_cpu_run_hides_gpu_columns_and_says_ranks_ignore_times(tmp_path):
             "gpu_seconds": 68.35,
         },
     )
-    _put(p / "dispatch.json", {"verdict": "optimizable", "units": [{"id": "u"}]})
+    Dispatch(problem=p.name, verdict="optimizable", units=[DispatchUnit(id="u", kernel="u")]).save(p / "dispatch.json")
     u = p / "units/u"
     for slot, origin in (("cands/c0", "inductor"), ("iter1/cand0", "search"), ("iter1/cand1", "search")):
         _put(u / slot / "slot.json", {"empty": False, "origin": origin})

@@ -13,6 +13,10 @@ from kernelopt.core.records import (
     Best,
     Category,
     Contract,
+    Dispatch,
+    DispatchKind,
+    DispatchUnit,
+    DispatchVerdict,
     GateVerdict,
     PlanStatus,
     ProblemPaths,
@@ -206,3 +210,131 @@ def test_an_older_or_damaged_contract_is_refused_with_the_file(tmp_path):
     f.write_text("[1, 2]")
     with pytest.raises(RecordError, match="not a contract record"):
         Contract.load(f)
+
+
+# --- dispatch.json: classify's record -----------------------------------------------------
+def _h200(problem: str):
+    """A problem of the H200 stages run (tests/fixtures/h200.tar.gz): its directory."""
+    from conftest import unpacked
+
+    return unpacked("h200.tar.gz") / "h200" / problem
+
+
+def _as_written(data) -> str:
+    """What classify wrote before the record (``write_json`` of its dict)."""
+    return json.dumps(data, indent=2, default=str) + "\n"
+
+
+def test_a_dispatch_from_the_h200_loads_and_saves_back_byte_for_byte(tmp_path):
+    srcs = sorted(_h200("").glob("*/dispatch.json"))
+    assert len(srcs) == 6  # optimizable, library-dominated, no-triton; written before units had "user"
+    for src in srcs:
+        d = Dispatch.load(src)
+        d.save(tmp_path / "dispatch.json")
+        assert (tmp_path / "dispatch.json").read_bytes() == src.read_bytes(), src
+        assert d.extra == {} and all(u.extra == {} and not u.user for u in d.units)
+        assert d.unit_ids == [u["id"] for u in json.loads(src.read_text())["units"]]
+    soft = Dispatch.load(_h200("level1_1_Softmax") / "dispatch.json")
+    assert soft.verdict is DispatchVerdict.OPTIMIZABLE and soft.optimizable and soft.meaningful
+    (u,) = soft.units
+    assert soft.unit(u.id) is u and soft.unit("nope") is None and u.time_ms > 0 and not u.composite
+    assert {launch["kind"] for launch in soft.launches} <= set(DispatchKind)
+    assert Dispatch.load(_h200("level1_5_Matmul") / "dispatch.json").verdict == "no-triton"
+
+
+def test_classify_writes_through_the_record_the_bytes_it_always_wrote(tmp_path):
+    """``classify.run`` saves a ``Dispatch``: the file is ``write_json`` of the dict classify
+    builds, for an optimizable problem and for one whose capture failed; and fused pairs,
+    regions and graph-level units (``add_*_units``) come back byte for byte too."""
+    from kernelopt.classify import stage as classify
+
+    src = _h200("level3_2_TransformerBlock") / "capture"
+    cap, prof = (json.loads((src / f).read_text()) for f in ("capture.json", "profile.json"))
+    paths = ProblemPaths(tmp_path, "level3_2_TransformerBlock")
+    for f in ("capture.json", "profile.json", "output_code.py"):
+        (paths.capture / f).parent.mkdir(parents=True, exist_ok=True)
+        (paths.capture / f).write_bytes((src / f).read_bytes())
+    expected = classify.classify(cap, prof, 0.10)
+    classify.add_region_units(expected, cap)
+    written = classify.run(paths, 0.10, fuse_neighbours=False)
+    assert paths.dispatch.read_text() == _as_written(expected)
+    assert isinstance(written, Dispatch) and written.optimizable and "user" in written.as_dict()["units"][0]
+    # the composite units, as classify adds them (a fused pair, a region, a graph-level unit)
+    a, b, c = (u["kernel"] for u in expected["units"][:3])
+    lineno = next(launch["lineno"] for launch in expected["launches"] if launch.get("unit") == c)
+    classify.add_fused_units(expected, [{"producer": a, "consumer": b}], [{"producer": b, "why": "x"}])
+    regions = {"found": [{"id": f"rg_{a}__{b}", "members": [a, b], "kind": "split"}], "refused": []}
+    rw = {"id": "rw_t_buf1", "rewrite": {"rewrite": "t"}, "kernels": [c], "members": [{"lineno": lineno}], "anchor": c}
+    rewrites = {"findings": [{"rewrite": "t"}], "units": [rw], "refused": []}
+    classify.add_region_units(expected, {"graphs": [{"regions": regions}]})
+    classify.add_rewrite_units(expected, {"graphs": [{"rewrites": rewrites}]})
+    f = tmp_path / "dispatch.json"
+    Dispatch.from_dict(expected).save(f)
+    assert f.read_text() == _as_written(expected)
+    d = Dispatch.load(f)
+    d.save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_bytes() == f.read_bytes()
+    fused, region, rewrite = d.units[-3:]
+    assert fused.parts == [a, b] and region.parts == [a, b] and rewrite.parts == [c]
+    assert fused.composite and region.composite and not rewrite.composite and rewrite.rewrite["anchor"] == c
+    assert d.fusion["fused_units"] == [fused.id] and d.rewrites["rewrite_units"] == [rewrite.id]
+    # a capture that failed: the short record
+    (paths.capture / "capture.json").write_text(json.dumps({"failed": True, "stage": "compile", "error": "boom\nat"}))
+    failed = classify.run(paths, 0.10)
+    short = ["problem", "verdict", "reason", "launches", "units", "time_by_kind_ms", "triton_share"]
+    assert list(json.loads(paths.dispatch.read_text())) == short
+    assert failed.verdict is DispatchVerdict.ERROR and failed.reason == "capture failed at compile: boom"
+    assert Dispatch.load(paths.dispatch).as_dict() == json.loads(paths.dispatch.read_text())
+
+
+def test_a_dispatch_keeps_another_writers_keys_where_they_were(tmp_path):
+    f = tmp_path / "dispatch.json"
+    unit = {"id": "k", "graph": 0, "kernel": "k", "probe": [1], "time_ms": 1.0, "reference": True}
+    data = {"problem": "p", "verdict": "optimizable", "note": {"by": "x"}, "units": [unit], "stitchable": True}
+    f.write_text(_as_written(data))
+    d = Dispatch.load(f)
+    assert d.extra == {"note": {"by": "x"}} and d.units[0].extra == {"probe": [1]} and d.stitchable
+    d.save(f)
+    assert f.read_text() == _as_written(data)
+    # built in code: the keys every reader needs, then what is set; a field set since comes last
+    built = Dispatch(problem="p", verdict="no-triton", units=[DispatchUnit(id="k", time_ms=None)])
+    assert built.as_dict() == {
+        "problem": "p",
+        "verdict": "no-triton",
+        "units": [{"id": "k", "graph": 0, "kernel": "", "time_ms": None}],
+    }
+    assert list(replace(d, fusion={"fused_units": []}).as_dict())[-1] == "fusion"
+    assert Dispatch.load_optional(tmp_path / "none.json") is None
+
+
+def test_an_older_or_damaged_dispatch_is_refused_with_the_file(tmp_path):
+    f = tmp_path / "dispatch.json"
+    unit = {"id": "k", "graph": 0, "kernel": "k", "time_ms": 1.0}
+    for data, words in (
+        ({"verdict": "optimizable", "units": []}, "dispatch record without problem"),
+        (
+            {"problem": "p", "verdict": "optimizable", "units": [{"id": "k", "time_ms": 1.0}]},
+            "'k' record without graph",
+        ),
+        ({"problem": "p", "verdict": "optimizable", "units": {"k": unit}}, "units are not a list"),
+        ({"problem": "p", "verdict": "maybe", "units": [unit]}, "'maybe' is not a valid DispatchVerdict"),
+    ):
+        f.write_text(json.dumps(data))
+        with pytest.raises(RecordError, match=words) as e:
+            Dispatch.load(f)
+        assert str(f) in str(e.value) and ("new workdir" in str(e.value) or "another kernelopt" in str(e.value))
+    f.write_text(json.dumps({"problem": "p", "verdict": "optimizable", "units": [], "schema": SCHEMA + 1}))
+    with pytest.raises(RecordError, match="dispatch record of schema 2, newer than this kernelopt"):
+        Dispatch.load(f)
+    f.write_text("{not json")
+    with pytest.raises(RecordError, match="not a readable dispatch record"):
+        Dispatch.load_optional(f)
+    with pytest.raises(ValueError, match="not a valid DispatchVerdict"):
+        Dispatch(problem="p", verdict="fine")
+
+
+def test_the_dispatch_kinds_are_the_enum():
+    from kernelopt.core.outputcode import dispatch_kind
+
+    assert dispatch_kind("gemm", "cpu") is DispatchKind.BLAS and dispatch_kind("conv", "cuda") == "cudnn"
+    assert json.dumps({dispatch_kind("triton", "cuda"): [dispatch_kind("x", "cpu")]}) == '{"triton": ["other"]}'

@@ -12,7 +12,7 @@ from conftest import ROOT, load_candidate
 
 from kernelopt.capture import regions
 from kernelopt.core import cpu_mode, outputcode
-from kernelopt.core.records import Contract
+from kernelopt.core.records import Contract, Dispatch, DispatchUnit
 from kernelopt.isolate.regions import region_contract, render_region
 from kernelopt.runner.regionio import RegionIO
 from kernelopt.stitch.fusion import choose_fusions
@@ -219,17 +219,16 @@ def test_the_stitch_drops_the_first_launch_and_gate_3_proves_it(tmp_path):
 
 
 def test_a_region_and_its_members_are_never_both_replaced(tmp_path):
-    from kernelopt.core.jsonio import write_json
     from kernelopt.core.records import Best, ProblemPaths
 
     paths = ProblemPaths(tmp_path, "p")
     units = [
-        {"id": STATS, "time_ms": 1.0},
-        {"id": AFFINE, "time_ms": 1.0},
-        {"id": RID, "time_ms": 2.0, "region": {"member_units": [STATS, AFFINE]}},
+        DispatchUnit(id=STATS, kernel=STATS, time_ms=1.0),
+        DispatchUnit(id=AFFINE, kernel=AFFINE, time_ms=1.0),
+        DispatchUnit(id=RID, kernel=AFFINE, time_ms=2.0, region={"member_units": [STATS, AFFINE]}),
     ]
-    write_json(paths.dispatch, {"units": units})
-    files = {u["id"]: str(paths.unit(u["id"]) / "synth/a0/candidate.py") for u in units}
+    Dispatch(problem="p", verdict="optimizable", units=units).save(paths.dispatch)
+    files = {u.id: str(paths.unit(u.id) / "synth/a0/candidate.py") for u in units}
 
     def best(ratio):
         return Best("u", {"synth/a0/candidate.py": {"ratio": ratio}}, meaningful=True)

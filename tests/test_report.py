@@ -1,6 +1,6 @@
 """The report stage's bookkeeping (no pipeline run needed)."""
 
-from kernelopt.core.records import ProblemPaths
+from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
 from kernelopt.report.stage import gpu_seconds
 
 
@@ -99,7 +99,7 @@ def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsy
         path.write_text(_json.dumps(obj))
 
     wd = tmp_path / "run"
-    put(wd / "p1" / "dispatch.json", {"verdict": "optimizable"})
+    Dispatch(problem="p1", verdict="optimizable").save(wd / "p1" / "dispatch.json")
     put(wd / "p1/units/u_ok/isolate_check.json", {"status": "pass"})
     put(wd / "p1/units/u_ok/synth/a0/slot.json", {"empty": True, "reason": "cannot synthesize: x"})
     put(wd / "p1/units/u_ok/synth/a1/slot.json", {"empty": False})
@@ -108,7 +108,7 @@ def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsy
     put(wd / "p1/units/u_fail/synth/a0/slot.json", {"empty": False})
     put(wd / "p1/units/u_fail/synth/a0/gate2.json", {"verdict": "fail", "reason": "rule mismatch: far off"})
     put(wd / "p1/units/u_nc/isolate_check.json", {"status": "no-reference", "reason": "partial sums"})
-    put(wd / "p2" / "dispatch.json", {"verdict": "library-dominated"})
+    Dispatch(problem="p2", verdict="library-dominated").save(wd / "p2" / "dispatch.json")
     put(wd / "p2/units/u/isolate_check.json", {"status": "pass"})
     assert cli.main(["coverage", str(wd), "--json"]) == 0
     cov = _json.loads(capsys.readouterr().out)
@@ -135,7 +135,9 @@ def _problem(tmp_path, *, device="cpu", eager_ms=2.0, compiled_ms=1.0, units=("u
     what finalize reads.  The caller adds slots, beams and attempts."""
     paths = ProblemPaths(tmp_path, "level1_1_X")
     _put(paths.baseline, {"device": device, "compiled": {"median_ms": compiled_ms}, "eager": {"median_ms": eager_ms}})
-    _put(paths.dispatch, {"verdict": "optimizable", "units": [{"id": u} for u in units]})
+    Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id=u, kernel=u) for u in units]).save(
+        paths.dispatch
+    )
     nothing = "no candidate beyond Inductor's passed gates 1-2"
     _put(paths.attempt(0).plan, {"attempt": 0, "status": "no-candidates", "reason": nothing, "replacements": {}})
     _put(paths.attempt(0).gate(3), {"gate": 3, "verdict": "skipped", "reason": nothing})
@@ -148,12 +150,11 @@ def _problem(tmp_path, *, device="cpu", eager_ms=2.0, compiled_ms=1.0, units=("u
 
 
 def _finalize(paths):
-    import json
 
     from kernelopt.core.config import validate
     from kernelopt.report.stage import finalize
 
-    units = [u["id"] for u in json.loads(paths.dispatch.read_text())["units"]]
+    units = Dispatch.load(paths.dispatch).unit_ids
     return finalize(paths, units, validate({}))
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kernelopt.core.jsonio import write_json
-from kernelopt.core.records import Contract, ProblemPaths
+from kernelopt.core.records import Contract, Dispatch, DispatchUnit, ProblemPaths
 from kernelopt.report import roofline
 
 # what every contract holds besides its arguments (no kernel: no reread analysis unless a test names it)
@@ -217,7 +219,9 @@ def test_a_region_is_its_members_again_and_counts_once(tmp_path):
     _unit(paths, "b", [2**26], 0.25, {})
     _unit(paths, "rg_a__b", [2**26], 0.75, {"synth/a0/candidate.py": 0.5})
     region = {"members": ["a", "b"], "member_units": ["a", "b"]}
-    write_json(paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "region": region}]})
+    kernels = [DispatchUnit(id=k, kernel=k, time_ms=0.25) for k in ("a", "b")]
+    composite = DispatchUnit(id="rg_a__b", kernel="b", time_ms=0.5, region=region)
+    Dispatch(problem="p", verdict="optimizable", units=[*kernels, composite]).save(paths.dispatch)
     roof = roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)
     assert [u.get("composite", False) for u in roof["units"]] == [False, False, True]
     assert roof["inductor_bw_pct"] == pytest.approx(100 * 4 * 2**26 * 4 / 0.5e-3 / 1e9 / 4300, abs=0.01)
@@ -233,7 +237,8 @@ def test_a_region_is_its_members_again_and_counts_once(tmp_path):
     roof = roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)
     assert roof["inductor_bw_pct"] == pytest.approx(100 * 2 * 2**26 * 4 / 0.75e-3 / 1e9 / 4300, abs=0.01)
     fused = {"producer_unit": "a", "consumer_unit": "b"}
-    write_json(paths.dispatch, {"units": [{"id": "a"}, {"id": "b"}, {"id": "rg_a__b", "fused": fused}]})
+    composite = replace(composite, region=None, fused=fused)
+    Dispatch(problem="p", verdict="optimizable", units=[*kernels, composite]).save(paths.dispatch)
     assert roofline.problem_roofline(paths, ["a", "b", "rg_a__b"], 4300.0)["inductor_bw_pct"] == roof["inductor_bw_pct"]
 
 

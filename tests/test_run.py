@@ -19,7 +19,7 @@ from kernelopt import runcli
 from kernelopt.cli import parser
 from kernelopt.core import problems
 from kernelopt.core.errors import ConfigError
-from kernelopt.core.records import ProblemPaths
+from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
 
 TWO = ["problems/demo/level1/3_GELU_Mul_Add.py", "problems/demo/level1/1_Softmax.py"]
 # the quick start's settings (quickstart.yaml) on two of its problems, with a tiny search
@@ -96,9 +96,9 @@ def test_progress_counts_come_from_the_files_and_never_go_back(tmp_path, capsys)
 
     assert watch.counts() == (0,) * len(runcli.STAGES)
     touch(a.capture_record)
-    touch(a.dispatch, json.dumps({"verdict": "optimizable", "units": [{"id": "u0"}]}))
+    Dispatch(problem="a", verdict="optimizable", units=[DispatchUnit(id="u0", kernel="u0")]).save(a.dispatch)
     touch(b.capture_record)
-    touch(b.dispatch, json.dumps({"verdict": "no-triton", "units": []}))  # nothing to search: done
+    Dispatch(problem="b", verdict="no-triton").save(b.dispatch)  # nothing to search: done
     assert dict(zip(runcli.STAGES, watch.counts())) == {
         "capture": 2, "classify": 2, "isolate": 0, "search": 1, "stitch": 1, "gates": 1, "result": 0,
     }  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, load_candidate, snakemake
 
 from kernelopt.core import config, roofline
-from kernelopt.core.records import Contract
+from kernelopt.core.records import Contract, Dispatch, DispatchUnit
 from kernelopt.search import profiler, transform
 from kernelopt.search.agents import backend
 from kernelopt.search.agents.base import Memory, ProfileSummary
@@ -1570,7 +1570,6 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
     synthesized kernel (softmax over 4096 x 393216 fp32 at 4.675 ms on the H200: 64 % of the copy
     bandwidth, 96 % of the 67 % roof at two reads), and its slot says why; 6 ms is 75 % of that
     roof: synthesized.  The CPU never skips (times mean nothing there)."""
-    from kernelopt.core.jsonio import write_json
     from kernelopt.core.records import ProblemPaths
     from kernelopt.search import stage as search
 
@@ -1592,7 +1591,13 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
         }
     )
     contract.save(paths.contract("k"))
-    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms}]})
+
+    def dispatch(**unit):  # classify's record of the one unit
+        Dispatch(problem="p", verdict="optimizable", units=[DispatchUnit(id="k", kernel="k", **unit)]).save(
+            paths.dispatch
+        )
+
+    dispatch(time_ms=ms)
     paths.inductor_kernel("k").write_text(LOOPED_SOFTMAX)
     cfg = config.validate({"device": "cuda"})
     why = search.near_roof(paths, "k", contract, cfg)
@@ -1603,16 +1608,16 @@ def test_no_synthesis_for_a_gpu_unit_at_its_roof(tmp_path, ms, skipped):
     )
     # figures not to trust: above the roof (the contract's bytes overstate a gather's reads),
     # a unit that fits in a few L2s (timed partly from L2), launches of different shapes
-    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms / 20}]})
+    dispatch(time_ms=ms / 20)
     assert search.near_roof(paths, "k", contract, cfg) is None
     small = replace(contract, args=[{**a, "shape": [64, 1024]} if a["kind"] == "tensor" else a for a in contract.args])
-    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms * 64 * 1024 / (4096 * 393216)}]})
+    dispatch(time_ms=ms * 64 * 1024 / (4096 * 393216))
     assert search.near_roof(paths, "k", small, cfg) is None
     # two launches of the same shapes: dispatch's time is their sum
-    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": 2 * ms, "launches": 2}]})
+    dispatch(time_ms=2 * ms, launches=2)
     assert (search.near_roof(paths, "k", replace(contract, launch_shapes_identical=True), cfg) is not None) is skipped
     assert search.near_roof(paths, "k", replace(contract, launch_shapes_identical=False), cfg) is None
-    write_json(paths.dispatch, {"units": [{"id": "k", "time_ms": ms}]})
+    dispatch(time_ms=ms)
     if skipped:
         assert "64.1 % of the 4.3 TB/s copy bandwidth" in why and "96 % of its roof" in why
         paths.reference("k").write_text("# the eager reference\n")
@@ -1815,7 +1820,8 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     paths = ProblemPaths(tmp_path, "p")
     cfg = config.validate({"device": "cuda"})
     units = {"big": 0.1666, "mid": 0.0117, "tiny": 0.0009}  # CrossEntropy's three kernels at capture (ms)
-    write_json(paths.dispatch, {"units": [{"id": u, "time_ms": t} for u, t in units.items()]})
+    kernels = [DispatchUnit(id=u, kernel=u, time_ms=t) for u, t in units.items()]
+    Dispatch(problem="p", verdict="optimizable", units=kernels).save(paths.dispatch)
     write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
     contract = Contract.from_dict(
         {"unit": "tiny", "problem": "p", "graph": 0, "kernel": "k", "device": "cuda", "args": []}
@@ -1850,17 +1856,11 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     no_seed = config.validate({"device": "cuda", "search": {"synthesis_attempts": 1, "seed_with_inductor": False}})
     assert search.seed_beam(paths, "tiny", no_seed)["stopped"] == f"not searched: {why}"
     # a fused pair's and a region's times are their members' again: not counted, never negligible
-    pair = {"fused": {"producer_unit": "mid", "consumer_unit": "tiny"}}
-    write_json(
-        paths.dispatch,
-        {
-            "units": [
-                *({"id": u, "time_ms": t} for u, t in units.items()),
-                {"id": "fz_mid__tiny", "time_ms": 0.0126, **pair},
-                {"id": "rg_mid__tiny", "time_ms": 0.0126, "region": {"member_units": ["mid", "tiny"]}},
-            ]
-        },
+    pair = DispatchUnit(
+        id="fz_mid__tiny", kernel="tiny", time_ms=0.0126, fused={"producer_unit": "mid", "consumer_unit": "tiny"}
     )
+    region = DispatchUnit(id="rg_mid__tiny", kernel="tiny", time_ms=0.0126, region={"member_units": ["mid", "tiny"]})
+    Dispatch(problem="p", verdict="optimizable", units=[*kernels, pair, region]).save(paths.dispatch)
     assert search.negligible(paths, "tiny", contract, cfg) == why
     fifth = config.validate({"device": "cuda", "search": {"negligible_share_pct": 20.0}})  # > tiny + mid + pair
     assert search.negligible(paths, "fz_mid__tiny", contract, fifth) is None

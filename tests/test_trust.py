@@ -323,12 +323,14 @@ def test_the_deployed_model_computes_what_gate3_judged(demo_run):
 def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_path):
     from kernelopt.core.config import validate
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.records import ProblemPaths
+    from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
     from kernelopt.report.stage import finalize
 
     paths = ProblemPaths(tmp_path, "level1_1_X")
     write_json(paths.baseline, {"device": "cpu", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
-    write_json(paths.dispatch, {"verdict": "optimizable", "units": [{"id": "u"}]})
+    Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id="u", kernel="u")]).save(
+        paths.dispatch
+    )
     write_json(
         paths.attempt_dir(0) / "plan.json",
         {"attempt": 0, "status": "no-candidates", "reason": "no candidate beyond Inductor's"},
@@ -438,12 +440,14 @@ def test_a_passing_stitch_below_the_minimum_speedup_says_which_condition_failed(
     under gates.optimized_min_speedup): the reason said "not significant", which it was not."""
     from kernelopt.core.config import validate
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.records import ProblemPaths
+    from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
     from kernelopt.report.stage import finalize
 
     paths = ProblemPaths(tmp_path, "level1_9_X")
     write_json(paths.baseline, {"device": "cuda", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
-    write_json(paths.dispatch, {"verdict": "optimizable", "units": [{"id": "u"}]})
+    Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id="u", kernel="u")]).save(
+        paths.dispatch
+    )
     write_json(
         paths.attempt_dir(0) / "plan.json", {"attempt": 0, "status": "stitched", "replacements": {"u": "iter1/cand0"}}
     )

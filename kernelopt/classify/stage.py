@@ -2,9 +2,10 @@
 device time; the problem gets a verdict; each Triton kernel becomes an optimisation unit.
 
 Input: capture.json (launch sites, kernels) and profile.json (time per launch site).
-Output: dispatch.json.  Kinds (docs/architecture.md): triton | cublas (blas on CPU) | cudnn | aten
-| other.  Triton template GEMMs (``triton_tem_*`` from max-autotune) are kind ``triton``
-with ``template: true`` so they are never mistaken for pointwise/reduction kernels.
+Output: dispatch.json (``Dispatch``, core/records.py).  Kinds (``DispatchKind``,
+docs/architecture.md): triton | cublas (blas on CPU) | cudnn | aten | other.  Triton template
+GEMMs (``triton_tem_*`` from max-autotune) are kind ``triton`` with ``template: true`` so they
+are never mistaken for pointwise/reduction kernels.
 CUDA-graph input copies, which exist only in the real compiled run, are kind ``other``.
 """
 
@@ -13,12 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json, write_json
+from ..core.jsonio import read_json
 from ..core.outputcode import dispatch_kind
-from ..core.records import ProblemPaths
+from ..core.records import Dispatch, DispatchKind, DispatchVerdict, ProblemPaths
 from . import fusion
-
-VERDICTS = ("optimizable", "no-triton", "library-dominated", "error")
 
 
 def unit_id(graph: int, kernel: str) -> str:
@@ -58,7 +57,7 @@ def _graph_launches(
             "function": site["function"],
             "time_ms": site_ms.get(site["lineno"]),
         }
-        if kind == "triton":
+        if kind == DispatchKind.TRITON:
             k = grec["kernels"].get(site["target"], {})
             entry["heuristic"] = k.get("heuristic")
             entry["template"] = k.get("heuristic") == "template"
@@ -75,22 +74,24 @@ def _graph_launches(
 
 def _verdict(
     units: dict[str, Any], launches: list[dict[str, Any]], triton_share: float, device: str, min_triton_share: float
-) -> tuple[str, str]:
+) -> tuple[DispatchVerdict, str]:
     """The problem's verdict and its reason, from the Triton kernels' share of device time."""
-    lost = [l["target"] for l in launches if l["kind"] == "triton" and l["time_ms"] is None and device == "cuda"]
+    lost = [
+        l["target"] for l in launches if l["kind"] == DispatchKind.TRITON and l["time_ms"] is None and device == "cuda"
+    ]
     if not units:
-        return "no-triton", "the compiled model launches no Triton kernel"
+        return DispatchVerdict.NO_TRITON, "the compiled model launches no Triton kernel"
     if lost:  # never a verdict from a missing time: the profile lost events (capture profiled 3 times)
         return (
-            "error",
+            DispatchVerdict.ERROR,
             f"infrastructure: the profile has no time for Triton kernel(s) {sorted(set(lost))[:5]}; re-run capture",
         )
     if triton_share < min_triton_share:
-        return "library-dominated", (
+        return DispatchVerdict.LIBRARY_DOMINATED, (
             f"Triton kernels take {triton_share:.1%} of device time, "
             f"under classify.min_triton_share={min_triton_share:.0%}"
         )
-    return "optimizable", f"Triton kernels take {triton_share:.1%} of device time"
+    return DispatchVerdict.OPTIMIZABLE, f"Triton kernels take {triton_share:.1%} of device time"
 
 
 def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share: float) -> dict[str, Any]:
@@ -107,7 +108,7 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
             {
                 "graph": None,
                 "lineno": None,
-                "kind": "other",
+                "kind": DispatchKind.OTHER,
                 "target": "cudagraph input copies / memcpy",
                 "function": "runtime",
                 "time_ms": copy_ms,
@@ -122,7 +123,7 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
     by_kind: dict[str, float] = {}
     for l in launches:
         by_kind[l["kind"]] = by_kind.get(l["kind"], 0.0) + (l["time_ms"] or 0.0)
-    triton_ms = by_kind.get("triton", 0.0)
+    triton_ms = by_kind.get(DispatchKind.TRITON, 0.0)
     triton_share = triton_ms / total if total > 0 else (1.0 if units else 0.0)
     verdict, reason = _verdict(units, launches, triton_share, device, min_triton_share)
     gprofs = [p for p in (profile.get("graphs") or []) if p]
@@ -251,9 +252,9 @@ def add_rewrite_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None
         "refused": rec.get("refused", []),
         **({"error": rec["error"]} if rec.get("error") else {}),
     }
-    if added and dispatch["verdict"] == "library-dominated":
+    if added and dispatch["verdict"] == DispatchVerdict.LIBRARY_DOMINATED:
         names = ", ".join(sorted({u["rewrite"]["rewrite"]["rewrite"] for u in added}))
-        dispatch["verdict"] = "optimizable"
+        dispatch["verdict"] = DispatchVerdict.OPTIMIZABLE
         dispatch["reason"] += f"; but a graph-level rewrite ({names}) drops library calls"
 
 
@@ -263,13 +264,14 @@ def run(
     fuse_neighbours: bool = True,
     regions: bool = True,
     fusible_regions: bool = True,
-) -> dict[str, Any]:
+) -> Dispatch:
+    """Classifies the problem's capture and writes ``dispatch.json`` (a ``Dispatch``)."""
     capture = read_json(paths.capture_record)
     profile = read_json(paths.profile)
     if capture.get("failed"):
         dispatch = {
             "problem": paths.problem,
-            "verdict": "error",
+            "verdict": DispatchVerdict.ERROR,
             "reason": f"capture failed at {capture['stage']}: {capture['error'].splitlines()[0]}",
             "launches": [],
             "units": [],
@@ -278,31 +280,32 @@ def run(
         }
     else:
         dispatch = classify(capture, profile, min_triton_share)
-        if fuse_neighbours and dispatch["verdict"] == "optimizable":
+        if fuse_neighbours and dispatch["verdict"] == DispatchVerdict.OPTIMIZABLE:
             kernels = capture["graphs"][0]["kernels"]
             sources = {k: (paths.capture / v["source"]).read_text() for k, v in kernels.items()}
             pairs, refused = fusion.find_pairs(
                 paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()}
             )
             add_fused_units(dispatch, pairs, refused)
-        if regions and dispatch["verdict"] == "optimizable":
+        if regions and dispatch["verdict"] == DispatchVerdict.OPTIMIZABLE:
             add_region_units(dispatch, capture, fusible_regions)
-        if dispatch["verdict"] in ("optimizable", "library-dominated"):
+        if dispatch["verdict"] in (DispatchVerdict.OPTIMIZABLE, DispatchVerdict.LIBRARY_DOMINATED):
             add_rewrite_units(dispatch, capture)
-    write_json(paths.dispatch, dispatch)
-    kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in dispatch["time_by_kind_ms"].items())
-    nf = len((dispatch.get("fusion") or {}).get("fused_units", []))
+    record = Dispatch.from_dict(dispatch)
+    record.save(paths.dispatch)
+    kinds = ", ".join(f"{k} {v:.3f} ms" for k, v in record.time_by_kind_ms.items())
+    nf = len((record.fusion or {}).get("fused_units", []))
     print(
-        f"[classify] {paths.problem}: {dispatch['verdict']} ({dispatch['reason']}); {len(dispatch['units'])} unit(s)"
+        f"[classify] {paths.problem}: {record.verdict} ({record.reason}); {len(record.units)} unit(s)"
         + (f" ({nf} fused neighbour pair(s))" if nf else "")
-        + (f" ({nr} region(s))" if (nr := len((dispatch.get("regions") or {}).get("region_units", []))) else "")
-        + (f" ({ng} graph-level)" if (ng := len((dispatch.get("rewrites") or {}).get("rewrite_units", []))) else "")
+        + (f" ({nr} region(s))" if (nr := len((record.regions or {}).get("region_units", []))) else "")
+        + (f" ({ng} graph-level)" if (ng := len((record.rewrites or {}).get("rewrite_units", []))) else "")
         + f"; {kinds}",
         flush=True,
     )
-    return dispatch
+    return record
 
 
 def units_of(dispatch_path: Path) -> list[str]:
     """Unit ids a classify checkpoint fans out to (all Triton kernels of the problem)."""
-    return [u["id"] for u in read_json(dispatch_path)["units"]]
+    return Dispatch.load(dispatch_path).unit_ids

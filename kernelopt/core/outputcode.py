@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .records import DispatchKind
+
 # Library GEMMs Inductor keeps as extern calls (cuBLAS on CUDA, BLAS/oneDNN on CPU).
 GEMM_OPS = {"mm", "addmm", "bmm", "baddbmm", "_int_mm", "_mm_plus_mm", "addmv", "mv", "_scaled_mm", "dot", "matmul"}
 CONV_OPS = {"convolution", "_convolution", "convolution_backward", "cudnn_convolution", "mkldnn_convolution", "conv2d"}
@@ -223,17 +225,17 @@ def _op_kind(op: str) -> str:
     return "aten"
 
 
-def dispatch_kind(site_kind: str, device: str) -> str:
+def dispatch_kind(site_kind: str, device: str) -> DispatchKind:
     """The dispatch kinds (docs/architecture.md): triton | cublas (blas on CPU) | cudnn (conv) | aten | other."""
     if site_kind == "triton":
-        return "triton"
+        return DispatchKind.TRITON
     if site_kind == "gemm":
-        return "cublas" if device == "cuda" else "blas"
+        return DispatchKind.CUBLAS if device == "cuda" else DispatchKind.BLAS
     if site_kind == "conv":
-        return "cudnn" if device == "cuda" else "aten"
+        return DispatchKind.CUDNN if device == "cuda" else DispatchKind.ATEN
     if site_kind == "aten":
-        return "aten"
-    return "other"
+        return DispatchKind.ATEN
+    return DispatchKind.OTHER
 
 
 _counter = itertools.count()

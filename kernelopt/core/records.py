@@ -69,6 +69,15 @@ class DispatchKind(StrEnum):
     OTHER = "other"
 
 
+class DispatchVerdict(StrEnum):
+    """What classify says of a problem (``classify/stage.py``, docs/architecture.md, "Classify")."""
+
+    OPTIMIZABLE = "optimizable"
+    NO_TRITON = "no-triton"
+    LIBRARY_DOMINATED = "library-dominated"
+    ERROR = "error"  # capture failed, or its profile lost a Triton kernel's time
+
+
 class PlanStatus(StrEnum):
     """What a stitch attempt did (``stitch/stage.py``)."""
 
@@ -906,8 +915,48 @@ class Result(_Record):
         return self.category == Category.OPTIMIZED
 
 
+class _Ordered(_Record):
+    """A record that keeps its keys in the order its writer gave them (``order``), so that
+    ``as_dict`` and ``save`` give back the file as written; a field set since
+    (``dataclasses.replace``) that the file lacked comes after them, and so does a field in
+    ``_ALWAYS`` (a required key) of a record built in code.  Keys of another writer are kept in
+    ``extra``."""
+
+    KIND: ClassVar[str]
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _ALWAYS: ClassVar[tuple[str, ...]] = ()  # written even where they hold their default
+    _NOT_KEYS: ClassVar[tuple[str, ...]] = ("extra", "order")
+
+    def _value(self, name: str) -> Any:
+        """A field as the file holds it (a nested record as its dict)."""
+        return getattr(self, name)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The file's contents (the schema left out), in the writer's order."""
+        extra: dict[str, Any] = self.extra  # type: ignore[attr-defined]
+        order: tuple[str, ...] = self.order  # type: ignore[attr-defined]
+        names = [f.name for f in fields(self) if f.name not in self._NOT_KEYS]  # type: ignore[arg-type]
+        value = {**extra, **{n: self._value(n) for n in names}}
+        out = {k: value[k] for k in order if k in value}
+        for f in fields(self):  # type: ignore[arg-type]
+            if (
+                f.name in names
+                and f.name not in out
+                and (f.name in self._ALWAYS or getattr(self, f.name) != _default(f))
+            ):
+                out[f.name] = value[f.name]
+        return {**out, **{k: v for k, v in extra.items() if k not in out}}
+
+    @classmethod
+    def _ordered(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Constructor arguments from a writer's dict (or a file's): the known keys, the rest
+        ``extra``, the order of the keys kept (the schema left out)."""
+        data = {k: v for k, v in data.items() if k != "schema"}
+        return {**_split(cls, {k: v for k, v in data.items() if k not in cls._NOT_KEYS}), "order": tuple(data)}
+
+
 @dataclass(frozen=True)
-class Contract(_Record):
+class Contract(_Ordered):
     """``units/<unit>/contract.json``: how a unit is launched (``isolate/contract.py`` builds a
     kernel's; ``isolate/fused.py``, ``isolate/regions.py`` and ``isolate/graphunits.py`` a fused
     pair's, a region's and a graph-level unit's).  Which kernel of which graph (``graph``,
@@ -957,23 +1006,12 @@ class Contract(_Record):
 
     KIND: ClassVar[str] = "contract"
     REQUIRED: ClassVar[tuple[str, ...]] = ("unit", "problem", "graph", "kernel", "device", "args")
-    _NOT_KEYS: ClassVar[tuple[str, ...]] = ("extra", "order")
-
-    def as_dict(self) -> dict[str, Any]:
-        """The file's contents (the schema left out), in the writer's order."""
-        names = [f.name for f in fields(self) if f.name not in self._NOT_KEYS]
-        value = {**self.extra, **{n: getattr(self, n) for n in names}}
-        out = {k: value[k] for k in self.order if k in value}
-        for f in fields(self):
-            if f.name in names and f.name not in out and getattr(self, f.name) != _default(f):
-                out[f.name] = getattr(self, f.name)
-        return {**out, **{k: v for k, v in self.extra.items() if k not in out}}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Contract:
         """A contract from the dict a writer built (or a file held): the known keys typed, the
         rest ``extra``, the order of the keys kept."""
-        return cls(**_split(cls, {k: v for k, v in data.items() if k not in cls._NOT_KEYS}), order=tuple(data))
+        return cls(**cls._ordered(data))
 
     @classmethod
     def load(cls, path: str | Path) -> Contract:
@@ -989,6 +1027,152 @@ class Contract(_Record):
 
 def _default(f: Any) -> Any:
     return f.default_factory() if f.default is MISSING else f.default
+
+
+@dataclass(frozen=True)
+class DispatchUnit(_Ordered):
+    """An entry of ``dispatch.json``'s ``units``: an optimisation unit as classify found it.
+    Which kernel of which graph (``id``: the kernel's name, ``g<graph>_`` before it past graph
+    0; ``graph``, ``kernel``, its ``heuristic``, whether a ``template`` or the ``user``'s own
+    kernel), how often it ran and its device time summed over those launches (``launches``,
+    ``time_ms``, ``share`` of the model's), whether capture cut an eager reference for it
+    (``reference``), and, for a fused neighbour pair, a region or a graph-level unit, its record
+    (``fused``, ``region``, ``rewrite``: dicts, as the file holds them; their ``member_units``, or
+    a pair's ``producer_unit`` and ``consumer_unit``, are the units it stands for)."""
+
+    id: str = ""
+    graph: int = 0
+    kernel: str = ""
+    heuristic: str | None = None
+    template: bool = False
+    user: bool = False
+    launches: int = 0
+    time_ms: float | None = None
+    reference: bool = False
+    share: float | None = None
+    fused: dict[str, Any] | None = None
+    region: dict[str, Any] | None = None
+    rewrite: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "dispatch unit"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("id", "graph", "kernel", "time_ms")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DispatchUnit:
+        return cls(**cls._ordered(data))
+
+    @property
+    def composite(self) -> bool:
+        """A fused pair or a region: its member kernels again, as one unit."""
+        return bool(self.fused or self.region)
+
+    @property
+    def parts(self) -> list[str]:
+        """The units a fused pair, a region or a graph-level unit stands for (none for a kernel)."""
+        if self.fused:
+            return [self.fused["producer_unit"], self.fused["consumer_unit"]]
+        return list((self.region or self.rewrite or {}).get("member_units", []))
+
+
+@dataclass(frozen=True)
+class Dispatch(_Ordered):
+    """``<problem>/dispatch.json``, classify's record (``classify/stage.py``): the problem's
+    ``verdict`` (``DispatchVerdict``) and its ``reason``; every launch of the compiled model
+    with its dispatch kind (``DispatchKind``), time and share (``launches``: dicts, as the file
+    holds them); the time by kind and in all (``time_by_kind_ms``, ``total_ms``), the Triton
+    kernels' share against ``min_triton_share``, how the shares were measured
+    (``shares_method``), whether the times mean anything (``meaningful``: on the GPU) and whether
+    the wrapper can be stitched; the ``units`` (``DispatchUnit``), and what neighbour fusion,
+    regions and graph-level rewrites added or refused (``fusion``, ``regions``, ``rewrites``).
+    A problem whose capture failed has only ``problem``, ``verdict`` (``error``), ``reason``,
+    ``launches``, ``units``, ``time_by_kind_ms`` and ``triton_share``.
+
+    The record keeps the file's keys in their order and saves them without a ``schema`` key, so
+    that a file loads and saves back byte for byte; ``load`` refuses a newer schema, a file
+    without the keys every reader needs, and a verdict this kernelopt does not know."""
+
+    problem: str = ""
+    device: str | None = None
+    verdict: DispatchVerdict = DispatchVerdict.ERROR
+    reason: str = ""
+    triton_share: float | None = None
+    min_triton_share: float | None = None
+    time_by_kind_ms: dict[str, float] = field(default_factory=dict)
+    total_ms: float | None = None
+    shares_method: str | None = None
+    meaningful: bool = False
+    stitchable: bool = False
+    launches: list[dict[str, Any]] = field(default_factory=list)
+    units: list[DispatchUnit] = field(default_factory=list)
+    fusion: dict[str, Any] | None = None
+    regions: dict[str, Any] | None = None
+    rewrites: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "dispatch"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("problem", "verdict", "units")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", DispatchVerdict(self.verdict))  # a ValueError for an unknown one
+
+    def _value(self, name: str) -> Any:
+        return [u.as_dict() for u in self.units] if name == "units" else getattr(self, name)
+
+    def save(self, path: str | Path) -> dict[str, Any]:
+        """Writes ``as_dict``: the file classify has always written (no ``schema`` key)."""
+        out = self.as_dict()
+        write_json(path, out)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Dispatch:
+        """A dispatch record from the dict classify built (or a file held): the known keys typed
+        (each unit a ``DispatchUnit``, the verdict a ``DispatchVerdict``), the rest ``extra``, the
+        order of the keys kept."""
+        known = cls._ordered(data)
+        units = [u if isinstance(u, DispatchUnit) else DispatchUnit.from_dict(u) for u in known.get("units", [])]
+        return cls(**{**known, "units": units})
+
+    @classmethod
+    def load(cls, path: str | Path) -> Dispatch:
+        path = Path(path)
+        data = _read(path, cls.KIND)
+        _missing(path, cls.KIND, data, cls.REQUIRED)
+        if not isinstance(data["units"], list) or not all(isinstance(u, dict) for u in data["units"]):
+            raise RecordError(
+                f"{path}: dispatch record whose units are not a list of objects: it was written by another "
+                "kernelopt; run in a new workdir (or delete the problem's directory to redo it)"
+            )
+        for i, u in enumerate(data["units"]):
+            _missing(path, f"dispatch unit {u.get('id', i)!r}", u, DispatchUnit.REQUIRED)
+        try:
+            return cls.from_dict(data)
+        except ValueError as e:  # a verdict this kernelopt does not know
+            raise RecordError(f"{path}: {e}; it was written by another kernelopt") from e
+
+    @classmethod
+    def load_optional(cls, path: str | Path) -> Dispatch | None:
+        """``load``, or None when classify never wrote the file (capture did not finish)."""
+        return cls.load(path) if Path(path).exists() else None
+
+    @property
+    def optimizable(self) -> bool:
+        """Whether the problem's units go on to the search, stitch and gates."""
+        return self.verdict == DispatchVerdict.OPTIMIZABLE
+
+    @property
+    def unit_ids(self) -> list[str]:
+        """The units' ids, in the file's order (what the classify checkpoint fans out to)."""
+        return [u.id for u in self.units]
+
+    def unit(self, unit_id: str) -> DispatchUnit | None:
+        """The unit ``unit_id``, or None where classify did not make it one."""
+        return next((u for u in self.units if u.id == unit_id), None)
 
 
 @dataclass(frozen=True)

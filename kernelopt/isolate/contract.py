@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.records import Contract
+from ..core.records import Contract, Dispatch
 
 
 def access_of(name: str, written: bool) -> str:
@@ -20,12 +20,12 @@ def access_of(name: str, written: bool) -> str:
     return "write" if written else "read"
 
 
-def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str) -> Contract:
-    u = next((x for x in dispatch["units"] if x["id"] == unit), None)
+def build_contract(capture: dict[str, Any], dispatch: Dispatch, unit: str) -> Contract:
+    u = dispatch.unit(unit)
     if u is None:
         raise KeyError(f"unit {unit} is not in dispatch.json")
-    grec = capture["graphs"][u["graph"]]
-    kernel = u["kernel"]
+    grec = capture["graphs"][u.graph]
+    kernel = u.kernel
     kinfo = grec["kernels"][kernel]
     launches = [l for l in (grec.get("standalone") or {}).get("launches", []) if l["kernel"] == kernel]
     if not launches:
@@ -54,7 +54,7 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
         {
             "unit": unit,
             "problem": capture["problem"],
-            "graph": u["graph"],
+            "graph": u.graph,
             "kernel": kernel,
             "heuristic": kinfo.get("heuristic"),
             "template": kinfo.get("heuristic") == "template",
@@ -74,6 +74,6 @@ def build_contract(capture: dict[str, Any], dispatch: dict[str, Any], unit: str)
             "aten_ops": ref.get("aten_ops", []),
             "reference": {k: v for k, v in ref.items() if k != "file"},
             "fx_origins": site.get("origins", []),
-            "share": u.get("share"),
+            "share": u.share,
         }
     )

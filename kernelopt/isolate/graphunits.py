@@ -16,13 +16,13 @@ from typing import Any
 from ..capture.graphunits import layout
 from ..capture.regions import Aliases
 from ..core.outputcode import functions, is_call_to, renamed, statements_in_order
-from ..core.records import Contract
+from ..core.records import Contract, DispatchUnit
 from .inductor import launcher_lines, strip_heuristics_decorator
 
 
-def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contract], entry: dict[str, Any]) -> Contract:
+def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contract], entry: DispatchUnit) -> Contract:
     """``entry``: the unit's dispatch record; ``kernel_contracts``: each Triton member's own contract."""
-    r = entry["rewrite"]
+    r = entry.rewrite or {}
     dev = capture["device"]
 
     def arg(name: str, spec: dict[str, Any], access: str) -> dict[str, Any]:
@@ -41,11 +41,11 @@ def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contra
     f = r["rewrite"]
     return Contract.from_dict(
         {
-            "unit": entry["id"],
+            "unit": entry.id,
             "problem": capture["problem"],
             "graph": 0,
             "kernel": r["anchor"],
-            "heuristic": entry.get("heuristic"),
+            "heuristic": entry.heuristic,
             "template": False,
             "user": False,
             "helion": None,
@@ -60,7 +60,7 @@ def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contra
             "aten_ops": r["reference"].get("aten_ops", []),
             "reference": {"rewrite": True, **r["reference"]},
             "fx_origins": [],
-            "share": entry.get("share"),
+            "share": entry.share,
             "rewrite": {
                 **{k: r[k] for k in ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")},
                 **{k: r[k] for k in ("output_at", "member_units")},

@@ -15,7 +15,7 @@ from typing import Any
 from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
 from ..core.jsonio import read_json, write_json
-from ..core.records import Contract, ProblemPaths
+from ..core.records import Contract, Dispatch, DispatchUnit, ProblemPaths
 from ..runner.harness import ProblemRuntime, UnitHarness, load_module
 from . import fused, graphunits, regions, user
 from .contract import build_contract
@@ -25,12 +25,12 @@ from .inductor import render_inductor
 def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     device = runtime.prepare(cfg["device"], paths.cache)
     capture = read_json(paths.capture_record)
-    dispatch = read_json(paths.dispatch)
+    dispatch = Dispatch.load(paths.dispatch)
     udir = paths.unit(unit)
     udir.mkdir(parents=True, exist_ok=True)
-    entry = next((u for u in dispatch["units"] if u["id"] == unit), {})
-    fused, region = entry.get("fused"), entry.get("region")
-    if entry.get("rewrite"):
+    entry = dispatch.unit(unit) or DispatchUnit(id=unit)
+    fused, region = entry.fused, entry.region
+    if entry.rewrite:
         result = _isolate_rewrite(paths, unit, cfg, device, capture, dispatch, entry)
     elif region:
         result = _isolate_region(paths, unit, cfg, device, capture, dispatch, region)
@@ -40,7 +40,7 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     write_json(paths.isolate_check(unit), result)
     what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
     what = f" (region {' -> '.join(region['member_units'])})" if region else what
-    what = f" (graph-level: {entry['rewrite']['rewrite']['rewrite']})" if entry.get("rewrite") else what
+    what = f" (graph-level: {entry.rewrite['rewrite']['rewrite']})" if entry.rewrite else what
     print(
         f"[isolate] {paths.problem}/{unit}{what}: {result['status']}"
         + (f" ({result.get('reason')})" if result.get("reason") else ""),
@@ -55,7 +55,7 @@ def _isolate_kernel(
     cfg: dict[str, Any],
     device: str,
     capture: dict[str, Any],
-    dispatch: dict[str, Any],
+    dispatch: Dispatch,
     _: Any,
 ) -> dict[str, Any]:
     contract = build_contract(capture, dispatch, unit)
@@ -126,7 +126,7 @@ def _isolate_fused(
     cfg: dict[str, Any],
     device: str,
     capture: dict[str, Any],
-    dispatch: dict[str, Any],
+    dispatch: Dispatch,
     pair: dict[str, Any],
 ) -> dict[str, Any]:
     """A fused neighbour pair (fusion.py): merged contract, the pair as Inductor launches it
@@ -157,7 +157,7 @@ def _isolate_region(
     cfg: dict[str, Any],
     device: str,
     capture: dict[str, Any],
-    dispatch: dict[str, Any],
+    dispatch: Dispatch,
     region: dict[str, Any],
 ) -> dict[str, Any]:
     """A region (capture/regions.py): its contract, its kernels as Inductor launches them
@@ -179,12 +179,12 @@ def _isolate_rewrite(
     cfg: dict[str, Any],
     device: str,
     capture: dict[str, Any],
-    dispatch: dict[str, Any],
-    entry: dict[str, Any],
+    dispatch: Dispatch,
+    entry: DispatchUnit,
 ) -> dict[str, Any]:
     """A graph-level unit (capture/graphunits.py): its contract, the wrapper's run of its kernels
     and library calls (inductor.py), the reference cut at capture, and the same 3-seed check."""
-    r = entry["rewrite"]
+    r = entry.rewrite or {}
     kernels = {k: build_contract(capture, dispatch, u) for k, u in zip(r["kernels"], r["member_units"])}
     contract = graphunits.rewrite_contract(capture, kernels, entry)
     contract.save(paths.contract(unit))
@@ -243,16 +243,16 @@ def _check(
 def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
     """Per-problem record of stages 1-3 (isolate.json)."""
     baseline = read_json(paths.baseline)
-    dispatch = read_json(paths.dispatch)
+    dispatch = Dispatch.load(paths.dispatch)
     checks = {u: read_json(paths.isolate_check(u)) for u in units}
     failed = bool(baseline.get("failed"))
     summary = {
         "problem": paths.problem,
         "status": "error" if failed else "ok",
         "device": baseline.get("device"),
-        "verdict": dispatch["verdict"],
-        "reason": dispatch.get("reason"),
-        "triton_share": dispatch.get("triton_share"),
+        "verdict": dispatch.verdict,
+        "reason": dispatch.reason,
+        "triton_share": dispatch.triton_share,
         "units": len(units),
         "units_pass": sum(1 for c in checks.values() if c.get("status") == "pass"),
         "checks": {u: {"status": c.get("status"), "reason": c.get("reason")} for u, c in checks.items()},

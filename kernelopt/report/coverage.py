@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import ProblemPaths, RecordError, Slot, problems_with_dispatch
+from ..core.records import Dispatch, ProblemPaths, RecordError, Slot, problems_with_dispatch
 
 
 def _read(p: Path) -> dict[str, Any]:
@@ -61,17 +61,17 @@ def coverage(workdir: str | Path) -> dict[str, Any]:
     wd = Path(workdir)
     rows = []
     for problem in problems_with_dispatch(wd):
-        disp = ProblemPaths(wd, problem).dispatch
-        if _read(disp).get("verdict") != "optimizable":
+        try:
+            disp = Dispatch.load(ProblemPaths(wd, problem).dispatch)
+        except (OSError, ValueError):  # RecordError too: nothing to count
+            continue
+        if not disp.optimizable:
             continue
         mine = [unit_row(problem, u) for u in sorted((wd / problem / "units").glob("*")) if u.is_dir()]
         passed = {r["unit"] for r in mine if r["passed_gates_1_2"]}
         # a region's members (capture/regions.py) are checked, synthesized and replaced through it
         region_of = {
-            m: e["id"]
-            for e in _read(disp).get("units", [])
-            if e.get("region") and e["id"] in passed
-            for m in e["region"].get("member_units", [])
+            m: e.id for e in disp.units if e.region and e.id in passed for m in e.region.get("member_units", [])
         }
         for r in mine:
             r["through_region"] = region_of.get(r["unit"]) if not r["passed_gates_1_2"] else None

@@ -21,6 +21,8 @@ from urllib.parse import quote
 from ..core.records import (
     AttemptPaths,
     Best,
+    Dispatch,
+    DispatchUnit,
     IterPaths,
     ProblemPaths,
     ProfilePaths,
@@ -79,6 +81,15 @@ def _best(path: Path) -> Best:
         return Best.load_or_empty(path)
     except RecordError:
         return Best(unit=Path(path).parent.name)
+
+
+def _dispatch(path: Path) -> Dispatch | None:
+    """The problem's dispatch record; None where classify never wrote it or it cannot be read
+    (the page says so)."""
+    try:
+        return Dispatch.load_optional(path)
+    except (OSError, ValueError):  # RecordError too
+        return None
 
 
 def _plan(path: Path) -> StitchPlan | None:
@@ -302,7 +313,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
     return iterations
 
 
-def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker: Linker, stitched: str | None):
+def unit_info(paths: ProblemPaths, unit: str, disp_unit: DispatchUnit | None, linker: Linker, stitched: str | None):
     udir = paths.unit(unit)
     check = _read(paths.isolate_check(unit))
     best = _best(paths.best(unit))
@@ -311,11 +322,11 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: dict[str, Any], linker:
     iterations = _iteration_rows(udir, linker)
     return {
         "id": unit,
-        "kernel": disp_unit.get("kernel", ""),
-        "share": disp_unit.get("share"),
-        "time_ms": disp_unit.get("time_ms"),
+        "kernel": disp_unit.kernel if disp_unit else "",
+        "share": disp_unit.share if disp_unit else None,
+        "time_ms": disp_unit.time_ms if disp_unit else None,
         "fused": unit.startswith("fz_"),
-        "region": (disp_unit.get("region") or {}).get("member_units"),
+        "region": ((disp_unit and disp_unit.region) or {}).get("member_units"),
         "check": {
             "status": check.get("status") or ("pass" if check.get("ok") else None),
             "reason": check.get("reason"),
@@ -384,13 +395,14 @@ def problem_info(
     capture failed records no device, and its page must not say "CPU mode")."""
     paths = ProblemPaths(workdir, problem)
     linker = Linker(page_dir, workdir)
-    res, disp = _read(paths.result), _read(paths.dispatch)
+    res, disp = _read(paths.result), _dispatch(paths.dispatch)
     stitched = _stitched_paths(paths, res)
-    disp_units = {u.get("id"): u for u in disp.get("units", [])}
+    d = disp or Dispatch()  # the page of a problem classify never reached: no launches, no units
+    disp_units = {u.id: u for u in d.units}
     unit_ids = list(disp_units) + sorted(
         (d.name for d in (paths.root / "units").glob("*") if d.is_dir() and d.name not in disp_units), key=_natural
     )
-    units = [unit_info(paths, u, disp_units.get(u, {}), linker, stitched.get(u)) for u in unit_ids]
+    units = [unit_info(paths, u, disp_units.get(u), linker, stitched.get(u)) for u in unit_ids]
     roof = {r["unit"]: r for r in (res.get("roofline") or {}).get("units", [])}
     for u in units:  # bytes over time against the copy bandwidth (report/roofline.py)
         u["roofline"] = roof.get(u["id"])
@@ -401,10 +413,10 @@ def problem_info(
         "row": row,
         "result": res,
         "dispatch": disp,
-        "launches": disp.get("launches", []),
-        "kinds": sorted((disp.get("time_by_kind_ms") or {}).items(), key=lambda kv: -kv[1]),
-        "refused_pairs": (disp.get("fusion") or {}).get("refused_pairs", []),
-        "refused_regions": (disp.get("regions") or {}).get("refused_starts", []),
+        "launches": d.launches,
+        "kinds": sorted(d.time_by_kind_ms.items(), key=lambda kv: -kv[1]),
+        "refused_pairs": (d.fusion or {}).get("refused_pairs", []),
+        "refused_regions": (d.regions or {}).get("refused_starts", []),
         "units": units,
         "attempts": _attempts(paths, linker),
         # deployed: only an optimized problem ships its stitched model; a matched one keeps the baseline

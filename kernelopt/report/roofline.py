@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.jsonio import read_json
-from ..core.records import Best, Contract, ProblemPaths, read_optional
+from ..core.records import Best, Contract, Dispatch, DispatchUnit, ProblemPaths, read_optional
 from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
 from ..select.stage import valid_alternatives
 
@@ -93,16 +93,16 @@ def problem_roofline(paths: ProblemPaths, units: list[str], peak_gbs: float) -> 
     # a fused pair or a region is its member kernels again: the problem's totals count each
     # kernel once
     try:
-        disp = read_json(paths.dispatch).get("units", [])
+        disp = Dispatch.load(paths.dispatch).units
     except (OSError, ValueError):
         disp = []
 
-    def _members(u: dict[str, Any]) -> set[str]:
-        if u.get("region"):
-            return set(u["region"].get("member_units") or [])
-        return {u["fused"].get("producer_unit"), u["fused"].get("consumer_unit")} - {None}
+    def _members(u: DispatchUnit) -> set[str]:
+        if u.region:
+            return set(u.region.get("member_units") or [])
+        return {(u.fused or {}).get("producer_unit"), (u.fused or {}).get("consumer_unit")} - {None}
 
-    members = {u["id"]: _members(u) for u in disp if u.get("fused") or u.get("region")}
+    members = {u.id: _members(u) for u in disp if u.composite}
     timed_ids = {r["unit"] for r in per_unit if r.get("inductor_ms")}
     for r in per_unit:
         if r["unit"] in members:

@@ -20,6 +20,8 @@ from ..core.records import (
     Best,
     Category,
     Contract,
+    Dispatch,
+    DispatchVerdict,
     PlanStatus,
     ProblemPaths,
     Result,
@@ -74,11 +76,11 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
     return out
 
 
-def graph_level(paths: ProblemPaths, disp: dict[str, Any], attempts: int) -> dict[str, Any] | None:
+def graph_level(paths: ProblemPaths, disp: Dispatch, attempts: int) -> dict[str, Any] | None:
     """What the rewrite analysis found (capture/rewrites.py), which findings became graph-level
     units, and which of those each stitch attempt replaced with its gate-3 verdict; None when
     nothing was found (the problem's result is what it was without the analysis)."""
-    rec = disp.get("rewrites")
+    rec = disp.rewrites
     if not rec:
         return None
     stitched = []
@@ -213,7 +215,7 @@ def _categorize(res: dict[str, Any], paths: ProblemPaths, units: list[str], cfg:
         _not_deployed(res, paths, units, attempts, faults, not_checkable)
 
 
-def _speedups(res: dict[str, Any], base: dict[str, Any], disp: dict[str, Any]) -> None:
+def _speedups(res: dict[str, Any], base: dict[str, Any], disp: Dispatch) -> None:
     """The baseline times, and the speedups against eager and the user's own module."""
     res["baseline_compiled_ms"] = (base.get("compiled") or {}).get("median_ms")
     res["baseline_wrapper_ms"] = (base.get("wrapper") or {}).get("median_ms")
@@ -227,7 +229,7 @@ def _speedups(res: dict[str, Any], base: dict[str, Any], disp: dict[str, Any]) -
         saved = (res["baseline_ms"] - res["final_ms"]) if res["category"] == Category.OPTIMIZED else 0.0
         res["deployed_ms"] = res["baseline_compiled_ms"] - saved
         res["speedup_vs_eager"] = res["eager_ms"] / res["deployed_ms"] if res["deployed_ms"] > 0 else None
-    if any(u.get("user") for u in disp.get("units", [])) and res.get("eager_ms") and res.get("baseline_ms"):
+    if any(u.user for u in disp.units) and res.get("eager_ms") and res.get("baseline_ms"):
         # a standalone Triton / Helion problem: the user's own module (eager: the user's kernels,
         # as the user launches them) against the deployed output code as gate 4 timed it
         final = res["final_ms"] if res["category"] == Category.OPTIMIZED else res["baseline_ms"]
@@ -237,13 +239,13 @@ def _speedups(res: dict[str, Any], base: dict[str, Any], disp: dict[str, Any]) -
 def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
     """result.json: category and reason (docs/architecture.md, "Categories"), speedups, noise band, cost."""
     base = read_json(paths.baseline)
-    disp = read_json(paths.dispatch)
+    disp = Dispatch.load(paths.dispatch)
     res: dict[str, Any] = {
         "problem": paths.problem,
         "level": paths.problem.split("_")[0],
         "status": "ok",
-        "verdict": disp.get("verdict"),
-        "units": len(disp.get("units", [])),
+        "verdict": disp.verdict,
+        "units": len(disp.units),
         "units_replaced": 0,
         "baseline_ms": None,
         "final_ms": None,
@@ -260,22 +262,25 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
             error=base["error"],
             speedup_vs_compiled=None,
         )
-    elif disp["verdict"] == "error":  # capture failed, or its profile lost a kernel's events
+    elif disp.verdict == DispatchVerdict.ERROR:  # capture failed, or its profile lost a kernel's events
         res.update(
             status="error",
             category=Category.ERROR,
-            reason=disp.get("reason", "classify: error"),
+            reason=disp.reason or "classify: error",
             speedup_vs_compiled=None,
         )
-    elif disp["verdict"] in ("library-dominated", "no-triton"):
-        res.update(category=Category.FALLBACK, reason=disp["verdict"])
+    elif disp.verdict in (DispatchVerdict.LIBRARY_DOMINATED, DispatchVerdict.NO_TRITON):
+        res.update(category=Category.FALLBACK, reason=disp.verdict)
     else:
         _categorize(res, paths, units, cfg)
     _speedups(res, base, disp)
     gl = graph_level(paths, disp, int(cfg["gates"]["retries"]) + 1)
     if gl:
         res["graph_level"] = gl
-    if res["category"] != Category.ERROR and disp["verdict"] not in ("library-dominated", "no-triton"):
+    if res["category"] != Category.ERROR and disp.verdict not in (
+        DispatchVerdict.LIBRARY_DOMINATED,
+        DispatchVerdict.NO_TRITON,
+    ):
         res["roofline"] = problem_roofline(paths, units, float(cfg["search"]["peak_bandwidth_gbs"]))
         clause = describe(res["roofline"])
         if clause and res["category"].startswith("matched"):

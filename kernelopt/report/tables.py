@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import Category, ProblemPaths
+from ..core.records import Category, Dispatch, ProblemPaths
 from ..search.agents.llm.client import account as llm_account
 
 STAGE_COLUMNS = [
@@ -38,27 +38,35 @@ def _read(path: Path) -> dict[str, Any]:
         return {}
 
 
+def _dispatch(path: Path) -> Dispatch | None:
+    """The problem's dispatch record, or None where there is none to read (the row says what it finds)."""
+    try:
+        return Dispatch.load_optional(path)
+    except (OSError, ValueError):  # RecordError too
+        return None
+
+
 def stage_row(workdir: Path, problem: str) -> dict[str, Any]:
     p = ProblemPaths(workdir, problem)
-    base, disp, iso = _read(p.baseline), _read(p.dispatch), _read(p.isolated)
-    kinds = disp.get("time_by_kind_ms") or {}
+    base, disp, iso = _read(p.baseline), _dispatch(p.dispatch), _read(p.isolated)
+    kinds = disp.time_by_kind_ms if disp else {}
     failures = {u: c for u, c in (iso.get("checks") or {}).items() if c.get("status") != "pass"}
     return {
         "problem": problem,
         "status": "error" if base.get("failed") else iso.get("status", "missing"),
-        "verdict": disp.get("verdict"),
+        "verdict": disp.verdict if disp else None,
         "device": base.get("device"),
         "compile_s": base.get("compile_s"),
         "eager_ms": (base.get("eager") or {}).get("median_ms"),
         "compiled_ms": (base.get("compiled") or {}).get("median_ms"),
         "speedup_compiled_vs_eager": base.get("speedup_compiled_vs_eager"),
         "meaningful": (base.get("compiled") or {}).get("meaningful"),
-        "triton_share": disp.get("triton_share"),
+        "triton_share": disp.triton_share if disp else None,
         "kinds": ";".join(f"{k}={v:.4g}ms" for k, v in sorted(kinds.items())),
         "units": iso.get("units"),
         "units_pass": iso.get("units_pass"),
         "unit_failures": "; ".join(f"{u}: {c.get('status')} ({c.get('reason')})" for u, c in failures.items()),
-        "reason": disp.get("reason") if not base.get("failed") else base.get("error", "").splitlines()[0],
+        "reason": (disp.reason if disp else None) if not base.get("failed") else base.get("error", "").splitlines()[0],
     }
 
 

@@ -26,7 +26,7 @@ from ..core import outputcode, outputs, problems
 from ..core.callargs import build_call_args
 from ..core.instrument import IOCapture, Observer, instrumented
 from ..core.outputs import Comparison, compare
-from ..core.records import Contract, ProblemPaths
+from ..core.records import Contract, Dispatch, ProblemPaths
 
 _mod_counter = itertools.count()
 _RUN = Observer()  # runs a kernel unobserved
@@ -308,8 +308,8 @@ class UnitHarness:
     def kernel_ms(self) -> float | None:
         """Inductor's kernel time for the unit as classify measured it (``dispatch.json``), or
         None (a unit classify did not time): what a child's budget scales with."""
-        units = json.loads(self.paths.dispatch.read_text()).get("units", []) if self.paths.dispatch.exists() else []
-        return next((u.get("time_ms") for u in units if u.get("id") == self.unit), None)
+        entry = (Dispatch.load_optional(self.paths.dispatch) or Dispatch()).unit(self.unit)
+        return entry.time_ms if entry else None
 
     def inputs(self, seed: int, distribution: str = "normal") -> tuple[list[Any], list[Any]]:
         """The unit's arguments for model inputs drawn under ``seed`` in ``distribution``, before

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import measure, runtime
-from ..core.jsonio import read_json
-from ..core.records import CANDIDATE_FILE, INDUCTOR_FILE, ProblemPaths
+from ..core.records import CANDIDATE_FILE, INDUCTOR_FILE, Dispatch, ProblemPaths
 from . import sandbox
 from .faults import InfrastructureFault
 from .harness import ProblemRuntime, UnitHarness
@@ -31,8 +30,8 @@ def unit_harness(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> UnitHar
 
 def unit_time_ms(paths: ProblemPaths, unit: str) -> float | None:
     """Inductor's kernel time for the unit at capture (classify's profile)."""
-    disp = read_json(paths.dispatch)
-    return next((u.get("time_ms") for u in disp.get("units", []) if u["id"] == unit), None)
+    entry = Dispatch.load(paths.dispatch).unit(unit)
+    return entry.time_ms if entry else None
 
 
 def _args(h: UnitHarness, seed: int) -> list[Any]:

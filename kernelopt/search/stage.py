@@ -26,12 +26,12 @@ from ..core.records import (
     NCU_REPORT_FILE,
     Beam,
     Contract,
+    Dispatch,
     IterPaths,
     ProblemPaths,
     Slot,
     member_path,
     read_beam,
-    read_optional,
     read_verdict,
     read_verdict_or_empty,
     retry_slot,
@@ -65,9 +65,9 @@ def roof_figure(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[st
     if contract.device != "cuda" or contract.fused:
         return None
     try:
-        disp = read_optional(paths.dispatch)
-        entry = next((u for u in disp.get("units", []) if u.get("id") == unit), {})
-        ms, launches = entry.get("time_ms"), int(entry.get("launches") or contract.launches or 1)
+        entry = (Dispatch.load_optional(paths.dispatch) or Dispatch()).unit(unit)
+        ms = entry.time_ms if entry else None
+        launches = int((entry.launches if entry else None) or contract.launches or 1)
         nbytes = roofline.moved_bytes(contract)
         if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.launch_shapes_identical):
             return None
@@ -137,12 +137,10 @@ def negligible(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str
     if limit is None or contract.device != "cuda":
         return None
     try:
-        disp = read_json(paths.dispatch)
+        disp = Dispatch.load(paths.dispatch)
         wrapper = float((read_json(paths.baseline).get("wrapper") or {}).get("median_ms") or 0.0)
         times = {  # kernels only: a fused pair's or a region's time is its members' again
-            u["id"]: float(u["time_ms"])
-            for u in disp.get("units", [])
-            if u.get("time_ms") is not None and not u.get("fused") and not u.get("region")
+            u.id: float(u.time_ms) for u in disp.units if u.time_ms is not None and not u.composite
         }
     except (OSError, ValueError, TypeError, KeyError):
         return None

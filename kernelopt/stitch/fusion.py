@@ -17,9 +17,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json
 from ..core.outputcode import functions, launched_kernel, statements_in_order
-from ..core.records import Best, ProblemPaths
+from ..core.records import Best, Dispatch, ProblemPaths
 
 
 def edit_call_sites(src: str, fusions: list[dict[str, Any]]) -> str:
@@ -117,7 +116,7 @@ def choose_fusions(
     most time wins: (producer + consumer time at capture) x (1 - ratio) for the fused candidate
     against the sum over the parts' own candidates; on the CPU (times mean nothing) the fused
     candidate is taken, so the fusion path is exercised.  Overlapping pairs: the larger saving first."""
-    disp = {u["id"]: u for u in read_json(paths.dispatch)["units"]}
+    disp = {u.id: u for u in Dispatch.load(paths.dispatch).units}
     out = dict(replacements)
 
     def saving(u: str) -> float | None:
@@ -125,13 +124,10 @@ def choose_fusions(
         if b is None or not b.meaningful or u not in out:
             return None
         r = (b.candidates.get(Path(out[u]).relative_to(paths.unit(u)).as_posix()) or {}).get("ratio")
-        return (disp[u].get("time_ms") or 0.0) * (1.0 - r) if r is not None else None
+        return (disp[u].time_ms or 0.0) * (1.0 - r) if r is not None else None
 
     def parts_of(u: str) -> list[str]:
-        e = disp.get(u) or {}
-        if e.get("fused"):
-            return [e["fused"]["producer_unit"], e["fused"]["consumer_unit"]]
-        return list((e.get("region") or e.get("rewrite") or {}).get("member_units", []))
+        return disp[u].parts if u in disp else []
 
     fused = sorted((u for u in out if parts_of(u)), key=lambda u: (-(saving(u) or 0.0), u))
     taken: set[str] = set()

@@ -15,7 +15,13 @@ from kernelopt.core import config as ko_config
 from kernelopt.core import gpumem as ko_gpumem
 from kernelopt.core import problems as ko_problems
 from kernelopt.core.errors import KerneloptError
-from kernelopt.core.records import ProblemPaths, ReportPaths, attempt_of, retry_slot
+from kernelopt.core.records import (
+    Dispatch,
+    ProblemPaths,
+    ReportPaths,
+    attempt_of,
+    retry_slot,
+)
 from kernelopt.search import agents as ko_agents
 
 try:
@@ -131,11 +137,8 @@ def units_of(problem):
 
 def judged_units(problem):
     """Units that go through candidates and gates: those of optimizable problems only."""
-    from kernelopt.core.jsonio import read_json
-
-    if read_json(dispatch_file(problem)).get("verdict") != "optimizable":
-        return []
-    return units_of(problem)
+    disp = Dispatch.load(dispatch_file(problem))
+    return disp.unit_ids if disp.optimizable else []
 
 
 def isolate_checks(wildcards):
