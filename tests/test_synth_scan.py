@@ -10,6 +10,8 @@ import torch
 from conftest import load_candidate
 
 from kernelopt.core.records import Contract
+from kernelopt.search import transform
+from kernelopt.search.agents.heuristic import HeuristicBackend
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -165,3 +167,19 @@ def test_scan_synthesis_refuses_what_it_cannot_do(forward, reason):
     contract = Contract.from_dict({"args": [_arg("in_ptr0", [4, 6, 5], "read"), _arg("out_ptr0", [4, 6, 5], "write")]})
     with pytest.raises(CannotSynthesize, match=reason):
         generate.generate(contract, _reference(forward, {"in_ptr0": [4, 6, 5]}, [4, 6, 5], ["in_ptr0"]), 0)
+
+
+@pytest.mark.parametrize("bottleneck", ["memory-bound", "compute-bound", "underutilized"])
+def test_the_heuristic_plans_on_the_scan_kernel_it_synthesized(bottleneck):
+    """On the H200 the expand job of every scan and index-reduction unit died (KeyError
+    'BLOCK_N'): their kernels loop over the row (``for c0 in range(``) as the looped row kernel
+    does, but name the chunk ``BLOCK``; the catalogue took them for a row kernel and read a
+    block size they do not have.  It now offers only what the kernel's own config names."""
+    rows, n = 3, 5000
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
+    src = generate.generate(contract, _reference(MIDDLE, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"]), 0)
+    assert "for c0 in range(" in src
+    params = transform.launch_params(src)
+    offered = HeuristicBackend().catalogue(bottleneck, params, contract, src)
+    for _name, _kind, args, _, _ in offered:
+        assert set((args or {}).get("config") or {}) <= set(params.config), args

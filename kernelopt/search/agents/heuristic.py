@@ -86,7 +86,8 @@ class _Kernel:
         looped_synth = "for c0 in range(" in source  # synth_rows' looped variant
         looped = "for r0_offset in" in source or looped_synth or not source
         # the reduction block: Inductor's R0_BLOCK, or the chunk of a looped synthesised row kernel
-        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if looped_synth else None)
+        # (the scan and index-reduction kernels loop too, over a chunk named BLOCK: not offered)
+        rkey = "R0_BLOCK" if "R0_BLOCK" in cfg else ("BLOCK_N" if looped_synth and "BLOCK_N" in cfg else None)
         scal = {a["name"]: a.get("value") for a in contract.args if a["kind"] == "scalar"}
         xn = scal.get("xnumel") or 1
         rn = scal.get("r0_numel") or 1
