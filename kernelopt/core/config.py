@@ -136,6 +136,38 @@ RULE_SETTINGS: dict[str, tuple[str, ...]] = {
     "result": ("gates.retries", "gates.optimized_min_speedup", "search.peak_bandwidth_gbs"),
 }
 
+# Every rule in the order a problem goes through them.  A rule's Snakemake priority is its place
+# here (``stage_priority``): of the jobs ready at once, those nearest a problem's result start
+# first, so problems finish one after another instead of all advancing together; a run cut
+# short (a cluster's time limit, a device budget) leaves finished problems, and the first
+# results come early.  It orders jobs only: no job computes anything else or re-runs for it.
+PIPELINE_ORDER: tuple[str, ...] = (
+    "capture",
+    "classify",
+    "isolate",
+    "isolated",
+    "profile",
+    "synthesize",
+    "candidates",
+    "seed_beam",
+    "gate12",
+    "expand",
+    "retry",
+    "select_iter",
+    "select",
+    "stitch",
+    "gate3",
+    "gate4",
+    "result",
+    "stages_report",
+    "report",
+)
+
+
+def stage_priority(rule: str) -> int:
+    """The Snakemake priority of ``rule``: its place in ``PIPELINE_ORDER`` (later is higher)."""
+    return PIPELINE_ORDER.index(rule)
+
 
 @cache
 def schema() -> dict[str, Any]:

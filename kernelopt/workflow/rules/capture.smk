@@ -11,6 +11,7 @@ rule capture:
         f"{WORKDIR}/logs/capture/{{problem}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/capture/{{problem}}.tsv"
+    priority: stage_priority("capture")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"

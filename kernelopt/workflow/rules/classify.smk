@@ -7,6 +7,7 @@ checkpoint classify:
         dispatch=str(W.dispatch),
     log:
         f"{WORKDIR}/logs/classify/{{problem}}.log",
+    priority: stage_priority("classify")
     conda:
         "../envs/kernelopt.yaml"
     params:

@@ -107,6 +107,11 @@ def gpu_resources(name):
     return {"gpu": 1, "gpu_mb": gpu_mb(name), "gpu_alone": gpu_alone}
 
 
+def stage_priority(rule):
+    """A rule's priority: later stages first (kernelopt.core.config.PIPELINE_ORDER)."""
+    return ko_config.stage_priority(rule)
+
+
 def settings(rule):
     """Only the settings ``rule`` reads (kernelopt.core.config.RULE_SETTINGS): a job re-runs
     when one of those changes, never for an unrelated edit."""

@@ -10,6 +10,7 @@ rule gate12:
         f"{WORKDIR}/logs/gate12/{{problem}}/{{unit}}/{{cand}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/gate12/{{problem}}/{{unit}}/{{cand}}.tsv"
+    priority: stage_priority("gate12")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
@@ -33,6 +34,7 @@ rule gate3:
         f"{WORKDIR}/logs/gate3/{{problem}}/{{stage}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/gate3/{{problem}}/{{stage}}.tsv"
+    priority: stage_priority("gate3")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
@@ -55,6 +57,7 @@ rule gate4:
         f"{WORKDIR}/logs/gate4/{{problem}}/{{stage}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/gate4/{{problem}}/{{stage}}.tsv"
+    priority: stage_priority("gate4")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"

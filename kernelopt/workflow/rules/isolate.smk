@@ -11,6 +11,7 @@ rule isolate:
         f"{WORKDIR}/logs/isolate/{{problem}}/{{unit}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/isolate/{{problem}}/{{unit}}.tsv"
+    priority: stage_priority("isolate")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
@@ -32,6 +33,7 @@ rule isolated:
         summary=str(W.isolated),
     log:
         f"{WORKDIR}/logs/isolated/{{problem}}.log",
+    priority: stage_priority("isolated")
     conda:
         "../envs/kernelopt.yaml"
     params:

@@ -7,6 +7,7 @@ rule result:
         str(W.result),
     log:
         f"{WORKDIR}/logs/result/{{problem}}.log",
+    priority: stage_priority("result")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -34,6 +35,7 @@ rule stages_report:
         ),
     log:
         f"{WORKDIR}/logs/report/stages.log",
+    priority: stage_priority("stages_report")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -69,6 +71,7 @@ rule report:
         pages=expand(str(REPORT.problem_page("{problem}")), problem=list(PROBLEMS)),
     log:
         f"{WORKDIR}/logs/report/results.log",
+    priority: stage_priority("report")
     conda:
         "../envs/kernelopt.yaml"
     params:

@@ -7,6 +7,7 @@ rule synthesize:
         str(W.synth("{unit}", "{k}").slot),
     log:
         f"{WORKDIR}/logs/synthesize/{{problem}}/{{unit}}/a{{k}}.log",
+    priority: stage_priority("synthesize")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -27,6 +28,7 @@ rule seed_beam:
         memory=str(W.iteration("{unit}", 0).memory),
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter0.log",
+    priority: stage_priority("seed_beam")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -46,6 +48,7 @@ rule profile:
         f"{WORKDIR}/logs/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/profile/{{problem}}/{{unit}}/iter{{i}}_m{{j}}.tsv"
+    priority: stage_priority("profile")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"
@@ -67,6 +70,7 @@ rule expand:
         slots=[str(ITER.cand(j).slot) for j in BEAM],
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_expand.log",
+    priority: stage_priority("expand")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -86,6 +90,7 @@ rule retry:
         str(ITER.cand(retry_slot("{j}", "{r}")).slot),
     log:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_cand{{j}}_r{{r}}.log",
+    priority: stage_priority("retry")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -108,6 +113,7 @@ rule select_iter:
         f"{WORKDIR}/logs/search/{{problem}}/{{unit}}/iter{{i}}_select.log",
     benchmark:
         f"{WORKDIR}/benchmarks/select_iter/{{problem}}/{{unit}}/iter{{i}}.tsv"
+    priority: stage_priority("select_iter")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"

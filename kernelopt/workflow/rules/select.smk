@@ -7,6 +7,7 @@ rule candidates:
         [str(W.cand("{unit}", k).slot) for k in SLOTS],
     log:
         f"{WORKDIR}/logs/candidates/{{problem}}/{{unit}}.log",
+    priority: stage_priority("candidates")
     conda:
         "../envs/kernelopt.yaml"
     params:
@@ -28,6 +29,7 @@ rule select:
         f"{WORKDIR}/logs/select/{{problem}}/{{unit}}.log",
     benchmark:
         f"{WORKDIR}/benchmarks/select/{{problem}}/{{unit}}.tsv"
+    priority: stage_priority("select")
     retries: GPU_RETRIES
     conda:
         "../envs/kernelopt.yaml"

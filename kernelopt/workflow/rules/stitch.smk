@@ -10,6 +10,7 @@ rule stitch:
         code=str(STAGE.output_code),
     log:
         f"{WORKDIR}/logs/stitch/{{problem}}/{{stage}}.log",
+    priority: stage_priority("stitch")
     conda:
         "../envs/kernelopt.yaml"
     params:
