@@ -10,8 +10,12 @@ with the tensors' strides.  One program handles ``ROWS`` rows and holds each row
 (``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``).  Longer rows get the looped variant:
 the row is walked in chunks of ``BLOCK_N`` columns, one pass per reduction (each pass
 recomputes the element-wise values it needs from the loads and accumulates the reduction
-per row), then a last pass computes and stores the element-wise outputs.  Every value of
-the reference is either a
+per row), then a last pass computes and stores the element-wise outputs.  On a GPU, some
+attempts (``TEAM_ATTEMPTS``) split such a row over a team of programs instead: each holds its
+part in registers, the team exchanges each reduction's partials through a zeroed workspace (a
+ticket taken with ``atomic_add``, the parts combined in a fixed order: the same bits on every
+run), and every program writes its part from registers, so the row is read once.  Every value
+of the reference is either a
 full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a keepdim reduction), a
 per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Padding
 columns are replaced by the reduction's neutral element before every reduction, so masking
