@@ -307,3 +307,46 @@ def test_the_memory_ledger_counts_a_tensor_as_the_roofline_does():
     want = sum(core_roofline.tensor_bytes(a) for a in args if a["kind"] == "tensor")
     assert want == 2 * 2**20 + 2048
     assert gpumem.unit_mb(Contract(args=args)) == want / 2**20
+
+
+def test_the_gpu_state_gate_4_records_is_what_nvidia_smi_says(tmp_path, monkeypatch):
+    """hardware.gpu_state: gate 4's record of the GPU's clocks, temperature and power around its
+    timing (the same kernels measured 20-40 % apart on two H200 runs), read from a stand-in
+    nvidia-smi that writes down how it was asked."""
+    import os
+
+    from kernelopt.core import hardware
+
+    assert hardware.gpu_state("cpu") is None
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "nvidia-smi"
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,4")
+
+    def answer(text, rc=0):
+        fake.write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/asked\necho "{text}"\nexit {rc}\n')
+        fake.chmod(0o755)
+
+    answer("1755, 1980, 3201, 47, 412.50")
+    state = hardware.gpu_state("cuda")
+    assert state == {
+        "gpu": "3",
+        "sm_mhz": 1755.0,
+        "sm_max_mhz": 1980.0,
+        "mem_mhz": 3201.0,
+        "temp_c": 47.0,
+        "power_w": 412.5,
+    }
+    asked = (tmp_path / "asked").read_text().split()
+    assert asked[asked.index("-i") + 1] == "3" and "clocks.sm" in asked[0]
+    answer("[N/A], 1980, 3201, 47, [N/A]")
+    state = hardware.gpu_state("cuda")
+    assert state["sm_mhz"] is None and state["power_w"] is None and state["temp_c"] == 47.0
+    answer("Field clocks.max.sm is not a valid field to query.", rc=2)
+    assert "not a valid field" in hardware.gpu_state("cuda")["error"]
+    answer("1755, 1980")  # too few fields: an error, never a misread
+    assert "error" in hardware.gpu_state("cuda")
+    fake.unlink()
+    monkeypatch.setenv("PATH", str(bindir))
+    assert hardware.gpu_state("cuda") == {"gpu": "3", "error": "no nvidia-smi"}

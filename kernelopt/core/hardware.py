@@ -109,3 +109,45 @@ def current(device: str) -> HardwareInfo:
         if isinstance(value, int) and value > 0:
             seen[field] = value * factor
     return dataclasses.replace(base, name=props.name, measured=tuple(seen), **seen)
+
+
+# what ``gpu_state`` asks nvidia-smi, and the names it records them under
+_STATE = {
+    "clocks.sm": "sm_mhz",
+    "clocks.max.sm": "sm_max_mhz",
+    "clocks.mem": "mem_mhz",
+    "temperature.gpu": "temp_c",
+    "power.draw": "power_w",
+}
+
+
+def gpu_state(device: str) -> dict[str, object] | None:
+    """The GPU's state now, as ``nvidia-smi`` reads it: its SM and memory clocks, the SM clock's
+    maximum, temperature and power draw (gate 4 records it before and after its timing: the same
+    kernels measured 20-40 % apart on two machines' runs, and clocks are not locked where this
+    runs).  None on the CPU; ``{"error": ...}`` when the query fails.  The GPU is the first of
+    ``CUDA_VISIBLE_DEVICES`` (0 when unset)."""
+    import os
+    import shutil
+    import subprocess
+
+    if device != "cuda":
+        return None
+    gpu = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
+    if not shutil.which("nvidia-smi"):
+        return {"gpu": gpu, "error": "no nvidia-smi"}
+    query = ["nvidia-smi", f"--query-gpu={','.join(_STATE)}", "--format=csv,noheader,nounits", "-i", gpu]
+    try:
+        r = subprocess.run(query, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return {"gpu": gpu, "error": str(e)[:200]}
+    fields = [x.strip() for x in (r.stdout.strip().splitlines() or [""])[0].split(",")]
+    if r.returncode != 0 or len(fields) != len(_STATE):
+        return {"gpu": gpu, "error": (r.stderr or r.stdout).strip()[:200] or f"exit {r.returncode}"}
+    state: dict[str, object] = {"gpu": gpu}
+    for name, value in zip(_STATE.values(), fields):
+        try:
+            state[name] = float(value)
+        except ValueError:
+            state[name] = None  # "[N/A]" and the like
+    return state

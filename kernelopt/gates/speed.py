@@ -10,6 +10,8 @@ The times are measured inside the child by kernelopt's own code, around replays 
 graphs; the candidate form leaves a candidate no way to reach that code or a clock.  The judge
 checks that they are numbers and that the child's run lasted at least as long as the times it
 reports add up to (``_plausible``).
+The GPU's clocks, temperature and power before and after the timed run are recorded beside
+the numbers (``gpu_state``; ``hardware.gpu_state``): they decide nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core import measure
+from ..core import hardware, measure
 from ..core.records import ProblemPaths
 from ..runner import sandbox
 from .faults import InfrastructureFault
@@ -37,7 +39,9 @@ def gate4(paths: ProblemPaths, stitched: Path, cfg: dict[str, Any]) -> GateVerdi
     calls = 2 * (3 + protocol.warmup + protocol.rounds * protocol.reps) + 4
     budget = sandbox.budget_s(gc["timeout_s"], gc["timeout_factor"], m.model_ms(), calls)
     hidden = [paths.root.parent]
+    before = hardware.gpu_state(m.device)
     outcome = sandbox.run(job, budget, cache=paths.cache, files=files, hidden=hidden)
+    gpu_state = {"before": before, "after": hardware.gpu_state(m.device)} if before is not None else None
     if outcome.status == "ok" and _comparison(outcome.reply) is None:
         outcome = sandbox.Outcome(None, "crash", "the child's reply holds no usable comparison", outcome.seconds)
     if outcome.status != "ok":
@@ -59,6 +63,7 @@ def gate4(paths: ProblemPaths, stitched: Path, cfg: dict[str, Any]) -> GateVerdi
         "config_pins": outcome.reply.get("pins"),
         "sandbox": sandbox.boundary(),
         "child_seconds": outcome.seconds,
+        "gpu_state": gpu_state,
     }
     times = (
         f"stitched {cmp.b_ms:.4f} ms vs baseline {cmp.a_ms:.4f} ms: "
