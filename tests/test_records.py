@@ -225,13 +225,21 @@ def _as_written(data) -> str:
     return json.dumps(data, indent=2, default=str) + "\n"
 
 
-def test_a_dispatch_from_the_h200_loads_and_saves_back_byte_for_byte(tmp_path):
+def _with_schema(data) -> str:
+    """What the record writes: the same keys in the same order, the schema last."""
+    return _as_written({**data, "schema": SCHEMA})
+
+
+def test_a_dispatch_from_the_h200_loads_and_saves_back_with_its_schema(tmp_path):
     srcs = sorted(_h200("").glob("*/dispatch.json"))
     assert len(srcs) == 6  # optimizable, library-dominated, no-triton; written before units had "user"
     for src in srcs:
         d = Dispatch.load(src)
         d.save(tmp_path / "dispatch.json")
-        assert (tmp_path / "dispatch.json").read_bytes() == src.read_bytes(), src
+        # written before the schema key: the same bytes but the schema, last; then stable
+        assert (tmp_path / "dispatch.json").read_text() == _with_schema(json.loads(src.read_text())), src
+        Dispatch.load(tmp_path / "dispatch.json").save(tmp_path / "again.json")
+        assert (tmp_path / "again.json").read_bytes() == (tmp_path / "dispatch.json").read_bytes()
         assert d.extra == {} and all(u.extra == {} and not u.user for u in d.units)
         assert d.unit_ids == [u["id"] for u in json.loads(src.read_text())["units"]]
     soft = Dispatch.load(_h200("level1_1_Softmax") / "dispatch.json")
@@ -242,10 +250,10 @@ def test_a_dispatch_from_the_h200_loads_and_saves_back_byte_for_byte(tmp_path):
     assert Dispatch.load(_h200("level1_5_Matmul") / "dispatch.json").verdict == "no-triton"
 
 
-def test_classify_writes_through_the_record_the_bytes_it_always_wrote(tmp_path):
+def test_classify_writes_through_the_record_what_it_always_wrote_and_the_schema(tmp_path):
     """``classify.run`` saves a ``Dispatch``: the file is ``write_json`` of the dict classify
-    builds, for an optimizable problem and for one whose capture failed; and fused pairs,
-    regions and graph-level units (``add_*_units``) come back byte for byte too."""
+    builds with the schema last, for an optimizable problem and for one whose capture failed;
+    and fused pairs, regions and graph-level units (``add_*_units``) come back byte for byte."""
     from kernelopt.classify import stage as classify
 
     src = _h200("level3_2_TransformerBlock") / "capture"
@@ -257,7 +265,7 @@ def test_classify_writes_through_the_record_the_bytes_it_always_wrote(tmp_path):
     expected = classify.classify(cap, prof, 0.10)
     classify.add_region_units(expected, cap)
     written = classify.run(paths, 0.10, fuse_neighbours=False)
-    assert paths.dispatch.read_text() == _as_written(expected)
+    assert paths.dispatch.read_text() == _with_schema(expected)
     assert isinstance(written, Dispatch) and written.optimizable and "user" in written.as_dict()["units"][0]
     # the composite units, as classify adds them (a fused pair, a region, a graph-level unit)
     a, b, c = (u["kernel"] for u in expected["units"][:3])
@@ -270,7 +278,7 @@ def test_classify_writes_through_the_record_the_bytes_it_always_wrote(tmp_path):
     classify.add_rewrite_units(expected, {"graphs": [{"rewrites": rewrites}]})
     f = tmp_path / "dispatch.json"
     Dispatch.from_dict(expected).save(f)
-    assert f.read_text() == _as_written(expected)
+    assert f.read_text() == _with_schema(expected)
     d = Dispatch.load(f)
     d.save(tmp_path / "again.json")
     assert (tmp_path / "again.json").read_bytes() == f.read_bytes()
@@ -282,9 +290,9 @@ def test_classify_writes_through_the_record_the_bytes_it_always_wrote(tmp_path):
     (paths.capture / "capture.json").write_text(json.dumps({"failed": True, "stage": "compile", "error": "boom\nat"}))
     failed = classify.run(paths, 0.10)
     short = ["problem", "verdict", "reason", "launches", "units", "time_by_kind_ms", "triton_share"]
-    assert list(json.loads(paths.dispatch.read_text())) == short
+    assert list(json.loads(paths.dispatch.read_text())) == [*short, "schema"]
     assert failed.verdict is DispatchVerdict.ERROR and failed.reason == "capture failed at compile: boom"
-    assert Dispatch.load(paths.dispatch).as_dict() == json.loads(paths.dispatch.read_text())
+    assert {**Dispatch.load(paths.dispatch).as_dict(), "schema": SCHEMA} == json.loads(paths.dispatch.read_text())
 
 
 def test_a_dispatch_keeps_another_writers_keys_where_they_were(tmp_path):
@@ -295,7 +303,7 @@ def test_a_dispatch_keeps_another_writers_keys_where_they_were(tmp_path):
     d = Dispatch.load(f)
     assert d.extra == {"note": {"by": "x"}} and d.units[0].extra == {"probe": [1]} and d.stitchable
     d.save(f)
-    assert f.read_text() == _as_written(data)
+    assert f.read_text() == _with_schema(data)
     # built in code: the keys every reader needs, then what is set; a field set since comes last
     built = Dispatch(problem="p", verdict="no-triton", units=[DispatchUnit(id="k", time_ms=None)])
     assert built.as_dict() == {

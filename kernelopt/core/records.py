@@ -1090,9 +1090,10 @@ class Dispatch(_Ordered):
     A problem whose capture failed has only ``problem``, ``verdict`` (``error``), ``reason``,
     ``launches``, ``units``, ``time_by_kind_ms`` and ``triton_share``.
 
-    The record keeps the file's keys in their order and saves them without a ``schema`` key, so
-    that a file loads and saves back byte for byte; ``load`` refuses a newer schema, a file
-    without the keys every reader needs, and a verdict this kernelopt does not know."""
+    The record keeps the file's keys in their order and saves them with the ``schema`` last, as
+    every record does, so that a file loads and saves back byte for byte; ``load`` refuses a
+    newer schema, a file without the keys every reader needs, and a verdict this kernelopt does
+    not know (a file written before the schema key was added loads as this schema's)."""
 
     problem: str = ""
     device: str | None = None
@@ -1122,12 +1123,6 @@ class Dispatch(_Ordered):
 
     def _value(self, name: str) -> Any:
         return [u.as_dict() for u in self.units] if name == "units" else getattr(self, name)
-
-    def save(self, path: str | Path) -> dict[str, Any]:
-        """Writes ``as_dict``: the file classify has always written (no ``schema`` key)."""
-        out = self.as_dict()
-        write_json(path, out)
-        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Dispatch:
