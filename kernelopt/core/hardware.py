@@ -123,9 +123,9 @@ _STATE = {
 
 def gpu_state(device: str) -> dict[str, object] | None:
     """The GPU's state now, as ``nvidia-smi`` reads it: its SM and memory clocks, the SM clock's
-    maximum, temperature and power draw (gate 4 records it before and after its timing: the same
-    kernels measured 20-40 % apart on two machines' runs, and clocks are not locked where this
-    runs).  None on the CPU; ``{"error": ...}`` when the query fails.  The GPU is the first of
+    maximum, temperature and power draw (gate 4 records it before and after its timing: clocks
+    are not locked where this runs; bench/README.md, "Rows split over a team").  None on the
+    CPU; ``{"error": ...}`` when the query fails.  The GPU is the first of
     ``CUDA_VISIBLE_DEVICES`` (0 when unset)."""
     import os
     import shutil
