@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from ...core.records import Contract
-from .ops import FLOAT_DTYPES, CannotSynthesize, arg_offset, broadcast_shapes, forward_fn, kernel_reference
+from .ops import FLOAT_DTYPES, CannotSynthesize, arg_offset, broadcast_shapes, forward_fn, kernel_reference, module_head
 from .pointwise import pointwise_body
 
 SUMS = {"sum", "mean"}
@@ -95,15 +95,13 @@ def synthesize_full_reduction(contract: Contract, reference_src: str, attempt: i
     span = -(-span // block) * block  # whole blocks per program
     mean = f" / {float(n)!r}" if red["op"] == "mean" else ""
     out = outs[0]
+    what = [
+        f"a {red['op']} over all {n} elements of {S} (a loss): {parts} programs each reduce a span of",
+        f"{span} elements in blocks of BLOCK, one program sums the partials in order, the chains fused.",
+    ]
     return "\n".join(
         [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-            f"a {red['op']} over all {n} elements of {S} (a loss): {parts} programs each reduce a span of",
-            f"{span} elements in blocks of BLOCK, one program sums the partials in order, the chains fused.",
-            '"""',
-            "import torch",
-            "import triton",
-            "import triton.language as tl",
+            *module_head(attempt, what),
             "",
             "",
             *_partial_kernel(ins, n, loads, pre_lines, pre_res),

@@ -115,6 +115,21 @@ def broadcast_shapes(*shapes: list[int]) -> list[int]:
     return out
 
 
+def module_head(attempt: int, what: list[str], origin: str = "eager reference", torch: bool = True) -> list[str]:
+    """The first lines of a synthesised candidate module: the docstring that says what made it
+    (``origin``: the unit's "eager reference" or its "rewrite") and what it computes (``what``,
+    the lines ``classes.py`` reads back), then the imports (``torch`` for a module whose
+    ``launch`` allocates a workspace or an intermediate)."""
+    return [
+        f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s {origin}:',
+        *what,
+        '"""',
+        *(["import torch"] if torch else []),
+        "import triton",
+        "import triton.language as tl",
+    ]
+
+
 def candidate_module(
     attempt: int,
     what: list[str],
@@ -137,11 +152,7 @@ def candidate_module(
     constexprs = ", ".join(f"{k}: tl.constexpr" for k in config)
     return "\n".join(
         [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-            *what,
-            '"""',
-            "import triton",
-            "import triton.language as tl",
+            *module_head(attempt, what, torch=False),
             "",
             "",
             "@triton.jit",

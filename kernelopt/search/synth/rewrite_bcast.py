@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from ...core.records import Contract
-from .ops import CannotSynthesize
+from .ops import CannotSynthesize, module_head
 
 # per attempt: (BLOCK_S, BLOCK_R) of the sum's [kept x reduced] tiles, BLOCK of the product, warps
 TILES = ((8, 128, 1024, 4), (2, 512, 512, 4), (32, 32, 256, 4), (4, 256, 2048, 8))
@@ -144,17 +144,15 @@ def broadcast_then_reduce(contract: Contract, attempt: int) -> str:
     f, s, out, shape = lay["f"]["name"], lay["s"]["name"], lay["out"], lay["shape"]
     bs, br, bo, warps = TILES[attempt % len(TILES)]
     opts = "num_warps=NUM_WARPS, num_stages=NUM_STAGES"
+    what = [
+        f"graph-level rewrite broadcast-then-reduce: sum({f} * {s}, dims={lay['red']}) over the product",
+        f"{shape}, where {f} does not vary along the reduced dims, as {f} * sum({s}, dims): the sum of",
+        f"{s} into an fp32 vector of {lay['n_s']} values (each element of {s} read once), then",
+        f"{lay['n_out']} products; the {shape} product is never formed.",
+    ]
     return "\n".join(
         [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s rewrite:',
-            f"graph-level rewrite broadcast-then-reduce: sum({f} * {s}, dims={lay['red']}) over the product",
-            f"{shape}, where {f} does not vary along the reduced dims, as {f} * sum({s}, dims): the sum of",
-            f"{s} into an fp32 vector of {lay['n_s']} values (each element of {s} read once), then",
-            f"{lay['n_out']} products; the {shape} product is never formed.",
-            '"""',
-            "import torch",
-            "import triton",
-            "import triton.language as tl",
+            *module_head(attempt, what, "rewrite"),
             "",
             "",
             *_sum_kernel(lay),

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.records import Contract
-from .ops import FLOAT_DTYPES, CannotSynthesize
+from .ops import FLOAT_DTYPES, CannotSynthesize, module_head
 
 # per attempt: (input_precision, BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
 # (none spills registers when compiled for sm_90 at N = 4096, triangular and symmetric alike)
@@ -208,14 +208,13 @@ def _module(contract: Contract, attempt: int, gemm: dict[str, Any]) -> str:
     tensors = [a["name"] for a in contract.args if a["kind"] == "tensor"]
     so0, so1 = out["stride"]
     grid = f"triton.cdiv({m}, CONFIG['BLOCK_M']) * triton.cdiv({n}, CONFIG['BLOCK_N'])"
+    what = [
+        *gemm["what"],
+        f"fp32 accumulation, input_precision {precision}; tiles of BLOCK_M x BLOCK_N outputs, BLOCK_K deep.",
+    ]
     return "\n".join(
         [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s rewrite:',
-            *gemm["what"],
-            f"fp32 accumulation, input_precision {precision}; tiles of BLOCK_M x BLOCK_N outputs, BLOCK_K deep.",
-            '"""',
-            "import triton",
-            "import triton.language as tl",
+            *module_head(attempt, what, "rewrite", torch=False),
             "",
             "",
             "@triton.jit",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.records import Contract
-from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module
+from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module, module_head
 
 # (BLOCK_M, BLOCK_N, warps) per attempt
 TILES = ((32, 128, 4), (64, 64, 4), (16, 256, 4), (128, 32, 8))
@@ -183,12 +183,7 @@ def reduce_through_matmul(contract: Contract, attempt: int) -> str:
     ]
     return "\n".join(
         [
-            f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s rewrite:',
-            *what,
-            '"""',
-            "import torch",
-            "import triton",
-            "import triton.language as tl",
+            *module_head(attempt, what, "rewrite"),
             "",
             "",
             "@triton.jit",

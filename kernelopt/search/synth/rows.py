@@ -45,6 +45,7 @@ from .ops import (
     expr,
     forward_of,
     full_constant,
+    module_head,
     pow_template,
 )
 
@@ -909,17 +910,15 @@ class RowKernel:
         ptrs = [a["name"] for a in self.contract.args if a["kind"] == "tensor"]
         out = self.consts["OUTPUTS"][0]
         n_ws = 1 + K * self.R
+        what = [
+            f"{self.R} independent rows of {self.N} elements, each split over a team of T programs that hold",
+            f"BLOCK_N of its columns in registers, so the row is read once; {K} reduction(s) over",
+            f"{self._red_name()}, each a round of exchange through the workspace (partials combined",
+            "in member order).",
+        ]
         return "\n".join(
             [
-                f'"""Synthesised by kernelopt (heuristic backend, attempt {attempt}) from the unit\'s eager reference:',
-                f"{self.R} independent rows of {self.N} elements, each split over a team of T programs that hold",
-                f"BLOCK_N of its columns in registers, so the row is read once; {K} reduction(s) over",
-                f"{self._red_name()}, each a round of exchange through the workspace (partials combined",
-                "in member order).",
-                '"""',
-                "import torch",
-                "import triton",
-                "import triton.language as tl",
+                *module_head(attempt, what),
                 "",
                 "",
                 "@triton.jit",
