@@ -473,13 +473,9 @@ class Reference(torch.nn.Module):
 """
 
 
-def test_rows_longer_than_registers_get_the_looped_variant():
-    """Rows of 40000 (> MAX_BLOCK_N) used to be refused; now they are walked in chunks."""
-    import torch
-
-    from kernelopt.search.synth import rows as synth_rows
-
-    contract = Contract.from_dict(
+def _long_rows_contract() -> Contract:
+    """Two rows of 40,000: longer than one program's registers (``MAX_BLOCK_N``)."""
+    return Contract.from_dict(
         {
             "args": [
                 _t("in_ptr0", [2, 40000], "read"),
@@ -490,6 +486,15 @@ def test_rows_longer_than_registers_get_the_looped_variant():
             ]
         }
     )
+
+
+def test_rows_longer_than_registers_get_the_looped_variant():
+    """Rows of 40000 (> MAX_BLOCK_N) used to be refused; now they are walked in chunks."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract = _long_rows_contract()
     src = synth_rows.synthesize_rows(contract, LONG_ROWS_REFERENCE, 0)
     assert "'BLOCK_N': 4096" in src and "for c0 in range(0, 40000, BLOCK_N)" in src
     torch.manual_seed(0)
@@ -527,17 +532,7 @@ def test_rows_split_over_a_team_run_right_and_pass_the_form():
     torch.testing.assert_close(outs[2], x.amax(-1, keepdim=True))
     torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
 
-    long = Contract.from_dict(
-        {
-            "args": [
-                _t("in_ptr0", [2, 40000], "read"),
-                _t("out_ptr0", [2, 40000], "write"),
-                _t("out_ptr1", [2, 1], "write"),
-                {"name": "xnumel", "kind": "scalar", "value": 2},
-                {"name": "r0_numel", "kind": "scalar", "value": 40000},
-            ]
-        }
-    )
+    long = _long_rows_contract()
     gpu = dataclasses.replace(long, device="cuda")
     for attempt, team in ((0, True), (1, False), (2, True), (3, False)):
         on_gpu = synth_rows.synthesize_rows(gpu, LONG_ROWS_REFERENCE, attempt)
