@@ -66,7 +66,7 @@ def _print(verdicts: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .core.records import ProblemPaths
+    from .core.records import Capture, ProblemPaths
     from .gates.stage import judge_candidate
 
     unit_dir = Path(args.unit_dir).resolve()
@@ -85,7 +85,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not cand.is_file():
         print(f"kernelopt check: candidate {cand} does not exist", file=sys.stderr)
         return 2
-    device = json.loads(paths.capture_record.read_text())["device"]
+    device = Capture.load(paths.capture_record).device
     cfg = _config(args, device)
     import contextlib
 
@@ -97,7 +97,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_stitch_check(args: argparse.Namespace) -> int:
-    from .core.records import ProblemPaths
+    from .core.records import Capture, ProblemPaths
     from .gates.stage import run_gate3, run_gate4
     from .stitch.stage import stitch_directly
 
@@ -120,7 +120,7 @@ def cmd_stitch_check(args: argparse.Namespace) -> int:
             )
             return 2
         repl[unit] = Path(file).resolve()
-    device = json.loads(paths.capture_record.read_text())["device"]
+    device = Capture.load(paths.capture_record).device
     cfg = _config(args, device)
     out = (
         Path(args.out)

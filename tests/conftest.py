@@ -120,12 +120,12 @@ def load_candidate(src: str, name: str):
 def rewrite_unit_contract(rec: dict) -> "Contract":
     """The launch contract (CPU) of the one graph-level unit ``capture/graphunits`` found
     (``rec``: its record), as the isolate stage writes it."""
-    from kernelopt.core.records import DispatchUnit
+    from kernelopt.core.records import Capture, DispatchUnit
     from kernelopt.isolate.graphunits import rewrite_contract
 
     (u,) = rec["units"]
     unit = DispatchUnit(id=u["id"], rewrite={**u, "member_units": []})
-    return rewrite_contract({"device": "cpu", "problem": "p"}, {}, unit)
+    return rewrite_contract(Capture(device="cpu", problem="p"), {}, unit)
 
 
 def demo_run_config(wd, gates: str = "replace_with_inductor: true") -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 
 from kernelopt.core import config
 from kernelopt.core.errors import ConfigError
-from kernelopt.core.records import Contract
+from kernelopt.core.records import Capture, Contract
 
 FIX = "set workdir= to a directory you can write (it is created if missing)"
 
@@ -214,7 +214,7 @@ def test_check_prints_every_gate_1_finding_without_json(tmp_path, capsys):
     write_json(paths.isolate_check("copy"), {"status": "pass"})
     paths.reference("copy").write_text("def reference(x):\n    return x\n")
     paths.capture.mkdir(parents=True)
-    write_json(paths.capture_record, {"device": "cpu"})
+    Capture(device="cpu").save(paths.capture_record)
     cand = tmp_path / "cand.py"
     cand.write_text(SEVERAL_FINDINGS)
     found = static_problems(SEVERAL_FINDINGS, contract)
@@ -249,7 +249,7 @@ def _unit_of(tmp_path, record):
     write_json(paths.isolate_check("u"), {"status": "pass"})
     paths.reference("u").write_text("def reference(x):\n    return x\n")
     paths.capture.mkdir(parents=True)
-    write_json(paths.capture_record, {"device": "cpu", "eager_nonfinite": record})
+    Capture(device="cpu", eager_nonfinite=record).save(paths.capture_record)
     return paths
 
 

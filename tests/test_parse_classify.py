@@ -13,6 +13,7 @@ from conftest import unpacked
 
 from kernelopt.classify import stage as classify
 from kernelopt.core import outputcode
+from kernelopt.core.records import Capture
 from kernelopt.search.synth.classes import candidate_what, unit_class
 
 FIX = unpacked("h200.tar.gz") / "h200"
@@ -23,7 +24,7 @@ def load(problem):
     d = FIX / problem
     return (
         (d / "capture/output_code.py").read_text(),
-        json.loads((d / "capture/capture.json").read_text()),
+        Capture.load(d / "capture/capture.json"),
         json.loads((d / "capture/profile.json").read_text()),
         json.loads((d / "dispatch.json").read_text()),
     )
@@ -43,9 +44,9 @@ def test_parse_finds_every_kernel_and_launch(problem):
     # every Triton kernel defined is launched, and every launch the standalone run saw is a parsed site
     launched = {s.target for s in oc.sites if s.kind == "triton"}
     assert launched == set(oc.kernels)
-    seen = {l["lineno"] for l in cap["graphs"][0]["standalone"]["launches"]}
+    seen = {l["lineno"] for l in cap.graphs[0]["standalone"]["launches"]}
     assert seen <= {s.lineno for s in oc.sites if s.kind == "triton"}
-    assert oc.call_args == cap["graphs"][0]["graph_inputs"]
+    assert oc.call_args == cap.graphs[0]["graph_inputs"]
 
 
 def test_templates_are_told_from_pointwise_and_reductions():

@@ -11,6 +11,7 @@ from kernelopt.core.records import (
     SCHEMA,
     Beam,
     Best,
+    Capture,
     Category,
     Contract,
     Dispatch,
@@ -257,7 +258,7 @@ def test_classify_writes_through_the_record_what_it_always_wrote_and_the_schema(
     from kernelopt.classify import stage as classify
 
     src = _h200("level3_2_TransformerBlock") / "capture"
-    cap, prof = (json.loads((src / f).read_text()) for f in ("capture.json", "profile.json"))
+    cap, prof = Capture.load(src / "capture.json"), json.loads((src / "profile.json").read_text())
     paths = ProblemPaths(tmp_path, "level3_2_TransformerBlock")
     for f in ("capture.json", "profile.json", "output_code.py"):
         (paths.capture / f).parent.mkdir(parents=True, exist_ok=True)
@@ -274,8 +275,8 @@ def test_classify_writes_through_the_record_what_it_always_wrote_and_the_schema(
     regions = {"found": [{"id": f"rg_{a}__{b}", "members": [a, b], "kind": "split"}], "refused": []}
     rw = {"id": "rw_t_buf1", "rewrite": {"rewrite": "t"}, "kernels": [c], "members": [{"lineno": lineno}], "anchor": c}
     rewrites = {"findings": [{"rewrite": "t"}], "units": [rw], "refused": []}
-    classify.add_region_units(expected, {"graphs": [{"regions": regions}]})
-    classify.add_rewrite_units(expected, {"graphs": [{"rewrites": rewrites}]})
+    classify.add_region_units(expected, Capture(graphs=[{"regions": regions}]))
+    classify.add_rewrite_units(expected, Capture(graphs=[{"rewrites": rewrites}]))
     f = tmp_path / "dispatch.json"
     Dispatch.from_dict(expected).save(f)
     assert f.read_text() == _with_schema(expected)

@@ -12,7 +12,7 @@ from conftest import ROOT, load_candidate
 
 from kernelopt.capture import regions
 from kernelopt.core import cpu_mode, outputcode
-from kernelopt.core.records import Contract, Dispatch, DispatchUnit
+from kernelopt.core.records import Capture, Contract, Dispatch, DispatchUnit
 from kernelopt.isolate.regions import region_contract, render_region
 from kernelopt.runner.regionio import RegionIO
 from kernelopt.stitch.fusion import choose_fusions
@@ -274,7 +274,9 @@ def test_classify_adds_the_region_as_one_more_unit():
             {"id": "fz_p__s", "kernel": STATS, "graph": 0, "time_ms": 2.0, "fused": {"consumer": STATS}},
         ],
     }
-    add_region_units(dispatch, {"graphs": [{"regions": {"found": [r], "refused": [{"start": "k", "reason": "x"}]}}]})
+    add_region_units(
+        dispatch, Capture(graphs=[{"regions": {"found": [r], "refused": [{"start": "k", "reason": "x"}]}}])
+    )
     unit = dispatch["units"][-1]
     assert (unit["id"], unit["kernel"], unit["time_ms"], unit["share"]) == (RID, AFFINE, 1.5, 0.375)
     assert unit["region"]["member_units"] == [STATS, AFFINE] and unit["region"]["inputs"] == r["inputs"]

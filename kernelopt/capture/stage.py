@@ -26,7 +26,7 @@ from ..core.callargs import build_call_args, map_call_args, match_outputs
 from ..core.errors import JobFault, ProblemError, looks_like_oom
 from ..core.instrument import LaunchRecorder, instrumented
 from ..core.jsonio import write_json
-from ..core.records import ProblemPaths
+from ..core.records import Baseline, Capture, ProblemPaths
 from . import fxref, graphunits, regions, rewrites
 from .hooks import CompileHooks, GraphCapture, KernelSite
 from .profiling import profile_compiled, profile_sites
@@ -682,11 +682,11 @@ def run(problem_path: Path, paths: ProblemPaths, cfg: dict[str, Any]) -> dict[st
         "helion": helion,
         "stitchable": len(graphs_rec) == 1 and bool(graphs_rec[0].get("standalone", {}).get("ok")),
     }
-    write_json(paths.capture_record, capture_rec)
+    Capture.from_dict(capture_rec).save(paths.capture_record)
     baseline = _baseline(
         paths, device, ccfg, ran.compile_s, graphs_rec, (ran.eager_t, ran.compiled_t, ran.compiled_vs_eager)
     )
-    write_json(paths.baseline, baseline)
+    Baseline.from_dict(baseline).save(paths.baseline)
     print(
         f"[capture] eager {ran.eager_t['median_ms']:.4f} ms, compiled {ran.compiled_t['median_ms']:.4f} ms "
         f"({'meaningful' if ran.eager_t['meaningful'] else 'CPU mode: not meaningful'})",
@@ -825,7 +825,8 @@ def _record_failure(
         "error": message,
     }
     paths.capture.mkdir(parents=True, exist_ok=True)
-    for p in (paths.capture_record, paths.profile, paths.baseline):
-        write_json(p, failure)
+    Capture.from_dict(failure).save(paths.capture_record)
+    Baseline.from_dict(failure).save(paths.baseline)
+    write_json(paths.profile, failure)
     paths.output_code.write_text(f"# capture failed: {message.splitlines()[0]}\n")
     return failure

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.outputcode import dispatch_kind
-from ..core.records import Dispatch, DispatchKind, DispatchVerdict, ProblemPaths
+from ..core.records import Capture, Dispatch, DispatchKind, DispatchVerdict, ProblemPaths
 from . import fusion
 
 
@@ -94,11 +94,11 @@ def _verdict(
     return DispatchVerdict.OPTIMIZABLE, f"Triton kernels take {triton_share:.1%} of device time"
 
 
-def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share: float) -> dict[str, Any]:
-    device = capture["device"]
+def classify(capture: Capture, profile: dict[str, Any], min_triton_share: float) -> dict[str, Any]:
+    device = capture.device
     launches: list[dict[str, Any]] = []
     units: dict[str, dict[str, Any]] = {}
-    for g, grec in enumerate(capture["graphs"]):
+    for g, grec in enumerate(capture.graphs):
         gprof = (profile.get("graphs") or [None] * (g + 1))[g] or {}
         launches.extend(_graph_launches(g, grec, gprof, device, units))
 
@@ -128,7 +128,7 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
     verdict, reason = _verdict(units, launches, triton_share, device, min_triton_share)
     gprofs = [p for p in (profile.get("graphs") or []) if p]
     return {
-        "problem": capture["problem"],
+        "problem": capture.problem,
         "device": device,
         "verdict": verdict,
         "reason": reason,
@@ -139,7 +139,7 @@ def classify(capture: dict[str, Any], profile: dict[str, Any], min_triton_share:
         "shares_method": (gprofs[0]["method"] if gprofs else "no profile")
         + ("; + copies from the CUDA-graph run" if copy_ms else ""),
         "meaningful": device == "cuda",
-        "stitchable": capture.get("stitchable", False),
+        "stitchable": capture.stitchable,
         "launches": launches,
         "units": sorted(units.values(), key=lambda u: -(u["time_ms"] or 0.0)),
     }
@@ -173,13 +173,13 @@ def add_fused_units(dispatch: dict[str, Any], pairs: list[dict[str, Any]], refus
     dispatch["fusion"] = {"fused_units": [u["id"] for u in fused], "refused_pairs": refused}
 
 
-def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any], fusible: bool = True) -> None:
+def add_region_units(dispatch: dict[str, Any], capture: Capture, fusible: bool = True) -> None:
     """Regions (capture/regions.py, found at capture with their references): each becomes one
     more unit ``rg_<first>__<last>``; its members stay units (a split region's are not checkable
     on their own), and the stitch stage takes the region's candidate in their place when it saves
     more (stitch/fusion.py).  ``fusible``: also the regions whose members each have a reference
     (kind "fusible"), formed to drop a round trip through memory."""
-    rec = capture["graphs"][0].get("regions") or {}
+    rec = capture.graphs[0].get("regions") or {}
     # the kernels' own units (a fused unit carries its consumer's kernel too)
     by_kernel = {u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0 and not u.get("fused")}
     added = []
@@ -212,13 +212,13 @@ def add_region_units(dispatch: dict[str, Any], capture: dict[str, Any], fusible:
     }
 
 
-def add_rewrite_units(dispatch: dict[str, Any], capture: dict[str, Any]) -> None:
+def add_rewrite_units(dispatch: dict[str, Any], capture: Capture) -> None:
     """Graph-level units (capture/graphunits.py, formed at capture where a rewrite of
     capture/rewrites.py has a candidate generator): each becomes one more unit ``rw_<rewrite>_<buf>``
     spanning its Triton kernels and library calls; its Triton members stay units too.  A problem
     with one is ``optimizable`` even where the library calls dominate: the rewrite drops them.
     ``dispatch["rewrites"]`` lists every finding, unit or not (the report says which and why)."""
-    rec = capture["graphs"][0].get("rewrites") or {}
+    rec = capture.graphs[0].get("rewrites") or {}
     if not (rec.get("findings") or rec.get("error")):
         return  # nothing found: the dispatch is what it was without the analysis
     by_kernel = {
@@ -266,13 +266,13 @@ def run(
     fusible_regions: bool = True,
 ) -> Dispatch:
     """Classifies the problem's capture and writes ``dispatch.json`` (a ``Dispatch``)."""
-    capture = read_json(paths.capture_record)
+    capture = Capture.load(paths.capture_record)
     profile = read_json(paths.profile)
-    if capture.get("failed"):
+    if capture.failed:
         dispatch = {
             "problem": paths.problem,
             "verdict": DispatchVerdict.ERROR,
-            "reason": f"capture failed at {capture['stage']}: {capture['error'].splitlines()[0]}",
+            "reason": f"capture failed at {capture.stage}: {str(capture.error).splitlines()[0]}",
             "launches": [],
             "units": [],
             "time_by_kind_ms": {},
@@ -281,7 +281,7 @@ def run(
     else:
         dispatch = classify(capture, profile, min_triton_share)
         if fuse_neighbours and dispatch["verdict"] == DispatchVerdict.OPTIMIZABLE:
-            kernels = capture["graphs"][0]["kernels"]
+            kernels = capture.graphs[0]["kernels"]
             sources = {k: (paths.capture / v["source"]).read_text() for k, v in kernels.items()}
             pairs, refused = fusion.find_pairs(
                 paths.output_code.read_text(), sources, {k: v.get("heuristic") for k, v in kernels.items()}

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from .errors import ConfigError, ProblemError
-from .records import problem_set
+from .records import Capture, problem_set
 
 _ID_BAD = re.compile(r"[^A-Za-z0-9_]+")
 _HAS_MODEL = re.compile(r"^class\s+Model\b", re.M)
@@ -153,16 +153,17 @@ def no_init_inputs() -> list[Any]:
     return []
 
 
-def has_user_kernels(capture: dict[str, Any]) -> bool:
-    """Whether the compiled model launches the user's own kernels (capture.json ``user``)."""
-    return any(k.get("user") for g in capture.get("graphs", []) for k in (g.get("kernels") or {}).values())
+def has_user_kernels(capture: Capture) -> bool:
+    """Whether the compiled model launches the user's own kernels (a kernel of the capture
+    record's graphs marked ``user``)."""
+    return any(k.get("user") for g in capture.graphs for k in (g.get("kernels") or {}).values())
 
 
-def user_reference(problem: Problem, capture: dict[str, Any], model: Any) -> Any:
+def user_reference(problem: Problem, capture: Capture, model: Any) -> Any:
     """A standalone Triton problem's ``reference(*inputs)`` (plain PyTorch) as a function of the
     inputs, or None.  A reference whose first parameter is named ``model`` is given the model
     too (its parameters; under FP64 a float64 copy).  Only for problems whose compiled model
-    launches the user's own kernels (capture.json ``user``), so a KernelBench file's unrelated
+    launches the user's own kernels (``has_user_kernels``), so a KernelBench file's unrelated
     helper named ``reference`` is never taken for an oracle."""
     import copy
     import inspect

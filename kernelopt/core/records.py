@@ -1170,6 +1170,152 @@ class Dispatch(_Ordered):
         return next((u for u in self.units if u.id == unit_id), None)
 
 
+class _Loaded(_Ordered):
+    """An ordered record read whole from one file: ``from_dict``, ``load`` (the schema checked
+    and ``REQUIRED`` present) and ``load_or_none``."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        return cls(**cls._ordered(data))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Any:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, cls._required(data))
+        return cls.from_dict(data)
+
+    @classmethod
+    def load_or_none(cls, path: str | Path) -> Any:
+        """``load``, or None when the file was never written (the problem failed earlier)."""
+        return cls.load(path) if Path(path).exists() else None
+
+    @classmethod
+    def _required(cls, data: dict[str, Any]) -> tuple[str, ...]:
+        return cls.REQUIRED
+
+
+class _CaptureFailure:
+    """What capture writes into each of its files when the problem fails (``failed``, the
+    ``stage`` it failed at and the ``error``): only the failure is required."""
+
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    _ALWAYS: ClassVar[tuple[str, ...]] = ("problem",)
+
+    @classmethod
+    def _required(cls, data: dict[str, Any]) -> tuple[str, ...]:
+        return ("failed", "stage", "error") if data.get("failed") else cls.REQUIRED
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = super().as_dict()  # type: ignore[misc]
+        if not out.get("failed"):
+            return out
+        keep = {*self.order, "problem", "path", "failed", "stage", "error"}  # type: ignore[attr-defined]
+        return {k: v for k, v in out.items() if k in keep}
+
+
+@dataclass(frozen=True)
+class Capture(_CaptureFailure, _Loaded):
+    """``capture/capture.json``, capture's record of the compile (``capture/stage.py``): the
+    problem's file (``path``), the ``device``, ``seed`` and compile ``mode``, the parameters'
+    fingerprint a rebuilt model is checked against, the GPU memory the capture's phases took
+    (``memory``: the later jobs declare their need from its ``job_peak_mb``; ``None`` on the
+    CPU), the outputs' structure, the eager outputs' NaN/Inf (``eager_nonfinite``: None when all
+    are finite), one record per compiled graph (``graphs``: dicts, as the file holds them: its
+    kernels, call arguments, launches, standalone wrapper, regions and rewrites), errors of the
+    compile hooks, the Helion kernels' records, and whether the output code can be stitched
+    (one graph whose standalone wrapper ran).  A failed capture has only ``problem``, ``path``,
+    ``failed``, ``stage`` and ``error``."""
+
+    problem: str = ""
+    memory: dict[str, Any] | None = None
+    path: str = ""
+    device: str | None = None
+    seed: int | None = None
+    mode: str | None = None
+    param_fingerprint: str | None = None
+    output_structure: Any = None
+    eager_nonfinite: dict[str, Any] | None = None
+    graphs: list[dict[str, Any]] = field(default_factory=list)
+    hook_errors: list[str] = field(default_factory=list)
+    helion: dict[str, Any] = field(default_factory=dict)
+    stitchable: bool = False
+    failed: bool = False
+    stage: str | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "capture"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("problem", "path", "device", "seed", "param_fingerprint", "graphs")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.device == "cuda"
+
+
+@dataclass(frozen=True)
+class Baseline(_CaptureFailure, _Loaded):
+    """``capture/baseline.json``: the eager and compiled model's times (``eager``, ``compiled``:
+    ``median_ms`` and the protocol's other figures), the output code alone in one CUDA graph
+    (``wrapper``: gate 4's way; one graph only), the compile seconds, the compiled outputs' error
+    against eager, the environment and Inductor's config.  A failed capture writes its failure
+    here too (``failed``, ``stage``, ``error``)."""
+
+    problem: str = ""
+    device: str | None = None
+    mode: str | None = None
+    compile_s: float | None = None
+    graphs: int | None = None
+    eager: dict[str, Any] | None = None
+    compiled: dict[str, Any] | None = None
+    wrapper: dict[str, Any] | None = None
+    speedup_compiled_vs_eager: float | None = None
+    compiled_vs_eager_max_abs: Any = None
+    environment: dict[str, Any] | None = None
+    inductor_config: dict[str, Any] | None = None
+    failed: bool = False
+    stage: str | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "baseline"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("problem", "device", "eager", "compiled")
+
+    @property
+    def compiled_ms(self) -> float | None:
+        """The compiled model's median time (ms), None where capture failed."""
+        return (self.compiled or {}).get("median_ms")
+
+    @property
+    def wrapper_ms(self) -> float:
+        """The output code's median time alone (ms), 0.0 where it was not timed."""
+        return float((self.wrapper or {}).get("median_ms") or 0.0)
+
+
+@dataclass(frozen=True)
+class IsolateCheck(_Loaded):
+    """``units/<unit>/isolate_check.json``: whether the unit's eager reference reproduces what
+    Inductor's kernel computed in the model (``status``: ``pass``, ``mismatch``, ``error``,
+    ...; ``reason``), the figures of the comparison, and whether its timings mean anything
+    (``meaningful_timing``: on the GPU).  The checks' other keys are kept in ``extra``."""
+
+    status: str = ""
+    reason: Any = None
+    meaningful_timing: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "isolate check"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("status",)
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
 @dataclass(frozen=True)
 class ExportPaths:
     """A directory ``kernelopt export`` writes: the deployed model, loadable without the run

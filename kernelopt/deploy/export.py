@@ -15,8 +15,8 @@ from typing import Any
 
 from ..core import deployed, outputcode, problems
 from ..core.errors import KerneloptError
-from ..core.jsonio import read_json, write_json
-from ..core.records import Category, ExportPaths, ProblemPaths, Result
+from ..core.jsonio import write_json
+from ..core.records import Capture, Category, ExportPaths, ProblemPaths, Result
 
 
 class NotDeployable(KerneloptError):
@@ -36,10 +36,10 @@ def _result(paths: ProblemPaths) -> Result:
     return res
 
 
-def deployed_code(paths: ProblemPaths, res: Result, record: dict[str, Any]) -> tuple[str, Path | None]:
+def deployed_code(paths: ProblemPaths, res: Result, record: Capture) -> tuple[str, Path | None]:
     """(kind, output code): ``stitched`` (the attempt that passed every gate), ``inductor`` (the
     captured baseline) or ``compile`` (no output code stands in for the model: None)."""
-    if not record.get("stitchable"):
+    if not record.stitchable:
         return "compile", None
     if res.optimized:
         return "stitched", paths.attempt(int(res.stitched_attempt)).output_code
@@ -72,11 +72,11 @@ def input_signature(problem: problems.Problem, device: str, seed: int) -> list[l
 
 def spec_of(paths: ProblemPaths, model: Any, problem: problems.Problem) -> tuple[dict[str, Any], Path | None]:
     """The manifest of the deployed model (without file names) and its output code."""
-    record = read_json(paths.capture_record)
+    record = Capture.load(paths.capture_record)
     res = _result(paths)
     kind, code = deployed_code(paths, res, record)
-    device = record["device"]
-    g0 = record["graphs"][0]
+    device = record.device
+    g0 = record.graphs[0]
     params = dict(model.named_parameters())
     params.update(dict(model.named_buffers()))
     used = [m["ref"] for m in g0.get("call_args") or [] if m["source"] == "param"]
@@ -84,8 +84,8 @@ def spec_of(paths: ProblemPaths, model: Any, problem: problems.Problem) -> tuple
         "schema": deployed.MANIFEST_SCHEMA,
         "problem": paths.problem,
         "device": device,
-        "seed": record["seed"],
-        "mode": record.get("mode"),
+        "seed": record.seed,
+        "mode": record.mode,
         "deployed": {
             "kind": kind,
             "why": {
@@ -98,12 +98,12 @@ def spec_of(paths: ProblemPaths, model: Any, problem: problems.Problem) -> tuple
             k: getattr(res, k) for k in ("category", "reason", "speedup_vs_compiled", "baseline_ms", "final_ms")
         },
         "signature": {
-            "inputs": input_signature(problem, device, record["seed"]),
+            "inputs": input_signature(problem, device, record.seed),
             "params": {n: deployed.signature_of(params[n].detach()) for n in used},
         },
         "call_args": g0.get("call_args") or [],
         "out_idx": g0["standalone"].get("outputs") or [],
-        "output_structure": record.get("output_structure"),
+        "output_structure": record.output_structure,
         "kernels": sorted(outputcode.parse(code.read_text(), code).kernels) if code else [],
         "configs": deployed.recorded_configs(g0["standalone"].get("launches") or []) if code else {},
     }
@@ -121,19 +121,19 @@ def _tensors(paths: ProblemPaths, device: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _model(paths: ProblemPaths) -> tuple[problems.Problem, Any, dict[str, Any]]:
+def _model(paths: ProblemPaths) -> tuple[problems.Problem, Any, Capture]:
     """The problem's model rebuilt as at capture (the same seed; the fingerprint proves it)."""
-    record = read_json(paths.capture_record)
-    problem = problems.load(record["path"])
-    device = record["device"]
+    record = Capture.load(paths.capture_record)
+    problem = problems.load(record.path)
+    device = record.device
     if device == "cpu":
         from ..core import cpu_mode
 
         cpu_mode.install()
-    model = problems.build_model(problem, device, record["seed"])
-    if problems.param_fingerprint(model) != record["param_fingerprint"]:
+    model = problems.build_model(problem, device, record.seed)
+    if problems.param_fingerprint(model) != record.param_fingerprint:
         raise NotDeployable(
-            f"{record['path']}: the model rebuilt on seed {record['seed']} has other parameters than at capture "
+            f"{record.path}: the model rebuilt on seed {record.seed} has other parameters than at capture "
             "(Model.__init__ must be deterministic under torch.manual_seed, and the file unchanged since the run)"
         )
     return problem, model, record
@@ -145,7 +145,7 @@ def load(run_dir: str | Path, problem_id: str, fallback: str = "compile") -> Any
     _result(paths)
     problem, model, record = _model(paths)
     spec, code = spec_of(paths, model, problem)
-    return deployed.deploy(model, spec, str(code) if code else None, _tensors(paths, record["device"]), fallback)
+    return deployed.deploy(model, spec, str(code) if code else None, _tensors(paths, record.device), fallback)
 
 
 def export(problem_dir: str | Path, out: str | Path) -> Path:

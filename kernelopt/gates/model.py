@@ -36,7 +36,7 @@ from typing import Any
 
 from ..core import gpulock, outputcode, outputs, problems, runtime
 from ..core.phases import timed
-from ..core.records import ProblemPaths, Scratch, StitchPlan
+from ..core.records import Baseline, ProblemPaths, Scratch, StitchPlan
 from ..runner import sandbox
 from ..runner.harness import ProblemRuntime, poison
 from ..runner.pins import pin_configs
@@ -58,16 +58,16 @@ class Problem:
         self.paths = paths
         self.device = runtime.prepare(cfg["device"], paths.cache)
         self.rt = ProblemRuntime.get(paths, self.device, cfg["seed"])
-        grec = self.rt.record["graphs"][0]
+        grec = self.rt.record.graphs[0]
         self.out_idx = grec["standalone"].get("outputs") or []
-        if not self.rt.record.get("stitchable") or any(i is None for i in self.out_idx):
+        if not self.rt.record.stitchable or any(i is None for i in self.out_idx):
             why = grec["standalone"].get("reason", "not stitchable")
             raise NotStitchable(f"the captured wrapper cannot stand in for the model: {why} (capture.json)")
         self.oc = outputcode.parse(paths.output_code.read_text(), paths.output_code)
         self.base = self.rt.baseline()
         self.pins = pin_configs(self.base, self.oc, grec["standalone"]["launches"])
         # the compiled model's output structure as capture saw it (older captures: eager's)
-        self.structure = self.rt.record.get("output_structure")
+        self.structure = self.rt.record.output_structure
         # a standalone Triton problem may define reference(*inputs) in plain PyTorch: the
         # stitched model must then match it too (problems.user_reference)
         self.user_reference = problems.user_reference(self.rt.problem, self.rt.record, self.rt.model)
@@ -97,16 +97,14 @@ class Problem:
             "baseline": Scratch.BASELINE,
             "stitched": Scratch.STITCHED,
             "constants": Scratch.CONSTANTS if constants.exists() else None,
-            "launches": self.rt.record["graphs"][0]["standalone"]["launches"],
+            "launches": self.rt.record.graphs[0]["standalone"]["launches"],
             "out_idx": self.out_idx,
             "point": point,
         }
         return job, files
 
     def model_ms(self) -> float | None:
-        from ..core.jsonio import read_json
-
-        return (read_json(self.paths.baseline).get("compiled") or {}).get("median_ms")
+        return Baseline.load(self.paths.baseline).compiled_ms
 
 
 def _leaf_error(got: list[outputs.Leaf], ref: list[outputs.Leaf]) -> float:

@@ -15,26 +15,26 @@ from pathlib import Path
 from typing import Any
 
 from ..core import outputs, runtime
-from ..core.jsonio import read_json
 from ..core.phases import timed
-from ..core.records import AttemptPaths, Contract, ProblemPaths, Slot, StitchPlan, read_optional, read_verdict
+from ..core.records import AttemptPaths, Capture, Contract, IsolateCheck, ProblemPaths, Slot, StitchPlan
 from .faults import INFRASTRUCTURE, UNIT_NOT_CHECKABLE, retry_alone
 from .form import static_problems
 from .speed import DECISION, gate4
-from .verdict import ERROR, FAIL, PASS, SKIPPED, GateVerdict
+from .verdict import ERROR, FAIL, SKIPPED, GateVerdict
 from .verdict import NOT_CHECKABLE as NOT_CHECKABLE_VERDICT
 
 
 def not_checkable(paths: ProblemPaths, unit: str) -> str | None:
     """Why a unit's candidates cannot be judged (no trustworthy reference or contract), or None."""
-    why = outputs.nonfinite_reason(read_optional(paths.capture_record).get("eager_nonfinite"))
+    capture = Capture.load_or_none(paths.capture_record)
+    why = outputs.nonfinite_reason(capture.eager_nonfinite if capture else None)
     if why:  # the model's eager outputs are mostly NaN/Inf: no reference cut from them checks much
         return why
     if not paths.isolate_check(unit).exists() or not paths.contract(unit).exists():
         return "the unit was not isolated (no contract or check)"
-    check = read_json(paths.isolate_check(unit))
-    if check.get("status") != "pass":
-        return f"the unit's reference is not usable ({check.get('status')}: {str(check.get('reason', ''))[:300]})"
+    check = IsolateCheck.load(paths.isolate_check(unit))
+    if not check.passed:
+        return f"the unit's reference is not usable ({check.status}: {str(check.reason or '')[:300]})"
     if not paths.reference(unit).exists():
         return "the unit has no eager reference (reference.py)"
     return None
@@ -130,10 +130,10 @@ def run_gate3(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
 
 def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory: Path | None = None) -> dict[str, Any]:
     d = AttemptPaths(directory) if directory else paths.attempt(attempt)
-    g3 = read_verdict(d.gate(3))
+    g3 = GateVerdict.load(d.gate(3))
     tol = {"perf_margin": cfg["gates"]["perf_margin"], "decision": DECISION}
-    if g3["verdict"] != PASS:
-        v = GateVerdict(4, SKIPPED, f"gate 3 did not pass ({g3['verdict']})", tolerances=tol)
+    if not g3.passed:
+        v = GateVerdict(4, SKIPPED, f"gate 3 did not pass ({g3.verdict})", tolerances=tol)
     else:
         device = runtime.prepare(cfg["device"], paths.cache)
         v = retry_alone(

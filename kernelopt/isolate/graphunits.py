@@ -16,14 +16,14 @@ from typing import Any
 from ..capture.graphunits import layout
 from ..capture.regions import Aliases
 from ..core.outputcode import functions, is_call_to, renamed, statements_in_order
-from ..core.records import Contract, DispatchUnit
+from ..core.records import Capture, Contract, DispatchUnit
 from .inductor import launcher_lines, strip_heuristics_decorator
 
 
-def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contract], entry: DispatchUnit) -> Contract:
+def rewrite_contract(capture: Capture, kernel_contracts: dict[str, Contract], entry: DispatchUnit) -> Contract:
     """``entry``: the unit's dispatch record; ``kernel_contracts``: each Triton member's own contract."""
     r = entry.rewrite or {}
-    dev = capture["device"]
+    dev = capture.device
 
     def arg(name: str, spec: dict[str, Any], access: str) -> dict[str, Any]:
         return {
@@ -42,7 +42,7 @@ def rewrite_contract(capture: dict[str, Any], kernel_contracts: dict[str, Contra
     return Contract.from_dict(
         {
             "unit": entry.id,
-            "problem": capture["problem"],
+            "problem": capture.problem,
             "graph": 0,
             "kernel": r["anchor"],
             "heuristic": entry.heuristic,

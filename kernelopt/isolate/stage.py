@@ -14,8 +14,8 @@ from typing import Any
 
 from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
-from ..core.jsonio import read_json, write_json
-from ..core.records import Contract, Dispatch, DispatchUnit, ProblemPaths
+from ..core.jsonio import write_json
+from ..core.records import Baseline, Capture, Contract, Dispatch, DispatchUnit, IsolateCheck, ProblemPaths
 from ..runner.harness import ProblemRuntime, UnitHarness, load_module
 from . import fused, graphunits, regions, user
 from .contract import build_contract
@@ -24,7 +24,7 @@ from .inductor import render_inductor
 
 def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     device = runtime.prepare(cfg["device"], paths.cache)
-    capture = read_json(paths.capture_record)
+    capture = Capture.load(paths.capture_record)
     dispatch = Dispatch.load(paths.dispatch)
     udir = paths.unit(unit)
     udir.mkdir(parents=True, exist_ok=True)
@@ -37,7 +37,7 @@ def run(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, Any]:
     else:
         result = (_isolate_fused if fused else _isolate_kernel)(paths, unit, cfg, device, capture, dispatch, fused)
     result["meaningful_timing"] = device == "cuda"
-    write_json(paths.isolate_check(unit), result)
+    IsolateCheck.from_dict(result).save(paths.isolate_check(unit))
     what = f" (fused {fused['producer_unit']} + {fused['consumer_unit']})" if fused else ""
     what = f" (region {' -> '.join(region['member_units'])})" if region else what
     what = f" (graph-level: {entry.rewrite['rewrite']['rewrite']})" if entry.rewrite else what
@@ -54,7 +54,7 @@ def _isolate_kernel(
     unit: str,
     cfg: dict[str, Any],
     device: str,
-    capture: dict[str, Any],
+    capture: Capture,
     dispatch: Dispatch,
     _: Any,
 ) -> dict[str, Any]:
@@ -125,7 +125,7 @@ def _isolate_fused(
     unit: str,
     cfg: dict[str, Any],
     device: str,
-    capture: dict[str, Any],
+    capture: Capture,
     dispatch: Dispatch,
     pair: dict[str, Any],
 ) -> dict[str, Any]:
@@ -156,7 +156,7 @@ def _isolate_region(
     unit: str,
     cfg: dict[str, Any],
     device: str,
-    capture: dict[str, Any],
+    capture: Capture,
     dispatch: Dispatch,
     region: dict[str, Any],
 ) -> dict[str, Any]:
@@ -178,7 +178,7 @@ def _isolate_rewrite(
     unit: str,
     cfg: dict[str, Any],
     device: str,
-    capture: dict[str, Any],
+    capture: Capture,
     dispatch: Dispatch,
     entry: DispatchUnit,
 ) -> dict[str, Any]:
@@ -242,20 +242,19 @@ def _check(
 
 def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
     """Per-problem record of stages 1-3 (isolate.json)."""
-    baseline = read_json(paths.baseline)
+    baseline = Baseline.load(paths.baseline)
     dispatch = Dispatch.load(paths.dispatch)
-    checks = {u: read_json(paths.isolate_check(u)) for u in units}
-    failed = bool(baseline.get("failed"))
+    checks = {u: IsolateCheck.load(paths.isolate_check(u)) for u in units}
     summary = {
         "problem": paths.problem,
-        "status": "error" if failed else "ok",
-        "device": baseline.get("device"),
+        "status": "error" if baseline.failed else "ok",
+        "device": baseline.device,
         "verdict": dispatch.verdict,
         "reason": dispatch.reason,
         "triton_share": dispatch.triton_share,
         "units": len(units),
-        "units_pass": sum(1 for c in checks.values() if c.get("status") == "pass"),
-        "checks": {u: {"status": c.get("status"), "reason": c.get("reason")} for u, c in checks.items()},
+        "units_pass": sum(1 for c in checks.values() if c.passed),
+        "checks": {u: {"status": c.status, "reason": c.reason} for u, c in checks.items()},
     }
     write_json(paths.isolated, summary)
     print(

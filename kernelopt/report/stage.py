@@ -18,6 +18,7 @@ from typing import Any
 from ..core.jsonio import read_json
 from ..core.records import (
     Best,
+    Capture,
     Category,
     Contract,
     Dispatch,
@@ -446,7 +447,8 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
             peaks.append(float(mem["peak_mb"]))
         if mem.get("declared_mb"):
             declared.append(int(mem["declared_mb"]))
-    capture_mem = read_optional(paths.capture_record).get("memory") or {}
+    capture = Capture.load_or_none(paths.capture_record)
+    capture_mem = (capture.memory if capture else None) or {}
     if capture_mem.get("job_peak_mb"):
         peaks.append(float(capture_mem["job_peak_mb"]))
     disk = sum(f.stat().st_size for f in paths.root.rglob("*") if f.is_file()) if paths.root.exists() else 0

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import json
 import math
 import os
 import sys
@@ -26,7 +25,7 @@ from ..core import outputcode, outputs, problems
 from ..core.callargs import build_call_args
 from ..core.instrument import IOCapture, Observer, instrumented
 from ..core.outputs import Comparison, compare
-from ..core.records import Contract, Dispatch, ProblemPaths
+from ..core.records import Capture, Contract, Dispatch, ProblemPaths
 
 _mod_counter = itertools.count()
 _RUN = Observer()  # runs a kernel unobserved
@@ -112,14 +111,14 @@ class ProblemRuntime:
         import torch
 
         self.paths, self.device, self.seed = paths, device, seed
-        self.record = json.loads(paths.capture_record.read_text())
-        self.problem = problems.load(self.record["path"])
-        self.model = problems.build_model(self.problem, device, self.record["seed"])
+        self.record = Capture.load(paths.capture_record)
+        self.problem = problems.load(self.record.path)
+        self.model = problems.build_model(self.problem, device, self.record.seed)
         fp = problems.param_fingerprint(self.model)
-        if fp != self.record["param_fingerprint"]:
+        if fp != self.record.param_fingerprint:
             raise RuntimeError(
-                f"{self.record['path']}: rebuilding the model on seed {self.record['seed']} gave different parameters "
-                f"than at capture ({fp} != {self.record['param_fingerprint']}); "
+                f"{self.record.path}: rebuilding the model on seed {self.record.seed} gave different parameters "
+                f"than at capture ({fp} != {self.record.param_fingerprint}); "
                 "Model.__init__ must be deterministic under torch.manual_seed"
             )
         self.saved = torch.load(paths.saved_call_args) if paths.saved_call_args.exists() else {}
@@ -141,7 +140,7 @@ class ProblemRuntime:
         return transform_inputs(problems.make_inputs(self.problem, self.device, seed), distribution)
 
     def call_args(self, graph: int, seed: int, distribution: str = "normal") -> list[Any]:
-        grec = self.record["graphs"][graph]
+        grec = self.record.graphs[graph]
         if grec.get("call_args") is None:
             raise RuntimeError(f"graph {graph} has no recorded call arguments")
         inputs = self.model_inputs(seed, distribution)
@@ -155,7 +154,7 @@ class ProblemRuntime:
         ``distribution``): (before, after)."""
         import torch
 
-        if len(self.record["graphs"]) > 1 and graph > 0:
+        if len(self.record.graphs) > 1 and graph > 0:
             raise RuntimeError(
                 "inputs for graphs after the first need the Python code between graphs; not supported yet"
             )
@@ -344,7 +343,7 @@ class UnitHarness:
         if getattr(self.reference, "LEVEL", "kernel") == "graph":
             # graph inputs, plus the kernel's own arguments for composed references (fusion.py)
             graph = self.contract.graph
-            graph_inputs = self.rt.record["graphs"][graph]["graph_inputs"]
+            graph_inputs = self.rt.record.graphs[graph]["graph_inputs"]
             named.update(zip(graph_inputs, self.rt.call_args(graph, seed, distribution)))
         return self.reference.reference(**{n: named[n] for n in self.reference.INPUTS})
 

@@ -25,6 +25,7 @@ from ..core.records import (
     CANDIDATE_FILE,
     NCU_REPORT_FILE,
     Beam,
+    Capture,
     Contract,
     Dispatch,
     IterPaths,
@@ -693,7 +694,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     width = int(cfg["search"]["beam_width"])
     outcomes: list[dict[str, Any]] = []
     passing = _judged_slots(it, i, width, int(cfg["search"].get("retries", 0)), outcomes)
-    device = read_json(paths.capture_record)["device"]
+    device = Capture.load(paths.capture_record).device
     # members never timed (e.g. synthesised seeds): timed now, on the GPU
     untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]
     new_members, fault = [], None

@@ -16,9 +16,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json, sha256
+from ..core.jsonio import sha256
 from ..core.outputcode import jit_kernel_names
-from ..core.records import Best, ProblemPaths, Slot, member_path, read_beam, read_verdict
+from ..core.records import Best, Capture, ProblemPaths, Slot, member_path, read_beam, read_verdict
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE, PASS
 from ..runner.timing import time_against_inductor
@@ -77,7 +77,7 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
     if not best.candidates:
         best.save(paths.best(unit))
         return best
-    device = read_json(paths.capture_record)["device"]
+    device = Capture.load(paths.capture_record).device
     _time_user_candidates(paths, unit, cfg, best, device)
     entries = best.candidates
     if INDUCTOR in entries:

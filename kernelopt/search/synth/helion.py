@@ -17,11 +17,10 @@ memory; a real allocation only if Helion refuses meta tensors).
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from typing import Any
 
-from ...core.records import Contract, ProblemPaths
+from ...core.records import Capture, Contract, ProblemPaths
 from .ops import CannotSynthesize
 
 
@@ -164,8 +163,8 @@ def synthesize_helion(contract: Contract, unit_dir: Path, index: int) -> tuple[s
     if index >= len(options):
         raise CannotSynthesize(f"only {len(options)} neighbouring Helion configs")
     name, config = options[index]
-    capture = json.loads(ProblemPaths.of_unit(unit_dir)[0].capture_record.read_text())
-    module = problems.load(capture["path"]).module
+    capture = Capture.load(ProblemPaths.of_unit(unit_dir)[0].capture_record)
+    module = problems.load(capture.path).module
     stand_in = getattr(module, info["kernel"], None)
     if not isinstance(stand_in, helion_input.HelionStandIn):
         raise CannotSynthesize(f"{info['kernel']} is no longer a Helion kernel of the problem file")
