@@ -210,6 +210,19 @@ def test_reread_counts_one_more_read_and_no_gathers():
     assert reread_roof_pct(Contract(args=args), [r]) == pytest.approx(75.0)
 
 
+def test_the_roof_arithmetic_search_and_report_share():
+    """Bytes over a time against the copy bandwidth, the least time bytes take under a roof, and
+    a % of the copy bandwidth as a % of a roof (core/roofline.py)."""
+    from kernelopt.core.roofline import achieved_gbs, bandwidth_pct, floor_ms, roof_share_pct
+
+    assert achieved_gbs(2 * 2**30, 0.5) == pytest.approx(4294.97, abs=0.01)
+    assert bandwidth_pct(2 * 2**30, 0.5, 4300.0) == pytest.approx(99.88, abs=0.01)
+    assert floor_ms(4.3e9, 100.0, 4300.0) == pytest.approx(1.0)
+    assert floor_ms(4.3e9, 50.0, 4300.0) == pytest.approx(2.0)  # half the roof: twice the traffic
+    assert bandwidth_pct(4.3e9, floor_ms(4.3e9, 75.0, 4300.0), 4300.0) == pytest.approx(75.0)
+    assert roof_share_pct(60.0, 75.0) == pytest.approx(80.0)
+
+
 def test_a_region_is_its_members_again_and_counts_once(tmp_path):
     """Run 14's LayerNorm: the region of its kernels and the kernels themselves are all units;
     the problem's totals count each kernel once (the region's time is its members')."""

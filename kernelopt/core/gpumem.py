@@ -48,30 +48,30 @@ from .records import Contract
 from .roofline import tensor_bytes
 
 # what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
-# workspace, Triton's launcher): measured 500-900 MiB on the H200, declared in core/hardware.py
+# workspace, Triton's launcher): 500-900 MiB (docs/gpu.md, "The GPU machine"), declared in
+# core/hardware.py
 CONTEXT_MB = hardware.TARGET.cuda_context_mb
 # processes a job of each rule runs on the GPU at once (the job, and its sandboxed child or
 # the NCU harness)
 PROCESSES = {"capture": 1, "isolate": 1}
-# Needs, calibrated on the H200 with problems/large and problems/headroom (bench/README.md, "GPU
-# memory", "The search at 5 iterations" and "The capture's footprint").  Whole-problem rules
+# Needs, fitted to what the jobs of problems/large and problems/headroom used (bench/README.md,
+# "GPU memory", "The search at 5 iterations" and "The capture's footprint").  Whole-problem rules
 # declare the larger of two figures: a multiple of the capture job's measured peak (which holds
 # the problem's intermediates and Inductor's workspace: what decides small problems) ...
 FACTORS = {"capture": 1.0, "isolate": 1.1, "gate3": 1.5, "gate4": 1.0}
 DEFAULT_FACTOR = 1.5
 # ... and a multiple of the problem's own tensors (inputs, parameters, outputs: what decides
 # GiB-sized problems, whose jobs hold several copies of them): isolate rebuilds the problem and
-# copies a unit's arguments (3.1x measured on the GiB-sized ones); gate 3 runs the eager model, the baseline wrapper,
+# copies a unit's arguments (3.1x on the GiB-sized ones); gate 3 runs the eager model, the baseline wrapper,
 # the stitched one in its child and, on a mismatch, an FP64 copy (4-5x); gate 4 the baseline and
-# the stitched model in CUDA graphs side by side (2-2.6x).  Since the capture no longer holds
-# its eager outputs and compiled model beside the standalone runs, its peak alone under-counts
-# these.
+# the stitched model in CUDA graphs side by side (2-2.6x).  The capture does not hold its eager
+# outputs and compiled model beside the standalone runs, so its peak alone under-counts these.
 PROBLEM_FACTORS = {"isolate": 3.3, "gate3": 5.5, "gate4": 3.0}
 # ... and per-unit rules, as a multiple of the unit's own tensors (its contract's arguments):
 # in gates 1-2 that is the child's share (the call's slots, the copies for Inductor's kernel
-# beside the candidate's: 1.0-1.5x measured), profile and select hold one or two candidates'
-# arguments and an L2 flush buffer, and declare close to what they use: over-declared, they
-# were the jobs that waited longest for memory
+# beside the candidate's: 1.0-1.5x), profile and select hold one or two candidates'
+# arguments and an L2 flush buffer, and declare close to what they use (a need above use keeps a
+# job waiting for memory it will not touch)
 UNIT_FACTORS = {"gate12": 1.5, "profile": 3.0, "select": 2.5, "select_iter": 2.5}
 # ... plus the judging process's share, the larger of a multiple of the capture's peak and of the
 # problem's tensors: it rebuilds the problem (inputs, parameters, the compiled wrapper's buffers
@@ -121,7 +121,7 @@ def need_mb(
 def unit_mb(contract: Contract) -> float:
     """MiB of a unit's tensor arguments (inputs and outputs), from its contract; a region's
     (capture/regions.py) also counts its member kernels' arguments, which drawing its inputs
-    holds (bench/README.md, "Run 12")."""
+    holds (bench/README.md, "The search at 5 iterations", its run 12)."""
     total = 0
     members = (contract.region or {}).get("member_contracts", [])
     for a in [*contract.args, *(x for m in members for x in m.get("args", []))]:
@@ -388,7 +388,7 @@ def defer(need: int, alone: bool = False, what: str = "") -> Iterator[None]:
     ``claim_pending``) and released with the block.  A job that turns out to have nothing to run
     on the GPU (gate 3 of an attempt that stitched nothing, gate 4 after gate 3 failed, an empty
     candidate slot) claims nothing and waits for nobody, never queueing behind big claims for
-    work it will not do (bench/README.md, "Run 7")."""
+    work it will not do (bench/README.md, "GPU memory at KernelBench sizes", its run 7)."""
     stack = contextlib.ExitStack()
     _PENDING.clear()
     _PENDING.update(stack=stack, args=(need, alone, what))

@@ -1,23 +1,21 @@
-"""The GPU facts the code relies on, declared once (docs/gpu.md, "The GPU machine").
+"""The GPU facts the code relies on, declared once (where each comes from: docs/gpu.md, "The
+GPU machine").
 
 ``H200`` is the GPU this project runs on and tunes for (``TARGET``); the figures are what the
-H200 reports about itself (``torch.cuda.get_device_properties``, measured on this project's
-machine with torch 2.11) and NVIDIA's data sheet, except the copy bandwidth and the CUDA
-context size, which this project measured (bench/README.md):
+device reports about itself (``torch.cuda.get_device_properties``) and NVIDIA's data sheet,
+except the copy bandwidth and the CUDA context size, which this project measured:
 
-- L2: 60 MiB (62,914,560 bytes: ``L2_cache_size`` on the H200).  Places disagreed:
-  ``search/stage.py`` (``60 * 10**6``) and ``core/measure.py`` said 60 MB, ``search/transform.py``
-  and bench/README.md 50 MB, the H100's figure; the H200 reports 60 MiB, so 60 MiB it is.
+- L2: 60 MiB (62,914,560 bytes, the device's ``L2_cache_size``; 50 MB is the H100's figure).
 - Shared memory: 228 KiB per SM, of which one block may opt in to 227 KiB; a 256 KiB register
   file (64 Ki 32-bit registers) per SM.  ``on_chip_bytes`` (484 KiB) is what one program can
   keep on one SM at most: a row larger than it is read from memory twice by a kernel that keeps
   a row to one SM (``core/roofline.py``).
-- HBM3e: 4.8 TB/s by the data sheet; a copy reaches ~4.3 TB/s (measured), the roof of the
-  roofline estimate.  The roof itself is a setting (``search.peak_bandwidth_gbs``, whose default
-  is ``H200.copy_gbs``: tests/test_roofline.py holds the two equal).
+- HBM3e: 4.8 TB/s by the data sheet; a copy reaches ~4.3 TB/s, the roof of the roofline
+  estimate.  The roof itself is a setting (``search.peak_bandwidth_gbs``, whose default is
+  ``H200.copy_gbs``: tests/test_roofline.py holds the two equal).
 - 132 SMs.
 - One more process on the GPU costs 500-900 MiB before it allocates anything (CUDA context,
-  cuBLAS workspace, Triton's launcher; measured): 1024 MiB is declared (``core/gpumem.py``).
+  cuBLAS workspace, Triton's launcher): 1024 MiB is declared (``core/gpumem.py``).
 
 ``current(device)`` is the facts of the device a job runs on: on the GPU the table's entry for
 its name (the H200's for a GPU not in the table) with what the device reports about itself
@@ -25,7 +23,7 @@ its name (the H200's for a GPU not in the table) with what the device reports ab
 interpreter, which has no caches or SMs of its own to speak of) the H200's facts, as the CPU
 mode stands in for the H200, with one SM (a roofline's programs per SM are then its programs).
 Stages that do not run on the GPU (search's synthesize, the report) use ``TARGET``: they
-reason about the GPU the figures were measured on, and must not start a CUDA context.
+reason about the target GPU from its declared figures, and must not start a CUDA context.
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ written once, from its contract.  A roofline figure is those bytes over a time, 
 copy bandwidth (``search.peak_bandwidth_gbs``; ``core/hardware.py``).  Where a kernel must read
 rows again because a row does not fit on one SM (``reread_inputs``), the roof is lower:
 ``reread_roof_pct``.
+
+The arithmetic on those figures is here too, so that search and report compute them alike:
+``achieved_gbs`` and ``bandwidth_pct`` (bytes over a time, against the copy bandwidth),
+``floor_ms`` (the least time bytes take under a roof) and ``roof_share_pct`` (a % of the copy
+bandwidth as a % of a roof).
 """
 
 from __future__ import annotations
@@ -45,6 +50,30 @@ def read_written_bytes(contract: Contract) -> tuple[int, int]:
 
 def moved_bytes(contract: Contract) -> int:
     return sum(read_written_bytes(contract))
+
+
+def achieved_gbs(nbytes: float, ms: float) -> float:
+    """GB/s (10**9 bytes a second) of moving ``nbytes`` in ``ms`` milliseconds (``ms`` > 0)."""
+    return nbytes / (ms * 1e-3) / 1e9
+
+
+def bandwidth_pct(nbytes: float, ms: float, peak_gbs: float) -> float:
+    """% of the copy bandwidth ``peak_gbs`` (GB/s) reached by moving ``nbytes`` in ``ms``
+    milliseconds (``ms`` > 0)."""
+    return 100.0 * achieved_gbs(nbytes, ms) / peak_gbs
+
+
+def floor_ms(nbytes: float, roof_pct: float, peak_gbs: float) -> float:
+    """The least time, in milliseconds, moving ``nbytes`` takes where the roof is ``roof_pct`` %
+    of the copy bandwidth ``peak_gbs`` (GB/s): the bytes at the full bandwidth, times
+    100 / ``roof_pct`` (a roof of 50 % is twice the traffic: ``reread_roof_pct``)."""
+    return nbytes * 100.0 / roof_pct / (peak_gbs * 1e9) * 1e3
+
+
+def roof_share_pct(pct: float, roof_pct: float) -> float:
+    """% of its roof reached by a kernel at ``pct`` % of the copy bandwidth, the roof being
+    ``roof_pct`` % of it (100, or ``reread_roof_pct``)."""
+    return 100.0 * pct / roof_pct
 
 
 # One SM's on-chip memory (the H200's: 228 KiB of shared memory and a 256 KiB register file).  A
@@ -124,7 +153,7 @@ def estimate(contract: Contract, time_ms: float, device: str, peak_gbs: float, s
     read, write = read_written_bytes(contract)
     grid = contract.grid or [1, 1, 1]
     programs = int(math.prod(grid))
-    gbs = (read + write) / (time_ms * 1e-3) / 1e9 if time_ms > 0 else 0.0
+    gbs = achieved_gbs(read + write, time_ms) if time_ms > 0 else 0.0
     return {
         "bytes_read": read,
         "bytes_written": write,

@@ -15,7 +15,16 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.records import Best, Contract, Dispatch, DispatchUnit, ProblemPaths, read_optional
-from ..core.roofline import ON_CHIP_BYTES, moved_bytes, reread_roof_pct, unit_rereads
+from ..core.roofline import (
+    ON_CHIP_BYTES,
+    achieved_gbs,
+    bandwidth_pct,
+    floor_ms,
+    moved_bytes,
+    reread_roof_pct,
+    roof_share_pct,
+    unit_rereads,
+)
 from ..select.stage import valid_alternatives
 
 
@@ -49,10 +58,10 @@ def timed_candidates(paths: ProblemPaths, unit: str) -> list[tuple[str, float]]:
 
 
 def _pct(nbytes: int, ms: float | None, peak_gbs: float) -> tuple[float | None, float | None]:
+    """(GB/s, % of ``peak_gbs``) of moving ``nbytes`` in ``ms``; (None, None) without a time."""
     if not ms or ms <= 0:
         return None, None
-    gbs = nbytes / (ms * 1e-3) / 1e9
-    return gbs, 100.0 * gbs / peak_gbs
+    return achieved_gbs(nbytes, ms), bandwidth_pct(nbytes, ms, peak_gbs)
 
 
 def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, Any]:
@@ -124,8 +133,8 @@ def problem_roofline(paths: ProblemPaths, units: list[str], peak_gbs: float) -> 
     if timed and any(r.get("reread_roof_pct") for r in timed):
         # the roof when the rows that do not fit on chip are read again: the bytes each unit
         # must then move, at the copy bandwidth, over the bytes each unit must move at least
-        floor_ms = sum(r["bytes"] * 100.0 / (r.get("reread_roof_pct") or 100.0) / (peak_gbs * 1e9) * 1e3 for r in timed)
-        out["reread_roof_pct"] = _pct(total, floor_ms, peak_gbs)[1]
+        t_floor = sum(floor_ms(r["bytes"], r.get("reread_roof_pct") or 100.0, peak_gbs) for r in timed)
+        out["reread_roof_pct"] = _pct(total, t_floor, peak_gbs)[1]
     return out
 
 
@@ -154,6 +163,6 @@ def describe(roof: dict[str, Any]) -> str | None:
             f"; a row of up to {big / 2**20:.1f} MiB does not fit in one SM's {ON_CHIP_BYTES // 1024} KiB of "
             f"registers and shared memory, so Inductor's kernel reads it twice, as any kernel must that keeps "
             f"a row to one SM: the roof at that traffic is {floor:.0f} %, and Inductor reached "
-            f"{100.0 * ind / floor:.0f} % of it"
+            f"{roof_share_pct(ind, floor):.0f} % of it"
         )
     return text

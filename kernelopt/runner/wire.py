@@ -16,7 +16,7 @@ bytes at places it chose.
 * CUDA: the child allocates each slot (``cuMemAlloc``) and exports it (``cuIpcGetMemHandle``); the
   judge opens the handle (``cuIpcOpenMemHandle``).  This direction works from a child of another,
   unprivileged uid; the other one (the judge exporting) fails with "mapping of buffer object
-  failed" on the H200 (``bench/results/sandbox_h200/``).  An opened buffer stays valid after the
+  failed" (bench/README.md, "Isolation that holds").  An opened buffer stays valid after the
   exporting child exits.
 * CPU: the judge creates each slot as a ``memfd`` and passes its descriptor over the socket
   (``SCM_RIGHTS``); the child maps it.

@@ -56,7 +56,8 @@ SHORT_OF_MEMORY = 0.25
 
 def auto_max_workers() -> int:
     """``executor.max_workers: 0``: live workers of a run, by the host: four per core, at least
-    16 (the CPU demo run's 16 problems on 2 cores churned 25 of 33 workers at 8), at most 64
+    16 (one for each of the CPU demo suite's 16 problems: on a small host a lower cap ends and
+    restarts workers the run still needs while memory is plentiful; commit 1c513ee6), at most 64
     (memory is watched apart: ``memory_short``)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(16, min(64, 4 * cores))

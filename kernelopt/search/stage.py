@@ -73,7 +73,7 @@ def roof_figure(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[st
         if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.launch_shapes_identical):
             return None
         peak = float(cfg["search"]["peak_bandwidth_gbs"])
-        pct = nbytes / (ms / launches * 1e-3) / 1e9 / peak * 100.0  # dispatch's time sums the launches
+        pct = roofline.bandwidth_pct(nbytes, ms / launches, peak)  # dispatch's time sums the launches
         floor = roofline.reread_roof_pct(contract, roofline.unit_rereads(paths.inductor_kernel(unit), contract))
     except Exception as e:  # noqa: BLE001 - no figure: the unit is treated as far from its roof
         print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e})")
@@ -95,7 +95,8 @@ def near_roof(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str,
     where = f"{floor:.0f} % roof at two reads of rows too large for one SM" if floor else "copy bandwidth"
     return (
         f"Inductor's kernel ran at {pct:.1f} % of the {peak / 1000:.1f} TB/s copy bandwidth at capture "
-        f"({100.0 * pct / roof:.0f} % of its roof, the {where}; search.synthesis_skip_roof_pct = {limit}): "
+        f"({roofline.roof_share_pct(pct, roof):.0f} % of its roof, the {where}; "
+        f"search.synthesis_skip_roof_pct = {limit}): "
         "an independent implementation has next to nothing to gain"
     )
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.records import Contract
+from ...core.roofline import roof_share_pct
 from .. import profiler, transform
 from ..transform import signature
 from .base import Analysis, Direction, Memory, Plan, ProfileSummary
@@ -503,8 +504,8 @@ class HeuristicBackend:
                 ev
                 + [
                     f"its rows do not fit on one SM and are read twice (as by any kernel that keeps a row to one "
-                    f"SM): the roof at that traffic is {floor:.1f}% "
-                    f"of the copy bandwidth, and {mem:.1f}% is {100.0 * mem / floor:.0f}% of it: little left to gain"
+                    f"SM): the roof at that traffic is {floor:.1f}% of the copy bandwidth, "
+                    f"and {mem:.1f}% is {roof_share_pct(mem, floor):.0f}% of it: little left to gain"
                 ],
             )
         if per_sm is not None and per_sm < 1.0:

@@ -53,7 +53,8 @@ AFTER = {"sum": "sum", "mean": "sum", "amax": "max", "amin": "min"}
 ATTEMPTS = [(256, 4), (1024, 4), (128, 2), (512, 8)]  # (BLOCK, num_warps) per attempt
 # a pool of 2+ dims with no reduction after it: 2-D output tiles (BH x BW of the last two pooled
 # dims, no division per element, loads contiguous along the last dim) on odd attempts.  Flat
-# blocks first: the tiles measured slower than the flat kernel (bench/README.md)
+# blocks first: the tiles ran slower than the flat kernel (bench/README.md, "Search where
+# Inductor is far from its roof")
 TILED = [(8, 64, 4), (16, 64, 8), (4, 128, 4), (32, 32, 8)]  # (BH, BW, num_warps)
 # a pool the rolling kernel fits: rolling strips on even attempts, flat blocks on odd ones
 ROLLING = [(256, 64, 4), (512, 16, 8), (128, 32, 4), (64, 64, 2)]  # (BW, RH, num_warps)
