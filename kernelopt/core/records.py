@@ -1317,6 +1317,132 @@ class IsolateCheck(_Loaded):
 
 
 @dataclass(frozen=True)
+class CandidateTiming(_Loaded):
+    """``timing.json`` beside a search candidate: its time against Inductor's kernel (the
+    comparison of ``core/measure.py``: ``ratio`` = candidate / Inductor, its confidence interval
+    ``ci_low``..``ci_high``, the medians ``a_ms`` and ``b_ms``, whether the time means anything
+    (``meaningful``: on the GPU), the protocol and every round), or why it could not be timed
+    (``error``)."""
+
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    a_ms: float | None = None
+    b_ms: float | None = None
+    meaningful: bool | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "candidate timing"
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def _required(cls, data: dict[str, Any]) -> tuple[str, ...]:
+        return () if "error" in data else ("ratio", "ci_low", "ci_high", "meaningful")
+
+    @property
+    def ci(self) -> list[float | None]:
+        return [self.ci_low, self.ci_high]
+
+
+@dataclass(frozen=True)
+class MemberProfile(_Loaded):
+    """``iter<i>/profile/m<j>/summary.json``: beam member ``j``'s profile as the search's
+    analyst reads it: the ``member``'s id, where its figures came from (``source``: ``ncu``,
+    ``roofline`` or ``none``), the ``metrics``, the compact ``text`` for prompts, a ``note``
+    (why NCU was not used), what it cost (``cost``: timing and NCU seconds) and, for a member
+    kept from an earlier beam, the profile it reuses (``reused_from``).  ``empty`` when the beam
+    has no member ``j``."""
+
+    empty: bool = False
+    member: str | None = None
+    source: str | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    note: str = ""
+    cost: dict[str, Any] | None = None
+    reused_from: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "member profile"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("empty", "member")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+
+@dataclass(frozen=True)
+class SearchPlan(_Loaded):
+    """``iter<i>/plan.json``: the planner's directions for iteration ``i`` (``directions``:
+    dicts, as the file holds them: the member, the kind and its arguments), what the diversity
+    rule changed, and why the search stops early (``stop``), if it does."""
+
+    iteration: int = 0
+    directions: list[dict[str, Any]] = field(default_factory=list)
+    diversity: list[str] = field(default_factory=list)
+    stop: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "search plan"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("iteration", "directions", "stop")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+
+@dataclass(frozen=True)
+class SearchMemory(_Loaded):
+    """``iter<i>/memory.json``: what the search carries from one iteration to the next
+    (``tried``: a candidate's launch-parameter signature -> its outcome; the summarizer's
+    ``notes``)."""
+
+    tried: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "search memory"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("tried", "notes")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+
+# --- what a job leaves beside its log, and the run's own logs -------------------------------
+def job_gpu_record(log: str | Path) -> Path:
+    """``<log>.gpu.json``: the seconds a job held the GPU, the memory it claimed and used and
+    where its time went (``core/stagelog.py`` writes it)."""
+    return Path(f"{log}.gpu.json")
+
+
+def job_span_record(log: str | Path) -> Path:
+    """``<log>.span.json``: when a job's process started and its work ended."""
+    return Path(f"{log}.span.json")
+
+
+JOB_GPU_SUFFIX = ".log.gpu.json"  # a job's log name + this: its GPU record, globbed by the report
+JOB_SPAN_SUFFIX = ".log.span.json"
+
+
+def gpu_busy_log(workdir: str | Path, gpu: str) -> Path:
+    """``logs/gpu-busy-<gpu>.jsonl``: the GPU's utilisation sampled every second."""
+    return logs_dir(workdir) / f"gpu-busy-{gpu}.jsonl"
+
+
+def gpu_busy_logs(workdir: str | Path) -> list[Path]:
+    """Every GPU's utilisation samples of the run (one file per GPU)."""
+    return sorted(logs_dir(workdir).glob("gpu-busy-*.jsonl"))
+
+
+def llm_transcript(where: str | Path, role: str, k: int) -> Path:
+    """``<where>/llm/<role>-<k>.json``: one LLM call's transcript (request, reply, usage, cost)."""
+    return Path(where) / "llm" / f"{role}-{k}.json"
+
+
+def llm_transcripts(root: str | Path, role: str = "*") -> list[Path]:
+    """Every transcript under ``root`` (of ``role``), sorted; the run's own state under
+    ``<run>/llm/`` (the ledger, the settings) is not a transcript."""
+    return [t for t in sorted(Path(root).glob(f"**/llm/{role}-*.json")) if t.parent.parent != Path(root)]
+
+
+@dataclass(frozen=True)
 class ExportPaths:
     """A directory ``kernelopt export`` writes: the deployed model, loadable without the run
     directory (``kernelopt/core/deployed.py`` is its ``loader.py``)."""
