@@ -13,7 +13,7 @@ from conftest import unpacked
 
 from kernelopt.classify import stage as classify
 from kernelopt.core import outputcode
-from kernelopt.core.records import Capture
+from kernelopt.core.records import Capture, CaptureProfile
 from kernelopt.search.synth.classes import candidate_what, unit_class
 
 FIX = unpacked("h200.tar.gz") / "h200"
@@ -25,7 +25,7 @@ def load(problem):
     return (
         (d / "capture/output_code.py").read_text(),
         Capture.load(d / "capture/capture.json"),
-        json.loads((d / "capture/profile.json").read_text()),
+        CaptureProfile.load(d / "capture/profile.json"),
         json.loads((d / "dispatch.json").read_text()),
     )
 
@@ -105,8 +105,8 @@ def test_a_lost_kernel_time_is_an_infrastructure_error_not_library_dominated():
     """On the H200 a profile once lost the ReLU kernel's events: its time was None, and classify
     called the problem library-dominated (Triton 0 %).  A missing time is never a verdict."""
     _, cap, prof, _ = load("level1_1_Softmax")
-    prof = json.loads(json.dumps(prof))
-    for g in prof["graphs"]:
+    prof = CaptureProfile.from_dict(json.loads(json.dumps(prof.as_dict())))
+    for g in prof.graphs:
         g["site_ms"] = {}
     got = classify.classify(cap, prof, 0.10)
     assert got["verdict"] == "error" and got["reason"].startswith("infrastructure: ")

@@ -12,6 +12,7 @@ from kernelopt.core.records import (
     Beam,
     Best,
     Capture,
+    CaptureProfile,
     Category,
     Contract,
     Dispatch,
@@ -258,7 +259,7 @@ def test_classify_writes_through_the_record_what_it_always_wrote_and_the_schema(
     from kernelopt.classify import stage as classify
 
     src = _h200("level3_2_TransformerBlock") / "capture"
-    cap, prof = Capture.load(src / "capture.json"), json.loads((src / "profile.json").read_text())
+    cap, prof = Capture.load(src / "capture.json"), CaptureProfile.load(src / "profile.json")
     paths = ProblemPaths(tmp_path, "level3_2_TransformerBlock")
     for f in ("capture.json", "profile.json", "output_code.py"):
         (paths.capture / f).parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, load_candidate, snakemake
 
 from kernelopt.core import config, roofline
-from kernelopt.core.records import Contract, Dispatch, DispatchUnit
+from kernelopt.core.records import Baseline, Capture, Contract, Dispatch, DispatchUnit
 from kernelopt.search import profiler, transform
 from kernelopt.search.agents import backend
 from kernelopt.search.agents.base import Memory, ProfileSummary
@@ -1408,7 +1408,7 @@ def test_a_synthesized_kernel_is_timed_in_a_beam_of_one(tmp_path, monkeypatch):
         {"search": "{iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}", "gates": "{user_candidates: 0}"}
     )
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     pas = {"gate": 2, "verdict": "pass", "reason": ""}
     c0, a0 = paths.candidate_dir("u", 0), paths.synth_dir("u", 0)
     for d, body in ((c0, "x = 1\n"), (a0, "x = 2\n")):
@@ -1817,7 +1817,7 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     units = {"big": 0.1666, "mid": 0.0117, "tiny": 0.0009}  # CrossEntropy's three kernels at capture (ms)
     kernels = [DispatchUnit(id=u, kernel=u, time_ms=t) for u, t in units.items()]
     Dispatch(problem="p", verdict="optimizable", units=kernels).save(paths.dispatch)
-    write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
+    Baseline(wrapper={"median_ms": 0.1735}).save(paths.baseline)
     contract = Contract.from_dict(
         {"unit": "tiny", "problem": "p", "graph": 0, "kernel": "k", "device": "cuda", "args": []}
     )
@@ -1832,9 +1832,9 @@ def test_units_too_small_to_matter_are_neither_synthesized_nor_searched(tmp_path
     wide = config.validate({"device": "cuda", "search": {"negligible_share_pct": 8.0}})
     assert search.negligible(paths, "mid", contract, wide) and not search.negligible(paths, "big", contract, wide)
     # no output-code time at capture (several graphs, or it failed): no skip
-    write_json(paths.baseline, {"wrapper": None})
+    Baseline(wrapper=None).save(paths.baseline)
     assert search.negligible(paths, "tiny", contract, cfg) is None
-    write_json(paths.baseline, {"wrapper": {"median_ms": 0.1735}})
+    Baseline(wrapper={"median_ms": 0.1735}).save(paths.baseline)
     # the synthesis slot and the first beam of the tiny unit say why
     contract.save(paths.contract("tiny"))
     paths.reference("tiny").write_text("# the eager reference\n")

@@ -25,8 +25,7 @@ from ..core import gpulock, gpumem, measure, outputcode, outputs, problems, runt
 from ..core.callargs import build_call_args, map_call_args, match_outputs
 from ..core.errors import JobFault, ProblemError, looks_like_oom
 from ..core.instrument import LaunchRecorder, instrumented
-from ..core.jsonio import write_json
-from ..core.records import Baseline, Capture, ProblemPaths
+from ..core.records import Baseline, Capture, CaptureProfile, ProblemPaths
 from . import fxref, graphunits, regions, rewrites
 from .hooks import CompileHooks, GraphCapture, KernelSite
 from .profiling import profile_compiled, profile_sites
@@ -525,7 +524,7 @@ def _write_profile(paths: ProblemPaths, graphs_rec: list[dict[str, Any]], compil
     """profile.json: each graph's site profile (taken out of its standalone record) and the
     compiled model's own profile."""
     profile = {"graphs": [r.get("standalone", {}).pop("profile", None) for r in graphs_rec], "compiled": compiled}
-    write_json(paths.profile, profile)
+    CaptureProfile.from_dict(profile).save(paths.profile)
 
 
 def _baseline(
@@ -827,6 +826,6 @@ def _record_failure(
     paths.capture.mkdir(parents=True, exist_ok=True)
     Capture.from_dict(failure).save(paths.capture_record)
     Baseline.from_dict(failure).save(paths.baseline)
-    write_json(paths.profile, failure)
+    CaptureProfile.from_dict(failure).save(paths.profile)
     paths.output_code.write_text(f"# capture failed: {message.splitlines()[0]}\n")
     return failure

@@ -14,9 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json
 from ..core.outputcode import dispatch_kind
-from ..core.records import Capture, Dispatch, DispatchKind, DispatchVerdict, ProblemPaths
+from ..core.records import Capture, CaptureProfile, Dispatch, DispatchKind, DispatchVerdict, ProblemPaths
 from . import fusion
 
 
@@ -94,15 +93,15 @@ def _verdict(
     return DispatchVerdict.OPTIMIZABLE, f"Triton kernels take {triton_share:.1%} of device time"
 
 
-def classify(capture: Capture, profile: dict[str, Any], min_triton_share: float) -> dict[str, Any]:
+def classify(capture: Capture, profile: CaptureProfile, min_triton_share: float) -> dict[str, Any]:
     device = capture.device
     launches: list[dict[str, Any]] = []
     units: dict[str, dict[str, Any]] = {}
     for g, grec in enumerate(capture.graphs):
-        gprof = (profile.get("graphs") or [None] * (g + 1))[g] or {}
+        gprof = (profile.graphs or [None] * (g + 1))[g] or {}
         launches.extend(_graph_launches(g, grec, gprof, device, units))
 
-    copy_ms = (profile.get("compiled") or {}).get("copy_ms") or 0.0
+    copy_ms = profile.copy_ms
     if copy_ms:
         launches.append(
             {
@@ -126,7 +125,7 @@ def classify(capture: Capture, profile: dict[str, Any], min_triton_share: float)
     triton_ms = by_kind.get(DispatchKind.TRITON, 0.0)
     triton_share = triton_ms / total if total > 0 else (1.0 if units else 0.0)
     verdict, reason = _verdict(units, launches, triton_share, device, min_triton_share)
-    gprofs = [p for p in (profile.get("graphs") or []) if p]
+    gprofs = [p for p in profile.graphs if p]
     return {
         "problem": capture.problem,
         "device": device,
@@ -267,7 +266,7 @@ def run(
 ) -> Dispatch:
     """Classifies the problem's capture and writes ``dispatch.json`` (a ``Dispatch``)."""
     capture = Capture.load(paths.capture_record)
-    profile = read_json(paths.profile)
+    profile = CaptureProfile.load(paths.profile)
     if capture.failed:
         dispatch = {
             "problem": paths.problem,

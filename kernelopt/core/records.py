@@ -1282,6 +1282,7 @@ class Baseline(_CaptureFailure, _Loaded):
 
     KIND: ClassVar[str] = "baseline"
     REQUIRED: ClassVar[tuple[str, ...]] = ("problem", "device", "eager", "compiled")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
 
     @property
     def compiled_ms(self) -> float | None:
@@ -1292,6 +1293,32 @@ class Baseline(_CaptureFailure, _Loaded):
     def wrapper_ms(self) -> float:
         """The output code's median time alone (ms), 0.0 where it was not timed."""
         return float((self.wrapper or {}).get("median_ms") or 0.0)
+
+
+@dataclass(frozen=True)
+class CaptureProfile(_CaptureFailure, _Loaded):
+    """``capture/profile.json``: each graph's profile of its launch sites (``graphs``: a dict
+    per graph, as the file holds it: the time per site and how it was measured; None where a
+    graph was not profiled) and the compiled model's own profile (``compiled``: the CUDA-graph
+    input copies' time, ``copy_ms``).  A failed capture writes its failure here too."""
+
+    graphs: list[dict[str, Any] | None] = field(default_factory=list)
+    compiled: dict[str, Any] | None = None
+    problem: str = ""
+    failed: bool = False
+    stage: str | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "capture profile"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("graphs",)
+    _ALWAYS: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def copy_ms(self) -> float:
+        """The CUDA-graph input copies' time (ms), 0.0 where none was measured."""
+        return float((self.compiled or {}).get("copy_ms") or 0.0)
 
 
 @dataclass(frozen=True)
@@ -1387,6 +1414,22 @@ class SearchPlan(_Loaded):
     KIND: ClassVar[str] = "search plan"
     REQUIRED: ClassVar[tuple[str, ...]] = ("iteration", "directions", "stop")
     _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+
+@dataclass(frozen=True)
+class Analyses(_Loaded):
+    """``iter<i>/analysis.json``: the analyst's reading of each beam member it was shown
+    (member id -> the ``Analysis`` of ``search/agents/base.py`` as a dict: the bottleneck, the
+    metric evidence quoted, ...), in ``by_member``."""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "analyses"
+
+    @property
+    def by_member(self) -> dict[str, dict[str, Any]]:
+        return self.extra
 
 
 @dataclass(frozen=True)

@@ -20,21 +20,23 @@ from pathlib import Path
 from typing import Any
 
 from ..core import hardware, outputcode, roofline, runtime
-from ..core.jsonio import read_json, write_json
 from ..core.records import (
     CANDIDATE_FILE,
     NCU_REPORT_FILE,
+    Analyses,
+    Baseline,
     Beam,
+    CandidateTiming,
     Capture,
     Contract,
     Dispatch,
+    GateVerdict,
     IterPaths,
+    MemberProfile,
     ProblemPaths,
+    SearchPlan,
     Slot,
     member_path,
-    read_beam,
-    read_verdict,
-    read_verdict_or_empty,
     retry_slot,
 )
 from ..gates.faults import retry_alone
@@ -140,7 +142,7 @@ def negligible(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str
         return None
     try:
         disp = Dispatch.load(paths.dispatch)
-        wrapper = float((read_json(paths.baseline).get("wrapper") or {}).get("median_ms") or 0.0)
+        wrapper = Baseline.load(paths.baseline).wrapper_ms
         times = {  # kernels only: a fused pair's or a region's time is its members' again
             u.id: float(u.time_ms) for u in disp.units if u.time_ms is not None and not u.composite
         }
@@ -239,9 +241,15 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
     return info
 
 
-def failing_verdict(g1: dict[str, Any], g2: dict[str, Any]) -> dict[str, Any]:
-    """The verdict a slot failed on: gate 1's when it did not pass (gate 2 then never ran), else gate 2's."""
-    return g1 if g1.get("verdict") not in (PASS, None) else g2
+def failing_verdict(g1: GateVerdict | None, g2: GateVerdict | None) -> GateVerdict | None:
+    """The verdict a slot failed on: gate 1's when it did not pass (gate 2 then never ran), else
+    gate 2's (None: neither gate ran)."""
+    return g1 if g1 is not None and g1.verdict != PASS else g2
+
+
+def _verdict_if_run(path: Path) -> GateVerdict | None:
+    """A gate's verdict, or None when the gate never ran (gate 2 after gate 1 failed)."""
+    return GateVerdict.load(path) if path.exists() else None
 
 
 def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict[str, Any]] | str:
@@ -251,16 +259,15 @@ def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict
     for k in range(attempt):
         a = paths.synth(unit, k)
         slot = Slot.load(a.slot)
-        g1, g2 = read_verdict_or_empty(a.gate(1)), read_verdict_or_empty(a.gate(2))
-        if g2.get("verdict") == PASS:
+        g1, g2 = _verdict_if_run(a.gate(1)), _verdict_if_run(a.gate(2))
+        if g2 is not None and g2.passed:
             return f"no attempt needed: a{k} passed gates 1-2"
         if slot.empty:
             why = slot.reason or "no candidate"
+        elif (bad := failing_verdict(g1, g2)) is None:
+            why = "gate None None (None): "
         else:
-            bad = failing_verdict(g1, g2)
-            why = (
-                f"gate {bad.get('gate')} {bad.get('verdict')} ({bad.get('rule')}): {str(bad.get('reason', ''))[:1500]}"
-            )
+            why = f"gate {bad.gate} {bad.verdict} ({bad.rule}): {str(bad.reason)[:1500]}"
         src = a.candidate
         earlier.append({"why": why, "source": src.read_text() if src.exists() else ""})
     return earlier
@@ -271,8 +278,8 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     d.mkdir(parents=True, exist_ok=True)
     members = []
     c0 = paths.cand(unit, 0)
-    c0_verdict = read_verdict(c0.gate(2))
-    if cfg["search"]["seed_with_inductor"] and c0_verdict["verdict"] == PASS:
+    c0_verdict = GateVerdict.load(c0.gate(2))
+    if cfg["search"]["seed_with_inductor"] and c0_verdict.passed:
         src = c0.candidate.read_text()
         members.append({"id": "inductor", "path": member_path("cands/c0"), "ratio": 1.0, "signature": signature(src)})
     # every synthesized kernel that passed gates 1-2 joins the first beam, whatever its width:
@@ -282,7 +289,7 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     # and the report said no candidate had passed gates 1-2.)
     for k in range(int(cfg["search"]["synthesis_attempts"])):
         a = paths.synth(unit, k)
-        if read_verdict(a.gate(2))["verdict"] == PASS:
+        if GateVerdict.load(a.gate(2)).passed:
             src = a.candidate.read_text()
             sig = signature(src)
             if sig not in {m["signature"] for m in members}:
@@ -297,8 +304,8 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
                 )
     contract = Contract.load_or_none(paths.contract(unit)) or Contract()
     tiny = negligible(paths, unit, contract, cfg)
-    if c0_verdict["verdict"] == NOT_CHECKABLE:
-        members, why = [], c0_verdict["reason"]  # nothing is judged, so nothing is searched
+    if c0_verdict.verdict == NOT_CHECKABLE:
+        members, why = [], c0_verdict.reason  # nothing is judged, so nothing is searched
     elif tiny:  # it keeps its members (Inductor's kernel is its answer) but is not searched
         why = f"not searched: {tiny}"
     else:
@@ -307,9 +314,8 @@ def seed_beam(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> dict[str, 
     record = Beam(0, members, stopped)
     record.save(paths.iteration(unit, 0).beam)
     beam = record.as_dict()
-    write_json(
-        paths.iteration(unit, 0).memory,
-        Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).to_dict(),
+    Memory(tried={m["signature"]: {"iteration": 0, "verdict": "pass", "ratio": 1.0} for m in members}).save(
+        paths.iteration(unit, 0).memory
     )
     return beam
 
@@ -348,26 +354,26 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     prof = paths.iteration(unit, i).profile(j)
     d = prof.dir
     d.mkdir(parents=True, exist_ok=True)
-    beam = read_beam(paths.iteration(unit, i).beam)
-    if beam.get("stopped") or j >= len(beam["members"]):
+    beam = Beam.load(paths.iteration(unit, i).beam)
+    if beam.stopped or j >= len(beam.members):
         out = {"empty": True, "member": None}
-        write_json(prof.summary, out)
+        MemberProfile.from_dict(out).save(prof.summary)
         return out
-    member = beam["members"][j]
+    member = beam.members[j]
     cand = paths.member_candidate(unit, member["path"])
     # a member kept from an earlier beam was profiled then: candidate files never change, so
     # reuse that profile instead of paying NCU again
     for k in range(i - 1, -1, -1):
         for prev in sorted(paths.iteration(unit, k).profile_summaries()):
-            old = read_json(prev)
-            if not old.get("empty") and old.get("member") == member["id"] and not old.get("reused_from"):
+            old = MemberProfile.load(prev)
+            if not old.empty and old.member == member["id"] and not old.reused_from:
                 out = {
-                    **old,
+                    **old.as_dict(),
                     "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(),
                     "cost": {"timing_s": 0.0, "ncu_s": None},
                 }
-                write_json(prof.summary, out)
-                prof.summary_text.write_text(old.get("text", "") + "\n")
+                MemberProfile.from_dict(out).save(prof.summary)
+                prof.summary_text.write_text(old.text + "\n")
                 print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
                 return out
     t, h = time_candidate(paths, unit, cfg, cand, f"profile {unit}/iter{i}/m{j}")
@@ -382,7 +388,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
             "note": "the candidate could not be timed in its sandbox",
             "cost": {"timing_s": None, "ncu_s": None},
         }
-        write_json(prof.summary, out)
+        MemberProfile.from_dict(out).save(prof.summary)
         prof.summary_text.write_text(out["text"] + "\n")
         return out
     # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
@@ -412,7 +418,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     if ncu_note:
         summary.note = (summary.note + "; " if summary.note else "") + ncu_note
     out = {"empty": False, **summary.to_dict(), "cost": cost}
-    write_json(prof.summary, out)
+    MemberProfile.from_dict(out).save(prof.summary)
     prof.summary_text.write_text(summary.text + "\n")
     return out
 
@@ -422,8 +428,8 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     d = it.dir
     d.mkdir(parents=True, exist_ok=True)
     prev = paths.iteration(unit, i - 1)
-    beam = read_beam(prev.beam)
-    memory = Memory.from_dict(read_json(prev.memory))
+    beam = Beam.load(prev.beam)
+    memory = Memory.load(prev.memory)
     contract = Contract.load(paths.contract(unit))
     width = int(cfg["search"]["beam_width"])
     clear_transcripts(d, ["analyst", "planner"])
@@ -432,15 +438,13 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d)
     analyses: dict[str, Analysis] = {}
     members = []
-    if not beam.get("stopped"):
+    if not beam.stopped:
         try:
-            for j, m in enumerate(beam["members"][:width]):  # the first beam may hold more (synthesis)
-                prof = read_json(prev.profile(j).summary)
-                if prof.get("empty"):
+            for j, m in enumerate(beam.members[:width]):  # the first beam may hold more (synthesis)
+                prof = MemberProfile.load(prev.profile(j).summary)
+                if prof.empty:
                     continue
-                summary = ProfileSummary(
-                    prof["member"], prof["source"], prof["metrics"], prof["text"], prof.get("note", "")
-                )
+                summary = ProfileSummary(str(prof.member), str(prof.source), prof.metrics, prof.text, prof.note)
                 src = paths.member_candidate(unit, m["path"]).read_text()
                 analyses[m["id"]] = backend.analyze(summary, contract, memory, kernel=src)
                 members.append({**m, "source": src})
@@ -449,12 +453,12 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
             plan = Plan(i, [], stop=f"stopped in iteration {i}: {e}")
     else:
         # say once where and why the search stopped (later iterations carry the same text)
-        why = beam["stopped"]
+        why = beam.stopped
         plan = Plan(
             i, [], stop=why if why.startswith("stopped in iteration ") else f"stopped in iteration {i - 1}: {why}"
         )
-    write_json(it.analysis, {k: v.to_dict() for k, v in analyses.items()})
-    write_json(it.plan, plan.to_dict())
+    Analyses.from_dict({k: v.to_dict() for k, v in analyses.items()}).save(it.analysis)
+    plan.save(it.plan)
     by_id = {m["id"]: m for m in members}
     for j in range(width):
         cs = it.cand(j)
@@ -484,7 +488,7 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
             cs.candidate.unlink(missing_ok=True)
         Slot.from_dict(info).save(cs.slot)
     if plan.stop:
-        write_json(it.plan, plan.to_dict())
+        plan.save(it.plan)
     print(
         f"[expand] {paths.problem}/{unit} iter{i}: {len(plan.directions)} direction(s)"
         + (f"; stop: {plan.stop}" if plan.stop else "")
@@ -509,22 +513,23 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     clear_transcripts(out, ["fixer"])
     info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
     prev_slot, first = Slot.load(prev_s.slot), Slot.load(base.slot)
-    g1, g2 = read_verdict_or_empty(prev_s.gate(1)), read_verdict(prev_s.gate(2))
+    g1, g2 = _verdict_if_run(prev_s.gate(1)), GateVerdict.load(prev_s.gate(2))
     if prev_slot.empty:
         info["reason"] = "no retry needed: the previous attempt was empty"
-    elif g2.get("verdict") == PASS:
+    elif g2.passed:
         info["reason"] = "no retry needed: the previous attempt passed gates 1-2"
     else:
-        failure = failing_verdict(g1, g2)
+        bad = failing_verdict(g1, g2) or g2
+        failure = bad.record()  # the agents read the verdict as its file holds it
         backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, out)
         contract = Contract.load(paths.contract(unit))
         failed = Direction(**(prev_slot.direction or {}))
         member = Direction(**(first.direction or {})).member
-        beam = read_beam(paths.iteration(unit, i - 1).beam)
-        src_member = next((m for m in beam["members"] if m["id"] == member), None)
-        analyses = read_json(it.analysis)
+        beam = Beam.load(paths.iteration(unit, i - 1).beam)
+        src_member = next((m for m in beam.members if m["id"] == member), None)
+        analyses = Analyses.load(it.analysis).by_member
         analysis = Analysis(**analyses[member]) if member in analyses else None
-        memory = Memory.from_dict(read_json(paths.iteration(unit, i - 1).memory))
+        memory = Memory.load(paths.iteration(unit, i - 1).memory)
         # what is already planned: every candidate of this iteration and this candidate's own
         # earlier retries (all inputs of this job; the other candidates' retries run
         # concurrently, so counting them would make the choice depend on job order)
@@ -559,9 +564,9 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
                         "signature": signature(src),
                         "fixes": {
                             "slot": prev.relative_to(d).as_posix(),
-                            "gate": failure.get("gate"),
-                            "rule": failure.get("rule"),
-                            "reason": str(failure.get("reason", ""))[:300],
+                            "gate": bad.gate,
+                            "rule": bad.rule,
+                            "reason": str(bad.reason)[:300],
                         },
                     }
                 except INFRASTRUCTURE:
@@ -595,13 +600,11 @@ def _judged_slots(
             slot = Slot.load(cs.slot)
             if slot.empty:
                 continue
-            g1, g2 = read_verdict(cs.gate(1)), read_verdict(cs.gate(2))
+            g1, g2 = GateVerdict.load(cs.gate(1)), GateVerdict.load(cs.gate(2))
             name = slot.direction_name
-            if g2["verdict"] != PASS:
-                bad = failing_verdict(g1, g2)
-                outcomes.append(
-                    _outcome(i, a, name, slot, f"gate {bad['gate']} {bad['verdict']}", reason=bad["reason"][:200])
-                )
+            if not g2.passed:
+                bad = failing_verdict(g1, g2) or g2
+                outcomes.append(_outcome(i, a, name, slot, f"gate {bad.gate} {bad.verdict}", reason=bad.reason[:200]))
                 continue
             passing.append((a, slot, name))
     return passing
@@ -636,10 +639,10 @@ def _time_candidates(
     new_members = []
     for (a, slot, name), cmp in zip(passing, cmps):
         if cmp is None:  # it passed gates 1-2 but hung or crashed when timed: not a beam member
-            write_json(it.cand(a).timing, {"error": "could not be timed in its sandbox"})
+            CandidateTiming(error="could not be timed in its sandbox").save(it.cand(a).timing)
             outcomes.append(_outcome(i, a, name, slot, "not timed", reason="hung or crashed when timed"))
             continue
-        write_json(it.cand(a).timing, cmp.to_dict())
+        CandidateTiming.from_dict(cmp.to_dict()).save(it.cand(a).timing)
         ratio = cmp.ratio if cmp.meaningful else None
         new_members.append(
             {
@@ -660,12 +663,12 @@ def _time_candidates(
 
 
 def _next_beam(
-    prev_beam: dict[str, Any], new_members: list[dict[str, Any]], width: int
+    prev_beam: Beam, new_members: list[dict[str, Any]], width: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The best ``width`` distinct members of the old beam and the new ones, and every timed
     candidate that left the beam (kept with its times for the report's "why nothing was
     stitched", e.g. a synthesized kernel slower than Inductor's in a beam of 1)."""
-    pool = prev_beam["members"] + new_members
+    pool = prev_beam.members + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
     # at most one member per configuration
     pool.sort(key=lambda m: (m["ratio"] if m.get("meaningful", True) else 0.999, m["id"]))
@@ -678,7 +681,7 @@ def _next_beam(
         if len(beam_members) >= width:
             break
     kept = {m["id"] for m in beam_members}
-    dropped = {m["id"]: m for m in prev_beam.get("dropped", [])}
+    dropped = {m["id"]: m for m in prev_beam.dropped or []}
     for m in pool:
         if m["id"] not in kept and m["id"] != "inductor" and "ci" in m:
             dropped.setdefault(m["id"], {k: m[k] for k in ("id", "path", "ratio", "ci", "meaningful") if k in m})
@@ -689,31 +692,31 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     """Rule select_iter: time the iteration's new candidates, keep the best distinct ones as the
     next beam, let the summarizer update the memory; stop when nothing new entered."""
     it = paths.iteration(unit, i)
-    prev_beam = read_beam(paths.iteration(unit, i - 1).beam)
-    memory = Memory.from_dict(read_json(paths.iteration(unit, i - 1).memory))
-    plan = read_json(it.plan)
+    prev_beam = Beam.load(paths.iteration(unit, i - 1).beam)
+    memory = Memory.load(paths.iteration(unit, i - 1).memory)
+    plan = SearchPlan.load(it.plan)
     width = int(cfg["search"]["beam_width"])
     outcomes: list[dict[str, Any]] = []
     passing = _judged_slots(it, i, width, int(cfg["search"].get("retries", 0)), outcomes)
     device = Capture.load(paths.capture_record).device
     # members never timed (e.g. synthesised seeds): timed now, on the GPU
-    untimed = [m for m in prev_beam["members"] if device == "cuda" and not m.get("meaningful", True)]
+    untimed = [m for m in prev_beam.members if device == "cuda" and not m.get("meaningful", True)]
     new_members, fault = [], None
     if passing or untimed:
         new_members, fault = _time_candidates(paths, unit, i, cfg, device, passing, untimed, outcomes)
     beam_members, dropped = _next_beam(prev_beam, new_members, width)
-    stopped = plan.get("stop")
-    if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam["members"]]:
+    stopped = plan.stop
+    if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam.members]:
         stopped = "converged: no new candidate entered the beam"
     clear_transcripts(it.dir, ["summarizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, it.dir)
     memory, text = backend.summarize(i, outcomes, memory)
     # a fault that kept candidates from being timed: the result says so, never "matched"
-    infrastructure = fault or prev_beam.get("infrastructure")
-    record = Beam(i, beam_members, stopped or prev_beam.get("stopped"), dropped or None, infrastructure)
+    infrastructure = fault or prev_beam.infrastructure
+    record = Beam(i, beam_members, stopped or prev_beam.stopped, dropped or None, infrastructure)
     record.save(it.beam)
     beam = record.as_dict()
-    write_json(it.memory, memory.to_dict())
+    memory.save(it.memory)
     it.summary.write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
     print(
         f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}"

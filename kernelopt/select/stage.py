@@ -18,9 +18,9 @@ from typing import Any
 
 from ..core.jsonio import sha256
 from ..core.outputcode import jit_kernel_names
-from ..core.records import Best, Capture, ProblemPaths, Slot, member_path, read_beam, read_verdict
+from ..core.records import Beam, Best, Capture, GateVerdict, ProblemPaths, Slot, member_path
 from ..gates.faults import retry_alone
-from ..gates.verdict import NOT_CHECKABLE, PASS
+from ..gates.verdict import NOT_CHECKABLE
 from ..runner.timing import time_against_inductor
 
 INDUCTOR = member_path("cands/c0")
@@ -107,17 +107,17 @@ def _passed(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
     final beam (with the ratios the search measured)."""
     best = Best(unit)
     for k in range(slot_count(cfg)):
-        g2 = read_verdict(paths.cand(unit, k).gate(2))
-        if g2["verdict"] == PASS:
+        g2 = GateVerdict.load(paths.cand(unit, k).gate(2))
+        if g2.passed:
             best.candidates[member_path(f"cands/c{k}")] = {"origin": "inductor" if k == 0 else "user"}
-        elif g2["verdict"] == NOT_CHECKABLE and k == 0:
-            best.not_checkable = g2["reason"]
+        elif g2.verdict == NOT_CHECKABLE and k == 0:
+            best.not_checkable = g2.reason
     iters = int(cfg["search"]["iterations"])
     if iters > 0:
-        beam = read_beam(paths.iteration(unit, iters).beam)
-        if beam.get("dropped"):  # timed, slower than the beam kept: not ranked, named in the report
-            best.timed_out_of_beam = beam["dropped"]
-        for m in beam["members"]:
+        beam = Beam.load(paths.iteration(unit, iters).beam)
+        if beam.dropped:  # timed, slower than the beam kept: not ranked, named in the report
+            best.timed_out_of_beam = beam.dropped
+        for m in beam.members:
             best.candidates.setdefault(
                 m["path"],
                 {

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.records import AttemptPaths, Best, Contract, PlanStatus, ProblemPaths, StitchPlan, read_verdict
+from ..core.records import AttemptPaths, Best, Contract, GateVerdict, PlanStatus, ProblemPaths, StitchPlan
 from ..gates.verdict import PASS, SKIPPED_BY_MODE
 from ..select.stage import INDUCTOR, no_candidate_reason, valid_alternatives
 from .fusion import choose_fusions
@@ -28,8 +28,7 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
     if attempt > 0:
         prev = paths.attempt(attempt - 1)
         if not StitchPlan.load(prev.plan).stitched or (
-            read_verdict(prev.gate(3))["verdict"] == PASS
-            and read_verdict(prev.gate(4))["verdict"] in (PASS, SKIPPED_BY_MODE)
+            GateVerdict.load(prev.gate(3)).passed and GateVerdict.load(prev.gate(4)).verdict in (PASS, SKIPPED_BY_MODE)
         ):
             plan = StitchPlan(attempt, PlanStatus.PASSED_THROUGH, reason=f"attempt {attempt - 1} needs no retry")
             plan.save(at.plan)

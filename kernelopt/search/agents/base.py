@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from ...core.records import Contract
+from ...core.records import Contract, SearchMemory, SearchPlan
 
 BOTTLENECKS = ("memory-bound", "compute-bound", "underutilized", "near-optimal")
 
@@ -80,6 +80,10 @@ class Plan:
             "stop": self.stop,
         }
 
+    def save(self, path: Any) -> None:
+        """An iteration's ``plan.json`` (``SearchPlan``)."""
+        SearchPlan.from_dict(self.to_dict()).save(path)
+
 
 @dataclass
 class Memory:
@@ -95,6 +99,15 @@ class Memory:
     def from_dict(cls, d: dict[str, Any] | None) -> Memory:
         d = d or {}
         return cls(tried=dict(d.get("tried", {})), notes=list(d.get("notes", [])))
+
+    @classmethod
+    def load(cls, path: Any) -> Memory:
+        """An iteration's ``memory.json`` (``SearchMemory``)."""
+        rec = SearchMemory.load(path)
+        return cls(tried=dict(rec.tried), notes=list(rec.notes))
+
+    def save(self, path: Any) -> None:
+        SearchMemory(tried=self.tried, notes=self.notes).save(path)
 
 
 class Backend(Protocol):
