@@ -111,7 +111,7 @@ def test_a_ranking_round_trips_and_says_which_ratios_mean_something(tmp_path):
     b = Best.load(f)
     assert b.ranked == list(cands) and b.not_timed == {"cands/c1/candidate.py": "hung"}
     assert b.ratio("synth/a0/candidate.py") == 0.5 and b.ratio("nowhere") is None
-    b.meaningful = False  # CPU mode: a ranking by origin, whose ratios mean nothing
+    b = replace(b, meaningful=False)  # CPU mode: a ranking by origin, whose ratios mean nothing
     assert b.ratio("synth/a0/candidate.py") is None
     # select never ran (the problem failed earlier): an empty ranking, named after the unit
     gone = Best.load_or_empty(tmp_path / "units" / "k1" / "best.json")
@@ -348,3 +348,24 @@ def test_the_dispatch_kinds_are_the_enum():
 
     assert dispatch_kind("gemm", "cpu") is DispatchKind.BLAS and dispatch_kind("conv", "cuda") == "cudnn"
     assert json.dumps({dispatch_kind("triton", "cuda"): [dispatch_kind("x", "cpu")]}) == '{"triton": ["other"]}'
+
+
+def test_every_record_is_frozen_and_says_its_kind():
+    """A record is what a file held: a stage that wants another builds a new one
+    (``dataclasses.replace``), so a record read once cannot drift from its file."""
+    import dataclasses
+    import inspect
+
+    from kernelopt.core import records
+
+    classes = [
+        c
+        for _, c in inspect.getmembers(records, inspect.isclass)
+        if dataclasses.is_dataclass(c) and c.__module__ == records.__name__ and hasattr(c, "KIND")
+    ]
+    assert {"Capture", "Baseline", "GateVerdict", "Beam", "Best", "SearchPlan", "MemberProfile"} <= {
+        c.__name__ for c in classes
+    }
+    assert [c.__name__ for c in classes if not c.__dataclass_params__.frozen] == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        GateVerdict(1, "pass", "").verdict = "fail"  # type: ignore[misc]

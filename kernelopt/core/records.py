@@ -625,7 +625,7 @@ class _Record:
         return {k: v for k, v in data.items() if k in names}
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateVerdict:
     """``gate<N>.json``: the verdict, the numbers it compared, the tolerances, the seeds, and
     a reason; a rejection names the rule that fired.  Gates 1-2 say which ``slot`` and ``unit``
@@ -698,7 +698,7 @@ def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:
     return read_verdict(path) if Path(path).exists() else {}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Beam(_Record):
     """``iter<i>/beam.json``: the members after iteration ``i``, why the search stopped (or None),
     candidates timed that left the beam, and a fault that kept candidates from being timed."""
@@ -731,7 +731,7 @@ def read_beam(path: str | Path) -> dict[str, Any]:
     return Beam.load(path).as_dict()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Slot(_Record):
     """``slot.json`` beside a candidate: which slot (``c<k>``'s number, a synthesis attempt's, a
     search candidate's or a retry's ``cand<j>/r<r>``), whether it holds a candidate (``empty``) and
@@ -794,7 +794,7 @@ class Slot(_Record):
         return f"{d.get('name', '')} on {d.get('member', '')}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Best(_Record):
     """``units/<unit>/best.json``: the select stage's ranking of a unit's candidates that passed
     gates 1-2.  ``candidates`` maps each one's path (relative to the unit) to its origin
@@ -833,7 +833,7 @@ class Best(_Record):
         return float(r) if self.meaningful and e.get("meaningful", True) and isinstance(r, (int, float)) else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class StitchPlan(_Record):
     """``<attempt>/plan.json``: what a stitch attempt replaced (``replacements``: unit -> the
     candidate file), what the splice did (``stitch``: replaced and dropped launches, the proof
@@ -867,7 +867,7 @@ class StitchPlan(_Record):
         return cls.load(path) if Path(path).exists() else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Result(_Record):
     """``<problem>/result.json``: the problem's outcome (docs/architecture.md, "Categories").
     The fields every reader needs are typed; the rest (speedups against eager and the user's

@@ -37,6 +37,7 @@ import math
 import random
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -439,7 +440,7 @@ def _gate2_findings(
         call = reply["calls"][k]
         if call["error"]:
             v = _error_verdict(2, call["error"], candidate, control, plan.h.rt.device, seeds=plan.seeds)
-            v.reason = f"{where}: {v.reason}"
+            v = replace(v, reason=f"{where}: {v.reason}")
             findings.setdefault(v.rule or "runtime-error", v)
             break
         if k not in stream.judged:  # its result never came back (the child died after it): a fault
@@ -488,9 +489,7 @@ def _gate2_verdict(
     if verdict is None and len(per_call) < len(plan.calls) - 1:
         raise InfrastructureFault(f"the sandboxed child answered {len(per_call)} of {len(plan.calls) - 1} calls")
     if verdict is not None:
-        verdict.numbers = {**numbers, **verdict.numbers}
-        verdict.tolerances = tol
-        return verdict
+        return replace(verdict, numbers={**numbers, **verdict.numbers}, tolerances=tol)
     fb = numbers["graph_level_fallback"]
     how = (
         f"; outputs {fb} by the graph-level fallback (error <= 2x Inductor's, and matches Inductor's output)"

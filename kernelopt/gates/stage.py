@@ -11,6 +11,7 @@ it persists the verdict is ``error`` with rule ``infrastructure``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +105,7 @@ def run_gate12(paths: ProblemPaths, unit: str, slot: str, cfg: dict[str, Any]) -
 
 
 def _write(paths: ProblemPaths, unit: str, slot: str, gate: int, v: GateVerdict) -> dict[str, Any]:
-    v.slot, v.unit = slot, unit
-    out = v.save(paths.slot(unit, slot).gate(gate))
+    out = replace(v, slot=slot, unit=unit).save(paths.slot(unit, slot).gate(gate))
     print(f"[gate{gate}] {paths.problem}/{unit}/{slot}: {v.verdict}: {v.reason}")
     return out
 
@@ -148,7 +148,6 @@ def run_gate4(paths: ProblemPaths, attempt: int, cfg: dict[str, Any], directory:
 def _write_attempt(
     paths: ProblemPaths, d: AttemptPaths, attempt: int | str, gate: int, v: GateVerdict
 ) -> dict[str, Any]:
-    v.attempt = attempt
-    out = v.save(d.gate(gate))
+    out = replace(v, attempt=attempt).save(d.gate(gate))
     print(f"[gate{gate}] {paths.problem} attempt {attempt}: {v.verdict}: {v.reason}")
     return out

@@ -13,6 +13,7 @@ what was valid but not worth stitching.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,7 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
         best.save(paths.best(unit))
         return best
     device = Capture.load(paths.capture_record).device
-    _time_user_candidates(paths, unit, cfg, best, device)
+    best = _time_user_candidates(paths, unit, cfg, best, device)
     entries = best.candidates
     if INDUCTOR in entries:
         entries[INDUCTOR].update(ratio=1.0, meaningful=device == "cuda")
@@ -94,8 +95,7 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
         # CPU: times mean nothing; hand-written first, then searched; one kernel (a fusion) before a pair
         return (order[e["origin"]], kernels(p), p)
 
-    best.ranked = sorted(entries, key=key)
-    best.meaningful = device == "cuda"
+    best = replace(best, ranked=sorted(entries, key=key), meaningful=device == "cuda")
     best.save(paths.best(unit))
     how = "" if best.meaningful else " (by origin, not time: CPU-mode times mean nothing)"
     print(f"[select] {paths.problem}/{unit}: ranked {best.ranked}{how}")
@@ -105,20 +105,20 @@ def select(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
 def _passed(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
     """The unit's candidates that passed gates 1-2, unranked: its fixed slots and the search's
     final beam (with the ratios the search measured)."""
-    best = Best(unit)
+    candidates: dict[str, dict[str, Any]] = {}
+    not_checkable, dropped = None, None
     for k in range(slot_count(cfg)):
         g2 = GateVerdict.load(paths.cand(unit, k).gate(2))
         if g2.passed:
-            best.candidates[member_path(f"cands/c{k}")] = {"origin": "inductor" if k == 0 else "user"}
+            candidates[member_path(f"cands/c{k}")] = {"origin": "inductor" if k == 0 else "user"}
         elif g2.verdict == NOT_CHECKABLE and k == 0:
-            best.not_checkable = g2.reason
+            not_checkable = g2.reason
     iters = int(cfg["search"]["iterations"])
     if iters > 0:
         beam = Beam.load(paths.iteration(unit, iters).beam)
-        if beam.dropped:  # timed, slower than the beam kept: not ranked, named in the report
-            best.timed_out_of_beam = beam.dropped
+        dropped = beam.dropped or None  # timed, slower than the beam kept: not ranked, named in the report
         for m in beam.members:
-            best.candidates.setdefault(
+            candidates.setdefault(
                 m["path"],
                 {
                     "origin": "search",
@@ -127,39 +127,39 @@ def _passed(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
                     "ci": m.get("ci"),
                 },
             )
-    return best
+    return Best(unit, candidates, not_checkable=not_checkable, timed_out_of_beam=dropped)
 
 
-def _time_user_candidates(paths: ProblemPaths, unit: str, cfg: dict[str, Any], best: Best, device: str) -> None:
+def _time_user_candidates(paths: ProblemPaths, unit: str, cfg: dict[str, Any], best: Best, device: str) -> Best:
     """Time the user's candidates against Inductor's kernel (the search timed its own); one that
     hung or crashed when timed, or that a fault kept from being timed, leaves the ranking with
-    the cause in ``not_timed``."""
+    the cause in ``not_timed`` (and a fault in ``infrastructure``)."""
     entries = best.candidates
     to_time = [p for p, e in entries.items() if p != INDUCTOR and e["origin"] == "user"]
     if not to_time or INDUCTOR not in entries:
-        return
+        return best
+    fault: dict[str, str] = {}
 
     def timed() -> list[Any]:
         return time_against_inductor(
             paths, unit, cfg, [paths.member_candidate(unit, p) for p in to_time], f"select {unit}"
         )
 
-    def fault(cause: str) -> list[Any]:
-        best.infrastructure = cause
+    def on_fault(cause: str) -> list[Any]:
+        fault["cause"] = cause
         return [None] * len(to_time)
 
-    cmps = retry_alone(device, f"select {paths.problem}/{unit}", timed, fault)
+    cmps = retry_alone(device, f"select {paths.problem}/{unit}", timed, on_fault)
+    not_timed: dict[str, str] = {}
     for p, cmp in zip(to_time, cmps):
         if cmp is None:  # hung or crashed when timed (or a fault): not ranked, and said so
-            best.not_timed = {
-                **(best.not_timed or {}),
-                p: best.infrastructure or "hung or crashed when timed in its sandbox",
-            }
+            not_timed[p] = fault.get("cause") or "hung or crashed when timed in its sandbox"
             entries.pop(p)
             continue
         entries[p].update(
             ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful, timing=cmp.to_dict()
         )
+    return replace(best, not_timed=not_timed or None, infrastructure=fault.get("cause"))
 
 
 def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str, str, float | None]]:
