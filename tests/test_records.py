@@ -45,6 +45,11 @@ def test_paths_of_slots_iterations_and_attempts(tmp_path):
     assert p.cand("k0", 0).dir == p.candidate_dir("k0", 0)
     assert p.attempt(2).gate(4) == tmp_path / "lvl1_x" / "stitch" / "retries" / "r2" / "gate4.json"
     assert attempt_of(attempt_stage(3)) == 3
+    # what a retry and a stitch attempt read, said once for the rules and the stages
+    before, first = p.iteration("k0", 2).retry_reads(1, 1)
+    assert (before.dir, first.dir) == (unit / "iter2" / "cand1", unit / "iter2" / "cand1")
+    assert p.iteration("k0", 2).retry_reads(1, 3)[0].dir == unit / "iter2" / "cand1" / "r2"
+    assert p.previous_attempt(0) is None and p.previous_attempt(2) == p.attempt(1)
     assert slot_of_member(member_path("iter1/cand0/r1")) == "iter1/cand0/r1"
     # the rules build patterns from the same table, with wildcards for names
     pattern = str(ProblemPaths("wd", "{problem}").slot("{unit}", "{cand}").gate(1))

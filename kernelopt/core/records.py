@@ -213,6 +213,12 @@ class IterPaths:
         """Slot ``cand<j>`` (j an index) or a slot by its path (``retry_slot(j, r)``: ``"cand1/r2"``)."""
         return SlotPaths(self.dir / (retry_slot(j, 0) if isinstance(j, int) else j))
 
+    def retry_reads(self, j: int, r: int) -> tuple[SlotPaths, SlotPaths]:
+        """What directed retry ``r`` of candidate ``j`` reads: the attempt before it (the
+        candidate itself for r1), whose failure it fixes, and the candidate's own slot (the beam
+        member its direction was applied to).  The rule ``retry`` declares them as its inputs."""
+        return self.cand(retry_slot(j, int(r) - 1)), self.cand(retry_slot(j, 0))
+
     def profile(self, j: int | str) -> ProfilePaths:
         """Member j's profile (``j`` may be a wildcard, ``"{j}"``, in the rules' patterns)."""
         return ProfilePaths(self.dir / "profile" / f"m{j}")
@@ -428,6 +434,11 @@ class ProblemPaths:
 
     def attempt(self, attempt: int) -> AttemptPaths:
         return AttemptPaths(self.attempt_dir(attempt))
+
+    def previous_attempt(self, attempt: int) -> AttemptPaths | None:
+        """The stitch attempt whose verdicts attempt ``attempt`` reads (None for attempt 0): the
+        rules declare its plan and gates 3-4 as inputs, the stitch stage reads them."""
+        return self.attempt(attempt - 1) if attempt > 0 else None
 
     def attempt_at(self, stage: str) -> AttemptPaths:
         """An attempt by its directory under the problem (``attempt_stage``; ``"{stage}"`` in a pattern)."""

@@ -507,7 +507,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     for a fix of that failure, applied to the same beam member."""
     it = paths.iteration(unit, i)
     d = it.dir
-    base, prev_s, out_s = it.cand(j), it.cand(retry_slot(j, r - 1)), it.cand(retry_slot(j, r))
+    (prev_s, base), out_s = it.retry_reads(j, r), it.cand(retry_slot(j, r))
     prev, out = prev_s.dir, out_s.dir
     out.mkdir(parents=True, exist_ok=True)
     clear_transcripts(out, ["fixer"])

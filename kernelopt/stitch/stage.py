@@ -25,8 +25,8 @@ def plan_attempt(paths: ProblemPaths, units: list[str], attempt: int, cfg: dict[
     at = paths.attempt(attempt)
     d = at.dir
     d.mkdir(parents=True, exist_ok=True)
-    if attempt > 0:
-        prev = paths.attempt(attempt - 1)
+    prev = paths.previous_attempt(attempt)
+    if prev is not None:
         if not StitchPlan.load(prev.plan).stitched or (
             GateVerdict.load(prev.gate(3)).passed and GateVerdict.load(prev.gate(4)).verdict in (PASS, SKIPPED_BY_MODE)
         ):

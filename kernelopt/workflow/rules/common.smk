@@ -211,11 +211,8 @@ def retry_inputs(wildcards):
     """Retry r of candidate j reads the verdict of the attempt before it (the candidate itself
     for r1) and the candidate's slot."""
     it = at(wildcards.problem).iteration(wildcards.unit, wildcards.i)
-    j, r = int(wildcards.j), int(wildcards.r)
-    return [
-        str(it.cand(retry_slot(j, r - 1)).gate(2)),
-        str(it.cand(retry_slot(j, 0)).slot),
-    ]
+    before, first = it.retry_reads(int(wildcards.j), int(wildcards.r))
+    return [str(before.gate(2)), str(first.slot)]
 
 
 def best_of_units(wildcards):
@@ -225,11 +222,10 @@ def best_of_units(wildcards):
 
 def previous_attempt(wildcards):
     """Attempt k reads attempt k-1's verdicts (attempt 0 reads nothing)."""
-    a = attempt_of(wildcards.stage)
-    if a == 0:
-        return []
-    prev = at(wildcards.problem).attempt(a - 1)
-    return [str(prev.plan), str(prev.gate(3)), str(prev.gate(4))]
+    prev = at(wildcards.problem).previous_attempt(attempt_of(wildcards.stage))
+    return (
+        [] if prev is None else [str(prev.plan), str(prev.gate(3)), str(prev.gate(4))]
+    )
 
 
 def all_attempts(wildcards):
