@@ -205,19 +205,37 @@ ARTIFACT = re.compile(
     r"reference\.py|reference_constants\.pt|inductor\.py|isolate_check\.json|best\.json|dispatch\.json|"
     r"capture\.json|profile\.json|baseline\.json|call_args_saved\.pt|constants(_g[^/]*)?\.pt|"
     r"fx_graph_post_grad(_g[^/]*)?\.py|isolate\.json|result\.json|problem_set\.json|results\.csv|"
-    r"stages\.(json|csv)|ledger\.jsonl|settings\.json"
+    r"stages\.(json|csv)|ledger\.jsonl|settings\.json|"
+    # beside a job's log (<log>.gpu.json, <log>.span.json); a GPU's busy samples (logs/gpu-busy-<gpu>.jsonl)
+    r"gpu\.json|span\.json|gpu-busy-[^/]*"
     r")$"
+    # the LLM's directories: transcripts (<where>/llm/<role>-<k>.json) and the run's state (<workdir>/llm/);
+    # a bare "llm" is a direction's kind, so only a path names it (a path join's operand gets a "/")
+    r"|(^|/)llm/|/llm$"
 )
 RECORDS = PKG / "core" / "records.py"
+
+
+def _path_parts(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that a path is joined from (``p / "llm"``, ``Path(p, "llm")``)."""
+    parts = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            parts |= {id(n) for n in (node.left, node.right)}
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in ("Path", "joinpath", "join"):
+            parts |= {id(n) for n in node.args}
+    return parts
 
 
 def _names_in_python(path: Path) -> list[str]:
     """String constants (f-string parts included) that are or end in an artifact's file name."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    parts = _path_parts(tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             s = node.value
-            if len(s) < 120 and not any(c in s for c in " \n") and ARTIFACT.search(s):
+            if len(s) < 120 and not any(c in s for c in " \n") and ARTIFACT.search(f"/{s}" if id(node) in parts else s):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {s!r}")
     return found
 

@@ -1496,6 +1496,23 @@ def llm_transcripts(root: str | Path, role: str = "*") -> list[Path]:
     return [t for t in sorted(Path(root).glob(f"**/llm/{role}-*.json")) if t.parent.parent != Path(root)]
 
 
+def gpu_busy_lock(workdir: str | Path, gpu: str) -> Path:
+    """``logs/gpu-busy-<gpu>.lock``: held by the one worker of the run that samples the GPU."""
+    return logs_dir(workdir) / f"gpu-busy-{gpu}.lock"
+
+
+def llm_transcripts_at(where: str | Path, role: str = "*") -> list[Path]:
+    """The transcripts of the calls made at ``where`` (``<where>/llm/``, not below it), of
+    ``role``, sorted."""
+    return sorted((Path(where) / "llm").glob(f"{role}-*.json"))
+
+
+def llm_state_dir(workdir: str | Path) -> Path:
+    """``<workdir>/llm/``: the LLM backend's state of a run (its reply cache, ``llm_ledger``,
+    ``llm_settings``, the concurrency slots; ``search/agents/llm/client.py``), no transcripts."""
+    return Path(workdir) / "llm"
+
+
 @dataclass(frozen=True)
 class ExportPaths:
     """A directory ``kernelopt export`` writes: the deployed model, loadable without the run

@@ -25,6 +25,7 @@ from typing import Any
 
 from . import phases
 from .errors import JobFault, KerneloptError
+from .records import job_gpu_record, job_span_record
 
 
 @contextlib.contextmanager
@@ -65,7 +66,7 @@ def write_span(log: str | Path | None, name: str, started: Any = None) -> None:
     start = started if isinstance(started, (int, float)) else process_started()
     record = {"rule": name, "started": start, "ended": round(time.time(), 3), "phases": phases.record()}
     with contextlib.suppress(OSError):
-        Path(f"{log}.span.json").write_text(json.dumps(record))
+        job_span_record(log).write_text(json.dumps(record))
 
 
 def _report_gpu_time(log: str | Path | None, started: Any = None) -> None:
@@ -84,7 +85,7 @@ def _report_gpu_time(log: str | Path | None, started: Any = None) -> None:
             "ended": round(time.time(), 3),
         }
         record = {**held, "memory": memory, **span, "phases": phases.record()}
-        Path(f"{log}.gpu.json").write_text(json.dumps(record) + "\n")
+        job_gpu_record(log).write_text(json.dumps(record) + "\n")
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
         if memory:
             print(f"[gpu-mem] {json.dumps(memory)}", flush=True)

@@ -267,11 +267,13 @@ class Worker:
         import shutil
         import threading
 
+        from ..core.records import gpu_busy_lock, gpu_busy_log
+
         if not shutil.which("nvidia-smi") or gpu_key() == "all":
             return
-        logs = self.run_dir / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        lock = open(logs / f"gpu-busy-{gpu_key()}.lock", "a+")
+        lock_path = gpu_busy_lock(self.run_dir, gpu_key())
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(lock_path, "a+")
         try:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -279,7 +281,7 @@ class Worker:
             return
 
         def sample() -> None:
-            out = logs / f"gpu-busy-{gpu_key()}.jsonl"
+            out = gpu_busy_log(self.run_dir, gpu_key())
             while True:
                 r = subprocess.run(
                     ["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-i", gpu_key()],

@@ -36,7 +36,14 @@ from typing import Any
 
 from ....core.errors import KerneloptError
 from ....core.jsonio import read_json, write_json
-from ....core.records import llm_ledger, llm_settings
+from ....core.records import (
+    llm_ledger,
+    llm_settings,
+    llm_state_dir,
+    llm_transcript,
+    llm_transcripts,
+    llm_transcripts_at,
+)
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 OPERATIONAL = (
@@ -71,7 +78,7 @@ INFRASTRUCTURE = (APIUnavailable, ReplayMissing)  # faults of the job, never a c
 
 
 def state_dir(workdir: Path) -> Path:
-    return Path(workdir) / "llm"
+    return llm_state_dir(workdir)
 
 
 def write_settings(workdir: str | Path, agent: dict[str, Any]) -> None:
@@ -163,7 +170,7 @@ def clear(where: Path, roles: list[str]) -> None:
     """A job's own transcripts from an earlier run of it (a re-run, or a switch of backend),
     removed when the job starts, so that accounting and replay see only what made the outputs."""
     for role in roles:
-        for t in (Path(where) / "llm").glob(f"{role}-*.json"):
+        for t in llm_transcripts_at(where, role):
             t.unlink(missing_ok=True)
 
 
@@ -172,9 +179,7 @@ def replay_index(run_dir: Path) -> dict[str, Path]:
     transcript of a finished run.  Replay matches by place, not by the request's hash: a
     request quotes measured times and fresh seeds, which differ from run to run."""
     index = {}
-    for t in sorted(Path(run_dir).glob("**/llm/*.json")):
-        if t.parent.parent == Path(run_dir):  # <run>/llm/ holds run state, not transcripts
-            continue
+    for t in llm_transcripts(run_dir):  # <run>/llm/ holds run state, not transcripts
         try:
             rec = read_json(t)
         except (OSError, ValueError):
@@ -211,7 +216,7 @@ class Caller:
         return f"{rel}/{role}-{k}"
 
     def transcript_path(self, role: str, k: int) -> Path:
-        return self.where / "llm" / f"{role}-{k}.json"
+        return llm_transcript(self.where, role, k)
 
     # -- budgets ----------------------------------------------------------------------------
     def check_budget(self) -> None:
@@ -375,7 +380,7 @@ class Caller:
 def transcripts_under(root: Path) -> list[dict[str, Any]]:
     """Every transcript below ``root`` (a problem's directory), for accounting."""
     out = []
-    for t in sorted(Path(root).glob("**/llm/*.json")):
+    for t in llm_transcripts(root):
         try:
             out.append(read_json(t))
         except (OSError, ValueError):
