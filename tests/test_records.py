@@ -92,17 +92,24 @@ def test_a_beam_keeps_its_optional_keys_only_when_set(tmp_path):
     Beam(0, [{"id": "inductor", "path": member_path("cands/c0"), "ratio": 1.0, "signature": "s"}], None).save(f)
     assert set(json.loads(f.read_text())) == {"iteration", "members", "stopped", "schema"}
     b = Beam.load(f)
-    assert b.members[0]["id"] == "inductor" and b.dropped is None
-    Beam(1, [], "converged", dropped=[{"id": "x"}], infrastructure="oom").save(f)
+    assert b.members[0].id == "inductor" and b.members[0].meaningful and b.dropped is None
+    # a member keeps its file's keys in order: a default it never wrote stays unwritten
+    assert b.members[0].as_dict() == {"id": "inductor", "path": "cands/c0/candidate.py", "ratio": 1.0, "signature": "s"}
+    x = {"id": "x", "path": "iter1/cand0/candidate.py", "ratio": 1.2, "ci": [1.1, 1.3], "meaningful": True}
+    Beam(1, [], "converged", dropped=[x], infrastructure="oom").save(f)
     assert Beam.load(f).as_dict() == {
         "iteration": 1,
         "members": [],
         "stopped": "converged",
-        "dropped": [{"id": "x"}],
+        "dropped": [x],
         "infrastructure": "oom",
     }
+    assert Beam.load(f).dropped[0].ranked_ratio == 1.2
     f.write_text(json.dumps({"members": []}))
     with pytest.raises(RecordError, match="beam record without iteration, stopped"):
+        Beam.load(f)
+    f.write_text(json.dumps({"iteration": 0, "members": [{"id": "inductor"}], "stopped": None}))
+    with pytest.raises(RecordError, match="beam member 0 record without path"):
         Beam.load(f)
 
 

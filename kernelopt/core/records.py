@@ -711,35 +711,49 @@ def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Beam(_Record):
-    """``iter<i>/beam.json``: the members after iteration ``i``, why the search stopped (or None),
-    candidates timed that left the beam, and a fault that kept candidates from being timed."""
+    """``iter<i>/beam.json``: the members after iteration ``i`` (``Member``), why the search
+    stopped (or None), candidates timed that left the beam (``Member``s too), and a fault that
+    kept candidates from being timed.  Members may be given as the dicts a stage built."""
 
     iteration: int
-    members: list[dict[str, Any]]
+    members: list[Member]
     stopped: str | None = None
-    dropped: list[dict[str, Any]] | None = None
+    dropped: list[Member] | None = None
     infrastructure: str | None = None
 
     KIND: ClassVar[str] = "beam"
+
+    def __post_init__(self) -> None:
+        def typed(ms: list[Any]) -> list[Member]:
+            return [m if isinstance(m, Member) else Member.from_dict(m) for m in ms]
+
+        object.__setattr__(self, "members", typed(self.members))
+        if self.dropped is not None:
+            object.__setattr__(self, "dropped", typed(self.dropped))
 
     @classmethod
     def load(cls, path: str | Path) -> Beam:
         data = _read(Path(path), cls.KIND)
         _missing(Path(path), cls.KIND, data, ("iteration", "members", "stopped"))
+        for i, m in enumerate([*data["members"], *(data.get("dropped") or [])]):
+            _missing(Path(path), f"beam member {i}", m if isinstance(m, dict) else {}, Member.REQUIRED)
         return cls(data["iteration"], data["members"], data["stopped"], data.get("dropped"), data.get("infrastructure"))
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"iteration": self.iteration, "members": self.members, "stopped": self.stopped}
+        out: dict[str, Any] = {
+            "iteration": self.iteration,
+            "members": [m.as_dict() for m in self.members],
+            "stopped": self.stopped,
+        }
         if self.dropped:
-            out["dropped"] = self.dropped
+            out["dropped"] = [m.as_dict() for m in self.dropped]
         if self.infrastructure:
             out["infrastructure"] = self.infrastructure
         return out
 
-
-def read_beam(path: str | Path) -> dict[str, Any]:
-    """A beam file as the dict the search and the report use, checked like ``Beam.load``."""
-    return Beam.load(path).as_dict()
+    @property
+    def member_ids(self) -> list[str]:
+        return [m.id for m in self.members]
 
 
 @dataclass(frozen=True)
@@ -964,6 +978,39 @@ class _Ordered(_Record):
         ``extra``, the order of the keys kept (the schema left out)."""
         data = {k: v for k, v in data.items() if k != "schema"}
         return {**_split(cls, {k: v for k, v in data.items() if k not in cls._NOT_KEYS}), "order": tuple(data)}
+
+
+@dataclass(frozen=True)
+class Member(_Ordered):
+    """A beam member (an entry of ``beam.json``'s ``members`` or ``dropped``): its ``id``
+    (``inductor``, ``synth/a<k>``, ``iter<i>/cand<j>[/r<r>]``), its candidate file relative to the
+    unit (``path``), its time against Inductor's kernel (``ratio``, ``ci``) and whether that time
+    means anything (``meaningful``: False for a synthesized kernel not yet timed, and on the
+    CPU), the code's launch-parameter ``signature`` and the search ``direction`` that made it."""
+
+    id: str = ""
+    path: str = ""
+    ratio: float | None = None
+    ci: list[float] | None = None
+    meaningful: bool = True
+    signature: str | None = None
+    direction: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "beam member"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("id", "path")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Member:
+        return cls(**cls._ordered(data))
+
+    @property
+    def ranked_ratio(self) -> float | None:
+        """The ratio where it means something, else None."""
+        r = self.ratio
+        return float(r) if self.meaningful and isinstance(r, (int, float)) else None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ Every role's input and output is a file; the agent backend (agents/) does the th
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from ..core.records import (
     Dispatch,
     GateVerdict,
     IterPaths,
+    Member,
     MemberProfile,
     ProblemPaths,
     SearchPlan,
@@ -360,13 +362,13 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         MemberProfile.from_dict(out).save(prof.summary)
         return out
     member = beam.members[j]
-    cand = paths.member_candidate(unit, member["path"])
+    cand = paths.member_candidate(unit, member.path)
     # a member kept from an earlier beam was profiled then: candidate files never change, so
     # reuse that profile instead of paying NCU again
     for k in range(i - 1, -1, -1):
         for prev in sorted(paths.iteration(unit, k).profile_summaries()):
             old = MemberProfile.load(prev)
-            if not old.empty and old.member == member["id"] and not old.reused_from:
+            if not old.empty and old.member == member.id and not old.reused_from:
                 out = {
                     **old.as_dict(),
                     "reused_from": prev.parent.relative_to(paths.unit(unit)).as_posix(),
@@ -374,17 +376,17 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
                 }
                 MemberProfile.from_dict(out).save(prof.summary)
                 prof.summary_text.write_text(old.text + "\n")
-                print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member['id']} reused from {out['reused_from']}")
+                print(f"[profile] {paths.problem}/{unit} iter{i}/m{j}: {member.id} reused from {out['reused_from']}")
                 return out
     t, h = time_candidate(paths, unit, cfg, cand, f"profile {unit}/iter{i}/m{j}")
     device = h.rt.device
     if t is None:
         out = {
             "empty": False,
-            "member": member["id"],
+            "member": member.id,
             "source": "none",
             "metrics": {},
-            "text": f"member {member['id']}: could not be timed",
+            "text": f"member {member.id}: could not be timed",
             "note": "the candidate could not be timed in its sandbox",
             "cost": {"timing_s": None, "ncu_s": None},
         }
@@ -413,7 +415,7 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
         else:
             ncu_note = f"ncu failed, fell back to the roofline estimate: {res.get('stderr', '')[-300:]}"
     summary = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, d).summarize_profile(
-        member["id"], metrics, source
+        member.id, metrics, source
     )
     if ncu_note:
         summary.note = (summary.note + "; " if summary.note else "") + ncu_note
@@ -445,9 +447,9 @@ def expand(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> dict[
                 if prof.empty:
                     continue
                 summary = ProfileSummary(str(prof.member), str(prof.source), prof.metrics, prof.text, prof.note)
-                src = paths.member_candidate(unit, m["path"]).read_text()
-                analyses[m["id"]] = backend.analyze(summary, contract, memory, kernel=src)
-                members.append({**m, "source": src})
+                src = paths.member_candidate(unit, m.path).read_text()
+                analyses[m.id] = backend.analyze(summary, contract, memory, kernel=src)
+                members.append({**m.as_dict(), "source": src})  # the agents read a member as its file holds it
             plan = backend.plan(i, members, analyses, contract, memory, width)
         except BudgetExhausted as e:  # the unit's search stops here, and says why
             plan = Plan(i, [], stop=f"stopped in iteration {i}: {e}")
@@ -526,7 +528,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         failed = Direction(**(prev_slot.direction or {}))
         member = Direction(**(first.direction or {})).member
         beam = Beam.load(paths.iteration(unit, i - 1).beam)
-        src_member = next((m for m in beam.members if m["id"] == member), None)
+        src_member = next((m for m in beam.members if m.id == member), None)
         analyses = Analyses.load(it.analysis).by_member
         analysis = Analysis(**analyses[member]) if member in analyses else None
         memory = Memory.load(paths.iteration(unit, i - 1).memory)
@@ -539,7 +541,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
         if src_member is None:
             info["reason"] = f"beam member {member} not found"
         else:
-            source = paths.member_candidate(unit, src_member["path"]).read_text()
+            source = paths.member_candidate(unit, src_member.path).read_text()
             direction, note = backend.fix(failed, failure, source, analysis, contract, memory, taken)
             info["reasoning"] = note
             if direction is None:
@@ -617,13 +619,14 @@ def _time_candidates(
     cfg: dict[str, Any],
     device: str,
     passing: list[tuple[str, Slot, str]],
-    untimed: list[dict[str, Any]],
+    untimed: list[Member],
     outcomes: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], str | None]:
+) -> tuple[list[Member], dict[str, Member], str | None]:
     """Time the new candidates (and the earlier members never timed) against Inductor's kernel:
-    the new beam members, and the fault that kept them from being timed, if one did."""
+    the new beam members, the earlier ones now timed (by id), and the fault that kept them from
+    being timed, if one did."""
     it = paths.iteration(unit, i)
-    files = [it.cand(a).candidate for a, _, _ in passing] + [paths.member_candidate(unit, m["path"]) for m in untimed]
+    files = [it.cand(a).candidate for a, _, _ in passing] + [paths.member_candidate(unit, m.path) for m in untimed]
     fault: dict[str, str] = {}
 
     def on_fault(cause: str) -> list[Any]:
@@ -645,46 +648,53 @@ def _time_candidates(
         CandidateTiming.from_dict(cmp.to_dict()).save(it.cand(a).timing)
         ratio = cmp.ratio if cmp.meaningful else None
         new_members.append(
-            {
-                "id": f"iter{i}/{a}",
-                "path": member_path(f"iter{i}/{a}"),
-                "ratio": ratio if ratio is not None else 1.0,
-                "ci": [cmp.ci_low, cmp.ci_high],
-                "meaningful": cmp.meaningful,
-                "signature": slot.signature,
-                "direction": name,
-            }
+            Member.from_dict(
+                {
+                    "id": f"iter{i}/{a}",
+                    "path": member_path(f"iter{i}/{a}"),
+                    "ratio": ratio if ratio is not None else 1.0,
+                    "ci": [cmp.ci_low, cmp.ci_high],
+                    "meaningful": cmp.meaningful,
+                    "signature": slot.signature,
+                    "direction": name,
+                }
+            )
         )
         outcomes.append(_outcome(i, a, name, slot, "pass", ratio=ratio))
-    for m, cmp in zip(untimed, cmps[len(passing) :]):
-        if cmp is not None:
-            m.update(ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
-    return new_members, fault.get("cause")
+    retimed = {
+        m.id: replace(m, ratio=cmp.ratio, ci=[cmp.ci_low, cmp.ci_high], meaningful=cmp.meaningful)
+        for m, cmp in zip(untimed, cmps[len(passing) :])
+        if cmp is not None
+    }
+    return new_members, retimed, fault.get("cause")
 
 
 def _next_beam(
-    prev_beam: Beam, new_members: list[dict[str, Any]], width: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    prev_members: list[Member], prev_dropped: list[Member], new_members: list[Member], width: int
+) -> tuple[list[Member], list[Member]]:
     """The best ``width`` distinct members of the old beam and the new ones, and every timed
     candidate that left the beam (kept with its times for the report's "why nothing was
     stitched", e.g. a synthesized kernel slower than Inductor's in a beam of 1)."""
-    pool = prev_beam.members + new_members
+    pool = prev_members + new_members
     # best first (CPU: times mean nothing, so new candidates first to keep the search moving),
     # at most one member per configuration
-    pool.sort(key=lambda m: (m["ratio"] if m.get("meaningful", True) else 0.999, m["id"]))
-    beam_members, sigs = [], set()
+    pool.sort(key=lambda m: (m.ratio if m.meaningful else 0.999, m.id))
+    beam_members: list[Member] = []
+    sigs = set()
     for m in pool:
-        if m["signature"] in sigs:
+        if m.signature in sigs:
             continue
-        sigs.add(m["signature"])
+        sigs.add(m.signature)
         beam_members.append(m)
         if len(beam_members) >= width:
             break
-    kept = {m["id"] for m in beam_members}
-    dropped = {m["id"]: m for m in prev_beam.dropped or []}
+    kept = {m.id for m in beam_members}
+    dropped = {m.id: m for m in prev_dropped}
     for m in pool:
-        if m["id"] not in kept and m["id"] != "inductor" and "ci" in m:
-            dropped.setdefault(m["id"], {k: m[k] for k in ("id", "path", "ratio", "ci", "meaningful") if k in m})
+        if m.id not in kept and m.id != "inductor" and m.ci is not None:
+            d = m.as_dict()
+            kept_keys = ("id", "path", "ratio", "ci", "meaningful")
+            dropped.setdefault(m.id, Member.from_dict({k: d[k] for k in kept_keys if k in d}))
     return beam_members, list(dropped.values())
 
 
@@ -700,13 +710,16 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     passing = _judged_slots(it, i, width, int(cfg["search"].get("retries", 0)), outcomes)
     device = Capture.load(paths.capture_record).device
     # members never timed (e.g. synthesised seeds): timed now, on the GPU
-    untimed = [m for m in prev_beam.members if device == "cuda" and not m.get("meaningful", True)]
-    new_members, fault = [], None
+    untimed = [m for m in prev_beam.members if device == "cuda" and not m.meaningful]
+    new_members: list[Member] = []
+    retimed: dict[str, Member] = {}
+    fault = None
     if passing or untimed:
-        new_members, fault = _time_candidates(paths, unit, i, cfg, device, passing, untimed, outcomes)
-    beam_members, dropped = _next_beam(prev_beam, new_members, width)
+        new_members, retimed, fault = _time_candidates(paths, unit, i, cfg, device, passing, untimed, outcomes)
+    prev_members = [retimed.get(m.id, m) for m in prev_beam.members]
+    beam_members, dropped = _next_beam(prev_members, prev_beam.dropped or [], new_members, width)
     stopped = plan.stop
-    if not stopped and not new_members and [m["id"] for m in beam_members] == [m["id"] for m in prev_beam.members]:
+    if not stopped and not new_members and [m.id for m in beam_members] == prev_beam.member_ids:
         stopped = "converged: no new candidate entered the beam"
     clear_transcripts(it.dir, ["summarizer"])
     backend = agents.backend(cfg["agent"], paths.workdir, paths.problem, unit, it.dir)
@@ -719,7 +732,7 @@ def select_iter(paths: ProblemPaths, unit: str, i: int, cfg: dict[str, Any]) -> 
     memory.save(it.memory)
     it.summary.write_text(text + (f"\nStopped: {beam['stopped']}\n" if beam["stopped"] else ""))
     print(
-        f"[select] {paths.problem}/{unit} iter{i}: beam {[m['id'] for m in beam_members]}"
+        f"[select] {paths.problem}/{unit} iter{i}: beam {[m.id for m in beam_members]}"
         + (f" (stopped: {beam['stopped']})" if beam["stopped"] else "")
     )
     return beam

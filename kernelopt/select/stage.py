@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.jsonio import sha256
 from ..core.outputcode import jit_kernel_names
-from ..core.records import Beam, Best, Capture, GateVerdict, ProblemPaths, Slot, member_path
+from ..core.records import Beam, Best, Capture, GateVerdict, Member, ProblemPaths, Slot, member_path
 from ..gates.faults import retry_alone
 from ..gates.verdict import NOT_CHECKABLE
 from ..runner.timing import time_against_inductor
@@ -116,16 +116,11 @@ def _passed(paths: ProblemPaths, unit: str, cfg: dict[str, Any]) -> Best:
     iters = int(cfg["search"]["iterations"])
     if iters > 0:
         beam = Beam.load(paths.iteration(unit, iters).beam)
-        dropped = beam.dropped or None  # timed, slower than the beam kept: not ranked, named in the report
+        # timed, slower than the beam kept: not ranked, named in the report
+        dropped = [m.as_dict() for m in beam.dropped or []] or None
         for m in beam.members:
             candidates.setdefault(
-                m["path"],
-                {
-                    "origin": "search",
-                    "ratio": m.get("ratio"),
-                    "meaningful": m.get("meaningful", True),
-                    "ci": m.get("ci"),
-                },
+                m.path, {"origin": "search", "ratio": m.ratio, "meaningful": m.meaningful, "ci": m.ci}
             )
     return Best(unit, candidates, not_checkable=not_checkable, timed_out_of_beam=dropped)
 
@@ -171,9 +166,8 @@ def valid_alternatives(paths: ProblemPaths, units: list[str]) -> list[tuple[str,
     for u in units:
         best = Best.load_or_empty(paths.best(u))
         out += [(u, p, best.ratio(p)) for p in best.candidates if p != INDUCTOR]
-        for m in best.timed_out_of_beam or []:
-            r = m.get("ratio")
-            out.append((u, m["path"], float(r) if m.get("meaningful", True) and isinstance(r, (int, float)) else None))
+        for m in map(Member.from_dict, best.timed_out_of_beam or []):
+            out.append((u, m.path, m.ranked_ratio))
     return out
 
 
