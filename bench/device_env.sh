@@ -39,5 +39,5 @@ device_resume() {
   else
     return 0
   fi
-  find problems bench/candidates -type f -exec touch -d 2000-01-01 {} +
+  find problems tests/fixtures/candidates_h200 -type f -exec touch -d 2000-01-01 {} +
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole pipeline (capture .. gates 1-4 .. report) on problems of problems/gpu on one GPU,
 # with Inductor's kernels stitched back as candidates (gates.replace_with_inductor=true: every
-# optimizable problem goes through gates 3-4), the hand-written kernel in bench/candidates/ and
+# optimizable problem goes through gates 3-4), the hand-written kernel in tests/fixtures/candidates_h200/ and
 # no search; then what the suite (the first argument) measures on the run:
 #   bash bench/gates_gpu.sh [all]   the 10 optimizable problems, then the A/A benchmark of gate 4
 #                                   on the run (bench/aa.py) and, with NCU_SMOKE=<seconds>,
@@ -44,7 +44,7 @@ esac
 . bench/device_env.sh && device_setup $WD0 && device_resume
 t0=$(date +%s)
 timeout -k 10 $TIMEOUT python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
-  --config problems="${PROBS}" device=cuda workdir=$WD candidates=bench/candidates 'gates={replace_with_inductor: true}' \
+  --config problems="${PROBS}" device=cuda workdir=$WD candidates=tests/fixtures/candidates_h200 'gates={replace_with_inductor: true}' \
   'search={iterations: 0}' > $OUTDIR/$LOG 2>&1
 rc=$?
 echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"

@@ -2,7 +2,7 @@
 # LLM-written candidates on the H200 (issue "6 · LLM agents", item 9), with no network: the
 # fake Messages API (tests/fake_messages_api.py) plays Claude through the real anthropic SDK.
 # It answers the synthesizer and the executor of a unit with the hand-written kernel in
-# bench/candidates/level1_1_Softmax/<unit>.py when there is one (the single-pass softmax), and otherwise like
+# tests/fixtures/candidates_h200/level1_1_Softmax/<unit>.py when there is one (the single-pass softmax), and otherwise like
 # KernelSmith: Inductor's kernel resubmitted, NUM_WARPS variants, and (--wrong-first) a wrong
 # kernel (+1.0 on every store) on odd executor directions, which the gates must reject.
 #   bash bench/llm_gpu.sh   (carry .whl)
@@ -11,7 +11,7 @@
 set -uo pipefail
 . bench/device_env.sh && device_setup /tmp/kernelopt-llm
 PROBS=${PROBS:-"[problems/gpu/level1/1_Softmax.py]"}
-python3 tests/fake_messages_api.py --port 8765 --kernels bench/candidates/level1_1_Softmax --wrong-first > $OUTDIR/fake_api.log 2>&1 &
+python3 tests/fake_messages_api.py --port 8765 --kernels tests/fixtures/candidates_h200/level1_1_Softmax --wrong-first > $OUTDIR/fake_api.log 2>&1 &
 FAKE=$!
 sleep 2
 export ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=sk-ant-fake-h200-not-a-real-key

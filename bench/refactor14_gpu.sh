@@ -12,7 +12,7 @@ set -uo pipefail
 PROBS=${PROBS:-"[problems/gpu/level1/1_Softmax.py, problems/gpu/level1/2_LayerNorm.py, problems/gpu/level1/3_GELU_Mul_Add.py, problems/gpu/level2/2_Conv2d_BatchNorm_ReLU.py]"}
 t0=$(date +%s)
 timeout -k 10 ${GATES_TIMEOUT:-280} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
-  --config problems="${PROBS}" device=cuda workdir=$WD/gates candidates=bench/candidates 'gates={replace_with_inductor: true}' \
+  --config problems="${PROBS}" device=cuda workdir=$WD/gates candidates=tests/fixtures/candidates_h200 'gates={replace_with_inductor: true}' \
   'search={iterations: 0}' > $OUTDIR/gates_snakemake.log 2>&1
 echo "gates run: snakemake exit $? after $(( $(date +%s) - t0 )) s"
 t1=$(date +%s)

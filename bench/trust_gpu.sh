@@ -17,7 +17,7 @@ STEP=${STEP:-pipeline}
 if [ "$STEP" = pipeline ]; then
   t0=$(date +%s)
   timeout -k 10 ${PIPELINE_TIMEOUT:-400} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
-    --config problems="${PROBS}" device=cuda workdir=$WD candidates=bench/candidates 'gates={replace_with_inductor: true}' \
+    --config problems="${PROBS}" device=cuda workdir=$WD candidates=tests/fixtures/candidates_h200 'gates={replace_with_inductor: true}' \
     'search={iterations: 0}' > $OUTDIR/trust_snakemake.log 2>&1
   echo "snakemake exit $? after $(( $(date +%s) - t0 )) s"
   grep -A8 "^\[report\] [0-9]* problems:" $OUTDIR/trust_snakemake.log | head -10

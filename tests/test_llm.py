@@ -267,7 +267,8 @@ def test_candidate_processes_get_no_credentials(monkeypatch):
 
 
 FREE_FORM = (
-    ROOT / "bench/candidates/level1_1_Softmax/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py"
+    ROOT
+    / "tests/fixtures/candidates_h200/level1_1_Softmax/triton_red_fused__softmax_exp_prepare_softmax_online_sub_0.py"
 ).read_text()
 
 
