@@ -1,6 +1,6 @@
 """The report stage's bookkeeping (no pipeline run needed)."""
 
-from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
+from kernelopt.core.records import Baseline, Dispatch, DispatchUnit, GateVerdict, ProblemPaths
 from kernelopt.report.stage import gpu_seconds
 
 
@@ -76,10 +76,8 @@ def test_the_job_account_gives_wall_time_gpu_busy_share_and_candidates_judged(tm
     busy = [{"t": t, "util": 50 if t < 115 else 0} for t in range(90, 140)]
     (tmp_path / "logs" / "gpu-busy-0.jsonl").write_text("".join(json.dumps(d) + "\n" for d in busy))
     paths = ProblemPaths(tmp_path, "level1_1_A")
-    for i, verdict in enumerate(["pass", "fail", "infrastructure"]):
-        g = paths.root / "units" / "u0" / "cands" / f"c{i}" / "gate2.json"
-        g.parent.mkdir(parents=True)
-        g.write_text(json.dumps({"verdict": verdict}))
+    for i, (verdict, rule) in enumerate([("pass", None), ("fail", "mismatch"), ("error", "infrastructure")]):
+        GateVerdict(gate=2, verdict=verdict, reason="", rule=rule).save(paths.cand("u0", i).gate(2))
     acc = job_account(paths)
     assert (acc["wall_started"], acc["wall_ended"], acc["wall_s"]) == (100.0, 130.5, 30.5)
     # samples at t = 100..130 (31 of them), busy at 100..114 (15)
@@ -134,7 +132,9 @@ def _problem(tmp_path, *, device="cpu", eager_ms=2.0, compiled_ms=1.0, units=("u
     """A problem's records up to the stitch, nothing stitched (``plan.json`` no-candidates):
     what finalize reads.  The caller adds slots, beams and attempts."""
     paths = ProblemPaths(tmp_path, "level1_1_X")
-    _put(paths.baseline, {"device": device, "compiled": {"median_ms": compiled_ms}, "eager": {"median_ms": eager_ms}})
+    Baseline(
+        problem=paths.problem, device=device, compiled={"median_ms": compiled_ms}, eager={"median_ms": eager_ms}
+    ).save(paths.baseline)
     Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id=u, kernel=u) for u in units]).save(
         paths.dispatch
     )
