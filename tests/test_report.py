@@ -1,6 +1,6 @@
 """The report stage's bookkeeping (no pipeline run needed)."""
 
-from kernelopt.core.records import Baseline, Dispatch, DispatchUnit, GateVerdict, ProblemPaths
+from kernelopt.core.records import Baseline, Dispatch, DispatchUnit, GateVerdict, IsolateCheck, ProblemPaths
 from kernelopt.report.stage import gpu_seconds
 
 
@@ -98,16 +98,17 @@ def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsy
 
     wd = tmp_path / "run"
     Dispatch(problem="p1", verdict="optimizable").save(wd / "p1" / "dispatch.json")
-    put(wd / "p1/units/u_ok/isolate_check.json", {"status": "pass"})
+    p1, p2 = ProblemPaths(wd, "p1"), ProblemPaths(wd, "p2")
+    IsolateCheck(status="pass").save(p1.isolate_check("u_ok"))
     put(wd / "p1/units/u_ok/synth/a0/slot.json", {"empty": True, "reason": "cannot synthesize: x"})
     put(wd / "p1/units/u_ok/synth/a1/slot.json", {"empty": False})
-    put(wd / "p1/units/u_ok/synth/a1/gate2.json", {"verdict": "pass"})
-    put(wd / "p1/units/u_fail/isolate_check.json", {"status": "pass"})
+    GateVerdict(gate=2, verdict="pass", reason="matches").save(p1.synth("u_ok", 1).gate(2))
+    IsolateCheck(status="pass").save(p1.isolate_check("u_fail"))
     put(wd / "p1/units/u_fail/synth/a0/slot.json", {"empty": False})
-    put(wd / "p1/units/u_fail/synth/a0/gate2.json", {"verdict": "fail", "reason": "rule mismatch: far off"})
-    put(wd / "p1/units/u_nc/isolate_check.json", {"status": "no-reference", "reason": "partial sums"})
+    GateVerdict(gate=2, verdict="fail", reason="rule mismatch: far off").save(p1.synth("u_fail", 0).gate(2))
+    IsolateCheck(status="no-reference", reason="partial sums").save(p1.isolate_check("u_nc"))
     Dispatch(problem="p2", verdict="library-dominated").save(wd / "p2" / "dispatch.json")
-    put(wd / "p2/units/u/isolate_check.json", {"status": "pass"})
+    IsolateCheck(status="pass").save(p2.isolate_check("u"))
     assert cli.main(["coverage", str(wd), "--json"]) == 0
     cov = _json.loads(capsys.readouterr().out)
     assert (cov["units"], cov["with_a_synthesized_candidate_passing_gates_1_2"], cov["not_checkable"]) == (3, 1, 1)
