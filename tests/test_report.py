@@ -1,6 +1,6 @@
 """The report stage's bookkeeping (no pipeline run needed)."""
 
-from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
+from kernelopt.core.records import Baseline, Dispatch, DispatchUnit, GateVerdict, IsolateCheck, ProblemPaths
 from kernelopt.report.stage import gpu_seconds
 
 
@@ -76,10 +76,8 @@ def test_the_job_account_gives_wall_time_gpu_busy_share_and_candidates_judged(tm
     busy = [{"t": t, "util": 50 if t < 115 else 0} for t in range(90, 140)]
     (tmp_path / "logs" / "gpu-busy-0.jsonl").write_text("".join(json.dumps(d) + "\n" for d in busy))
     paths = ProblemPaths(tmp_path, "level1_1_A")
-    for i, verdict in enumerate(["pass", "fail", "infrastructure"]):
-        g = paths.root / "units" / "u0" / "cands" / f"c{i}" / "gate2.json"
-        g.parent.mkdir(parents=True)
-        g.write_text(json.dumps({"verdict": verdict}))
+    for i, (verdict, rule) in enumerate([("pass", None), ("fail", "mismatch"), ("error", "infrastructure")]):
+        GateVerdict(gate=2, verdict=verdict, reason="", rule=rule).save(paths.cand("u0", i).gate(2))
     acc = job_account(paths)
     assert (acc["wall_started"], acc["wall_ended"], acc["wall_s"]) == (100.0, 130.5, 30.5)
     # samples at t = 100..130 (31 of them), busy at 100..114 (15)
@@ -100,16 +98,17 @@ def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsy
 
     wd = tmp_path / "run"
     Dispatch(problem="p1", verdict="optimizable").save(wd / "p1" / "dispatch.json")
-    put(wd / "p1/units/u_ok/isolate_check.json", {"status": "pass"})
+    p1, p2 = ProblemPaths(wd, "p1"), ProblemPaths(wd, "p2")
+    IsolateCheck(status="pass").save(p1.isolate_check("u_ok"))
     put(wd / "p1/units/u_ok/synth/a0/slot.json", {"empty": True, "reason": "cannot synthesize: x"})
     put(wd / "p1/units/u_ok/synth/a1/slot.json", {"empty": False})
-    put(wd / "p1/units/u_ok/synth/a1/gate2.json", {"verdict": "pass"})
-    put(wd / "p1/units/u_fail/isolate_check.json", {"status": "pass"})
+    GateVerdict(gate=2, verdict="pass", reason="matches").save(p1.synth("u_ok", 1).gate(2))
+    IsolateCheck(status="pass").save(p1.isolate_check("u_fail"))
     put(wd / "p1/units/u_fail/synth/a0/slot.json", {"empty": False})
-    put(wd / "p1/units/u_fail/synth/a0/gate2.json", {"verdict": "fail", "reason": "rule mismatch: far off"})
-    put(wd / "p1/units/u_nc/isolate_check.json", {"status": "no-reference", "reason": "partial sums"})
+    GateVerdict(gate=2, verdict="fail", reason="rule mismatch: far off").save(p1.synth("u_fail", 0).gate(2))
+    IsolateCheck(status="no-reference", reason="partial sums").save(p1.isolate_check("u_nc"))
     Dispatch(problem="p2", verdict="library-dominated").save(wd / "p2" / "dispatch.json")
-    put(wd / "p2/units/u/isolate_check.json", {"status": "pass"})
+    IsolateCheck(status="pass").save(p2.isolate_check("u"))
     assert cli.main(["coverage", str(wd), "--json"]) == 0
     cov = _json.loads(capsys.readouterr().out)
     assert (cov["units"], cov["with_a_synthesized_candidate_passing_gates_1_2"], cov["not_checkable"]) == (3, 1, 1)
@@ -134,7 +133,9 @@ def _problem(tmp_path, *, device="cpu", eager_ms=2.0, compiled_ms=1.0, units=("u
     """A problem's records up to the stitch, nothing stitched (``plan.json`` no-candidates):
     what finalize reads.  The caller adds slots, beams and attempts."""
     paths = ProblemPaths(tmp_path, "level1_1_X")
-    _put(paths.baseline, {"device": device, "compiled": {"median_ms": compiled_ms}, "eager": {"median_ms": eager_ms}})
+    Baseline(
+        problem=paths.problem, device=device, compiled={"median_ms": compiled_ms}, eager={"median_ms": eager_ms}
+    ).save(paths.baseline)
     Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id=u, kernel=u) for u in units]).save(
         paths.dispatch
     )

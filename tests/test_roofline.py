@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from kernelopt.core.jsonio import write_json
-from kernelopt.core.records import Contract, Dispatch, DispatchUnit, ProblemPaths
+from kernelopt.core.records import Capture, Contract, Dispatch, DispatchUnit, ProblemPaths
 from kernelopt.report import roofline
 
 # what every contract holds besides its arguments (no kernel: no reread analysis unless a test names it)
@@ -45,7 +45,7 @@ def _unit(paths: ProblemPaths, unit: str, shape: list[int], inductor_ms: float, 
 
 def test_bandwidth_of_inductor_and_of_the_best_candidate(tmp_path):
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     # 2 x 1 GiB moved in 0.5 ms = 4294.97 GB/s: 99.9 % of 4300
     _unit(paths, "a", [2**28], 0.5, {"iter1/cand0/candidate.py": 1.25, "synth/a0/candidate.py": 2.0})
     # 2 x 256 MiB moved; Inductor at 0.25 ms (50 %), a candidate at 0.8 of its time (62.4 %)
@@ -68,7 +68,7 @@ def test_bandwidth_of_inductor_and_of_the_best_candidate(tmp_path):
 
 def test_a_dropped_candidate_counts_and_no_candidate_is_said(tmp_path):
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     _unit(paths, "a", [2**20], 0.002, {})
     assert roofline.describe(roofline.problem_roofline(paths, ["a"], 4300.0)).endswith("no other candidate was timed")
     best = paths.best("a")
@@ -82,7 +82,7 @@ def test_a_dropped_candidate_counts_and_no_candidate_is_said(tmp_path):
 
 def test_on_the_cpu_only_the_bytes_are_recorded(tmp_path):
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cpu"})
+    Capture(device="cpu").save(paths.capture_record)
     _unit(paths, "a", [1024], 0.5, {"iter1/cand0/candidate.py": 0.5})
     roof = roofline.problem_roofline(paths, ["a"], 4300.0)
     assert roof["units"][0]["bytes"] == 8192 and roof["units"][0]["inductor_pct"] is None
@@ -91,7 +91,7 @@ def test_on_the_cpu_only_the_bytes_are_recorded(tmp_path):
 
 def test_units_without_a_time_are_said(tmp_path):
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     _unit(paths, "a", [2**20], 0.002, {})
     # e.g. a split reduction's partial kernel, never profiled
     write_json(paths.contract("b"), {"unit": "b", **HEAD, "args": []})
@@ -143,13 +143,13 @@ def test_a_looped_reduction_that_reads_its_row_twice(tmp_path, row, fits):
     and shared memory any kernel reads it twice (the roof at that traffic is 2/3 of the copy
     bandwidth, reported with how close Inductor came); a row that fits is headroom, no floor."""
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     rows = 2**28 // row
     _unit(paths, "u", [rows, row], 0.75, {})
-    c = roofline.read_json(paths.contract("u"))
-    c["kernel"] = "k"
-    c["args"] += [{"name": "r0_numel", "kind": "scalar", "value": row}]
-    write_json(paths.contract("u"), c)
+    c = Contract.load(paths.contract("u"))
+    replace(c, kernel="k", args=[*c.args, {"name": "r0_numel", "kind": "scalar", "value": row}]).save(
+        paths.contract("u")
+    )
     paths.inductor_kernel("u").write_text(LOOPED)
     roof = roofline.problem_roofline(paths, ["u"], 4300.0)
     (u,) = roof["units"]
@@ -168,12 +168,10 @@ def test_a_looped_reduction_that_reads_its_row_twice(tmp_path, row, fits):
 
 def test_a_single_loop_reduction_reads_once(tmp_path):
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     _unit(paths, "u", [64, 2**22], 0.5, {})
     one_loop = LOOPED.split("    s = tl.sum")[0]
-    c = roofline.read_json(paths.contract("u"))
-    c["kernel"] = "k"
-    write_json(paths.contract("u"), c)
+    replace(Contract.load(paths.contract("u")), kernel="k").save(paths.contract("u"))
     paths.inductor_kernel("u").write_text(one_loop)
     (u,) = roofline.problem_roofline(paths, ["u"], 4300.0)["units"]
     assert "rereads" not in u and "reread_roof_pct" not in u
@@ -227,7 +225,7 @@ def test_a_region_is_its_members_again_and_counts_once(tmp_path):
     """Run 14's LayerNorm: the region of its kernels and the kernels themselves are all units;
     the problem's totals count each kernel once (the region's time is its members')."""
     paths = ProblemPaths(tmp_path, "p")
-    write_json(paths.capture_record, {"device": "cuda"})
+    Capture(device="cuda").save(paths.capture_record)
     _unit(paths, "a", [2**26], 0.25, {})
     _unit(paths, "b", [2**26], 0.25, {})
     _unit(paths, "rg_a__b", [2**26], 0.75, {"synth/a0/candidate.py": 0.5})

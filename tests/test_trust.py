@@ -323,11 +323,13 @@ def test_the_deployed_model_computes_what_gate3_judged(demo_run):
 def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_path):
     from kernelopt.core.config import validate
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
+    from kernelopt.core.records import Baseline, Dispatch, DispatchUnit, GateVerdict, ProblemPaths
     from kernelopt.report.stage import finalize
 
     paths = ProblemPaths(tmp_path, "level1_1_X")
-    write_json(paths.baseline, {"device": "cpu", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
+    Baseline(problem=paths.problem, device="cpu", compiled={"median_ms": 1.0}, eager={"median_ms": 2.0}).save(
+        paths.baseline
+    )
     Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id="u", kernel="u")]).save(
         paths.dispatch
     )
@@ -335,19 +337,18 @@ def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_pa
         paths.attempt_dir(0) / "plan.json",
         {"attempt": 0, "status": "no-candidates", "reason": "no candidate beyond Inductor's"},
     )
-    write_json(paths.attempt_dir(0) / "gate3.json", {"verdict": "skipped", "reason": "nothing stitched"})
-    write_json(paths.attempt_dir(0) / "gate4.json", {"verdict": "skipped", "reason": "nothing stitched"})
+    GateVerdict(gate=3, verdict="skipped", reason="nothing stitched").save(paths.attempt(0).gate(3))
+    GateVerdict(gate=4, verdict="skipped", reason="nothing stitched").save(paths.attempt(0).gate(4))
     write_json(paths.best("u"), {"candidates": {}, "ranked": []})
-    write_json(
-        paths.synth_dir("u", 0) / "gate2.json",
-        {"verdict": "error", "rule": "infrastructure", "reason": "infrastructure: CUDA out of memory"},
+    GateVerdict(gate=2, verdict="error", rule="infrastructure", reason="infrastructure: CUDA out of memory").save(
+        paths.synth("u", 0).gate(2)
     )
     cfg = validate({})
     res = finalize(paths, ["u"], cfg)
     assert res["category"] == "error" and res["reason"].startswith("infrastructure: ") and "synth/a0" in res["reason"]
     # without the fault the same files say: nothing but Inductor's kernel passed (none was
     # synthesized: no synthesis slot holds a record)
-    (paths.synth_dir("u", 0) / "gate2.json").unlink()
+    paths.synth("u", 0).gate(2).unlink()
     assert finalize(paths, ["u"], cfg)["category"] == "matched (not synthesized)"
     # synthesis skipped at the roof (GPU): not a failure, and the reason says why
     why = "not synthesized: Inductor's kernel ran at 99.8 % of the 4.3 TB/s copy bandwidth at capture"
@@ -356,10 +357,9 @@ def test_an_infrastructure_fault_makes_the_result_an_error_not_a_category(tmp_pa
     assert res["category"] == "matched (not synthesized)" and res["reason"].endswith(f"u: {why}")
     (paths.synth_dir("u", 0) / "slot.json").unlink()
     # a unit with no usable reference is not-checkable, never "synthesis failed"
-    write_json(
-        paths.candidate_dir("u", 0) / "gate2.json",
-        {"verdict": "not-checkable", "rule": "unit-not-checkable", "reason": "unit-not-checkable: no eager reference"},
-    )
+    GateVerdict(
+        gate=2, verdict="not-checkable", rule="unit-not-checkable", reason="unit-not-checkable: no eager reference"
+    ).save(paths.cand("u", 0).gate(2))
     assert finalize(paths, ["u"], cfg)["category"] == "unit-not-checkable"
 
 
@@ -440,22 +440,23 @@ def test_a_passing_stitch_below_the_minimum_speedup_says_which_condition_failed(
     under gates.optimized_min_speedup): the reason said "not significant", which it was not."""
     from kernelopt.core.config import validate
     from kernelopt.core.jsonio import write_json
-    from kernelopt.core.records import Dispatch, DispatchUnit, ProblemPaths
+    from kernelopt.core.records import Baseline, Dispatch, DispatchUnit, GateVerdict, ProblemPaths
     from kernelopt.report.stage import finalize
 
     paths = ProblemPaths(tmp_path, "level1_9_X")
-    write_json(paths.baseline, {"device": "cuda", "compiled": {"median_ms": 1.0}, "eager": {"median_ms": 2.0}})
+    Baseline(problem=paths.problem, device="cuda", compiled={"median_ms": 1.0}, eager={"median_ms": 2.0}).save(
+        paths.baseline
+    )
     Dispatch(problem=paths.problem, verdict="optimizable", units=[DispatchUnit(id="u", kernel="u")]).save(
         paths.dispatch
     )
     write_json(
         paths.attempt_dir(0) / "plan.json", {"attempt": 0, "status": "stitched", "replacements": {"u": "iter1/cand0"}}
     )
-    write_json(paths.attempt_dir(0) / "gate3.json", {"verdict": "pass", "reason": "ok"})
+    GateVerdict(gate=3, verdict="pass", reason="ok").save(paths.attempt(0).gate(3))
     numbers = {"speedup": 1.0037, "a_ms": 0.1319, "b_ms": 0.1315, "ci_low": 0.9956, "ci_high": ci_high}
-    write_json(
-        paths.attempt_dir(0) / "gate4.json",
-        {"verdict": "pass", "reason": "ok", "numbers": {**numbers, "noise_band": [0.9956, ci_high]}},
+    GateVerdict(gate=4, verdict="pass", reason="ok", numbers={**numbers, "noise_band": [0.9956, ci_high]}).save(
+        paths.attempt(0).gate(4)
     )
     write_json(paths.best("u"), {"candidates": {}, "ranked": []})
     res = finalize(paths, ["u"], validate({}))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.records import ReportPaths, logs_dir
+from ..core.records import ReportPaths, gpu_busy_logs
 from . import tables
 
 
@@ -23,7 +23,7 @@ def final(workdir: str | Path, problems: list[str]) -> str | None:
     except (OSError, ValueError):
         return None
     rows = [tables.result_row(Path(workdir), p) for p in problems]
-    gpus = len(list(logs_dir(workdir).glob("gpu-busy-*.jsonl"))) or 1
+    gpus = len(gpu_busy_logs(workdir)) or 1
     results = tables.summary_of(rows, gpus)
     results["rows"] = rows
     lines = [tables.console_summary(stages, rep.stages_csv), tables.results_console(results)]

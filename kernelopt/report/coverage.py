@@ -7,18 +7,18 @@ WORKDIR`` prints it; ``--json`` writes it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import Dispatch, ProblemPaths, RecordError, Slot, problems_with_dispatch
-
-
-def _read(p: Path) -> dict[str, Any]:
-    try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
-        return {}
+from ..core.records import (
+    Dispatch,
+    GateVerdict,
+    IsolateCheck,
+    ProblemPaths,
+    RecordError,
+    Slot,
+    problems_with_dispatch,
+)
 
 
 def _slot(p: Path) -> Slot | None:
@@ -29,9 +29,25 @@ def _slot(p: Path) -> Slot | None:
         return None
 
 
+def _check(p: Path) -> IsolateCheck | None:
+    """A unit's isolate check, or None where there is none to read."""
+    try:
+        return IsolateCheck.load_or_none(p)
+    except (OSError, RecordError):
+        return None
+
+
+def _gate(p: Path) -> GateVerdict | None:
+    """A gate's verdict, or None where the gate never ran or its file cannot be read."""
+    try:
+        return GateVerdict.load(p) if p.exists() else None
+    except (OSError, RecordError):
+        return None
+
+
 def unit_row(problem: str, u: Path) -> dict[str, Any]:
     paths, unit = ProblemPaths.of_unit(u)
-    check = _read(paths.isolate_check(unit))
+    check = _check(paths.isolate_check(unit))
     slots = paths.synth_slots(unit)
     written, passed, why = 0, 0, []
     for s in slots:
@@ -40,17 +56,18 @@ def unit_row(problem: str, u: Path) -> dict[str, Any]:
             why.append(str(info.reason if info and info.reason is not None else "empty"))
             continue
         written += 1
-        g2 = _read(s.gate(2))
-        if g2.get("verdict") == "pass":
+        g2 = _gate(s.gate(2))
+        if g2 and g2.passed:
             passed += 1
         else:
-            why.append(f"gate 2 {g2.get('verdict', 'not run')}: {str(g2.get('reason', ''))[:200]}")
-    checkable = check.get("status") == "pass"
+            why.append(f"gate 2 {g2.verdict if g2 else 'not run'}: {str(g2.reason if g2 else '')[:200]}")
+    checkable = bool(check and check.passed)
+    status, reason = (check.status, check.reason) if check else (None, None)
     return {
         "problem": problem,
         "unit": u.name,
         "checkable": checkable,
-        "not_checkable_because": None if checkable else f"{check.get('status')}: {str(check.get('reason', ''))[:200]}",
+        "not_checkable_because": None if checkable else f"{status}: {str('' if reason is None else reason)[:200]}",
         "synthesized": written,
         "passed_gates_1_2": passed,
         "why_not": [] if passed else why[:3],

@@ -14,16 +14,23 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from ..core.records import (
+    JOB_GPU_SUFFIX,
     AttemptPaths,
+    Beam,
     Best,
+    CandidateTiming,
     Dispatch,
     DispatchUnit,
+    GateVerdict,
+    IsolateCheck,
     IterPaths,
+    MemberProfile,
     ProblemPaths,
     ProfilePaths,
     RecordError,
@@ -34,6 +41,7 @@ from ..core.records import (
     attempt_stage,
     llm_ledger,
     llm_settings,
+    llm_transcripts,
     logs_dir,
     member_path,
     problem_set,
@@ -61,6 +69,7 @@ CPU_NOTE = (
     "plumbing only."
 )
 DPI = 90
+_R = TypeVar("_R")  # a record class
 
 
 # --- reading the run directory -----------------------------------------------------------
@@ -98,6 +107,27 @@ def _plan(path: Path) -> StitchPlan | None:
         return StitchPlan.load_or_none(path)
     except RecordError:
         return None
+
+
+def _tolerant(load: Callable[[Path], _R], path: Path) -> _R | None:
+    """``load(path)``, or None where the file was never written or cannot be read (a run that
+    failed part way: the report renders what there is)."""
+    try:
+        return load(path) if Path(path).exists() else None
+    except (OSError, RecordError):
+        return None
+
+
+def _gate(path: Path) -> GateVerdict | None:
+    return _tolerant(GateVerdict.load, path)
+
+
+def _timing_of(path: Path) -> CandidateTiming | None:
+    return _tolerant(CandidateTiming.load, path)
+
+
+def _profile(path: Path) -> MemberProfile | None:
+    return _tolerant(MemberProfile.load, path)
 
 
 def _replacements(path: Path) -> dict[str, str]:
@@ -151,14 +181,14 @@ class Linker:
 
 
 def _verdict(path: Path) -> dict[str, Any]:
-    g = _read(path)
-    return {"verdict": g.get("verdict"), "reason": g.get("reason"), "rule": g.get("rule")} if g else {}
+    g = _gate(path)
+    return {"verdict": g.verdict, "reason": g.reason, "rule": g.rule} if g else {}
 
 
 def _transcripts(directory: Path, linker: Linker, base: Path) -> list[dict[str, Any]]:
-    """The LLM transcripts ``<directory>/**/llm/*.json`` (one per call), with their cost."""
+    """The LLM transcripts under ``directory`` (``llm_transcripts``: one per call), with their cost."""
     out = []
-    for f in sorted(directory.glob("**/llm/*.json"), key=_natural):
+    for f in sorted(llm_transcripts(directory), key=_natural):
         t = _read(f)
         u = t.get("usage") or {}
         out.append(
@@ -192,17 +222,17 @@ def _slot_dirs(udir: Path) -> list[Path]:
 def _timing(d: Path, ranked: dict[str, Any]) -> dict[str, Any]:
     """The slot's isolated time relative to Inductor's kernel: its ``timing.json`` (the search),
     else what ``select`` measured (``best.json``)."""
-    t = _read(SlotPaths(d).timing)
-    if not t:
+    t = _timing_of(SlotPaths(d).timing)
+    if t is None:
         r = ranked or {}
         if not r:
             return {}
         # select writes 1.0 for a time that means nothing (CPU mode): then only its CI is shown
         ratio = r.get("ratio") if r.get("meaningful", True) or r.get("origin") == "inductor" else None
         return {"ratio": ratio, "ci": r.get("ci"), "meaningful": r.get("meaningful")}
-    if t.get("error"):
-        return {"error": t["error"]}
-    return {"ratio": t.get("ratio"), "ci": [t.get("ci_low"), t.get("ci_high")], "meaningful": t.get("meaningful")}
+    if t.error:
+        return {"error": t.error}
+    return {"ratio": t.ratio, "ci": t.ci, "meaningful": t.meaningful}
 
 
 def _measured_ratio(udir: Path, member: dict[str, Any]) -> float | None:
@@ -210,13 +240,13 @@ def _measured_ratio(udir: Path, member: dict[str, Any]) -> float | None:
     else what its timing measured (CPU mode: the plumbing's number)."""
     if member.get("meaningful", True):
         return member.get("ratio")
-    t = _read(SlotPaths(udir / slot_of_member(member.get("path", ""))).timing)
-    return t.get("ratio") if t.get("ratio") is not None else member.get("ratio")
+    t = _timing_of(SlotPaths(udir / slot_of_member(member.get("path", ""))).timing)
+    return t.ratio if t and t.ratio is not None else member.get("ratio")
 
 
-def _stitched_paths(paths: ProblemPaths, res: dict[str, Any]) -> dict[str, str]:
-    """unit -> the candidate (path under the unit) the deployed stitch attempt replaced it with."""
-    a = res.get("stitched_attempt")
+def _stitched_paths(paths: ProblemPaths, a: int | None) -> dict[str, str]:
+    """unit -> the candidate (path under the unit) stitch attempt ``a`` (the deployed one)
+    replaced it with."""
     if a is None:
         return {}
     out = {}
@@ -226,13 +256,13 @@ def _stitched_paths(paths: ProblemPaths, res: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _profiles(paths: ProblemPaths, unit: str) -> list[dict[str, Any]]:
-    """Every profile summary of the unit's search (``iter<i>/profile/m<j>/summary.json``)."""
+def _profiles(paths: ProblemPaths, unit: str) -> list[MemberProfile]:
+    """Every profile of a member of the unit's search (``iter<i>/profile/m<j>/summary.json``)."""
     out = []
     for f in sorted(paths.profile_summaries(unit), key=_natural):
-        s = _read(f)
-        if s and not s.get("empty"):
-            out.append({"file": f, **s})
+        s = _profile(f)
+        if s and not s.empty:
+            out.append(s)
     return out
 
 
@@ -278,24 +308,24 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
     iterations = []
     for it in sorted((p for p in udir.glob("iter*") if p.is_dir()), key=_natural):
         ip = IterPaths(it)
-        beam = _read(ip.beam)
+        beam = _tolerant(Beam.load, ip.beam)
         members = [
             {"id": m.get("id"), "ratio": _measured_ratio(udir, m), "direction": m.get("direction", "")}
-            for m in beam.get("members", [])
+            for m in (beam.members if beam else [])
         ]
         profiles = []
         for m in sorted(it.glob("profile/m*"), key=_natural):
             pp = ProfilePaths(m)
-            s = _read(pp.summary)
-            if not s or s.get("empty"):
+            s = _profile(pp.summary)
+            if s is None or s.empty:
                 continue
             profiles.append(
                 {
                     "slot": m.name,
-                    "member": s.get("member"),
-                    "source": s.get("source"),
-                    "note": s.get("note", ""),
-                    "reused_from": s.get("reused_from"),
+                    "member": s.member,
+                    "source": s.source,
+                    "note": s.note,
+                    "reused_from": s.reused_from,
                     "files": linker.links(pp.files),
                 }
             )
@@ -303,8 +333,8 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
             {
                 "name": it.name,
                 "members": members,
-                "stopped": beam.get("stopped"),
-                "infrastructure": beam.get("infrastructure"),
+                "stopped": beam.stopped if beam else None,
+                "infrastructure": beam.infrastructure if beam else None,
                 "files": linker.links(ip.files),
                 "profiles": profiles,
                 "llm": linker.links(sorted(it.glob("llm/*.json"), key=_natural)),
@@ -315,7 +345,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
 
 def unit_info(paths: ProblemPaths, unit: str, disp_unit: DispatchUnit | None, linker: Linker, stitched: str | None):
     udir = paths.unit(unit)
-    check = _read(paths.isolate_check(unit))
+    check = _tolerant(IsolateCheck.load, paths.isolate_check(unit)) or IsolateCheck()
     best = _best(paths.best(unit))
     ranked = list(best.ranked)
     slots, empty = _slot_rows(udir, best, linker, stitched)
@@ -327,10 +357,7 @@ def unit_info(paths: ProblemPaths, unit: str, disp_unit: DispatchUnit | None, li
         "time_ms": disp_unit.time_ms if disp_unit else None,
         "fused": unit.startswith("fz_"),
         "region": ((disp_unit and disp_unit.region) or {}).get("member_units"),
-        "check": {
-            "status": check.get("status") or ("pass" if check.get("ok") else None),
-            "reason": check.get("reason"),
-        },
+        "check": {"status": check.status or None, "reason": check.reason},
         "files": linker.links(
             [
                 paths.contract(unit),
@@ -384,7 +411,7 @@ def _logs(workdir: Path, problem: str, linker: Linker) -> list[dict[str, Any]]:
     for rule in sorted(p for p in root.iterdir() if p.is_dir()):
         found += sorted(rule.glob(f"{problem}.log*"), key=_natural)  # with kept logs of failed attempts
         found += sorted((rule / problem).rglob("*.log*"), key=_natural)
-    found = [f for f in found if not f.name.endswith(".gpu.json")]
+    found = [f for f in found if not f.name.endswith(JOB_GPU_SUFFIX)]
     return linker.links([f for f in found if f.is_file()], root)
 
 
@@ -395,19 +422,21 @@ def problem_info(
     capture failed records no device, and its page must not say "CPU mode")."""
     paths = ProblemPaths(workdir, problem)
     linker = Linker(page_dir, workdir)
-    res, disp = _read(paths.result), _dispatch(paths.dispatch)
-    stitched = _stitched_paths(paths, res)
+    result, disp = tables.read_result(paths.result), _dispatch(paths.dispatch)
+    res = result.as_dict() if result else {}  # what the page shows, under the file's keys
+    x = result.extra if result else {}  # the result's keys beyond its typed fields
+    deployed_attempt = result.stitched_attempt if result else None
+    stitched = _stitched_paths(paths, deployed_attempt)
     d = disp or Dispatch()  # the page of a problem classify never reached: no launches, no units
     disp_units = {u.id: u for u in d.units}
     unit_ids = list(disp_units) + sorted(
         (d.name for d in (paths.root / "units").glob("*") if d.is_dir() and d.name not in disp_units), key=_natural
     )
     units = [unit_info(paths, u, disp_units.get(u), linker, stitched.get(u)) for u in unit_ids]
-    roof = {r["unit"]: r for r in (res.get("roofline") or {}).get("units", [])}
+    roof = {r["unit"]: r for r in (x.get("roofline") or {}).get("units", [])}
     for u in units:  # bytes over time against the copy bandwidth (report/roofline.py)
         u["roofline"] = roof.get(u["id"])
     cap = paths.capture
-    deployed_attempt = res.get("stitched_attempt")
     return {
         "id": problem,
         "row": row,
@@ -422,7 +451,7 @@ def problem_info(
         # deployed: only an optimized problem ships its stitched model; a matched one keeps the baseline
         "deployed": (
             linker.link(paths.attempt(int(deployed_attempt)).output_code, "stitched output_code.py")
-            if deployed_attempt is not None and res.get("category") == "optimized"
+            if deployed_attempt is not None and result and result.optimized
             else None
         ),
         "stitch_code": linker.link(
@@ -430,7 +459,7 @@ def problem_info(
         ),
         "faults": [
             {"where": linker.link(paths.root / f["where"], f["where"]), "cause": f.get("cause", "")}
-            for f in res.get("infrastructure_faults", [])
+            for f in x.get("infrastructure_faults", [])
         ],
         "files": linker.links(
             [paths.result, paths.dispatch, paths.isolated, paths.baseline, paths.capture_record, paths.profile],
@@ -444,7 +473,7 @@ def problem_info(
         "kernels": linker.links(sorted(cap.glob("kernels/*.py"), key=_natural), paths.root),
         "logs": _logs(workdir, problem, linker),
         "transcripts": _transcripts(paths.root, linker, paths.root),
-        "meaningful": bool(res.get("meaningful", row.get("meaningful"))) or run_meaningful,
+        "meaningful": bool(result.meaningful if result else row.get("meaningful")) or run_meaningful,
         "searched": any(u["iterations"] for u in units),
     }
 
@@ -564,16 +593,16 @@ def roofline_points(paths: ProblemPaths, units: list[dict[str, Any]]) -> list[di
         if chosen:
             chosen_id = "inductor" if chosen.startswith("cands/c0/") else slot_of_member(chosen)
         for prof in _profiles(paths, u["id"]):
-            if prof.get("source") != "ncu":
+            if prof.source != "ncu":
                 continue
-            m = prof.get("metrics") or {}
+            m = prof.metrics or {}
             mem, comp = m.get("memory_sol_pct"), m.get("compute_sol_pct")
             if mem is None or comp is None:
                 continue
             for role, wanted in (("inductor", "inductor"), ("chosen", chosen_id)):
                 if (
                     wanted
-                    and prof.get("member") == wanted
+                    and prof.member == wanted
                     and not any(p["unit"] == u["id"] and p["role"] == role for p in pts)
                 ):
                     pts.append({"unit": u["id"], "role": role, "member": wanted, "memory": mem, "compute": comp})

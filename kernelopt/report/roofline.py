@@ -13,8 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.jsonio import read_json
-from ..core.records import Best, Contract, Dispatch, DispatchUnit, ProblemPaths, read_optional
+from ..core.records import (
+    Best,
+    CandidateTiming,
+    Capture,
+    Contract,
+    Dispatch,
+    DispatchUnit,
+    MemberProfile,
+    ProblemPaths,
+)
 from ..core.roofline import (
     ON_CHIP_BYTES,
     achieved_gbs,
@@ -32,18 +40,18 @@ def inductor_ms(paths: ProblemPaths, unit: str) -> tuple[float | None, str | Non
     """Inductor's kernel time for the unit and where it came from."""
     ncu = None
     for f in sorted(paths.profile_summaries(unit)):
-        prof = read_json(f)
-        if prof.get("empty") or prof.get("member") != "inductor":
+        prof = MemberProfile.load(f)
+        if prof.empty or prof.member != "inductor":
             continue
-        m = prof.get("metrics") or {}
-        if prof.get("source") == "roofline" and m.get("meaningful") and m.get("time_ms"):
+        m = prof.metrics or {}
+        if prof.source == "roofline" and m.get("meaningful") and m.get("time_ms"):
             return float(m["time_ms"]), f.relative_to(paths.root).as_posix()
-        if prof.get("source") == "ncu" and m.get("duration_us") and ncu is None:
+        if prof.source == "ncu" and m.get("duration_us") and ncu is None:
             ncu = (float(m["duration_us"]) / 1e3, f.relative_to(paths.root).as_posix())
     for f in paths.search_timings(unit):
-        t = read_json(f)
-        if t.get("meaningful") and t.get("a_ms"):
-            return float(t["a_ms"]), f.relative_to(paths.root).as_posix()
+        t = CandidateTiming.load(f)
+        if t.meaningful and t.a_ms:
+            return float(t.a_ms), f.relative_to(paths.root).as_posix()
     for e in Best.load_or_empty(paths.best(unit)).candidates.values():
         t = e.get("timing") or {}
         if t.get("meaningful") and t.get("a_ms"):
@@ -69,7 +77,8 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
     if contract is None:
         return {"unit": unit, "bytes": None, "why": "no contract"}
     nbytes = moved_bytes(contract)
-    cuda = read_optional(paths.capture_record).get("device") == "cuda"
+    capture = Capture.load_or_none(paths.capture_record)
+    cuda = capture is not None and capture.on_gpu
     ms, source = inductor_ms(paths, unit) if cuda else (None, None)
     gbs, pct = _pct(nbytes, ms, peak_gbs)
     out: dict[str, Any] = {

@@ -17,12 +17,17 @@ from typing import Any
 
 from ..core.jsonio import read_json
 from ..core.records import (
+    JOB_GPU_SUFFIX,
+    JOB_SPAN_SUFFIX,
+    Baseline,
+    Beam,
     Best,
     Capture,
     Category,
     Contract,
     Dispatch,
     DispatchVerdict,
+    GateVerdict,
     PlanStatus,
     ProblemPaths,
     Result,
@@ -30,10 +35,8 @@ from ..core.records import (
     SlotPaths,
     StitchPlan,
     benchmarks_dir,
+    gpu_busy_logs,
     logs_dir,
-    read_beam,
-    read_optional,
-    read_verdict,
 )
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
 from ..search.agents.llm.client import account as llm_account
@@ -77,6 +80,12 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
     return out
 
 
+def _gate(path: Path) -> GateVerdict | None:
+    """A gate's verdict, None where the gate never ran (gate 2 after gate 1 failed, a slot
+    never judged)."""
+    return GateVerdict.load(path) if path.exists() else None
+
+
 def graph_level(paths: ProblemPaths, disp: Dispatch, attempts: int) -> dict[str, Any] | None:
     """What the rewrite analysis found (capture/rewrites.py), which findings became graph-level
     units, and which of those each stitch attempt replaced with its gate-3 verdict; None when
@@ -89,8 +98,10 @@ def graph_level(paths: ProblemPaths, disp: Dispatch, attempts: int) -> dict[str,
         d = paths.attempt(a)
         plan = StitchPlan.load_or_none(d.plan)
         for u in ((plan and plan.stitch) or {}).get("rewrites", []):
-            g3 = read_optional(d.gate(3))
-            stitched.append({"attempt": a, "unit": u["unit"], "rewrite": u["name"], "gate3": g3.get("verdict")})
+            g3 = _gate(d.gate(3))
+            stitched.append(
+                {"attempt": a, "unit": u["unit"], "rewrite": u["name"], "gate3": g3.verdict if g3 else None}
+            )
     keep = ("rewrite", "node", "why", "win", "candidate")
     return {
         "findings": [{k: f[k] for k in keep} for f in rec.get("findings", [])],
@@ -100,7 +111,9 @@ def graph_level(paths: ProblemPaths, disp: Dispatch, attempts: int) -> dict[str,
     }
 
 
-def _attempts(paths: ProblemPaths, cfg: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple[int, Any, Any] | None]:
+def _attempts(
+    paths: ProblemPaths, cfg: dict[str, Any]
+) -> tuple[list[dict[str, Any]], tuple[int, StitchPlan, GateVerdict] | None]:
     """The stitch attempts up to the first that passed gates 3 and 4 (chosen: attempt, plan, gate 4),
     or to one that passed the problem through or had no candidate."""
     attempts = []
@@ -109,27 +122,29 @@ def _attempts(paths: ProblemPaths, cfg: dict[str, Any]) -> tuple[list[dict[str, 
         plan = StitchPlan.load(d.plan)
         if plan.status == PlanStatus.PASSED_THROUGH:
             break
-        g3, g4 = read_verdict(d.gate(3)), read_verdict(d.gate(4))
+        g3, g4 = GateVerdict.load(d.gate(3)), GateVerdict.load(d.gate(4))
         attempts.append(
             {
                 "attempt": a,
                 "status": plan.status,
-                "gate3": g3["verdict"],
-                "gate4": g4["verdict"],
-                "reason": g4["reason"] if g3["verdict"] == PASS else g3["reason"],
+                "gate3": g3.verdict,
+                "gate4": g4.verdict,
+                "reason": g4.reason if g3.passed else g3.reason,
             }
         )
         if plan.status == PlanStatus.NO_CANDIDATES:
             break
-        if g3["verdict"] == PASS and g4["verdict"] == PASS:
+        if g3.passed and g4.passed:
             return attempts, (a, plan, g4)
     return attempts, None
 
 
-def _deployed(res: dict[str, Any], paths: ProblemPaths, chosen: tuple[int, Any, Any], cfg: dict[str, Any]) -> None:
+def _deployed(
+    res: dict[str, Any], paths: ProblemPaths, chosen: tuple[int, StitchPlan, GateVerdict], cfg: dict[str, Any]
+) -> None:
     """The attempt that passed every gate: optimized when its speedup is significant, else matched."""
     a, plan, g4 = chosen
-    n = g4["numbers"]
+    n = g4.numbers
     speed = n["speedup"]
     res.update(
         baseline_ms=n["a_ms"],
@@ -216,11 +231,11 @@ def _categorize(res: dict[str, Any], paths: ProblemPaths, units: list[str], cfg:
         _not_deployed(res, paths, units, attempts, faults, not_checkable)
 
 
-def _speedups(res: dict[str, Any], base: dict[str, Any], disp: Dispatch) -> None:
+def _speedups(res: dict[str, Any], base: Baseline, disp: Dispatch) -> None:
     """The baseline times, and the speedups against eager and the user's own module."""
-    res["baseline_compiled_ms"] = (base.get("compiled") or {}).get("median_ms")
-    res["baseline_wrapper_ms"] = (base.get("wrapper") or {}).get("median_ms")
-    res["eager_ms"] = (base.get("eager") or {}).get("median_ms")
+    res["baseline_compiled_ms"] = base.compiled_ms
+    res["baseline_wrapper_ms"] = (base.wrapper or {}).get("median_ms")  # None, not wrapper_ms's 0.0, where untimed
+    res["eager_ms"] = (base.eager or {}).get("median_ms")
     # Gate 4 times the output code in one CUDA graph (no input copies), and so does capture
     # (baseline_wrapper_ms: the same basis as gate 4's baseline_ms).  A deployed torch.compile
     # model runs under CUDA-graph trees, which copy fresh inputs into the graph on every call:
@@ -239,7 +254,7 @@ def _speedups(res: dict[str, Any], base: dict[str, Any], disp: Dispatch) -> None
 
 def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
     """result.json: category and reason (docs/architecture.md, "Categories"), speedups, noise band, cost."""
-    base = read_json(paths.baseline)
+    base = Baseline.load(paths.baseline)
     disp = Dispatch.load(paths.dispatch)
     res: dict[str, Any] = {
         "problem": paths.problem,
@@ -252,15 +267,15 @@ def finalize(paths: ProblemPaths, units: list[str], cfg: dict[str, Any]) -> dict
         "final_ms": None,
         "speedup_vs_compiled": 1.0,
         "noise_band": None,
-        "meaningful": base.get("device") == "cuda",
+        "meaningful": base.device == "cuda",
     }
-    if base.get("failed"):
+    if base.failed:
         res.update(
             status="error",
             category=Category.ERROR,
-            stage=base.get("stage"),
-            reason=base["error"].splitlines()[0],
-            error=base["error"],
+            stage=base.stage,
+            reason=base.error.splitlines()[0],
+            error=base.error,
             speedup_vs_compiled=None,
         )
     elif disp.verdict == DispatchVerdict.ERROR:  # capture failed, or its profile lost a kernel's events
@@ -311,14 +326,14 @@ def _short(text: Any, n: int = 200) -> str:
 
 def rejection(slot: SlotPaths) -> str | None:
     """Why a slot's candidate did not pass gates 1-2 (``gate 2 (rule): reason``), None if it passed."""
-    g1, g2 = read_optional(slot.gate(1)), read_optional(slot.gate(2))
-    if g2.get("verdict") == PASS:
+    g1, g2 = _gate(slot.gate(1)), _gate(slot.gate(2))
+    if g2 and g2.passed:
         return None
-    bad, n = (g1, 1) if g1.get("verdict") not in (PASS, None) else (g2, 2)
-    if not bad:
+    bad = g1 if g1 and g1.verdict not in (PASS, None) else g2
+    if bad is None:
         return "never judged (no gate verdict)"
-    rule = f" ({bad['rule']})" if bad.get("rule") else ""
-    return f"gate {bad.get('gate', n)}{rule}: {_short(bad.get('reason'))}"
+    rule = f" ({bad.rule})" if bad.rule else ""
+    return f"gate {bad.gate}{rule}: {_short(bad.reason)}"
 
 
 def synthesis_tries(paths: ProblemPaths, unit: str) -> tuple[bool, list[str]]:
@@ -366,7 +381,7 @@ def search_tries(paths: ProblemPaths, unit: str) -> list[str]:
     slots = {f.parent for f in paths.slot_verdicts(unit) if f.relative_to(udir).parts[0] in iters}
     if slots:
         return [f"{unit}: the search's {len(slots)} candidate(s) all failed gates 1-2"]
-    stopped = read_optional(beams[0]).get("stopped")
+    stopped = Beam.load(beams[0]).stopped
     return [f"{unit}: the search tried no candidate" + (f" ({_short(stopped, 160)})" if stopped else "")]
 
 
@@ -399,16 +414,16 @@ def infrastructure_faults(paths: ProblemPaths, units: list[str]) -> list[dict[st
     out: list[dict[str, str]] = []
     for unit in units:
         for f in paths.slot_verdicts(unit):
-            v = read_json(f)
-            if v.get("verdict") == ERROR:
-                out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
+            v = GateVerdict.load(f)
+            if v.verdict == ERROR:
+                out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.reason)})
         faults = [(paths.best(unit), Best.load_or_empty(paths.best(unit)).infrastructure)]
-        faults += [(f, read_beam(f).get("infrastructure")) for f in paths.beams(unit)]
+        faults += [(f, Beam.load(f).infrastructure) for f in paths.beams(unit)]
         out += [{"where": f.relative_to(paths.root).as_posix(), "cause": str(c)} for f, c in faults if c]
     for f in paths.attempt_verdicts():
-        v = read_json(f)
-        if v.get("verdict") == ERROR:
-            out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.get("reason", ""))})
+        v = GateVerdict.load(f)
+        if v.verdict == ERROR:
+            out.append({"where": f.relative_to(paths.root).as_posix(), "cause": str(v.reason)})
     return out
 
 
@@ -416,9 +431,9 @@ def units_not_checkable(paths: ProblemPaths, units: list[str]) -> dict[str, str]
     """Units whose candidates were not judged (no trustworthy reference), with the reason."""
     out = {}
     for unit in units:
-        g = paths.cand(unit, 0).gate(2)
-        if g.exists() and read_json(g).get("verdict") == NOT_CHECKABLE:
-            out[unit] = str(read_json(g).get("reason", ""))
+        g = _gate(paths.cand(unit, 0).gate(2))
+        if g and g.verdict == NOT_CHECKABLE:
+            out[unit] = str(g.reason)
     return out
 
 
@@ -441,7 +456,7 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
     it), the memory they declared, and the disk its run directory takes."""
     logs = _job_files(logs_dir(paths.workdir), paths.problem, ".log")
     peaks, declared = [], []
-    for f in _job_files(logs_dir(paths.workdir), paths.problem, ".log.gpu.json"):
+    for f in _job_files(logs_dir(paths.workdir), paths.problem, JOB_GPU_SUFFIX):
         mem = (read_json(f) or {}).get("memory") or {}
         if mem.get("peak_mb") is not None:
             peaks.append(float(mem["peak_mb"]))
@@ -452,11 +467,11 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
     if capture_mem.get("job_peak_mb"):
         peaks.append(float(capture_mem["job_peak_mb"]))
     disk = sum(f.stat().st_size for f in paths.root.rglob("*") if f.is_file()) if paths.root.exists() else 0
-    spans = [read_json(f) or {} for f in _job_files(logs_dir(paths.workdir), paths.problem, ".log.span.json")]
+    spans = [read_json(f) or {} for f in _job_files(logs_dir(paths.workdir), paths.problem, JOB_SPAN_SUFFIX)]
     starts = [s["started"] for s in spans if isinstance(s.get("started"), (int, float))]
     ends = [s["ended"] for s in spans if isinstance(s.get("ended"), (int, float))]
     span = (min(starts), max(ends)) if starts and ends else None
-    judged = [v for g in paths.gate2_verdicts() if (v := (read_json(g) or {}).get("verdict")) in ("pass", "fail")]
+    judged = [v for g in paths.gate2_verdicts() if (v := GateVerdict.load(g).verdict) in (PASS, FAIL)]
     return {
         "jobs": len(logs),
         "wall_started": span[0] if span else None,
@@ -477,7 +492,7 @@ def gpu_busy_pct(workdir: Path, span: tuple[float, float] | None) -> float | Non
     if span is None:
         return None
     samples = []
-    for f in sorted(logs_dir(workdir).glob("gpu-busy-*.jsonl")):
+    for f in gpu_busy_logs(workdir):
         for line in f.read_text().splitlines():
             with contextlib.suppress(ValueError, KeyError, TypeError):
                 d = json.loads(line)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import Category, Dispatch, ProblemPaths
+from ..core.records import Baseline, Category, Dispatch, ProblemPaths, RecordError, Result, gpu_busy_logs
 from ..search.agents.llm.client import account as llm_account
 
 STAGE_COLUMNS = [
@@ -46,27 +46,46 @@ def _dispatch(path: Path) -> Dispatch | None:
         return None
 
 
+def _baseline(path: Path) -> Baseline | None:
+    """The problem's baseline, or None where there is none to read (the row says what it finds)."""
+    try:
+        return Baseline.load_or_none(path)
+    except (OSError, RecordError):
+        return None
+
+
+def read_result(path: Path) -> Result | None:
+    """A problem's result, or None where there is none to read (a problem that ended in an error
+    before its result was written: its row and page say what they find)."""
+    try:
+        return Result.load(path) if path.exists() else None
+    except (OSError, RecordError):
+        return None
+
+
 def stage_row(workdir: Path, problem: str) -> dict[str, Any]:
     p = ProblemPaths(workdir, problem)
-    base, disp, iso = _read(p.baseline), _dispatch(p.dispatch), _read(p.isolated)
+    base, disp, iso = _baseline(p.baseline), _dispatch(p.dispatch), _read(p.isolated)
+    failed = bool(base and base.failed)
+    base = base or Baseline()  # none to read: every figure of it empty
     kinds = disp.time_by_kind_ms if disp else {}
     failures = {u: c for u, c in (iso.get("checks") or {}).items() if c.get("status") != "pass"}
     return {
         "problem": problem,
-        "status": "error" if base.get("failed") else iso.get("status", "missing"),
+        "status": "error" if failed else iso.get("status", "missing"),
         "verdict": disp.verdict if disp else None,
-        "device": base.get("device"),
-        "compile_s": base.get("compile_s"),
-        "eager_ms": (base.get("eager") or {}).get("median_ms"),
-        "compiled_ms": (base.get("compiled") or {}).get("median_ms"),
-        "speedup_compiled_vs_eager": base.get("speedup_compiled_vs_eager"),
-        "meaningful": (base.get("compiled") or {}).get("meaningful"),
+        "device": base.device,
+        "compile_s": base.compile_s,
+        "eager_ms": (base.eager or {}).get("median_ms"),
+        "compiled_ms": base.compiled_ms,
+        "speedup_compiled_vs_eager": base.speedup_compiled_vs_eager,
+        "meaningful": (base.compiled or {}).get("meaningful"),
         "triton_share": disp.triton_share if disp else None,
         "kinds": ";".join(f"{k}={v:.4g}ms" for k, v in sorted(kinds.items())),
         "units": iso.get("units"),
         "units_pass": iso.get("units_pass"),
         "unit_failures": "; ".join(f"{u}: {c.get('status')} ({c.get('reason')})" for u, c in failures.items()),
-        "reason": (disp.reason if disp else None) if not base.get("failed") else base.get("error", "").splitlines()[0],
+        "reason": (disp.reason if disp else None) if not failed else (base.error or "").splitlines()[0],
     }
 
 
@@ -224,40 +243,46 @@ def _wins_apart(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def result_row(workdir: Path, problem: str) -> dict[str, Any]:
-    r = _read(ProblemPaths(workdir, problem).result)
-    band = r.get("noise_band")
+    found = read_result(ProblemPaths(workdir, problem).result)
+    # a problem that ended in an error may have no result.json: an error row, its figures empty
+    res = found or Result(problem=problem, category=Category.ERROR)
+    x = res.extra  # what the result has beyond its typed fields, under the file's keys
+    category = str(res.category)
+    band = res.noise_band
     # gate 4's baseline time, else the output code's own (capture), else torch.compile's call
-    base_ms = r.get("baseline_ms") or r.get("baseline_wrapper_ms") or r.get("baseline_compiled_ms")
+    base_ms = res.baseline_ms or x.get("baseline_wrapper_ms") or x.get("baseline_compiled_ms")
+    roof = x.get("roofline") or {}
+    whole = res.as_dict()
     return {
-        "level": r.get("level", problem.split("_")[0]),
+        "level": x.get("level", problem.split("_")[0]),
         "problem": problem,
-        "verdict": r.get("verdict"),
-        "category": r.get("category", "error"),
-        "fallback_reason": r.get("reason") if r.get("category") in ("fallback", "error", "unit-not-checkable") else "",
+        "verdict": res.verdict,
+        "category": category,
+        "fallback_reason": res.reason if found and category in ("fallback", "error", "unit-not-checkable") else "",
         "baseline_ms": base_ms,
-        "final_ms": r.get("final_ms") or base_ms,
-        "speedup_vs_compiled": r.get("speedup_vs_compiled"),
-        "speedup_vs_eager": r.get("speedup_vs_eager"),
-        "slower_than_eager": slower_than_eager(r),
+        "final_ms": res.final_ms or base_ms,
+        "speedup_vs_compiled": res.speedup_vs_compiled,
+        "speedup_vs_eager": x.get("speedup_vs_eager"),
+        "slower_than_eager": slower_than_eager(whole),
         "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
-        "units": r.get("units"),
-        "units_replaced": r.get("units_replaced", 0),
-        "winner": winner_text(r.get("winners") or []) if r.get("category") == "optimized" else "",
-        "won_at": won_at(r),
-        "inductor_bw_pct": _round((r.get("roofline") or {}).get("inductor_bw_pct")),
-        "best_candidate_bw_pct": _round((r.get("roofline") or {}).get("best_candidate_bw_pct")),
-        "gpu_seconds": r.get("gpu_seconds"),
-        "jobs": r.get("jobs"),
-        "wall_s": r.get("wall_s"),
-        "gpu_busy_pct": r.get("gpu_busy_pct"),
-        "candidates_judged": r.get("candidates_judged"),
-        "_wall": (r.get("wall_started"), r.get("wall_ended")),
-        "_reason": r.get("reason") or "",  # every category's, for the console (the CSV has fallbacks' only)
-        "gpu_peak_mb": r.get("gpu_peak_mb"),
-        "disk_mb": r.get("disk_mb"),
-        "meaningful": r.get("meaningful"),
-        # a problem that ended in an error may have no result.json: count its transcripts then
-        **{k: (r.get("llm") or llm_account(ProblemPaths(workdir, problem).root)).get(k, 0) for k in LLM_COLUMNS},
+        "units": res.units,
+        "units_replaced": res.units_replaced,
+        "winner": winner_text(x.get("winners") or []) if res.optimized else "",
+        "won_at": won_at(whole),
+        "inductor_bw_pct": _round(roof.get("inductor_bw_pct")),
+        "best_candidate_bw_pct": _round(roof.get("best_candidate_bw_pct")),
+        "gpu_seconds": x.get("gpu_seconds"),
+        "jobs": x.get("jobs"),
+        "wall_s": x.get("wall_s"),
+        "gpu_busy_pct": x.get("gpu_busy_pct"),
+        "candidates_judged": x.get("candidates_judged"),
+        "_wall": (x.get("wall_started"), x.get("wall_ended")),
+        "_reason": res.reason or "",  # every category's, for the console (the CSV has fallbacks' only)
+        "gpu_peak_mb": x.get("gpu_peak_mb"),
+        "disk_mb": x.get("disk_mb"),
+        "meaningful": res.meaningful if found else None,
+        # without a result.json, count the problem's transcripts
+        **{k: (x.get("llm") or llm_account(ProblemPaths(workdir, problem).root)).get(k, 0) for k in LLM_COLUMNS},
     }
 
 
@@ -350,7 +375,7 @@ def summary_of(rows: list[dict[str, Any]], gpus: int = 1) -> dict[str, Any]:
 
 def results(workdir: Path, problems: list[str], out_csv: Path, out_json: Path) -> dict[str, Any]:
     rows = [result_row(workdir, p) for p in problems]
-    gpus = len(list((Path(workdir) / "logs").glob("gpu-busy-*.jsonl"))) or 1
+    gpus = len(gpu_busy_logs(workdir)) or 1
     summary = summary_of(rows, gpus)
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with open(out_csv, "w", newline="") as f:
