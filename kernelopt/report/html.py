@@ -30,6 +30,7 @@ from ..core.records import (
     GateVerdict,
     IsolateCheck,
     IterPaths,
+    Member,
     MemberProfile,
     ProblemPaths,
     ProfilePaths,
@@ -41,7 +42,9 @@ from ..core.records import (
     attempt_stage,
     llm_ledger,
     llm_settings,
+    llm_state_dir,
     llm_transcripts,
+    llm_transcripts_at,
     logs_dir,
     member_path,
     problem_set,
@@ -235,13 +238,13 @@ def _timing(d: Path, ranked: dict[str, Any]) -> dict[str, Any]:
     return {"ratio": t.ratio, "ci": t.ci, "meaningful": t.meaningful}
 
 
-def _measured_ratio(udir: Path, member: dict[str, Any]) -> float | None:
+def _measured_ratio(udir: Path, member: Member) -> float | None:
     """A beam member's time relative to Inductor's kernel: its ratio where it is meaningful,
     else what its timing measured (CPU mode: the plumbing's number)."""
-    if member.get("meaningful", True):
-        return member.get("ratio")
-    t = _timing_of(SlotPaths(udir / slot_of_member(member.get("path", ""))).timing)
-    return t.ratio if t and t.ratio is not None else member.get("ratio")
+    if member.meaningful:
+        return member.ratio
+    t = _timing_of(SlotPaths(udir / slot_of_member(member.path)).timing)
+    return t.ratio if t and t.ratio is not None else member.ratio
 
 
 def _stitched_paths(paths: ProblemPaths, a: int | None) -> dict[str, str]:
@@ -297,7 +300,7 @@ def _slot_rows(
                 "rank": ranked.index(cand) + 1 if cand in ranked else None,
                 "stitched": stitched == cand,
                 "files": linker.links(sp.files[:4]) + linker.links(sp.files[4:]),
-                "llm": linker.links(sorted(d.glob("llm/*.json"), key=_natural)),
+                "llm": linker.links(sorted(llm_transcripts_at(d), key=_natural)),
             }
         )
     return slots, empty
@@ -310,7 +313,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
         ip = IterPaths(it)
         beam = _tolerant(Beam.load, ip.beam)
         members = [
-            {"id": m.get("id"), "ratio": _measured_ratio(udir, m), "direction": m.get("direction", "")}
+            {"id": m.id, "ratio": _measured_ratio(udir, m), "direction": m.direction or ""}
             for m in (beam.members if beam else [])
         ]
         profiles = []
@@ -337,7 +340,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
                 "infrastructure": beam.infrastructure if beam else None,
                 "files": linker.links(ip.files),
                 "profiles": profiles,
-                "llm": linker.links(sorted(it.glob("llm/*.json"), key=_natural)),
+                "llm": linker.links(sorted(llm_transcripts_at(it), key=_natural)),
             }
         )
     return iterations
@@ -766,7 +769,7 @@ def build(workdir: str | Path, problems: list[str] | None = None) -> Path:
             categories=tables.CATEGORIES,
             fast_p=[f"{p:.1f}" for p in tables.FAST_P],
             tables=linker.links([rp.results_csv, rp.summary, rp.stages_csv, rp.stages_json]),
-            ledger=linker.links([llm_ledger(workdir / "llm"), llm_settings(workdir / "llm")], workdir),
+            ledger=linker.links([llm_ledger(llm_state_dir(workdir)), llm_settings(llm_state_dir(workdir))], workdir),
             workdir=workdir.name,
             css=_css(),
             title="kernelopt report",
