@@ -16,14 +16,16 @@ gives a ``RecordError`` naming the file and the fix (a new workdir), not a ``Key
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .jsonio import write_json
 
 SCHEMA = 1
+_R = TypeVar("_R")
 
 
 class Verdict(StrEnum):
@@ -689,6 +691,12 @@ class GateVerdict:
         _missing(Path(path), cls.KIND, data, ("gate", "verdict", "reason"))
         return cls.from_dict(data)
 
+    @classmethod
+    def load_or_none(cls, path: str | Path) -> GateVerdict | None:
+        """``load``, or None when the gate never ran (gate 2 after gate 1 failed, a slot never
+        judged)."""
+        return cls.load(path) if Path(path).exists() else None
+
 
 def read_verdict(path: str | Path) -> dict[str, Any]:
     """A gate's file as the dict it holds (the stages' and the agents' view): its schema
@@ -696,6 +704,15 @@ def read_verdict(path: str | Path) -> dict[str, Any]:
     data = _read(Path(path), GateVerdict.KIND)
     _missing(Path(path), GateVerdict.KIND, data, ("verdict",))
     return data
+
+
+def load_readable(load: Callable[[Path], _R], path: str | Path) -> _R | None:
+    """``load(path)``, or None where the file was never written or cannot be read (a run that
+    failed part way: a report renders what there is)."""
+    try:
+        return load(Path(path)) if Path(path).exists() else None
+    except (OSError, RecordError):
+        return None
 
 
 def read_optional(path: str | Path) -> dict[str, Any]:
@@ -1341,6 +1358,11 @@ class Baseline(_CaptureFailure, _Loaded):
     KIND: ClassVar[str] = "baseline"
     REQUIRED: ClassVar[tuple[str, ...]] = ("problem", "device", "eager", "compiled")
     _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    @property
+    def eager_ms(self) -> float | None:
+        """The eager model's median time (ms), None where capture failed."""
+        return (self.eager or {}).get("median_ms")
 
     @property
     def compiled_ms(self) -> float | None:

@@ -15,34 +15,22 @@ from ..core.records import (
     GateVerdict,
     IsolateCheck,
     ProblemPaths,
-    RecordError,
     Slot,
+    load_readable,
     problems_with_dispatch,
 )
 
 
 def _slot(p: Path) -> Slot | None:
-    """A slot's record, or None where there is none to read (the coverage reports what it finds)."""
-    try:
-        return Slot.load_or_none(p)
-    except (OSError, RecordError):
-        return None
+    return load_readable(Slot.load, p)
 
 
 def _check(p: Path) -> IsolateCheck | None:
-    """A unit's isolate check, or None where there is none to read."""
-    try:
-        return IsolateCheck.load_or_none(p)
-    except (OSError, RecordError):
-        return None
+    return load_readable(IsolateCheck.load, p)
 
 
 def _gate(p: Path) -> GateVerdict | None:
-    """A gate's verdict, or None where the gate never ran or its file cannot be read."""
-    try:
-        return GateVerdict.load(p) if p.exists() else None
-    except (OSError, RecordError):
-        return None
+    return load_readable(GateVerdict.load, p)
 
 
 def unit_row(problem: str, u: Path) -> dict[str, Any]:

@@ -14,9 +14,8 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 from ..core.records import (
@@ -45,6 +44,7 @@ from ..core.records import (
     llm_state_dir,
     llm_transcripts,
     llm_transcripts_at,
+    load_readable,
     logs_dir,
     member_path,
     problem_set,
@@ -72,7 +72,6 @@ CPU_NOTE = (
     "plumbing only."
 )
 DPI = 90
-_R = TypeVar("_R")  # a record class
 
 
 # --- reading the run directory -----------------------------------------------------------
@@ -112,25 +111,16 @@ def _plan(path: Path) -> StitchPlan | None:
         return None
 
 
-def _tolerant(load: Callable[[Path], _R], path: Path) -> _R | None:
-    """``load(path)``, or None where the file was never written or cannot be read (a run that
-    failed part way: the report renders what there is)."""
-    try:
-        return load(path) if Path(path).exists() else None
-    except (OSError, RecordError):
-        return None
-
-
 def _gate(path: Path) -> GateVerdict | None:
-    return _tolerant(GateVerdict.load, path)
+    return load_readable(GateVerdict.load, path)
 
 
 def _timing_of(path: Path) -> CandidateTiming | None:
-    return _tolerant(CandidateTiming.load, path)
+    return load_readable(CandidateTiming.load, path)
 
 
 def _profile(path: Path) -> MemberProfile | None:
-    return _tolerant(MemberProfile.load, path)
+    return load_readable(MemberProfile.load, path)
 
 
 def _replacements(path: Path) -> dict[str, str]:
@@ -311,7 +301,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
     iterations = []
     for it in sorted((p for p in udir.glob("iter*") if p.is_dir()), key=_natural):
         ip = IterPaths(it)
-        beam = _tolerant(Beam.load, ip.beam)
+        beam = load_readable(Beam.load, ip.beam)
         members = [
             {"id": m.id, "ratio": _measured_ratio(udir, m), "direction": m.direction or ""}
             for m in (beam.members if beam else [])
@@ -348,7 +338,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
 
 def unit_info(paths: ProblemPaths, unit: str, disp_unit: DispatchUnit | None, linker: Linker, stitched: str | None):
     udir = paths.unit(unit)
-    check = _tolerant(IsolateCheck.load, paths.isolate_check(unit)) or IsolateCheck()
+    check = load_readable(IsolateCheck.load, paths.isolate_check(unit)) or IsolateCheck()
     best = _best(paths.best(unit))
     ranked = list(best.ranked)
     slots, empty = _slot_rows(udir, best, linker, stitched)

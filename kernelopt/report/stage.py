@@ -80,12 +80,6 @@ def winners(paths: ProblemPaths, replacements: dict[str, str]) -> list[dict[str,
     return out
 
 
-def _gate(path: Path) -> GateVerdict | None:
-    """A gate's verdict, None where the gate never ran (gate 2 after gate 1 failed, a slot
-    never judged)."""
-    return GateVerdict.load(path) if path.exists() else None
-
-
 def graph_level(paths: ProblemPaths, disp: Dispatch, attempts: int) -> dict[str, Any] | None:
     """What the rewrite analysis found (capture/rewrites.py), which findings became graph-level
     units, and which of those each stitch attempt replaced with its gate-3 verdict; None when
@@ -98,7 +92,7 @@ def graph_level(paths: ProblemPaths, disp: Dispatch, attempts: int) -> dict[str,
         d = paths.attempt(a)
         plan = StitchPlan.load_or_none(d.plan)
         for u in ((plan and plan.stitch) or {}).get("rewrites", []):
-            g3 = _gate(d.gate(3))
+            g3 = GateVerdict.load_or_none(d.gate(3))
             stitched.append(
                 {"attempt": a, "unit": u["unit"], "rewrite": u["name"], "gate3": g3.verdict if g3 else None}
             )
@@ -235,7 +229,7 @@ def _speedups(res: dict[str, Any], base: Baseline, disp: Dispatch) -> None:
     """The baseline times, and the speedups against eager and the user's own module."""
     res["baseline_compiled_ms"] = base.compiled_ms
     res["baseline_wrapper_ms"] = (base.wrapper or {}).get("median_ms")  # None, not wrapper_ms's 0.0, where untimed
-    res["eager_ms"] = (base.eager or {}).get("median_ms")
+    res["eager_ms"] = base.eager_ms
     # Gate 4 times the output code in one CUDA graph (no input copies), and so does capture
     # (baseline_wrapper_ms: the same basis as gate 4's baseline_ms).  A deployed torch.compile
     # model runs under CUDA-graph trees, which copy fresh inputs into the graph on every call:
@@ -326,7 +320,7 @@ def _short(text: Any, n: int = 200) -> str:
 
 def rejection(slot: SlotPaths) -> str | None:
     """Why a slot's candidate did not pass gates 1-2 (``gate 2 (rule): reason``), None if it passed."""
-    g1, g2 = _gate(slot.gate(1)), _gate(slot.gate(2))
+    g1, g2 = GateVerdict.load_or_none(slot.gate(1)), GateVerdict.load_or_none(slot.gate(2))
     if g2 and g2.passed:
         return None
     bad = g1 if g1 and g1.verdict not in (PASS, None) else g2
@@ -431,7 +425,7 @@ def units_not_checkable(paths: ProblemPaths, units: list[str]) -> dict[str, str]
     """Units whose candidates were not judged (no trustworthy reference), with the reason."""
     out = {}
     for unit in units:
-        g = _gate(paths.cand(unit, 0).gate(2))
+        g = GateVerdict.load_or_none(paths.cand(unit, 0).gate(2))
         if g and g.verdict == NOT_CHECKABLE:
             out[unit] = str(g.reason)
     return out

@@ -76,7 +76,7 @@ def stage_row(workdir: Path, problem: str) -> dict[str, Any]:
         "verdict": disp.verdict if disp else None,
         "device": base.device,
         "compile_s": base.compile_s,
-        "eager_ms": (base.eager or {}).get("median_ms"),
+        "eager_ms": base.eager_ms,
         "compiled_ms": base.compiled_ms,
         "speedup_compiled_vs_eager": base.speedup_compiled_vs_eager,
         "meaningful": (base.compiled or {}).get("meaningful"),

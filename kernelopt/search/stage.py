@@ -249,11 +249,6 @@ def failing_verdict(g1: GateVerdict | None, g2: GateVerdict | None) -> GateVerdi
     return g1 if g1 is not None and g1.verdict != PASS else g2
 
 
-def _verdict_if_run(path: Path) -> GateVerdict | None:
-    """A gate's verdict, or None when the gate never ran (gate 2 after gate 1 failed)."""
-    return GateVerdict.load(path) if path.exists() else None
-
-
 def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict[str, Any]] | str:
     """Why each earlier synthesis attempt failed (with its code), or the reason this attempt is
     not needed (an earlier one passed gates 1-2)."""
@@ -261,7 +256,7 @@ def _earlier_attempts(paths: ProblemPaths, unit: str, attempt: int) -> list[dict
     for k in range(attempt):
         a = paths.synth(unit, k)
         slot = Slot.load(a.slot)
-        g1, g2 = _verdict_if_run(a.gate(1)), _verdict_if_run(a.gate(2))
+        g1, g2 = GateVerdict.load_or_none(a.gate(1)), GateVerdict.load_or_none(a.gate(2))
         if g2 is not None and g2.passed:
             return f"no attempt needed: a{k} passed gates 1-2"
         if slot.empty:
@@ -515,7 +510,7 @@ def retry(paths: ProblemPaths, unit: str, i: int, j: int, r: int, cfg: dict[str,
     clear_transcripts(out, ["fixer"])
     info: dict[str, Any] = {"slot": f"cand{j}/r{r}", "empty": True}
     prev_slot, first = Slot.load(prev_s.slot), Slot.load(base.slot)
-    g1, g2 = _verdict_if_run(prev_s.gate(1)), GateVerdict.load(prev_s.gate(2))
+    g1, g2 = GateVerdict.load_or_none(prev_s.gate(1)), GateVerdict.load(prev_s.gate(2))
     if prev_slot.empty:
         info["reason"] = "no retry needed: the previous attempt was empty"
     elif g2.passed:
