@@ -1528,6 +1528,68 @@ class SearchMemory(_Loaded):
     _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
 
 
+@dataclass(frozen=True)
+class IsolateSummary(_Loaded):
+    """``<problem>/isolate.json``, the isolate stage's record for the whole problem: whether
+    capture failed (``status``: ``ok`` or ``error``), the device, classify's verdict and reason,
+    the Triton share, how many units there are and how many passed their check, and each unit's
+    check (``checks``: unit -> status and reason)."""
+
+    problem: str = ""
+    status: str = "missing"
+    device: str | None = None
+    verdict: str | None = None
+    reason: str | None = None
+    triton_share: float | None = None
+    units: int = 0
+    units_pass: int = 0
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "isolate summary"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("problem", "status", "checks")
+    _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
+
+    @property
+    def failed_checks(self) -> dict[str, dict[str, Any]]:
+        return {u: c for u, c in self.checks.items() if c.get("status") != "pass"}
+
+
+@dataclass(frozen=True)
+class JobSpan(_Loaded):
+    """``<log>.span.json``: the ``rule`` of a job, when its process ``started`` and its work
+    ``ended`` (epoch seconds), and the seconds per phase (``core/phases.py``)."""
+
+    rule: str | None = None
+    started: float | None = None
+    ended: float | None = None
+    phases: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "job span"
+
+
+@dataclass(frozen=True)
+class JobGpu(_Loaded):
+    """``<log>.gpu.json``: the seconds a job held the GPU lock (``exclusive``: measurements;
+    ``shared``: correctness runs and compiles), the GPU memory it claimed and used (``memory``:
+    ``declared_mb``, ``peak_mb``, ...; ``core/gpumem.py``), its process's start and end, and the
+    seconds per phase."""
+
+    exclusive: float = 0.0
+    shared: float = 0.0
+    memory: dict[str, Any] | None = None
+    process_started: float | None = None
+    ended: float | None = None
+    phases: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    KIND: ClassVar[str] = "job GPU record"
+
+
 # --- what a job leaves beside its log, and the run's own logs -------------------------------
 def job_gpu_record(log: str | Path) -> Path:
     """``<log>.gpu.json``: the seconds a job held the GPU, the memory it claimed and used and

@@ -25,7 +25,7 @@ from typing import Any
 
 from . import phases
 from .errors import JobFault, KerneloptError
-from .records import job_gpu_record, job_span_record
+from .records import JobGpu, JobSpan, job_gpu_record, job_span_record
 
 
 @contextlib.contextmanager
@@ -59,14 +59,13 @@ def write_span(log: str | Path | None, name: str, started: Any = None) -> None:
     time and GPU-busy share (``report/stage.py``) and the executor's overhead table."""
     if not log:
         return
-    import json
 
     from . import phases
 
     start = started if isinstance(started, (int, float)) else process_started()
     record = {"rule": name, "started": start, "ended": round(time.time(), 3), "phases": phases.record()}
     with contextlib.suppress(OSError):
-        job_span_record(log).write_text(json.dumps(record))
+        JobSpan.from_dict(record).save(job_span_record(log))
 
 
 def _report_gpu_time(log: str | Path | None, started: Any = None) -> None:
@@ -85,7 +84,7 @@ def _report_gpu_time(log: str | Path | None, started: Any = None) -> None:
             "ended": round(time.time(), 3),
         }
         record = {**held, "memory": memory, **span, "phases": phases.record()}
-        job_gpu_record(log).write_text(json.dumps(record) + "\n")
+        JobGpu.from_dict(record).save(job_gpu_record(log))
         print(f"[gpu-lock] held exclusively {held['exclusive']} s, shared {held['shared']} s", flush=True)
         if memory:
             print(f"[gpu-mem] {json.dumps(memory)}", flush=True)

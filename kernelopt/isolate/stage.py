@@ -14,8 +14,16 @@ from typing import Any
 
 from ..classify.fusion import NotFusible
 from ..core import gpulock, runtime
-from ..core.jsonio import write_json
-from ..core.records import Baseline, Capture, Contract, Dispatch, DispatchUnit, IsolateCheck, ProblemPaths
+from ..core.records import (
+    Baseline,
+    Capture,
+    Contract,
+    Dispatch,
+    DispatchUnit,
+    IsolateCheck,
+    IsolateSummary,
+    ProblemPaths,
+)
 from ..runner.harness import ProblemRuntime, UnitHarness, load_module
 from . import fused, graphunits, regions, user
 from .contract import build_contract
@@ -256,7 +264,7 @@ def summarize(paths: ProblemPaths, units: list[str]) -> dict[str, Any]:
         "units_pass": sum(1 for c in checks.values() if c.passed),
         "checks": {u: {"status": c.status, "reason": c.reason} for u, c in checks.items()},
     }
-    write_json(paths.isolated, summary)
+    IsolateSummary.from_dict(summary).save(paths.isolated)
     print(
         f"[isolated] {paths.problem}: {summary['verdict']}, {summary['units_pass']}/{summary['units']} unit(s) "
         "match their reference on all seeds",

@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.jsonio import read_json
 from ..core.records import (
     JOB_GPU_SUFFIX,
     JOB_SPAN_SUFFIX,
@@ -28,6 +27,8 @@ from ..core.records import (
     Dispatch,
     DispatchVerdict,
     GateVerdict,
+    JobGpu,
+    JobSpan,
     PlanStatus,
     ProblemPaths,
     Result,
@@ -36,6 +37,7 @@ from ..core.records import (
     StitchPlan,
     benchmarks_dir,
     gpu_busy_logs,
+    load_readable,
     logs_dir,
 )
 from ..gates.verdict import ERROR, FAIL, NOT_CHECKABLE, PASS, SKIPPED_BY_MODE
@@ -451,7 +453,7 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
     logs = _job_files(logs_dir(paths.workdir), paths.problem, ".log")
     peaks, declared = [], []
     for f in _job_files(logs_dir(paths.workdir), paths.problem, JOB_GPU_SUFFIX):
-        mem = (read_json(f) or {}).get("memory") or {}
+        mem = getattr(load_readable(JobGpu.load, f), "memory", None) or {}
         if mem.get("peak_mb") is not None:
             peaks.append(float(mem["peak_mb"]))
         if mem.get("declared_mb"):
@@ -461,9 +463,10 @@ def job_account(paths: ProblemPaths) -> dict[str, Any]:
     if capture_mem.get("job_peak_mb"):
         peaks.append(float(capture_mem["job_peak_mb"]))
     disk = sum(f.stat().st_size for f in paths.root.rglob("*") if f.is_file()) if paths.root.exists() else 0
-    spans = [read_json(f) or {} for f in _job_files(logs_dir(paths.workdir), paths.problem, JOB_SPAN_SUFFIX)]
-    starts = [s["started"] for s in spans if isinstance(s.get("started"), (int, float))]
-    ends = [s["ended"] for s in spans if isinstance(s.get("ended"), (int, float))]
+    found = _job_files(logs_dir(paths.workdir), paths.problem, JOB_SPAN_SUFFIX)
+    spans = [s for f in found if (s := load_readable(JobSpan.load, f)) is not None]
+    starts = [s.started for s in spans if isinstance(s.started, (int, float))]
+    ends = [s.ended for s in spans if isinstance(s.ended, (int, float))]
     span = (min(starts), max(ends)) if starts and ends else None
     judged = [v for g in paths.gate2_verdicts() if (v := GateVerdict.load(g).verdict) in (PASS, FAIL)]
     return {

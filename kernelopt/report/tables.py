@@ -9,7 +9,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.records import Baseline, Category, Dispatch, ProblemPaths, RecordError, Result, gpu_busy_logs
+from ..core.records import (
+    Baseline,
+    Category,
+    Dispatch,
+    IsolateSummary,
+    ProblemPaths,
+    Result,
+    gpu_busy_logs,
+    load_readable,
+)
 from ..search.agents.llm.client import account as llm_account
 
 STAGE_COLUMNS = [
@@ -31,48 +40,33 @@ STAGE_COLUMNS = [
 ]
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
 def _dispatch(path: Path) -> Dispatch | None:
     """The problem's dispatch record, or None where there is none to read (the row says what it finds)."""
-    try:
-        return Dispatch.load_optional(path)
-    except (OSError, ValueError):  # RecordError too
-        return None
+    return load_readable(Dispatch.load, path)
 
 
 def _baseline(path: Path) -> Baseline | None:
     """The problem's baseline, or None where there is none to read (the row says what it finds)."""
-    try:
-        return Baseline.load_or_none(path)
-    except (OSError, RecordError):
-        return None
+    return load_readable(Baseline.load, path)
 
 
 def read_result(path: Path) -> Result | None:
     """A problem's result, or None where there is none to read (a problem that ended in an error
     before its result was written: its row and page say what they find)."""
-    try:
-        return Result.load(path) if path.exists() else None
-    except (OSError, RecordError):
-        return None
+    return load_readable(Result.load, path)
 
 
 def stage_row(workdir: Path, problem: str) -> dict[str, Any]:
     p = ProblemPaths(workdir, problem)
-    base, disp, iso = _baseline(p.baseline), _dispatch(p.dispatch), _read(p.isolated)
+    base, disp = _baseline(p.baseline), _dispatch(p.dispatch)
+    iso = load_readable(IsolateSummary.load, p.isolated)
     failed = bool(base and base.failed)
     base = base or Baseline()  # none to read: every figure of it empty
     kinds = disp.time_by_kind_ms if disp else {}
-    failures = {u: c for u, c in (iso.get("checks") or {}).items() if c.get("status") != "pass"}
+    failures = iso.failed_checks if iso else {}
     return {
         "problem": problem,
-        "status": "error" if failed else iso.get("status", "missing"),
+        "status": "error" if failed else (iso.status if iso else "missing"),
         "verdict": disp.verdict if disp else None,
         "device": base.device,
         "compile_s": base.compile_s,
@@ -82,8 +76,8 @@ def stage_row(workdir: Path, problem: str) -> dict[str, Any]:
         "meaningful": (base.compiled or {}).get("meaningful"),
         "triton_share": disp.triton_share if disp else None,
         "kinds": ";".join(f"{k}={v:.4g}ms" for k, v in sorted(kinds.items())),
-        "units": iso.get("units"),
-        "units_pass": iso.get("units_pass"),
+        "units": iso.units if iso else None,
+        "units_pass": iso.units_pass if iso else None,
         "unit_failures": "; ".join(f"{u}: {c.get('status')} ({c.get('reason')})" for u, c in failures.items()),
         "reason": (disp.reason if disp else None) if not failed else (base.error or "").splitlines()[0],
     }
