@@ -309,4 +309,4 @@ def judged_units(dispatch: Path) -> list[str] | None:
         disp = Dispatch.load(dispatch)
     except (OSError, ValueError):  # RecordError too
         return None
-    return disp.unit_ids if disp.optimizable else []
+    return disp.judged_unit_ids

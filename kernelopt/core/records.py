@@ -1240,6 +1240,12 @@ class Dispatch(_Ordered):
         """The units' ids, in the file's order (what the classify checkpoint fans out to)."""
         return [u.id for u in self.units]
 
+    @property
+    def judged_unit_ids(self) -> list[str]:
+        """The units the search, stitch and gates judge: every unit of an optimizable problem,
+        none of another (the rules' fan-out and the progress lines both ask this)."""
+        return self.unit_ids if self.optimizable else []
+
     def unit(self, unit_id: str) -> DispatchUnit | None:
         """The unit ``unit_id``, or None where classify did not make it one."""
         return next((u for u in self.units if u.id == unit_id), None)

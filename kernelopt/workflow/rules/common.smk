@@ -142,8 +142,7 @@ def units_of(problem):
 
 def judged_units(problem):
     """Units that go through candidates and gates: those of optimizable problems only."""
-    disp = Dispatch.load(dispatch_file(problem))
-    return disp.unit_ids if disp.optimizable else []
+    return Dispatch.load(dispatch_file(problem)).judged_unit_ids
 
 
 def isolate_checks(wildcards):
