@@ -698,14 +698,6 @@ class GateVerdict:
         return cls.load(path) if Path(path).exists() else None
 
 
-def read_verdict(path: str | Path) -> dict[str, Any]:
-    """A gate's file as the dict it holds (the stages' and the agents' view): its schema
-    checked, and the one key every reader needs, ``verdict``, present."""
-    data = _read(Path(path), GateVerdict.KIND)
-    _missing(Path(path), GateVerdict.KIND, data, ("verdict",))
-    return data
-
-
 def load_readable(load: Callable[[Path], _R], path: str | Path) -> _R | None:
     """``load(path)``, or None where the file was never written or cannot be read (a run that
     failed part way: a report renders what there is)."""
@@ -713,17 +705,6 @@ def load_readable(load: Callable[[Path], _R], path: str | Path) -> _R | None:
         return load(Path(path)) if Path(path).exists() else None
     except (OSError, RecordError):
         return None
-
-
-def read_optional(path: str | Path) -> dict[str, Any]:
-    """A JSON record a stage may not have written (a problem that failed earlier, a slot never
-    judged): its contents, or ``{}`` when the file does not exist."""
-    return json.loads(Path(path).read_text()) if Path(path).exists() else {}
-
-
-def read_verdict_or_empty(path: str | Path) -> dict[str, Any]:
-    """``read_verdict``, or ``{}`` when the gate never ran (gate 2 after gate 1 failed)."""
-    return read_verdict(path) if Path(path).exists() else {}
 
 
 @dataclass(frozen=True)
