@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, snakemake
 
 from kernelopt.core import gpumem, runtime
-from kernelopt.core.records import Contract
+from kernelopt.core.records import Capture, Contract
 from kernelopt.core.stagelog import run_stage
 
 HOLDER = textwrap.dedent(
@@ -264,11 +264,14 @@ def test_a_problem_that_cannot_run_on_meta_gets_the_default(tmp_path):
     cfg = {"need_factor": 1.0, "default_mb": 12345}
     assert gpumem.rule_need_mb("capture", tmp_path / "none.json", p, cfg) == 12345
     rec = tmp_path / "capture.json"
-    rec.write_text(json.dumps({"memory": {"job_peak_mb": 1000.0}}))
+    Capture(memory={"job_peak_mb": 1000.0}).save(rec)
     g4 = int(1000 * gpumem.FACTORS["gate4"])
     assert gpumem.rule_need_mb("gate4", rec, p, cfg) == g4 + 2 * gpumem.CONTEXT_MB
     unit = tmp_path / "contract.json"
-    unit.write_text(json.dumps({"args": [{"kind": "tensor", "shape": [256, 1024], "dtype": "float32"}]}))
+    arg = {"kind": "tensor", "shape": [256, 1024], "dtype": "float32"}
+    Contract.from_dict({"unit": "u", "problem": "p", "graph": 0, "kernel": "k", "device": "cuda", "args": [arg]}).save(
+        unit
+    )
     g12 = 1 * gpumem.UNIT_FACTORS["gate12"] + 1000 * gpumem.UNIT_PROBLEM_SHARES["gate12"]  # a 1 MiB unit
     assert gpumem.rule_need_mb("gate12", rec, p, cfg, unit) == int(math.ceil(g12)) + 2 * gpumem.CONTEXT_MB
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hardware, phases
-from .records import Contract
+from .records import Capture, Contract
 from .roofline import tensor_bytes
 
 # what every extra process on the GPU costs before it allocates anything (CUDA context, cuBLAS
@@ -135,12 +135,13 @@ _UNITS: dict[tuple[str, float], float | None] = {}
 _ESTIMATES: dict[str, float | None] = {}
 
 
-def _cached_json(cache: dict, f: Path, pick: Any) -> Any:
+def _cached(cache: dict, f: Path, pick: Any) -> Any:
+    """``pick(f)`` (a record's figure), once per file version; None for a file it cannot read."""
     key = (str(f), f.stat().st_mtime)
     if key not in cache:
         try:
-            cache[key] = pick(json.loads(f.read_text()))
-        except (OSError, ValueError, TypeError):
+            cache[key] = pick(f)
+        except (OSError, ValueError, TypeError):  # RecordError too
             cache[key] = None
     return cache[key]
 
@@ -158,9 +159,9 @@ def rule_need_mb(
     mem = units = None
     f = Path(capture_json)
     if rule != "capture" and f.exists():
-        mem = _cached_json(_CAPTURE_MEMORY, f, lambda d: d.get("memory"))
+        mem = _cached(_CAPTURE_MEMORY, f, lambda p: Capture.load(p).memory)
     if contract_json is not None and Path(contract_json).exists():
-        units = _cached_json(_UNITS, Path(contract_json), lambda d: unit_mb(Contract.from_dict(d)))
+        units = _cached(_UNITS, Path(contract_json), lambda p: unit_mb(Contract.load(p)))
     estimate = None
     if units is None and not (mem and mem.get("job_peak_mb")):
         if str(problem_path) not in _ESTIMATES:
