@@ -21,30 +21,18 @@ from ..core.records import (
 )
 
 
-def _slot(p: Path) -> Slot | None:
-    return load_readable(Slot.load, p)
-
-
-def _check(p: Path) -> IsolateCheck | None:
-    return load_readable(IsolateCheck.load, p)
-
-
-def _gate(p: Path) -> GateVerdict | None:
-    return load_readable(GateVerdict.load, p)
-
-
 def unit_row(problem: str, u: Path) -> dict[str, Any]:
     paths, unit = ProblemPaths.of_unit(u)
-    check = _check(paths.isolate_check(unit))
+    check = load_readable(IsolateCheck.load, paths.isolate_check(unit))
     slots = paths.synth_slots(unit)
     written, passed, why = 0, 0, []
     for s in slots:
-        info = _slot(s.slot)
+        info = load_readable(Slot.load, s.slot)
         if info is None or info.empty:
             why.append(str(info.reason if info and info.reason is not None else "empty"))
             continue
         written += 1
-        g2 = _gate(s.gate(2))
+        g2 = load_readable(GateVerdict.load, s.gate(2))
         if g2 and g2.passed:
             passed += 1
         else:

@@ -111,18 +111,6 @@ def _plan(path: Path) -> StitchPlan | None:
         return None
 
 
-def _gate(path: Path) -> GateVerdict | None:
-    return load_readable(GateVerdict.load, path)
-
-
-def _timing_of(path: Path) -> CandidateTiming | None:
-    return load_readable(CandidateTiming.load, path)
-
-
-def _profile(path: Path) -> MemberProfile | None:
-    return load_readable(MemberProfile.load, path)
-
-
 def _replacements(path: Path) -> dict[str, str]:
     plan = _plan(path)
     return plan.replacements if plan else {}
@@ -174,7 +162,7 @@ class Linker:
 
 
 def _verdict(path: Path) -> dict[str, Any]:
-    g = _gate(path)
+    g = load_readable(GateVerdict.load, path)
     return {"verdict": g.verdict, "reason": g.reason, "rule": g.rule} if g else {}
 
 
@@ -215,7 +203,7 @@ def _slot_dirs(udir: Path) -> list[Path]:
 def _timing(d: Path, ranked: dict[str, Any]) -> dict[str, Any]:
     """The slot's isolated time relative to Inductor's kernel: its ``timing.json`` (the search),
     else what ``select`` measured (``best.json``)."""
-    t = _timing_of(SlotPaths(d).timing)
+    t = load_readable(CandidateTiming.load, SlotPaths(d).timing)
     if t is None:
         r = ranked or {}
         if not r:
@@ -233,7 +221,7 @@ def _measured_ratio(udir: Path, member: Member) -> float | None:
     else what its timing measured (CPU mode: the plumbing's number)."""
     if member.meaningful:
         return member.ratio
-    t = _timing_of(SlotPaths(udir / slot_of_member(member.path)).timing)
+    t = load_readable(CandidateTiming.load, SlotPaths(udir / slot_of_member(member.path)).timing)
     return t.ratio if t and t.ratio is not None else member.ratio
 
 
@@ -253,7 +241,7 @@ def _profiles(paths: ProblemPaths, unit: str) -> list[MemberProfile]:
     """Every profile of a member of the unit's search (``iter<i>/profile/m<j>/summary.json``)."""
     out = []
     for f in sorted(paths.profile_summaries(unit), key=_natural):
-        s = _profile(f)
+        s = load_readable(MemberProfile.load, f)
         if s and not s.empty:
             out.append(s)
     return out
@@ -309,7 +297,7 @@ def _iteration_rows(udir: Path, linker: Linker) -> list[dict[str, Any]]:
         profiles = []
         for m in sorted(it.glob("profile/m*"), key=_natural):
             pp = ProfilePaths(m)
-            s = _profile(pp.summary)
+            s = load_readable(MemberProfile.load, pp.summary)
             if s is None or s.empty:
                 continue
             profiles.append(
