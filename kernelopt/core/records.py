@@ -971,11 +971,37 @@ class _Ordered(_Record):
         return {**out, **{k: v for k, v in extra.items() if k not in out}}
 
     @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        """A record from the dict a writer built (or a file held): the known keys typed, the rest
+        ``extra``, the order of the keys kept."""
+        return cls(**cls._ordered(data))
+
+    @classmethod
     def _ordered(cls, data: dict[str, Any]) -> dict[str, Any]:
         """Constructor arguments from a writer's dict (or a file's): the known keys, the rest
         ``extra``, the order of the keys kept (the schema left out)."""
         data = {k: v for k, v in data.items() if k != "schema"}
         return {**_split(cls, {k: v for k, v in data.items() if k not in cls._NOT_KEYS}), "order": tuple(data)}
+
+
+class _Loaded(_Ordered):
+    """An ordered record read whole from one file: ``load`` (the schema checked and
+    ``REQUIRED`` present) and ``load_or_none`` (None when the file was never written)."""
+
+    @classmethod
+    def load(cls, path: str | Path) -> Any:
+        data = _read(Path(path), cls.KIND)
+        _missing(Path(path), cls.KIND, data, cls._required(data))
+        return cls.from_dict(data)
+
+    @classmethod
+    def load_or_none(cls, path: str | Path) -> Any:
+        """``load``, or None when the file was never written (the problem failed earlier)."""
+        return cls.load(path) if Path(path).exists() else None
+
+    @classmethod
+    def _required(cls, data: dict[str, Any]) -> tuple[str, ...]:
+        return cls.REQUIRED
 
 
 @dataclass(frozen=True)
@@ -1000,10 +1026,6 @@ class Member(_Ordered):
     REQUIRED: ClassVar[tuple[str, ...]] = ("id", "path")
     _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Member:
-        return cls(**cls._ordered(data))
-
     @property
     def ranked_ratio(self) -> float | None:
         """The ratio where it means something, else None."""
@@ -1012,7 +1034,7 @@ class Member(_Ordered):
 
 
 @dataclass(frozen=True)
-class Contract(_Ordered):
+class Contract(_Loaded):
     """``units/<unit>/contract.json``: how a unit is launched (``isolate/contract.py`` builds a
     kernel's; ``isolate/fused.py``, ``isolate/regions.py`` and ``isolate/graphunits.py`` a fused
     pair's, a region's and a graph-level unit's).  Which kernel of which graph (``graph``,
@@ -1063,23 +1085,6 @@ class Contract(_Ordered):
     KIND: ClassVar[str] = "contract"
     REQUIRED: ClassVar[tuple[str, ...]] = ("unit", "problem", "graph", "kernel", "device", "args")
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Contract:
-        """A contract from the dict a writer built (or a file held): the known keys typed, the
-        rest ``extra``, the order of the keys kept."""
-        return cls(**cls._ordered(data))
-
-    @classmethod
-    def load(cls, path: str | Path) -> Contract:
-        data = _read(Path(path), cls.KIND)
-        _missing(Path(path), cls.KIND, data, cls.REQUIRED)
-        return cls.from_dict({k: v for k, v in data.items() if k != "schema"})
-
-    @classmethod
-    def load_or_none(cls, path: str | Path) -> Contract | None:
-        """``load``, or None when the unit was never isolated (the problem failed earlier)."""
-        return cls.load(path) if Path(path).exists() else None
-
 
 def _default(f: Any) -> Any:
     return f.default_factory() if f.default is MISSING else f.default
@@ -1115,10 +1120,6 @@ class DispatchUnit(_Ordered):
     KIND: ClassVar[str] = "dispatch unit"
     REQUIRED: ClassVar[tuple[str, ...]] = ("id", "graph", "kernel", "time_ms")
     _ALWAYS: ClassVar[tuple[str, ...]] = REQUIRED
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DispatchUnit:
-        return cls(**cls._ordered(data))
 
     @property
     def composite(self) -> bool:
@@ -1232,36 +1233,9 @@ class Dispatch(_Ordered):
         return next((u for u in self.units if u.id == unit_id), None)
 
 
-class _Loaded(_Ordered):
-    """An ordered record read whole from one file: ``from_dict``, ``load`` (the schema checked
-    and ``REQUIRED`` present) and ``load_or_none``."""
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Any:
-        return cls(**cls._ordered(data))
-
-    @classmethod
-    def load(cls, path: str | Path) -> Any:
-        data = _read(Path(path), cls.KIND)
-        _missing(Path(path), cls.KIND, data, cls._required(data))
-        return cls.from_dict(data)
-
-    @classmethod
-    def load_or_none(cls, path: str | Path) -> Any:
-        """``load``, or None when the file was never written (the problem failed earlier)."""
-        return cls.load(path) if Path(path).exists() else None
-
-    @classmethod
-    def _required(cls, data: dict[str, Any]) -> tuple[str, ...]:
-        return cls.REQUIRED
-
-
 class _CaptureFailure:
     """What capture writes into each of its files when the problem fails (``failed``, the
     ``stage`` it failed at and the ``error``): only the failure is required."""
-
-    REQUIRED: ClassVar[tuple[str, ...]] = ()
-    _ALWAYS: ClassVar[tuple[str, ...]] = ("problem",)
 
     @classmethod
     def _required(cls, data: dict[str, Any]) -> tuple[str, ...]:
@@ -1357,9 +1331,9 @@ class Baseline(_CaptureFailure, _Loaded):
         return (self.compiled or {}).get("median_ms")
 
     @property
-    def wrapper_ms(self) -> float:
-        """The output code's median time alone (ms), 0.0 where it was not timed."""
-        return float((self.wrapper or {}).get("median_ms") or 0.0)
+    def wrapper_ms(self) -> float | None:
+        """The output code's median time alone (ms), None where it was not timed."""
+        return (self.wrapper or {}).get("median_ms")
 
 
 @dataclass(frozen=True)
@@ -1578,19 +1552,20 @@ class JobGpu(_Loaded):
 
 
 # --- what a job leaves beside its log, and the run's own logs -------------------------------
+_GPU_JSON, _SPAN_JSON = ".gpu.json", ".span.json"
+JOB_GPU_SUFFIX = ".log" + _GPU_JSON  # a job's log name + this: its GPU record, globbed by the report
+JOB_SPAN_SUFFIX = ".log" + _SPAN_JSON
+
+
 def job_gpu_record(log: str | Path) -> Path:
     """``<log>.gpu.json``: the seconds a job held the GPU, the memory it claimed and used and
     where its time went (``core/stagelog.py`` writes it)."""
-    return Path(f"{log}.gpu.json")
+    return Path(f"{log}{_GPU_JSON}")
 
 
 def job_span_record(log: str | Path) -> Path:
     """``<log>.span.json``: when a job's process started and its work ended."""
-    return Path(f"{log}.span.json")
-
-
-JOB_GPU_SUFFIX = ".log.gpu.json"  # a job's log name + this: its GPU record, globbed by the report
-JOB_SPAN_SUFFIX = ".log.span.json"
+    return Path(f"{log}{_SPAN_JSON}")
 
 
 def gpu_busy_log(workdir: str | Path, gpu: str) -> Path:

@@ -144,7 +144,7 @@ def negligible(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[str
         return None
     try:
         disp = Dispatch.load(paths.dispatch)
-        wrapper = Baseline.load(paths.baseline).wrapper_ms
+        wrapper = float(Baseline.load(paths.baseline).wrapper_ms or 0.0)
         times = {  # kernels only: a fused pair's or a region's time is its members' again
             u.id: float(u.time_ms) for u in disp.units if u.time_ms is not None and not u.composite
         }
