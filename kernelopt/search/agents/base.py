@@ -96,11 +96,6 @@ class Memory:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> Memory:
-        d = d or {}
-        return cls(tried=dict(d.get("tried", {})), notes=list(d.get("notes", [])))
-
-    @classmethod
     def load(cls, path: Any) -> Memory:
         """An iteration's ``memory.json`` (``SearchMemory``)."""
         rec = SearchMemory.load(path)
