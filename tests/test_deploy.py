@@ -222,3 +222,61 @@ def test_a_signature_difference_is_named():
     assert deployed.differs("input 0", want, torch.zeros(4, 9)) == "input 0 has shape [4, 9], captured [4, 8]"
     assert deployed.differs("input 1", ["value", 3], 4) == "input 1 is 4, captured 3"
     assert deployed.differs("input 1", ["value", 3], torch.zeros(1)) == "input 1 is a tensor, captured 3"
+
+
+class _Launcher:
+    def __init__(self, cfg):
+        self.config = cfg
+
+
+def test_pins_on_a_gpu_keep_the_recorded_launcher_and_stop_the_descent():
+    """On a GPU the wrapper's import precompiles every config into a launcher and sets
+    ``configs`` to None: pins that looked at ``configs`` only pinned nothing there, and every
+    gate's baseline autotuned again at its first call (bench/README.md, "Pinned baselines").
+    The recorded config's launcher is kept alone and marked as found by the coordinate descent,
+    so the first call neither benchmarks nor descends; a config the capture's descent found is
+    compiled; what could not be pinned says why."""
+    import triton
+
+    def autotuner(*cfgs):
+        obj = type("CachingAutotuner", (), {})()
+        obj.configs, obj.launchers = None, [_Launcher(c) for c in cfgs]
+        obj.compiled = []
+
+        def precompile(cfg):
+            obj.compiled.append(cfg)
+            return type("Result", (), {"make_launcher": lambda self: _Launcher(cfg)})()
+
+        obj._precompile_config = precompile
+        return obj
+
+    a = triton.Config({"XBLOCK": 1, "R0_BLOCK": 2048}, num_warps=16, num_stages=1)
+    b = triton.Config({"XBLOCK": 1, "R0_BLOCK": 8192}, num_warps=32, num_stages=1)
+    mod = type("Wrapper", (), {})()
+    mod.k_listed, mod.k_descended, mod.k_unknown = autotuner(a, b), autotuner(a, b), autotuner(a, b)
+    mod.k_candidate = autotuner(a, b)
+    mod.k_candidate.kernelopt_candidate = True
+    want_b = {"kwargs": {"XBLOCK": 1, "R0_BLOCK": 8192}, "num_warps": 32, "num_stages": 1}
+    found = {"kwargs": {"XBLOCK": 1, "R0_BLOCK": 4096}, "num_warps": 32, "num_stages": 1}
+    status = deployed.pin_configs(
+        mod,
+        ["k_listed", "k_descended", "k_unknown", "k_candidate", "k_absent"],
+        {"k_listed": want_b, "k_descended": found},
+    )
+    assert status == {
+        "k_listed": "pinned",
+        "k_descended": "pinned (the recorded config compiled: the capture's coordinate descent found it)",
+        "k_unknown": "unpinned: no recorded config",
+    }
+    assert [lc.config for lc in mod.k_listed.launchers] == [b] and b.found_by_coordesc
+    (only,) = mod.k_descended.launchers
+    assert only.config.kwargs == found["kwargs"] and only.config.num_warps == 32 and only.config.found_by_coordesc
+    assert len(mod.k_unknown.launchers) == 2 and not getattr(a, "found_by_coordesc", False)
+    assert len(mod.k_candidate.launchers) == 2  # a candidate's kernel is never touched
+
+    # before precompiling (CPU mode's interpreter launches configs[0]) the configs are narrowed
+    cpu = type("CachingAutotuner", (), {})()
+    cpu.configs, cpu.launchers = [a, b], []
+    mod.k_cpu = cpu
+    assert deployed.pin_configs(mod, ["k_cpu"], {"k_cpu": want_b}) == {"k_cpu": "pinned"}
+    assert cpu.configs == [b]

@@ -152,3 +152,58 @@ def test_a_compile_holds_the_gpu_only_while_it_works_on_it(tmp_path, monkeypatch
     with gpulock.CompileLease("cpu") as lease:
         assert not lease.active and GraphLowering.run is run and free()
     assert gpulock.HELD["shared"] > 0
+
+
+def test_a_compiles_runtime_autotuning_holds_the_gpu_alone(tmp_path, monkeypatch):
+    """Inductor's runtime autotuning (timing each config of a kernel, then a coordinate
+    descent) picks the config every later stage pins as the baseline: timed beside other jobs'
+    correctness work it picked by noise (bench/README.md, "Pinned baselines").  Inside the
+    compile's lease it holds the GPU alone, benchmarks inside it only count, and the compile's
+    shared hold comes back after."""
+    import fcntl
+
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    from kernelopt.core import gpulock
+
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
+
+    def could(mode: int) -> bool:  # could another taker hold the GPU in ``mode`` now?
+        with open(gpulock.lock_path(), "a+") as f:
+            try:
+                fcntl.flock(f.fileno(), mode | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            return True
+
+    originals = {name: CachingAutotuner.__dict__[name] for name in gpulock.AUTOTUNE_METHODS}
+    seen = {}
+    with gpulock.CompileLease("cuda", "compile p") as lease:
+        assert all(CachingAutotuner.__dict__[n] is not f for n, f in originals.items())
+        seen["model runs: a correctness job"] = could(fcntl.LOCK_SH)
+        with lease.exclusively():  # what the patched autotune_to_one_config does
+            seen["autotuning: a correctness job"] = could(fcntl.LOCK_SH)
+            with lease.benchmarking(), lease.exclusively():  # a benchmark, the descent inside
+                seen["a benchmark inside: a correctness job"] = could(fcntl.LOCK_SH)
+            seen["after the benchmark: a correctness job"] = could(fcntl.LOCK_SH)
+        seen["model runs again: a correctness job"] = could(fcntl.LOCK_SH)
+        seen["model runs again: a measurement"] = could(fcntl.LOCK_EX)
+        with lease.paused(), lease.exclusively():  # autotuning while the lease is given back
+            seen["paused autotuning: a correctness job"] = could(fcntl.LOCK_SH)
+        seen["paused then back: a measurement"] = could(fcntl.LOCK_EX)
+    seen["after the compile: a measurement"] = could(fcntl.LOCK_EX)
+    assert seen == {
+        "model runs: a correctness job": True,
+        "autotuning: a correctness job": False,
+        "a benchmark inside: a correctness job": False,
+        "after the benchmark: a correctness job": False,
+        "model runs again: a correctness job": True,
+        "model runs again: a measurement": False,
+        "paused autotuning: a correctness job": False,
+        "paused then back: a measurement": False,
+        "after the compile: a measurement": True,
+    }
+    assert {name: CachingAutotuner.__dict__[name] for name in originals} == originals
+    assert gpulock.HELD["exclusive"] > 0

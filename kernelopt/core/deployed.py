@@ -81,33 +81,67 @@ def recorded_configs(launches: list[dict[str, Any]]) -> dict[str, dict[str, Any]
 def pin_configs(mod: Any, kernels: list[str], recorded: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Restrict each autotuned kernel object of ``mod`` to the config it ran with at capture
     (``recorded``: kernel -> kwargs, num_warps, num_stages), so that every load of a wrapper
-    runs what the gates judged and timed; what happened to each kernel."""
+    runs what the gates judged and timed; what happened to each kernel.
+
+    On a GPU the wrapper's import precompiles every config into a launcher (and drops
+    ``configs``): the launcher of the recorded config is kept alone, compiled if the capture's
+    coordinate descent found a config that is not among them, and marked as found by it, so the
+    first call neither benchmarks the configs nor descends from one again."""
     status: dict[str, str] = {}
     for name in kernels:
         obj = getattr(mod, name, None)
+        if obj is None or getattr(obj, "kernelopt_candidate", None):
+            continue
+        launchers = list(getattr(obj, "launchers", None) or [])
         configs = getattr(obj, "configs", None)
-        if obj is None or getattr(obj, "kernelopt_candidate", None) or configs is None:
-            continue
+        if not launchers and configs is None:
+            continue  # not an autotuned Triton kernel
         want = recorded.get(name)
-        if len(configs) <= 1:
-            status[name] = "single"
-            continue
         if want is None:
             status[name] = "unpinned: no recorded config"
-            continue
-        match = [
-            c
-            for c in configs
-            if dict(getattr(c, "kwargs", {})) == want.get("kwargs", {})
-            and getattr(c, "num_warps", None) == want.get("num_warps", getattr(c, "num_warps", None))
-            and getattr(c, "num_stages", None) == want.get("num_stages", getattr(c, "num_stages", None))
-        ]
-        if match:
-            obj.configs = [match[0]]
-            status[name] = "pinned"
+        elif launchers:
+            status[name] = _pin_launcher(obj, launchers, want)
+        elif len(configs) <= 1:
+            status[name] = "single"
         else:
-            status[name] = "unpinned: recorded config not among the kernel's configs"
+            match = [c for c in configs if _same_config(c, want)]
+            if match:
+                obj.configs = [match[0]]
+                status[name] = "pinned"
+            else:
+                status[name] = "unpinned: recorded config not among the kernel's configs"
     return status
+
+
+def _same_config(cfg: Any, want: dict[str, Any]) -> bool:
+    return (
+        dict(getattr(cfg, "kwargs", {}) or {}) == want.get("kwargs", {})
+        and getattr(cfg, "num_warps", None) == want.get("num_warps", getattr(cfg, "num_warps", None))
+        and getattr(cfg, "num_stages", None) == want.get("num_stages", getattr(cfg, "num_stages", None))
+    )
+
+
+def _pin_launcher(obj: Any, launchers: list[Any], want: dict[str, Any]) -> str:
+    """``obj.launchers`` reduced to the recorded config's launcher (see ``pin_configs``)."""
+    match = [launcher for launcher in launchers if _same_config(getattr(launcher, "config", None), want)]
+    how = "pinned"
+    if match:
+        chosen = match[0]
+    else:
+        try:
+            import triton
+
+            cfg = triton.Config(
+                dict(want.get("kwargs", {})),
+                **{k: want[k] for k in ("num_warps", "num_stages", "num_ctas", "maxnreg") if want.get(k) is not None},
+            )
+            chosen = obj._precompile_config(cfg).make_launcher()
+        except Exception as e:  # noqa: BLE001 - Inductor's private API: say so, keep its autotuning
+            return f"unpinned: the recorded config did not compile ({type(e).__name__}: {str(e)[:200]})"
+        how = "pinned (the recorded config compiled: the capture's coordinate descent found it)"
+    chosen.config.found_by_coordesc = True
+    obj.launchers = [chosen]
+    return how
 
 
 def import_file(path: str, name: str) -> Any:

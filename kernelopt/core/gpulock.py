@@ -5,7 +5,9 @@ model building and parsing overlap freely.  Measurements (timing, gate 4, the NC
 around its profiled launches) take the lock ``exclusive``ly, so no other kernel runs while
 they measure; correctness runs (gates 1-3, the isolate check; gates 1-2 in their child
 process, from its first CUDA work on), warm-ups with their JIT compiles, and max-autotune
-compiles take it ``shared``: several run at once, but never during a measurement.
+compiles take it ``shared``: several run at once, but never during a measurement.  A compile's
+runtime autotuning is a measurement too (the config it picks is the baseline every stage pins):
+it holds the lock alone.
 The lock is a ``flock`` on a file per visible GPU, released by the kernel if a job dies.
 
 Writers come first: a plain ``flock`` lets overlapping readers starve a writer for as long
@@ -114,11 +116,17 @@ def _take(f: Any, turn: Any, mode: int, what: str) -> float:
     return waited
 
 
+# Inductor's runtime autotuning of a kernel (``CachingAutotuner``): the benchmark of every
+# precompiled config, then the coordinate descent from the best one
+AUTOTUNE_METHODS = ("autotune_to_one_config", "coordinate_descent_tuning")
+
+
 class CompileLease:
     """The GPU held shared by a ``torch.compile`` (max-autotune), but only while the compile
     works on the GPU: the Inductor lowering and code generation (minutes of CPU work for a large
     problem) give the lock back, the autotuning benchmarks inside them take it again for the
-    length of each benchmark, and the compiled model's runs hold it as before.  Held across the
+    length of each benchmark, the compiled model's runs hold it as before, and a kernel's runtime
+    autotuning in those runs holds it alone (``exclusively``).  Held across the
     whole compile, one slow compile kept every measurement waiting and, behind the measurement's
     turnstile, every other job (bench/README.md, "The capture's footprint").  A no-op on the CPU,
     in a jailed child and under a parent's exclusive hold."""
@@ -131,7 +139,9 @@ class CompileLease:
         self._mutex = threading.Lock()
         self._holders = 0  # the compile's own hold (unless paused) plus benchmarks in flight
         self._paused = 0
+        self._exclusive = 0  # runtime autotunings in flight (nested ones count once)
         self._since = 0.0
+        self._since_exclusive = 0.0
         self._undo: list[Any] = []
 
     def __enter__(self) -> CompileLease:
@@ -191,10 +201,42 @@ class CompileLease:
         finally:
             self._hold(-1)
 
+    @contextlib.contextmanager
+    def exclusively(self) -> Iterator[None]:
+        """The GPU held alone for a runtime autotuning (Inductor choosing a kernel's config by
+        timing each one, then its coordinate descent): timed beside other jobs' correctness
+        work, the choice was noise (bench/README.md, "Pinned baselines"), and the config chosen
+        is the one every later stage and the deployed model pin.  The compile's own shared hold
+        is given back first and taken again after; benchmarks inside only count."""
+        with self._mutex:
+            self._exclusive += 1
+            if self._exclusive == 1:
+                if self._holders:
+                    fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
+                    HELD["shared"] += time.perf_counter() - self._since
+                self._holders += 1
+                _take(self._f, self._turn, fcntl.LOCK_EX, f"autotune in {self.what}")
+                self._since_exclusive = time.perf_counter()
+        try:
+            yield
+        finally:
+            with self._mutex:
+                self._exclusive -= 1
+                if self._exclusive == 0:
+                    self._holders -= 1
+                    HELD["exclusive"] += time.perf_counter() - self._since_exclusive
+                    if self._holders:
+                        _take(self._f, self._turn, fcntl.LOCK_SH, self.what)
+                        self._since = time.perf_counter()
+                    else:
+                        fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
+
     def _patch(self) -> None:
-        """Pause around Inductor's lowering and code generation; hold around its benchmarks."""
+        """Pause around Inductor's lowering and code generation; hold around its benchmarks;
+        hold alone around a kernel's runtime autotuning."""
         from torch._inductor.graph import GraphLowering
         from torch._inductor.runtime import benchmarking
+        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
 
         def wrap(owner: Any, name: str, ctx: Any) -> None:
             orig = owner.__dict__[name]
@@ -212,3 +254,6 @@ class CompileLease:
             for name, fn in list(vars(cls).items()):
                 if name.startswith("benchmark") and inspect.isfunction(fn):  # methods, not properties
                     wrap(cls, name, self.benchmarking)
+        for name in AUTOTUNE_METHODS:
+            if inspect.isfunction(CachingAutotuner.__dict__.get(name)):
+                wrap(CachingAutotuner, name, self.exclusively)
