@@ -207,3 +207,42 @@ def test_a_compiles_runtime_autotuning_holds_the_gpu_alone(tmp_path, monkeypatch
     }
     assert {name: CachingAutotuner.__dict__[name] for name in originals} == originals
     assert gpulock.HELD["exclusive"] > 0
+
+
+def test_the_end_of_an_autotuning_never_waits_behind_a_taker_waiting_for_it(tmp_path, monkeypatch):
+    """The first build went back to shared through the turnstile while still holding the GPU
+    alone; a taker already in the turnstile waits for that hold to end: eight captures on the
+    H200 hung for the whole call.  Another process waiting to take the GPU is played by a
+    thread with its own lock files."""
+    import fcntl
+    import threading
+    import time
+
+    from kernelopt.core import gpulock
+
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
+    path = gpulock.lock_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    took = threading.Event()
+
+    def other() -> None:
+        with open(path, "a+") as f, open(path.with_suffix(".turnstile"), "a+") as turn:
+            gpulock._take(f, turn, fcntl.LOCK_SH, "another job")
+            took.set()
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+    def compile_() -> None:
+        with gpulock.CompileLease("cuda", "compile p") as lease:
+            with lease.exclusively():
+                waiter = threading.Thread(target=other, daemon=True)
+                waiter.start()
+                time.sleep(0.3)  # the other taker is in the turnstile, waiting for the GPU
+                assert not took.is_set()
+        waiter.join(10)
+
+    done = threading.Thread(target=compile_, daemon=True)
+    done.start()
+    done.join(20)
+    assert not done.is_alive(), "the autotuning's end waited behind the taker waiting for it"
+    assert took.is_set()

@@ -226,7 +226,10 @@ class CompileLease:
                     self._holders -= 1
                     HELD["exclusive"] += time.perf_counter() - self._since_exclusive
                     if self._holders:
-                        _take(self._f, self._turn, fcntl.LOCK_SH, self.what)
+                        # back to shared by converting the lock, not through the turnstile: a
+                        # taker already waiting there holds it while it waits for this exclusive
+                        # hold to end (on the H200 every capture waited for the others that way)
+                        fcntl.flock(self._f.fileno(), fcntl.LOCK_SH)
                         self._since = time.perf_counter()
                     else:
                         fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
