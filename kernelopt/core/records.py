@@ -503,6 +503,12 @@ def logs_dir(workdir: str | Path) -> Path:
     return Path(workdir) / "logs"
 
 
+def unit_job_log(workdir: str | Path, rule: str, problem: str, unit: str) -> Path:
+    """``logs/<rule>/<problem>/<unit>.log``: the log of a per-unit job (isolate's; wildcards as
+    ``{problem}``/``{unit}`` make the rule's pattern)."""
+    return logs_dir(workdir) / rule / problem / f"{unit}.log"
+
+
 def snakemake_log(workdir: str | Path) -> Path:
     """Snakemake's own output of the last ``kernelopt run`` (its per-job lines; ``-v`` shows them)."""
     return logs_dir(workdir) / "snakemake.log"

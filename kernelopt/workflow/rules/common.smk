@@ -21,6 +21,7 @@ from kernelopt.core.records import (
     ReportPaths,
     attempt_of,
     retry_slot,
+    unit_job_log,
 )
 from kernelopt.search import agents as ko_agents
 
@@ -91,6 +92,7 @@ def gpu_mb(name):
             PROBLEMS[wildcards.problem],
             CONFIG["gpu"],
             at(wildcards.problem).contract(unit) if unit else None,
+            unit_job_log(WORKDIR, "isolate", wildcards.problem, unit) if unit else None,
         )
 
     return need

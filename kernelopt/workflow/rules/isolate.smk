@@ -8,7 +8,7 @@ rule isolate:
         inductor=str(W.inductor_kernel("{unit}")),
         check=str(W.isolate_check("{unit}")),
     log:
-        f"{WORKDIR}/logs/isolate/{{problem}}/{{unit}}.log",
+        str(unit_job_log(WORKDIR, "isolate", "{problem}", "{unit}")),
     benchmark:
         f"{WORKDIR}/benchmarks/isolate/{{problem}}/{{unit}}.tsv"
     priority: stage_priority("isolate")
