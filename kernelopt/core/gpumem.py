@@ -86,7 +86,7 @@ UNIT_PROBLEM_SHARE = 0.15
 UNIT_PROBLEM_FACTOR = 1.2
 # ... and, once the unit's isolate job has run, a multiple of what it measured: it rebuilt the
 # problem and drew the unit's input sets as gates 1-2's judge does.  On problems/headroom the
-# judge held 0.97-1.09x the isolate job's peak, where the capture's peak missed by 2.5x on the
+# judge held 0.74-1.12x the isolate job's peak, where the capture's peak missed by 2.5x on the
 # dilated max pools (20 GB against 8 GB; bench/README.md, "GPU memory learned from isolate")
 UNIT_JUDGE_FACTORS = {"gate12": 1.15}
 
