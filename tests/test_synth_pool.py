@@ -345,3 +345,50 @@ def test_rolling_pools_keep_window_rows_in_registers_and_match_pytorch(op, param
         same = torch.full(want.shape, float("nan"))
         flat.launch(x, w, y, same)
         assert torch.equal(out.nan_to_num(7.0), same.nan_to_num(7.0))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_a_max_pools_reference_computes_values_without_the_offsets(dims):
+    """Inductor's post-grad graph pools through ``prims._low_memory_max_pool_with_offsets``,
+    whose eager form turns the int64 indices into int8 window offsets through five more tensors
+    of the output's size: the reference of a dilated 3x3 max pool held 20 GB on the H200 for 2 GB
+    of tensors.  Where only the values are used the reference calls ATen's pool with indices
+    instead (the same op the prim calls first: the same bits); where the offsets are used, the
+    prim stays."""
+    import operator
+
+    import torch._inductor.inductor_prims  # noqa: F401 - registers the prim, as a compile does
+    import torch.fx as fx
+
+    from kernelopt.capture import fxref
+
+    prim = torch.ops.prims._low_memory_max_pool_with_offsets.default
+    k, s, p, d = [3] * dims, [1] * dims, [1] * dims, [2] * dims
+    x = torch.randn(2, 3, *([9] * dims))
+
+    def graph(use_offsets: bool):
+        g = fx.Graph()
+        x0 = g.placeholder("arg0_1")
+        x0.meta["val"] = x
+        pool = g.call_function(prim, (x0, k, s, p, d, False))
+        vals = g.call_function(operator.getitem, (pool, 0))
+        vals.meta["val"], outs = prim(x, k, s, p, d, False)[0], [vals]
+        if use_offsets:
+            offs = g.call_function(operator.getitem, (pool, 1))
+            offs.meta["val"] = prim(x, k, s, p, d, False)[1]
+            outs.append(offs)
+        g.output(tuple(outs))
+        return fx.GraphModule(torch.nn.Module(), g), x0, outs
+
+    gm, x0, (vals,) = graph(use_offsets=False)
+    ref = fxref.build(gm, {"in_ptr0": x0}, {"out_ptr0": vals})
+    assert f"max_pool{dims}d_with_indices" in ref.source and "_low_memory" not in ref.source
+    assert set(ref.aten_ops) == {f"aten.max_pool{dims}d_with_indices.default", "<built-in function getitem>"}
+    scope: dict = {"torch": torch, "inf": float("inf"), "nan": float("nan"), "device": torch.device}
+    exec(ref.source.replace("def forward(self,", "def forward(_self,"), scope)
+    (got,) = scope["forward"](None, x)
+    assert torch.equal(got, prim(x, k, s, p, d, False)[0])
+
+    gm, x0, (vals, offs) = graph(use_offsets=True)
+    ref = fxref.build(gm, {"in_ptr0": x0}, {"out_ptr0": vals, "out_ptr1": offs})
+    assert "_low_memory_max_pool_with_offsets" in ref.source

@@ -143,14 +143,44 @@ class _Cut:
 
     def _copy_one(self, cur: Any) -> None:
         """Copy a node whose inputs are all copied: a constant is fetched, an op recorded."""
+        import torch.fx as fx
+
         if cur.op == "get_attr":
             target = str(cur.target)
             self.constants[target] = _fetch_attr(self.gm, target)
         elif cur.op == "call_function":
+            values_only = _values_only_max_pool(cur)
+            if values_only is not None:
+                self.ops.append(str(values_only))
+                args, kwargs = fx.map_arg((cur.args, cur.kwargs), lambda n: self.env[n])
+                self.env[cur] = self.graph.call_function(values_only, args, kwargs)
+                self.env[cur].meta = dict(cur.meta)
+                return
             self.ops.append(str(cur.target))
         else:
             raise ReferenceUnavailable(f"FX node {cur.name} is a {cur.op}, not supported in references")
         self.env[cur] = self.graph.node_copy(cur, lambda n: self.env[n])
+
+
+def _values_only_max_pool(node: Any) -> Any:
+    """ATen's ``max_pool{2,3}d_with_indices`` for Inductor's ``prims._low_memory_max_pool_with_offsets``
+    when the graph uses only its values, else None.  The prim's eager form computes the values
+    with that very op and then turns the int64 indices into int8 window offsets through five more
+    tensors of the output's size in int64: on the H200 the reference of a dilated 3x3 max pool
+    (1 GB in, 1 GB out) peaked at 20 GB in every job that judged it (bench/README.md, "GPU memory
+    learned from isolate").  The values are the same bits; the offsets are never built."""
+    import operator
+
+    import torch
+
+    prim = getattr(torch.ops.prims, "_low_memory_max_pool_with_offsets", None)
+    if prim is None or node.target is not getattr(prim, "default", None):
+        return None
+    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
+        return None  # the offsets are used: keep the prim
+    dims = len(node.args[1]) if len(node.args) > 1 else 0
+    aten = torch.ops.aten
+    return {2: aten.max_pool2d_with_indices.default, 3: aten.max_pool3d_with_indices.default}.get(dims)
 
 
 def _fetch_attr(gm: Any, target: str) -> Any:
