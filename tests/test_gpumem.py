@@ -586,10 +586,13 @@ def test_unwritten_elements_are_counted_a_chunk_at_a_time(monkeypatch):
     assert isolated._unwritten(out, [ref2, was], h, "out", ref2, "random", TOL) == 3
 
 
-def test_a_child_dies_with_its_killed_job(tmp_path):
+@pytest.mark.parametrize("forked", ["0", "1"])
+def test_a_child_dies_with_its_killed_job(tmp_path, forked):
     """Run 9 on the H200: jobs killed by a timeout (SIGKILL, no ``finally``) left their
     sandboxed children, in sessions of their own, waiting for their next streamed call and
-    holding GPU memory into the next run.  A child now ends with the job that started it."""
+    holding GPU memory into the next run.  A child now ends with the job that started it,
+    started as a new interpreter or forked from a zygote (then the zygote, its launcher, the
+    namespace's init and the child all end)."""
     import signal
     import time
 
@@ -616,7 +619,8 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
             """
         )
     )
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
+    env = {**os.environ, "KERNELOPT_FORK_CHILDREN": forked}
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, env=env)
     try:
         deadline = time.time() + 240
         while not marker.exists() and time.time() < deadline:
@@ -644,21 +648,24 @@ def test_a_child_dies_with_its_killed_job(tmp_path):
             return [p for p, cmd in cmds.items() if b"-m\x00kernelopt.runner.child" in cmd and descends(p)]
 
         kids = children(proc.pid)
-        assert len(kids) == 1, kids
+        # a new interpreter: the child alone has the command; forked: the zygote, and the
+        # launcher, init and child it forked (no exec: its command line)
+        assert len(kids) == (1 if forked == "0" else 4), kids
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
+
+        def running(k: int) -> bool:
+            try:
+                return Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            except OSError:
+                return False  # gone
+
         t0 = time.time()
-        while Path(f"/proc/{kids[0]}").exists() and time.time() - t0 < 15:
-            status = Path(f"/proc/{kids[0]}/stat")
-            if status.exists() and status.read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                break  # dead, waiting to be reaped by init
-            time.sleep(0.2)
-        alive = (
-            Path(f"/proc/{kids[0]}").exists()
-            and Path(f"/proc/{kids[0]}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        )
-        if alive:
-            os.kill(kids[0], signal.SIGKILL)
+        while any(running(k) for k in kids) and time.time() - t0 < 15:
+            time.sleep(0.2)  # a zombie is dead, waiting to be reaped
+        alive = [k for k in kids if running(k)]
+        for k in alive:
+            os.kill(k, signal.SIGKILL)
         assert not alive, "the child outlived its killed job"
     finally:
         if proc.poll() is None:

@@ -33,6 +33,7 @@ PROBE = textwrap.dedent(
     out["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
     out["dev"] = sorted(os.listdir("/dev"))
     out["env"] = sorted(os.environ)
+    out["fds"] = sorted(int(f) for f in os.listdir("/proc/self/fd"))
     def attempt(name, fn):
         try:
             fn()
@@ -89,6 +90,31 @@ def _needs_namespaces() -> None:
         pytest.skip("namespaces are refused here")
 
 
+# A zygote's launch of the probe: ``jail.launch`` with the probe run in the jailed process where
+# ``execve`` would have started it, from a process that imported things first (``preload``) and
+# has a second thread running (torch's import leaves one), as ``runner/child.py --zygote`` is.
+FORKER = textwrap.dedent(
+    r"""
+    import json, os, runpy, sys, threading, time
+    sys.path.insert(0, {jail_dir!r})
+    {preload}
+    import jail
+    threading.Thread(target=lambda: time.sleep(600), daemon=True).start()
+    spec = jail.Spec(**json.loads(sys.argv[1]))
+    spec.parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        def run():
+            sys.argv = spec.argv[1:]
+            runpy.run_path(spec.argv[1], run_name="__main__")
+        jail.launch(spec, run)
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """
+)
+
+
 def _listen() -> tuple[int, list[bytes]]:
     """A TCP server on the host's loopback that records every connection it gets."""
     srv = socket.socket()
@@ -111,7 +137,15 @@ def _listen() -> tuple[int, list[bytes]]:
     return srv.getsockname()[1], got
 
 
-def _run_probe(tmp_path: Path, python: str, readonly: list[str], *, as_user: int | None = None) -> dict:
+def _run_probe(
+    tmp_path: Path,
+    python: str,
+    readonly: list[str],
+    *,
+    as_user: int | None = None,
+    forked: bool = False,
+    preload: str = "",
+) -> dict:
     secret_dir = tmp_path / "run"  # stands for the run directory: bound in, then hidden
     secret_dir.mkdir()
     (secret_dir / "secret.txt").write_text("the reference outputs")
@@ -139,6 +173,10 @@ def _run_probe(tmp_path: Path, python: str, readonly: list[str], *, as_user: int
         limits={"RLIMIT_NPROC": 512, "RLIMIT_NOFILE": 256, "RLIMIT_CORE": 0},
     )
     cmd = [python, "-I", "-S", jail.__file__, spec.to_json()]
+    if forked:  # as a zygote does (runner/child.py --zygote): imports done, a thread running, then fork
+        helper = tmp_path / "forker.py"
+        helper.write_text(FORKER.format(jail_dir=str(Path(jail.__file__).parent), preload=preload))
+        cmd = [python, str(helper), spec.to_json()]  # with site: a zygote imports torch
     if as_user is not None:
         cmd = ["setpriv", f"--reuid={as_user}", f"--regid={as_user}", "--clear-groups", "--inh-caps=-all", *cmd]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -173,6 +211,7 @@ def _assert_confined(out: dict, host_ns: dict[str, str]) -> None:
     assert "Operation not permitted" in out["inet_socket"]  # the seccomp filter, not just an empty namespace
     assert not out["marker_written"] and out["connections"] == 0
     assert not out["survivors"], f"a process outlived the sandbox: {out['survivors']}"
+    assert len(out["fds"]) <= 4, f"file descriptors besides stdin, stdout, stderr: {out['fds']}"
 
 
 def _host_ns() -> dict[str, str]:
@@ -213,6 +252,46 @@ def test_a_jailed_process_is_confined_when_the_pipeline_is_an_ordinary_user(tmp_
     tmp.mkdir(mode=0o755)
     try:
         out = _run_probe(tmp, python, [p for p in readonly if os.path.lexists(p)], as_user=4242)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _assert_confined(out, _host_ns())
+    assert out["ns"]["user"] != os.readlink("/proc/self/ns/user")
+
+
+def test_a_child_forked_from_a_zygote_is_confined_the_same(tmp_path):
+    """Children forked from a zygote (``runner/child.py --zygote``: torch imported, a thread
+    running) instead of started as new interpreters go through the same launcher steps, and the
+    process that runs the job's code is as confined as an exec'd one: uid 65534, no capabilities,
+    seccomp, its own namespaces, no run directory, no network, no survivor, no inherited file
+    descriptor (the zygote's are closed before the job's code runs)."""
+    if os.geteuid() != 0:
+        if _ci():
+            pytest.fail("CI runs as root")
+        pytest.skip("needs root (the pipeline as root)")
+    _needs_namespaces()
+    readonly = ["/usr", "/bin", "/lib", "/lib64", "/etc", *_python_roots(), str(Path(jail.__file__).parent)]
+    preload = "import torch; _held = open(os.devnull)"  # a zygote's imports and an open file
+    out = _run_probe(
+        tmp_path, sys.executable, [p for p in readonly if os.path.lexists(p)], forked=True, preload=preload
+    )
+    _assert_confined(out, _host_ns())
+
+
+def test_a_forked_child_is_confined_when_the_pipeline_is_an_ordinary_user(tmp_path):
+    """The same as an ordinary user: the forked launcher is single-threaded (a fork copies one
+    thread), so it may take the user namespace its zygote, with a thread running, could not."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        if _ci():
+            pytest.fail("CI runs as root with setpriv (util-linux)")
+        pytest.skip("needs root to become an ordinary user, and setpriv")
+    _needs_namespaces()
+    python = shutil.which("python3", path="/usr/bin") or "/usr/bin/python3"
+    readonly = ["/usr", "/bin", "/lib", "/lib64", "/etc", str(Path(jail.__file__).parent)]
+    tmp = Path(tempfile_dir()) / f"kernelopt-jail-fuser-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(mode=0o755)
+    try:
+        out = _run_probe(tmp, python, [p for p in readonly if os.path.lexists(p)], as_user=4242, forked=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _assert_confined(out, _host_ns())

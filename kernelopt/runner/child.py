@@ -494,10 +494,9 @@ def prepare(conn: Conn, job: dict[str, Any]) -> dict[str, Any]:
     return conn.tensors(job)
 
 
-def main() -> None:
-    socket_path = sys.argv[1]
-    device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else None
-    import torch
+def preload() -> None:
+    """What every job needs, imported before the job comes (and before a fork: ``zygote``)."""
+    import torch  # noqa: F401
 
     # what Inductor-style candidates import, loaded before any candidate
     import torch._inductor.runtime.hints  # noqa: F401
@@ -505,6 +504,16 @@ def main() -> None:
     import torch._inductor.runtime.triton_heuristics  # noqa: F401
     import triton  # noqa: F401 - the candidate's imports find it loaded
     import triton.language  # noqa: F401
+
+    from ..core import gpulock, gpumem, phases  # noqa: F401
+    from ..core.stagelog import startup_phase  # noqa: F401
+
+
+def main() -> None:
+    socket_path = sys.argv[1]
+    device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else None
+    preload()
+    import torch
 
     from ..core import gpulock, gpumem, phases
     from ..core.stagelog import startup_phase
@@ -539,5 +548,100 @@ def main() -> None:
     del torch
 
 
+# --------------------------------------------------------------------------- the zygote
+def zygote(parent: int) -> None:
+    """``python -m kernelopt.runner.child --zygote PARENT``: a process that imported what a child
+    imports (``preload``; never CUDA, never anything of a run) and forks, for each request of its
+    judge (``PARENT``, a JSON line on stdin: a ``runner/jail.py`` spec and a log file), a launcher
+    that builds the boundary exactly as ``jail.py`` run as a script does and, where it would
+    ``execve`` the child's command, runs ``main`` in the jailed process instead: the child starts
+    without a Python start and a torch import.  Answers (JSON lines on stdout): ``spawned`` with
+    the launcher's pid, then ``exit`` with its status as ``subprocess`` reports it.  Ends when the
+    judge closes stdin or dies (its launchers die with it, their jails with them)."""
+    import json
+    import select
+    import warnings
+
+    from . import jail
+
+    jail.die_with_parent()
+    if os.getppid() != parent:
+        os._exit(125)
+    preload()
+    warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+    import torch
+
+    # a fork would carry a CUDA context, or a driver half set up: never (the judge then starts
+    # children as new interpreters)
+    with open("/proc/self/maps") as f:
+        driver = "libcuda.so" in f.read()
+    if torch.cuda.is_initialized() or driver:
+        print("kernelopt zygote: the CUDA driver is loaded after the imports: no fork", file=sys.stderr, flush=True)
+        os._exit(124)
+
+    def say(msg: dict[str, Any]) -> None:
+        os.write(1, (json.dumps(msg) + "\n").encode())
+
+    live: set[int] = set()
+    buf = b""
+    say({"op": "ready", "pid": os.getpid()})
+    while True:
+        ready, _, _ = select.select([0], [], [], 0.2)
+        while live:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            live.discard(pid)
+            rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            say({"op": "exit", "pid": pid, "rc": rc})
+        if not ready:
+            continue
+        chunk = os.read(0, 1 << 20)
+        if not chunk:
+            os._exit(0)
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            req = json.loads(line)
+            spec = jail.Spec(**json.loads(req["spec"]))
+            spec.parent = os.getpid()
+            pid = os.fork()
+            if pid == 0:
+                _launcher(spec, req["log"])
+            live.add(pid)
+            say({"op": "spawned", "pid": pid})
+
+
+def _launcher(spec: Any, log: str) -> None:
+    """The forked launcher: a session of its own, its output to the box's log, then the jail."""
+    from . import jail
+
+    try:
+        os.setsid()
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        os.close(null)
+        argv = [spec.argv[2], *spec.argv[3:]]
+
+        def run() -> None:
+            sys.argv = argv
+            main()
+
+        jail.launch(spec, run)
+    except BaseException as e:  # noqa: BLE001 - nothing of the job may run past a failed step
+        jail.fail(f"launcher: {type(e).__name__}: {e}")
+    os._exit(125)
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--zygote":
+        zygote(int(sys.argv[2]))
+    else:
+        main()

@@ -44,6 +44,7 @@ import platform
 import resource
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 # --------------------------------------------------------------------------- the kernel's constants
@@ -485,9 +486,15 @@ def install_seccomp() -> None:
 
 
 # --------------------------------------------------------------------------- the processes
-def _fail(msg: str) -> None:
+def fail(msg: str) -> None:
+    """Say why on stderr and exit 125: nothing of the job ran."""
     os.write(2, f"kernelopt jail: {msg}\n".encode())
     os._exit(125)
+
+
+def die_with_parent() -> None:
+    """This process is killed when its parent ends (``PR_SET_PDEATHSIG``)."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _status(status: int) -> int:
@@ -496,7 +503,7 @@ def _status(status: int) -> int:
     return os.WEXITSTATUS(status)
 
 
-def _worker(spec: Spec, userns: bool) -> None:
+def _worker(spec: Spec, userns: bool, run: Callable[[], None] | None = None) -> None:
     try:
         os.chdir(spec.cwd)
         set_limits(spec.limits)
@@ -512,9 +519,37 @@ def _worker(spec: Spec, userns: bool) -> None:
                     pass
         for fd in spec.keep_fds:
             os.set_inheritable(fd, True)
-        os.execve(spec.argv[0], spec.argv, spec.env)
+        if run is None:
+            os.execve(spec.argv[0], spec.argv, spec.env)
+        os.environ.clear()
+        os.environ.update(spec.env)
     except BaseException as e:  # noqa: BLE001 - nothing of the job may run past a failed step
-        _fail(f"worker: {type(e).__name__}: {e}")
+        fail(f"worker: {type(e).__name__}: {e}")
+    os._exit(_run_here(run))
+
+
+def _run_here(run: Callable[[], None]) -> int:
+    """``run`` in this process where ``execve`` would have started the job's command (a child
+    forked from a process that had the job's imports done, ``runner/child.py --zygote``): its
+    exit status as the interpreter's would be."""
+    code = 0
+    try:
+        run()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if not isinstance(e.code, (int, type(None))):
+            print(e.code, file=sys.stderr)
+    except BaseException:  # noqa: BLE001 - reported as the interpreter would, then exit 1
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:  # noqa: BLE001 - a closed stream: nothing more to say
+            pass
+    return code
 
 
 def _open_fds() -> list[int]:
@@ -524,7 +559,7 @@ def _open_fds() -> list[int]:
         return list(range(3, 1024))
 
 
-def _init(spec: Spec, userns: bool) -> None:
+def _init(spec: Spec, userns: bool, run: Callable[[], None] | None = None) -> None:
     """pid 1 of the new pid namespace: builds the root, starts the worker, reaps; its exit
     ends every process of the namespace."""
     try:
@@ -532,10 +567,10 @@ def _init(spec: Spec, userns: bool) -> None:
         build_root(spec, userns)
         _c().sethostname(b"kernelopt-sandbox", ctypes.c_size_t(17))
     except BaseException as e:  # noqa: BLE001
-        _fail(f"init: {type(e).__name__}: {e}")
+        fail(f"init: {type(e).__name__}: {e}")
     worker = os.fork()
     if worker == 0:
-        _worker(spec, userns)
+        _worker(spec, userns, run)
     while True:
         try:
             pid, status = os.wait()
@@ -547,12 +582,19 @@ def _init(spec: Spec, userns: bool) -> None:
 
 def main() -> None:
     spec = Spec(**json.loads(sys.argv[1]))
+    launch(spec)
+
+
+def launch(spec: Spec, run: Callable[[], None] | None = None) -> None:
+    """Build the boundary of ``spec`` and run its command inside (``run``, where given: called
+    in the jailed worker where ``execve`` would have run ``spec.argv``); never returns: this
+    process exits with the jailed worker's status (128 + n for signal n)."""
     spec.readonly_at = [tuple(x) for x in spec.readonly_at]
     spec.writable_at = [tuple(x) for x in spec.writable_at]
     spec.overlays = [tuple(x) for x in spec.overlays]
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != spec.parent:
-        _fail("the judge is gone")
+        fail("the judge is gone")
     userns = os.geteuid() != 0
     flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
     uid, gid = os.geteuid(), os.getegid()
@@ -561,10 +603,10 @@ def main() -> None:
         if userns:
             _map_ids(0, uid, 0, gid)
     except JailError as e:
-        _fail(str(e))
+        fail(str(e))
     child = os.fork()
     if child == 0:
-        _init(spec, userns)
+        _init(spec, userns, run)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda s, f: os.kill(child, signal.SIGKILL))
     while True:

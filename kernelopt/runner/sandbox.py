@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -34,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -336,7 +338,8 @@ class Box:
         if os.geteuid() == 0:
             os.chown(self.scratch, self.uid, self.gid)
         os.chmod(self.tmp, 0o755)
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen | _Forked | None = None
+        self.forked = False  # started by a zygote (``fork_children``), not by a new interpreter
         self.channel: wire.Channel | None = None
         self.clock = _Clock(time.monotonic(), timeout_s)
         self.timeout_s = timeout_s
@@ -408,17 +411,22 @@ class Box:
         os.chmod(sock_path, 0o777)
         listener.listen(1)
         spec = self.spec(argv)
-        log = open(self.log_path, "wb")
-        try:
-            self.proc = subprocess.Popen(
-                jail.command(spec),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        finally:
-            log.close()
+        forked = _zygote_for(self.device, spec.env) if argv == child_command(self.device) else None
+        if forked is not None:
+            self.proc = forked.spawn(spec, self.log_path)
+            self.forked = self.proc is not None
+        if self.proc is None:
+            log = open(self.log_path, "wb")
+            try:
+                self.proc = subprocess.Popen(
+                    jail.command(spec),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            finally:
+                log.close()
         try:
             while True:
                 left = self.clock.deadline - time.monotonic()
@@ -515,6 +523,9 @@ class Box:
         if self.proc is not None and self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
+            if self.forked:  # a forked launcher makes its session itself: its pid, whatever its group
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.proc.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=30)
 
@@ -599,6 +610,171 @@ def sweep_stale(tmp: str | Path | None = None) -> int:
         shutil.rmtree(d, ignore_errors=True)
         removed += not d.exists()
     return removed
+
+
+# --------------------------------------------------------------------------- forked children
+FORK_ENV = "KERNELOPT_FORK_CHILDREN"
+# the environment a zygote imports under: the caches' directories stand in for the children's
+# (the jailed child's env is its spec's, set before its code runs)
+ZYGOTE_CACHE_VARS = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
+
+
+def fork_children(device: str) -> bool:
+    """Whether children start forked from a zygote (``KERNELOPT_FORK_CHILDREN``: ``1``, ``0``,
+    or ``auto``, the default: on the CPU only, until the GPU's run of it is measured)."""
+    v = os.environ.get(FORK_ENV, "auto").strip().lower()
+    if v in ("1", "true", "on", "yes"):
+        return True
+    if v in ("0", "false", "off", "no"):
+        return False
+    return device == "cpu"
+
+
+def zygote_command() -> list[str]:
+    return [sys.executable, "-m", CHILD_MODULE, "--zygote", str(os.getpid())]
+
+
+class _Forked:
+    """A launcher a zygote forked, as ``Box`` uses a ``subprocess.Popen``: pid (its own
+    session), ``poll``, ``wait``; its exit status is the one the zygote reaped."""
+
+    def __init__(self, zygote: _Zygote, pid: int):
+        self.zygote, self.pid = zygote, pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.zygote.exit_status(self.pid)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        rc = self.zygote.exit_status(self.pid, timeout)
+        if rc is None:
+            raise subprocess.TimeoutExpired(f"forked child {self.pid}", timeout or 0.0)
+        self.returncode = rc
+        return rc
+
+
+class _Zygote:
+    """``python -m kernelopt.runner.child --zygote``: the imports of a child done once; each
+    child forked from it (``runner/child.py``: the same jail, ``main`` run where ``execve``
+    would have run it).  Started and read by one long-lived thread (a child's death signal
+    follows the thread that started it); gone (``dead``) when it cannot start or ends."""
+
+    def __init__(self, device: str, env: dict[str, str]):
+        self.device = device
+        self.tmp = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX + "zygote-"))
+        (self.tmp / OWNER_FILE).write_text(_owner())
+        self.env = {**env, **{k: str(self.tmp / k.lower()) for k in ZYGOTE_CACHE_VARS}}
+        self.cond = threading.Condition()
+        self.exits: dict[int, int] = {}
+        self.replies: list[dict[str, Any]] = []
+        self.dead: str | None = None
+        self.proc: subprocess.Popen | None = None
+        self.pid = 0
+        self.send_lock = threading.Lock()
+        threading.Thread(target=self._serve, name="kernelopt-zygote", daemon=True).start()
+        with self.cond:
+            self.cond.wait_for(lambda: self.pid or self.dead, timeout=300)
+            if not self.pid and not self.dead:
+                self.dead = "it did not start within 300 s"
+
+    def _serve(self) -> None:
+        try:
+            with open(self.tmp / "zygote.log", "wb") as log:
+                self.proc = subprocess.Popen(
+                    zygote_command(),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    env=self.env,
+                    cwd=self.tmp,
+                    start_new_session=True,
+                )
+            for line in self.proc.stdout:  # type: ignore[union-attr]
+                msg = json.loads(line)
+                with self.cond:
+                    if msg.get("op") == "ready":
+                        self.pid = int(msg["pid"])
+                    elif msg.get("op") == "exit":
+                        self.exits[int(msg["pid"])] = int(msg["rc"])
+                    else:
+                        self.replies.append(msg)
+                    self.cond.notify_all()
+            rc = self.proc.wait()
+            why = f"it exited ({rc})"
+        except Exception as e:  # noqa: BLE001 - no zygote: children start as new interpreters
+            why = f"{type(e).__name__}: {e}"
+        try:
+            tail = (self.tmp / "zygote.log").read_text(errors="replace").strip().splitlines()[-1:]
+        except OSError:  # closed: its directory is gone
+            tail = []
+        with self.cond:
+            self.dead = why + (f"; last line: {tail[0][:200]}" if tail else "")
+            self.cond.notify_all()
+
+    def spawn(self, spec: jail.Spec, log: Path) -> _Forked | None:
+        """A launcher for ``spec`` forked by the zygote (its output to ``log``); None when the
+        zygote is gone (the caller starts the child as a new interpreter)."""
+        with self.send_lock:
+            with self.cond:
+                if self.dead or self.proc is None or self.proc.stdin is None:
+                    return None
+                self.replies.clear()
+            try:
+                self.proc.stdin.write((json.dumps({"spec": spec.to_json(), "log": str(log)}) + "\n").encode())
+                self.proc.stdin.flush()
+            except OSError:
+                return None
+            with self.cond:
+                self.cond.wait_for(lambda: self.replies or self.dead, timeout=60)
+                if not self.replies:
+                    return None
+                msg = self.replies.pop(0)
+        return _Forked(self, int(msg["pid"])) if msg.get("op") == "spawned" else None
+
+    def exit_status(self, pid: int, timeout: float | None = 0.0) -> int | None:
+        """The launcher's exit status once the zygote reaped it (-9 when the zygote is gone:
+        its launchers died with it); None if it runs on past ``timeout``."""
+        with self.cond:
+            self.cond.wait_for(lambda: pid in self.exits or self.dead is not None, timeout=timeout)
+            if pid in self.exits:
+                return self.exits[pid]
+            return -signal.SIGKILL if self.dead is not None else None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+_ZYGOTES: dict[tuple[Any, ...], _Zygote] = {}
+
+
+def _zygote_for(device: str, env: dict[str, str]) -> _Zygote | None:
+    """This process's zygote for children of ``device`` with environment ``env`` (the caches'
+    directories aside), started on first use; None where children are not forked or the zygote
+    is gone (said once, in the job's log)."""
+    if not fork_children(device):
+        return None
+    key = (device, tuple(sorted((k, v) for k, v in env.items() if k not in ZYGOTE_CACHE_VARS)))
+    with _ZYGOTE_LOCK:
+        z = _ZYGOTES.get(key)
+        if z is None:
+            z = _ZYGOTES[key] = _Zygote(device, env)
+            if z.dead:
+                print(f"[sandbox] no zygote: children start as new interpreters ({z.dead})", flush=True)
+    return None if z.dead else z
+
+
+def _close_zygotes() -> None:
+    for z in _ZYGOTES.values():
+        z.close()
+
+
+_ZYGOTE_LOCK = threading.Lock()
+atexit.register(_close_zygotes)
 
 
 # --------------------------------------------------------------------------- warm children
