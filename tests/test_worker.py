@@ -401,6 +401,58 @@ def test_children_forked_from_a_zygote_run_jobs_and_their_deaths_are_seen(tmp_pa
         sandbox._ZYGOTES.clear()
 
 
+FAKE_ZYGOTE = """
+import json, os, sys
+def say(m):
+    os.write(1, (json.dumps(m) + "\\n").encode())
+say({"op": "ready", "pid": os.getpid()})
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        os.write(2, b"this launcher never starts a child")
+        os._exit(1)
+    say({"op": "spawned", "pid": pid})
+    _, status = os.waitpid(pid, 0)
+    say({"op": "exit", "pid": pid, "rc": os.waitstatus_to_exitcode(status)})
+"""
+
+
+def test_a_zygote_whose_first_child_does_not_start_is_retired(tmp_path, monkeypatch):
+    """A zygote that forks children which never start (on a machine where a fork cannot set up
+    what a child needs) is retired at its first child: that child, and every later one, starts
+    as a new interpreter; the job never sees the failure."""
+    import torch
+
+    from kernelopt.runner import sandbox
+
+    monkeypatch.setenv(sandbox.FORK_ENV, "1")
+    fake = tmp_path / "fake_zygote.py"
+    fake.write_text(FAKE_ZYGOTE)
+    monkeypatch.setattr(sandbox, "zygote_command", lambda: [sys.executable, str(fake)])
+    cand = tmp_path / "cand.py"
+    cand.write_text("def launch(x, out):\n    out.copy_(x * 2)\n")
+
+    class One(sandbox.Stream):
+        calls = 1
+
+        def send(self, k, slots):
+            return {"args": [slots.put(0, torch.ones(4)), slots.put(1, torch.zeros(4))], "interleave": False}
+
+        def receive(self, k, result, sent):
+            return torch.equal(result["args"][1], torch.full((4,), 2.0))
+
+    job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
+    try:
+        out = sandbox.run(job, 120, stream=One(), files={"cand.py": cand})
+        assert out.status == "ok", out.detail + out.log_tail
+        (z,) = sandbox._ZYGOTES.values()
+        assert z.dead and "first child did not start" in z.dead and not z.verified
+        assert sandbox.run(job, 120, stream=One(), files={"cand.py": cand}).status == "ok"
+    finally:
+        sandbox._close_zygotes()
+        sandbox._ZYGOTES.clear()
+
+
 def test_the_executor_settings_reach_jobs_and_change_no_output(root):
     """executor.* say where a job's work runs: no rule is handed them, so no job re-runs when
     they change (docs/configuration.md, README's table)."""

@@ -411,13 +411,36 @@ class Box:
         os.chmod(sock_path, 0o777)
         listener.listen(1)
         spec = self.spec(argv)
-        forked = _zygote_for(self.device, spec.env) if argv == child_command(self.device) else None
-        if forked is not None:
-            self.proc = forked.spawn(spec, self.log_path)
+        zygote = _zygote_for(self.device, spec.env) if argv == child_command(self.device) else None
+        try:
+            self._launch(spec, zygote)
+            try:
+                conn = self._accept(listener)
+            except ChildFailed as e:
+                if e.status != "crash" or not (self.forked and zygote is not None and not zygote.verified):
+                    raise
+                # the zygote's first child did not even start (before any job): no more forks
+                # from it; this child starts as a new interpreter
+                zygote.retire(f"its first child did not start: {e.detail[:300]}")
+                print(f"[sandbox] no zygote: children start as new interpreters ({zygote.dead})", flush=True)
+                self._launch(spec, None)
+                conn = self._accept(listener)
+            if self.forked and zygote is not None:
+                zygote.verified = True
+        finally:
+            listener.close()
+            sock_path.unlink(missing_ok=True)
+        self.channel = wire.Channel(conn)
+        return self.channel
+
+    def _launch(self, spec: jail.Spec, zygote: _Zygote | None) -> None:
+        """The launcher of ``spec``: forked by ``zygote`` where it serves, else a new interpreter."""
+        self.proc, self.forked = None, False
+        if zygote is not None:
+            self.proc = zygote.spawn(spec, self.log_path)
             self.forked = self.proc is not None
         if self.proc is None:
-            log = open(self.log_path, "wb")
-            try:
+            with open(self.log_path, "wb") as log:
                 self.proc = subprocess.Popen(
                     jail.command(spec),
                     stdin=subprocess.DEVNULL,
@@ -425,25 +448,21 @@ class Box:
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
                 )
-            finally:
-                log.close()
-        try:
-            while True:
-                left = self.clock.deadline - time.monotonic()
-                if left <= 0:
-                    raise ChildFailed("timeout", f"the child did not start within its budget of {self.timeout_s:.0f} s")
-                listener.settimeout(min(left, 0.5))
-                try:
-                    conn, _ = listener.accept()
-                    break
-                except TimeoutError:
-                    if self.proc.poll() is not None:
-                        raise ChildFailed("crash", self._ended()) from None
-        finally:
-            listener.close()
-            sock_path.unlink(missing_ok=True)
-        self.channel = wire.Channel(conn)
-        return self.channel
+
+    def _accept(self, listener: socket.socket) -> socket.socket:
+        """The child's connection, or ChildFailed when it ended first or the budget ran out."""
+        assert self.proc is not None
+        while True:
+            left = self.clock.deadline - time.monotonic()
+            if left <= 0:
+                raise ChildFailed("timeout", f"the child did not start within its budget of {self.timeout_s:.0f} s")
+            listener.settimeout(min(left, 0.5))
+            try:
+                conn, _ = listener.accept()
+                return conn
+            except TimeoutError:
+                if self.proc.poll() is not None:
+                    raise ChildFailed("crash", self._ended()) from None
 
     # ------------------------------------------------------------------ talk
     def request(self, msg: dict[str, Any], want: str, fds: list[int] | None = None) -> dict[str, Any]:
@@ -670,6 +689,7 @@ class _Zygote:
         self.exits: dict[int, int] = {}
         self.replies: list[dict[str, Any]] = []
         self.dead: str | None = None
+        self.verified = False  # one of its children started (and connected)
         self.proc: subprocess.Popen | None = None
         self.pid = 0
         self.send_lock = threading.Lock()
@@ -710,7 +730,7 @@ class _Zygote:
         except OSError:  # closed: its directory is gone
             tail = []
         with self.cond:
-            self.dead = why + (f"; last line: {tail[0][:200]}" if tail else "")
+            self.dead = self.dead or why + (f"; last line: {tail[0][:200]}" if tail else "")
             self.cond.notify_all()
 
     def spawn(self, spec: jail.Spec, log: Path) -> _Forked | None:
@@ -741,6 +761,15 @@ class _Zygote:
             if pid in self.exits:
                 return self.exits[pid]
             return -signal.SIGKILL if self.dead is not None else None
+
+    def retire(self, why: str) -> None:
+        """No more children from this zygote (``why``); those it forked keep their status."""
+        with self.cond:
+            self.dead = self.dead or why
+            self.cond.notify_all()
+        if self.proc is not None and self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
