@@ -45,9 +45,12 @@ def tool(name: str) -> str:
     return exe
 
 
-def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.CompletedProcess:
-    """Run the real snakemake CLI of this environment in a subprocess."""
-    env = dict(os.environ)
+def snakemake(
+    *args: str, cwd: Path = ROOT, timeout: int = 1800, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run the real snakemake CLI of this environment in a subprocess (``env``: variables set
+    for it besides this process's)."""
+    env = {**os.environ, **(env or {})}
     env["PYTHONUNBUFFERED"] = "1"
     r = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
@@ -159,7 +162,15 @@ def job_counts(out: str) -> dict[str, int]:
 
 # Fixtures that run the pipeline end to end (minutes each): a test that takes one is slow,
 # whatever its own marks say, so the fast lane (``-m "not slow"``) never starts a pipeline.
-PIPELINE_FIXTURES = {"demo_run", "structured_run", "llm_run", "user_run", "helion_run", "rewrites_run"}
+PIPELINE_FIXTURES = {
+    "demo_run",
+    "structured_run",
+    "llm_run",
+    "user_run",
+    "helion_run",
+    "rewrites_run",
+    "library_pool_run",
+}
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -7,6 +7,7 @@ gate 2."""
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 import tempfile
@@ -248,7 +249,9 @@ def rewrites_run(tmp_path_factory):
     over its features, the product of two lower-triangular matrices masked to its lower triangle
     and the broadcast outer product summed over one factor, and a softmax over a size-1 dim (its
     rewrite arithmetic only: SIMPLIFIED), one search iteration, with a planted
-    value-dependent shortcut as the user's candidate of the left product's unit."""
+    value-dependent shortcut as the user's candidate of the left product's unit.  Its sandboxed
+    children start as new interpreters (``KERNELOPT_FORK_CHILDREN=0``), as on a GPU by default,
+    so that CI runs that start end to end too (the other pipeline runs fork them)."""
     top = tmp_path_factory.mktemp("rewrites_run")
     written = rewrites_small.write_small(top / "problems", [*RUN, *SIMPLIFIED])
     wd = top / "run"
@@ -256,7 +259,7 @@ def rewrites_run(tmp_path_factory):
         "--cores", "2", "--config", f"problems=[{', '.join(str(p) for p in written)}]", "device=cpu",
         f"workdir={wd}", "candidates=tests/fixtures/candidates_rewrites",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
-        "gates={user_candidates: 1, retries: 0}", timeout=1800,
+        "gates={user_candidates: 1, retries: 0}", timeout=1800, env={"KERNELOPT_FORK_CHILDREN": "0"},
     )  # fmt: skip
     assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
     return wd
@@ -360,3 +363,72 @@ def test_a_gemm_templates_operands_are_read_so_their_producers_join_the_unit():
     assert u["inputs"] == ["arg0_1", "arg1_1"] and u["intermediates"] == ["buf0", "buf1"]
     with pytest.raises(graphunits.NotAGraphUnit, match="neither graph inputs"):
         graphunits.derive_in_wrapper(src, sources, ["arg0_1"], "buf3")
+
+
+@pytest.fixture(scope="module")
+def library_pool_run(tmp_path_factory):
+    """The pipeline in CPU mode on the small 3-D average pool of problems/headroom (3x3x3
+    windows, stride 2: Inductor does not lower it and the wrapper calls ATen's kernel)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import headroom_small
+
+    top = tmp_path_factory.mktemp("library_pool")
+    (path,) = headroom_small.write_small(top / "problems", ["level1/4_AvgPool3d"])
+    wd = top / "run"
+    r = snakemake(
+        "--cores", "2", "--config", f"problems=[{path}]", "device=cpu", f"workdir={wd}",
+        "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
+        "gates={user_candidates: 0, retries: 0}", timeout=1200,
+    )  # fmt: skip
+    assert r.returncode == 0, (r.stdout + r.stderr)[-5000:]
+    return wd / "level1_4_AvgPool3d"
+
+
+def test_a_pool_aten_runs_becomes_a_graph_level_unit_that_gates_1_to_3_accept(library_pool_run):
+    """A pool Inductor leaves to ATen (no Triton kernel: the problem was ``no-triton``, nothing
+    to search) is a graph-level unit of the one library call: the pooling template's kernel
+    passes gates 1-2, and the stitch allocates the output where the call returned it, launches
+    the candidate (a definition of its own) and drops the call; gate 3's proof and run accept it."""
+    p = library_pool_run
+    disp = json.loads((p / "dispatch.json").read_text())
+    assert disp["verdict"] == "optimizable" and "library-pool" in disp["reason"], disp["reason"]
+    (unit,) = disp["rewrites"]["rewrite_units"]
+    assert unit == "rw_library_pool_buf0"
+    a0 = p / "units" / unit / "synth" / "a0"
+    assert json.loads((a0 / "slot.json").read_text())["source"] == "rewrite:library-pool"
+    for g in (1, 2):
+        assert json.loads((a0 / f"gate{g}.json").read_text())["verdict"] == "pass"
+    # the baseline the unit is timed against runs ATen's kernel into the output (no copy)
+    assert "torch.ops.aten.avg_pool3d.out(" in (p / "units" / unit / "inductor.py").read_text()
+    plan = json.loads((p / "stitch" / "plan.json").read_text())
+    assert unit in plan["replacements"] and plan["stitch"]["proof"]["identical_except_replaced"]
+    dropped = [d.split("(")[0].split(" = ")[-1] for d in plan["stitch"]["dropped_library_calls"]]
+    assert dropped == ["torch.ops.aten.avg_pool3d.default"]
+    g3 = json.loads((p / "stitch" / "gate3.json").read_text())
+    assert g3["verdict"] == "pass" and "'kernelopt_lib_buf0': 6" in g3["reason"], g3["reason"]
+    code = (p / "stitch" / "output_code.py").read_text()
+    body = code.split("def call", 1)[1]
+    assert "torch.ops.aten.avg_pool3d.default(" not in body  # the call is gone (its name stays in comments)
+    assert "kernelopt_lib_buf0.run(arg0_1, buf0)" in body
+    assert code.index("kernelopt_lib_buf0 = _kernelopt_candidate(") < code.index("def call")
+
+
+def test_a_library_unit_needs_its_outputs_layout_and_a_stitch_that_keeps_the_call_is_refused(library_pool_run):
+    p = library_pool_run
+    src = (p / "capture" / "output_code.py").read_text()
+    u = graphunits.derive_in_wrapper(src, {}, ["arg0_1"], "buf0")
+    assert u["kernels"] == [] and u["anchor"] == "kernelopt_lib_buf0" and u["output_at"] == "assign"
+    assert [m["kind"] for m in u["members"]] == ["fallback"] and u["intermediates"] == []
+    unit = {**u, "unit": "rw_library_pool_buf0", "name": "library-pool"}
+    stitched = edit_call_sites(src, [unit])
+    assert diff_proof(src, stitched, set(), rewrites=[unit])["identical_except_replaced"]
+    call = next(m["text"] for m in u["members"])
+    kept = stitched.replace(
+        "kernelopt_lib_buf0.run(arg0_1, buf0)", f"kernelopt_lib_buf0.run(arg0_1, buf0)\n        {call}"
+    )
+    assert not diff_proof(src, kept, set(), rewrites=[unit])["identical_except_replaced"]
+    no_layout = "\n".join(l for l in src.splitlines() if "assert_tensor_metadata(buf0" not in l)
+    with pytest.raises(graphunits.NotAGraphUnit, match="states no layout for buf0"):
+        graphunits.derive(no_layout, {}, "call", ["arg0_1"], "buf0")
+    # a view is not a fallback: its result is its argument's memory
+    assert graphunits._fallback(ast.parse("buf1 = torch.ops.aten.view.default(arg0_1, [4])").body[0]) is None

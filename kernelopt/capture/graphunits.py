@@ -44,6 +44,11 @@ from .regions import Aliases
 
 NotAGraphUnit = Refused
 BETWEEN = ("empty_strided", "get_raw_stream", "reinterpret_tensor")
+# ATen ops whose result is a view of their first argument, never a fallback's new buffer
+VIEW_OPS = {"view", "_unsafe_view", "as_strided", "reshape", "expand", "permute", "transpose", "t", "squeeze"}
+VIEW_OPS |= {"unsqueeze", "select", "slice", "alias", "narrow", "diagonal", "unfold"}
+# the name a graph-level unit with no Triton kernel (a run of library calls) gives its candidate
+LIBRARY_ANCHOR = "kernelopt_lib_{output}"
 KEYS = ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")
 
 
@@ -51,8 +56,33 @@ def unit_id(rewrite: str, output: str) -> str:
     return f"rw_{rewrite.replace('-', '_')}_{output}"
 
 
+def _fallback(s: ast.stmt) -> dict[str, Any] | None:
+    """``buf0 = torch.ops.aten.avg_pool3d.default(arg0_1, ...)``: an ATen op the wrapper runs
+    where Inductor did not lower it (a *fallback*), writing a new buffer; None otherwise."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+        return None
+    call = s.value
+    name = dotted(call.func) if isinstance(call, ast.Call) else None
+    if not name or not name.startswith("torch.ops.aten.") or name.split(".")[3] in VIEW_OPS:
+        return None
+    reads = set().union(*(_values_in(a) for a in call.args), *(_values_in(k.value) for k in call.keywords))
+    return {"kind": "fallback", "target": name, "reads": reads, "writes": {s.targets[0].id}}
+
+
+def unit_aliases(stmts: list[ast.stmt]) -> Aliases:
+    """``Aliases`` of a function, a fallback's output its own memory (``Aliases`` alone puts a
+    call's result with its first argument: right for views, not for an op that allocates)."""
+    fallbacks = [f for s in stmts if (f := _fallback(s))]
+    aliases = Aliases([s for s in stmts if _fallback(s) is None])
+    aliases.allocated |= {aliases.root(w) for f in fallbacks for w in f["writes"]}
+    return aliases
+
+
 def _launch(s: ast.stmt, sources: dict[str, str]) -> dict[str, Any] | None:
     """A launch statement's kind, target, and the names it reads and writes; None if not a launch."""
+    fallback = _fallback(s)
+    if fallback is not None:
+        return fallback
     if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
         return None
     call = s.value
@@ -126,7 +156,7 @@ def derive(
         raise NotAGraphUnit(f"function {function} not in the wrapper")
     stmts = statements_in_order(fn.body)
     launches = {i: l for i, s in enumerate(stmts) if (l := _launch(s, kernel_sources))}
-    aliases = Aliases(stmts)
+    aliases = unit_aliases(stmts)
     root = aliases.root
     idx = _members(stmts, launches, aliases, output)
     as_ = sorted(w for w in launches[idx[-1]]["writes"] if root(w) == root(output) and w != output)
@@ -160,14 +190,17 @@ def derive(
             f"buffers the run writes besides its output are read after it: {sorted(set(inter) & after)}"
         )
     kernels = list(dict.fromkeys(launches[i]["target"] for i in idx if launches[i]["kind"] == "triton"))
-    if not kernels:
-        raise NotAGraphUnit("the run launches no Triton kernel whose definition the candidate could take")
     every = [
         k for f in functions(tree) for s in statements_in_order(f.body) if (k := _triton_target(s, kernel_sources))
     ]
     inside = [launches[i]["target"] for i in idx if launches[i]["kind"] == "triton"]
-    if any(every.count(k) != inside.count(k) for k in kernels) or every.count(kernels[-1]) != 1:
+    if kernels and (any(every.count(k) != inside.count(k) for k in kernels) or every.count(kernels[-1]) != 1):
         raise NotAGraphUnit("a Triton kernel of the run is launched outside it too, or the last one more than once")
+    # a run of library calls alone (a pool ATen runs where Inductor did not lower it): the
+    # candidate is a definition of its own (stitch/splice.py adds it), named after the output
+    anchor = kernels[-1] if kernels else LIBRARY_ANCHOR.format(output=output)
+    if not kernels and anchor in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:
+        raise NotAGraphUnit(f"the wrapper already has a name {anchor}")
     last = stmts[idx[-1]]
     if last.lineno != last.end_lineno:
         raise NotAGraphUnit("the run's last launch spans several lines")
@@ -187,9 +220,9 @@ def derive(
         "inputs": [n for n in inputs if any(root(n) in {root(r) for r in launches[i]["reads"]} for i in idx)],
         "outputs": [output],
         "intermediates": inter,
-        "anchor": kernels[-1],
+        "anchor": anchor,
         "kernels": kernels,
-        "output_specs": {output: layout(stmts[: idx[-1]], output, aliases)},
+        "output_specs": {output: _output_layout(stmts, idx[-1], launches[idx[-1]], output, aliases)},
         "output_at": _written_at(last, launches[idx[-1]], kernel_sources, aliases, output),
     }
 
@@ -220,11 +253,26 @@ def _check_dels(between: list[ast.stmt], args: set[str]) -> None:
                 raise NotAGraphUnit(f"`{ast.unparse(s)}` deletes a unit argument together with other code")
 
 
+def _output_layout(stmts: list[ast.stmt], last: int, launch: dict[str, Any], output: str, aliases: Aliases) -> Any:
+    """The output's layout: its allocation's, or, for a fallback's result (no allocation), the
+    ``assert_tensor_metadata`` line Inductor writes after the call."""
+    if launch["kind"] != "fallback":
+        return layout(stmts[:last], output, aliases)
+    for s in stmts[last + 1 :]:
+        v = s.value if isinstance(s, ast.Expr) else None
+        if is_call_to(v, ("assert_tensor_metadata",)) and ast.unparse(v.args[0]) == output and len(v.args) >= 4:
+            shape, stride = ast.literal_eval(v.args[1]), ast.literal_eval(v.args[2])
+            return {"shape": list(shape), "stride": list(stride), "dtype": ast.unparse(v.args[3]).split(".")[-1]}
+    raise NotAGraphUnit(f"the wrapper states no layout for {output}, the library call's result")
+
+
 def _written_at(s: ast.stmt, launch: dict[str, Any], sources: dict[str, str], aliases: Aliases, output: str) -> Any:
-    """Where the last launch writes the output: ``"out"`` (a library call's ``out=``) or the
-    index of the Triton launch's positional argument."""
+    """Where the last launch writes the output: ``"out"`` (a library call's ``out=``), ``"assign"``
+    (a fallback's result, a new buffer) or the index of the Triton launch's positional argument."""
     if launch["kind"] == "extern":
         return "out"
+    if launch["kind"] == "fallback":
+        return "assign"
     call = s.value  # type: ignore[attr-defined]
     params, _ = kernel_params(sources[launch["target"]], launch["target"])
     for i, (p, a) in enumerate(zip(params, call.args)):

@@ -32,6 +32,13 @@ The catalogue (the ``rewrite`` names):
 * ``symmetric-operand``: ``X + X^T`` built in the graph feeding a GEMM: no asymptotic rewrite (a
   symmetric product is still a GEMM).  Candidate: yes, the add fused into the GEMM's operand
   loads (the N x N intermediate's write and read saved); gate 4 decides against the library GEMM.
+* ``library-pool``: an average pool (``avg_pool{1,2,3}d``) as a graph node: where Inductor did
+  not lower it (a window of more than 25 elements with a stride other than the window: ATen's
+  kernel runs, ``torch.ops.aten.avg_pool3d.default(...)`` in the wrapper), the pooling templates
+  of ``search/synth/pool.py`` can read each input once in one Triton kernel.  Candidate: yes;
+  the unit forms only where the wrapper runs the pool as a library call alone
+  (``capture/graphunits.py``: a run of library calls, no Triton kernel), so a pool Inductor
+  lowered stays a kernel-level unit.
 * ``cancelling``: ``neg(neg(x))``, ``relu(relu(x))``, a permutation undone by the next:
   the ops drop (Inductor fuses them into one kernel already: arithmetic only).  With the
   singleton reductions these are applied inside a kernel-level unit's reference before the
@@ -536,6 +543,24 @@ def _cancelling(n: Any) -> dict[str, Any] | None:
     return None
 
 
+LIBRARY_POOLS = {"avg_pool1d", "avg_pool2d", "avg_pool3d"}
+
+
+def _library_pool(n: Any) -> dict[str, Any] | None:
+    if _op(n) not in LIBRARY_POOLS or not n.args or getattr(n.args[0], "op", None) != "placeholder":
+        return None
+    return _finding(
+        "library-pool",
+        n,
+        f"{_op(n)} of {n.args[0].name}: ATen's kernel runs where Inductor's lowering falls back (a window of "
+        "more than 25 elements)",
+        "one Triton kernel that walks each output's window (search/synth/pool.py); where Inductor lowered "
+        "the pool, no graph-level unit forms (a kernel-level unit covers it)",
+        candidate=True,
+        op=_op(n),
+    )
+
+
 CATALOGUE = (
     _diag_matmul,
     _triangular_output,
@@ -544,6 +569,7 @@ CATALOGUE = (
     _symmetric_operand,
     _singleton_reduction,
     _cancelling,
+    _library_pool,
 )
 
 

@@ -235,7 +235,8 @@ def add_rewrite_units(dispatch: dict[str, Any], capture: Capture) -> None:
                 "id": r["id"],
                 "graph": 0,
                 "kernel": r["anchor"],
-                "heuristic": by_kernel[r["anchor"]]["heuristic"],
+                # a run of library calls alone has no Triton kernel: its anchor is a new name
+                "heuristic": by_kernel[r["anchor"]]["heuristic"] if r["kernels"] else None,
                 "template": False,
                 "launches": 1,
                 "time_ms": time_ms,
@@ -251,10 +252,10 @@ def add_rewrite_units(dispatch: dict[str, Any], capture: Capture) -> None:
         "refused": rec.get("refused", []),
         **({"error": rec["error"]} if rec.get("error") else {}),
     }
-    if added and dispatch["verdict"] == DispatchVerdict.LIBRARY_DOMINATED:
+    if added and dispatch["verdict"] in (DispatchVerdict.LIBRARY_DOMINATED, DispatchVerdict.NO_TRITON):
         names = ", ".join(sorted({u["rewrite"]["rewrite"]["rewrite"] for u in added}))
         dispatch["verdict"] = DispatchVerdict.OPTIMIZABLE
-        dispatch["reason"] += f"; but a graph-level rewrite ({names}) drops library calls"
+        dispatch["reason"] += f"; but a graph-level rewrite ({names}) replaces library calls"
 
 
 def run(
@@ -288,7 +289,11 @@ def run(
             add_fused_units(dispatch, pairs, refused)
         if regions and dispatch["verdict"] == DispatchVerdict.OPTIMIZABLE:
             add_region_units(dispatch, capture, fusible_regions)
-        if dispatch["verdict"] in (DispatchVerdict.OPTIMIZABLE, DispatchVerdict.LIBRARY_DOMINATED):
+        if dispatch["verdict"] in (
+            DispatchVerdict.OPTIMIZABLE,
+            DispatchVerdict.LIBRARY_DOMINATED,
+            DispatchVerdict.NO_TRITON,
+        ):
             add_rewrite_units(dispatch, capture)
     record = Dispatch.from_dict(dispatch)
     record.save(paths.dispatch)

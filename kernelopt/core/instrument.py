@@ -94,10 +94,38 @@ class _CallableProxy:
         return self._observer.on_extern(self._target, self._inner, sys._getframe(1).f_lineno, args, kwargs)
 
 
+class _TorchProxy:
+    """The wrapper's ``torch`` with ``torch.ops.aten.<op>.<overload>(...)`` (a fallback: an op
+    Inductor did not lower) observed as a library call; every other attribute is torch's own."""
+
+    def __init__(self, inner: Any, observer: Observer):
+        self._inner, self._observer = inner, observer
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == "ops":
+            return _OpsProxy(self._inner.ops, self._observer)
+        return getattr(self._inner, attr)
+
+
+class _OpsProxy:
+    def __init__(self, inner: Any, observer: Observer):
+        self._inner, self._observer = inner, observer
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == "aten":
+            return _CallableProxy("torch.ops.aten", self._inner.aten, self._observer)
+        return getattr(self._inner, attr)
+
+
 @contextlib.contextmanager
-def instrumented(mod: ModuleType, oc: OutputCode, observer: Observer) -> Iterator[None]:
+def instrumented(mod: ModuleType, oc: OutputCode, observer: Observer, fallbacks: bool = False) -> Iterator[None]:
+    """The wrapper module ``mod`` with its launches reported to ``observer``: its Triton kernels,
+    ``extern_kernels`` and ``aten`` calls; with ``fallbacks``, ``torch.ops.aten.*`` calls too."""
     saved: dict[str, Any] = {}
-    for name in oc.kernels:
+    # the baseline's kernels, and a stitched module's candidates defined under names of their own
+    # (a graph-level unit of library calls alone: stitch/splice.py)
+    own = [k for k, v in vars(mod).items() if isinstance(getattr(v, "kernelopt_candidate", None), str)]
+    for name in dict.fromkeys([*oc.kernels, *own]):
         if hasattr(mod, name):
             saved[name] = getattr(mod, name)
             setattr(mod, name, _KernelProbe(name, saved[name], observer))
@@ -105,6 +133,9 @@ def instrumented(mod: ModuleType, oc: OutputCode, observer: Observer) -> Iterato
         if hasattr(mod, glob):
             saved[glob] = getattr(mod, glob)
             setattr(mod, glob, _CallableProxy(glob, saved[glob], observer))
+    if fallbacks and hasattr(mod, "torch"):
+        saved["torch"] = mod.torch
+        mod.torch = _TorchProxy(saved["torch"], observer)
     try:
         yield
     finally:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..capture.graphunits import layout
-from ..capture.regions import Aliases
-from ..core.outputcode import functions, is_call_to, renamed, statements_in_order
+from ..capture.graphunits import layout, unit_aliases
+from ..core.outputcode import dotted, functions, is_call_to, renamed, statements_in_order
 from ..core.records import Capture, Contract, DispatchUnit
 from .inductor import launcher_lines, strip_heuristics_decorator
 
@@ -63,7 +62,7 @@ def rewrite_contract(capture: Capture, kernel_contracts: dict[str, Contract], en
             "share": entry.share,
             "rewrite": {
                 **{k: r[k] for k in ("function", "members", "inputs", "outputs", "intermediates", "anchor", "kernels")},
-                **{k: r[k] for k in ("output_at", "member_units")},
+                **{k: r[k] for k in ("output_at", "member_units", "output_specs")},
                 "name": f["rewrite"],
                 "node": f["node"],
                 "why": f["why"],
@@ -82,12 +81,16 @@ def _body(wrapper_src: str, contract: Contract) -> list[str]:
     r = contract.rewrite
     fn = next(f for f in functions(ast.parse(wrapper_src)) if f.name == r["function"])
     stmts = statements_in_order(fn.body)
-    aliases = Aliases(stmts)
+    aliases = unit_aliases(stmts)
     (out,) = r["outputs"]
     last = r["members"][-1]["index"]
     names = {n for s in stmts[: last + 1] for n in _assigned(s)} | {out}
     same = {n for n in names if aliases.root(n) == aliases.root(out)}
-    want = _significant(layout(stmts[:last], out, aliases))
+    if r["output_at"] == "assign":  # a fallback's result: the layout the wrapper asserts, in the contract
+        spec = next(a for a in contract.args if a["name"] == out)
+        want = _significant({k: list(spec[k]) if k != "dtype" else spec[k] for k in ("shape", "stride", "dtype")})
+    else:
+        want = _significant(layout(stmts[:last], out, aliases))
     for n in same - {out}:
         if _significant(layout(stmts[:last], n, aliases)) != want:
             raise ValueError(f"{n} is the output's memory in another layout")
@@ -104,6 +107,8 @@ def _body(wrapper_src: str, contract: Contract) -> list[str]:
                 j = r["kernels"].index(m["target"])
                 a = ", ".join(ast.unparse(x) for x in call.args)
                 lines.append(ast.unparse(renamed(ast.parse(f"k{j}_launch({a})").body[0], rename)))
+            elif m["kind"] == "fallback" and i == last:
+                lines.append(_into_output(s, out))
             else:
                 lines.append(ast.unparse(renamed(s, rename)))
             continue
@@ -117,6 +122,21 @@ def _body(wrapper_src: str, contract: Contract) -> list[str]:
         else:
             lines.append(ast.unparse(s))
     return lines
+
+
+def _into_output(s: ast.stmt, out: str) -> str:
+    """A fallback that computes the unit's output, written into the output argument: its
+    ``.out`` overload (ATen's same kernel, no copy: the baseline is timed as the wrapper runs),
+    else its result copied (said in a comment)."""
+    import torch
+
+    call = s.value  # type: ignore[attr-defined]
+    name = dotted(call.func) or ""
+    packet = getattr(torch.ops.aten, name.split(".")[3], None)
+    if packet is not None and "out" in packet.overloads():
+        args = [ast.unparse(a) for a in call.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords]
+        return f"{'.'.join(name.split('.')[:4])}.out({', '.join(args + [f'out={out}'])})"
+    return f"{out}.copy_({ast.unparse(call)})  # no .out overload: the result copied into the output"
 
 
 def _significant(spec: dict[str, Any]) -> tuple[Any, ...]:

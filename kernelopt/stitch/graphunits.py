@@ -35,6 +35,21 @@ def launch_line(u: dict[str, Any]) -> str:
     return f"{u['anchor']}.run({', '.join(unit_args(u))})"
 
 
+def launch_lines(u: dict[str, Any]) -> list[str]:
+    """What stands where the unit's last launch stood: the launch of the candidate, after the
+    output's allocation where the last member was a fallback whose result was a new buffer
+    (``output_at: assign``: the layout the wrapper asserted for it, on the first input's device)."""
+    if u.get("output_at") != "assign":
+        return [launch_line(u)]
+    (out,) = u["outputs"]
+    spec = u["output_specs"][out]
+    alloc = (
+        f"{out} = torch.empty_strided({tuple(spec['shape'])}, {tuple(spec['stride'])}, "
+        f"dtype=torch.{spec['dtype']}, device={u['inputs'][0]}.device)"
+    )
+    return [alloc, launch_line(u)]
+
+
 def edit_call_sites(src: str, units: list[dict[str, Any]]) -> str:
     tree = ast.parse(src)
     lines = src.splitlines(keepends=True)
@@ -65,7 +80,8 @@ def edit_call_sites(src: str, units: list[dict[str, Any]]) -> str:
         indent = lines[last.lineno - 1][: last.col_offset]
         replace[last.lineno] = (
             f"{indent}# kernelopt: {u['members'][-1]['target']} replaced: graph-level unit {u['unit']} ({u['name']})\n"
-            f"{indent}{launch_line(u)}\n" + "".join(f"{indent}{m}\n" for m in moved)
+            + "".join(f"{indent}{line}\n" for line in launch_lines(u))
+            + "".join(f"{indent}{m}\n" for m in moved)
         )
     return "".join(replace.get(i, line) for i, line in enumerate(lines, start=1))
 
@@ -87,7 +103,7 @@ def _edit(body: list[ast.stmt], units: list[dict[str, Any]], state: dict[str, An
             if i in idx[:-1]:
                 kept = False
             elif i == idx[-1]:
-                out.append(ast.parse(launch_line(u)).body[0])
+                out.extend(ast.parse("\n".join(launch_lines(u))).body)
                 out.extend(state.pop(k, []))
                 kept = False
             elif idx[0] < i < idx[-1] and _moved(s, u):

@@ -77,7 +77,9 @@ def write_stitched(
     fusions, regions, rewrites = fusions or [], regions or [], rewrites or []
     src = Path(baseline).read_text()
     oc = outputcode.parse(src, baseline)
-    missing = [k for k in replacements if k not in oc.kernels]
+    # graph-level units of library calls alone: their candidate is a definition of its own
+    added = [u["anchor"] for u in rewrites if not u["kernels"] and u["anchor"] in replacements]
+    missing = [k for k in replacements if k not in oc.kernels and k not in added]
     if missing:
         raise KeyError(f"kernels {missing} are not defined in {baseline}")
     tree = ast.parse(src)
@@ -89,6 +91,8 @@ def write_stitched(
             first_def = node.lineno if first_def is None else first_def
             if node.targets[0].id in replacements:
                 spans[node.targets[0].id] = (node.lineno, node.end_lineno or node.lineno)
+    if first_def is None and added:  # no Triton kernel at all: before the first function or class
+        first_def = next(n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
     out_dir.mkdir(parents=True, exist_ok=True)
     cand_dir = out_dir / "candidates"
     if cand_dir.exists():
@@ -99,20 +103,14 @@ def write_stitched(
     for i, line in enumerate(lines, start=1):
         if first_def is not None and i == first_def and replacements:
             out.append(helper())
+            for k in added:
+                out.append(_definition(k, replacements[k], cand_dir, info, "a graph-level unit of library calls"))
         hit = next((k for k, (a, b) in spans.items() if a <= i <= b), None)
         if hit is None:
             out.append(line)
             continue
         if i == spans[hit][0]:
-            dest = cand_dir / f"{hit}.py"
-            shutil.copyfile(replacements[hit], dest)
-            digest = sha256(dest)
-            out.append(
-                f"# kernelopt: Inductor's {hit} replaced by candidates/{hit}.py "
-                f"(sha256 {digest[:16]}; from {replacements[hit]})\n"
-            )
-            out.append(f"{hit} = _kernelopt_candidate({hit!r}, {f'candidates/{hit}.py'!r})\n")
-            info["replaced"][hit] = {"file": f"candidates/{hit}.py", "sha256": digest, "source": str(replacements[hit])}
+            out.append(_definition(hit, replacements[hit], cand_dir, info, f"Inductor's {hit}"))
     text = "".join(out)
     if rewrites:  # first: its members are named by position, which the edits below would move
         text = _rewrite_edits(text, info, set(replacements), rewrites)
@@ -137,6 +135,19 @@ def write_stitched(
     return info
 
 
+def _definition(name: str, source: Path, cand_dir: Path, info: dict[str, Any], what: str) -> str:
+    """The statement that defines ``name`` as the candidate ``source`` (copied under
+    ``candidates/``), with the comment that says what it replaces; recorded in ``info``."""
+    dest = cand_dir / f"{name}.py"
+    shutil.copyfile(source, dest)
+    digest = sha256(dest)
+    info["replaced"][name] = {"file": f"candidates/{name}.py", "sha256": digest, "source": str(source)}
+    return (
+        f"# kernelopt: {what} replaced by candidates/{name}.py (sha256 {digest[:16]}; from {source})\n"
+        f"{name} = _kernelopt_candidate({name!r}, {f'candidates/{name}.py'!r})\n"
+    )
+
+
 def _rewrite_edits(text: str, info: dict[str, Any], replaced: set[str], rewrites: list[dict[str, Any]]) -> str:
     """Graph-level units' call-site edits (stitch/graphunits.py), recorded in ``info``: the units,
     the Triton launches dropped, the library calls dropped."""
@@ -147,5 +158,7 @@ def _rewrite_edits(text: str, info: dict[str, Any], replaced: set[str], rewrites
         {k: u[k] for k in ("unit", "name", "anchor", "function", "inputs", "outputs")} for u in rewrites
     ]
     info["dropped"] = sorted(k for u in rewrites for k in u["kernels"] if k != u["anchor"])
-    info["dropped_library_calls"] = [m["text"] for u in rewrites for m in u["members"] if m["kind"] == "extern"]
+    info["dropped_library_calls"] = [
+        m["text"] for u in rewrites for m in u["members"] if m["kind"] in ("extern", "fallback")
+    ]
     return edit_rewrite_calls(text, rewrites)

@@ -94,6 +94,8 @@ def _handwritten(contract: Contract, reference_src: str, index: int) -> tuple[st
 def synthesize_attempt(contract: Contract, unit_dir: Path, attempt: int) -> tuple[str, str]:
     """(candidate source, the source it came from as slot.json records it) for ``attempt``."""
     kind, index = source_of(attempt, contract)
+    if kind == "rewrite" and contract.rewrite["name"] == "library-pool":  # the pooling templates
+        return synthesize_pool(contract, unit_reference(unit_dir).read_text(), index), "rewrite:library-pool"
     if kind == "rewrite":  # a graph-level unit: its rewrite's generator, every attempt
         from .rewrites import synthesize_rewrite
 
