@@ -237,9 +237,12 @@ def test_a_jailed_process_is_unprivileged_and_confined_when_the_pipeline_is_root
     _assert_confined(out, _host_ns())
 
 
-def test_a_jailed_process_is_confined_when_the_pipeline_is_an_ordinary_user(tmp_path):
+@pytest.mark.parametrize("forked", [False, True], ids=["exec", "forked"])
+def test_a_jailed_process_is_confined_when_the_pipeline_is_an_ordinary_user(tmp_path, forked):
     """The pipeline as an ordinary user (uid 4242 here): the launcher takes a user namespace for
-    the mounts and another for the worker, which is then uid 65534 inside with no capabilities."""
+    the mounts and another for the worker, which is then uid 65534 inside with no capabilities.
+    Forked from a zygote too: the forked launcher is single-threaded (a fork copies one thread),
+    so it may take the user namespace its zygote, with a thread running, could not."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         if _ci():
             pytest.fail("CI runs as root with setpriv (util-linux)")
@@ -247,11 +250,11 @@ def test_a_jailed_process_is_confined_when_the_pipeline_is_an_ordinary_user(tmp_
     _needs_namespaces()
     python = shutil.which("python3", path="/usr/bin") or "/usr/bin/python3"
     readonly = ["/usr", "/bin", "/lib", "/lib64", "/etc", str(Path(jail.__file__).parent)]
-    tmp = Path(tempfile_dir()) / f"kernelopt-jail-user-{os.getpid()}"
+    tmp = Path(tempfile_dir()) / f"kernelopt-jail-user-{os.getpid()}-{forked}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(mode=0o755)
     try:
-        out = _run_probe(tmp, python, [p for p in readonly if os.path.lexists(p)], as_user=4242)
+        out = _run_probe(tmp, python, [p for p in readonly if os.path.lexists(p)], as_user=4242, forked=forked)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _assert_confined(out, _host_ns())
@@ -275,27 +278,6 @@ def test_a_child_forked_from_a_zygote_is_confined_the_same(tmp_path):
         tmp_path, sys.executable, [p for p in readonly if os.path.lexists(p)], forked=True, preload=preload
     )
     _assert_confined(out, _host_ns())
-
-
-def test_a_forked_child_is_confined_when_the_pipeline_is_an_ordinary_user(tmp_path):
-    """The same as an ordinary user: the forked launcher is single-threaded (a fork copies one
-    thread), so it may take the user namespace its zygote, with a thread running, could not."""
-    if os.geteuid() != 0 or not shutil.which("setpriv"):
-        if _ci():
-            pytest.fail("CI runs as root with setpriv (util-linux)")
-        pytest.skip("needs root to become an ordinary user, and setpriv")
-    _needs_namespaces()
-    python = shutil.which("python3", path="/usr/bin") or "/usr/bin/python3"
-    readonly = ["/usr", "/bin", "/lib", "/lib64", "/etc", str(Path(jail.__file__).parent)]
-    tmp = Path(tempfile_dir()) / f"kernelopt-jail-fuser-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(mode=0o755)
-    try:
-        out = _run_probe(tmp, python, [p for p in readonly if os.path.lexists(p)], as_user=4242, forked=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    _assert_confined(out, _host_ns())
-    assert out["ns"]["user"] != os.readlink("/proc/self/ns/user")
 
 
 def tempfile_dir() -> str:

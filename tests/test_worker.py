@@ -350,12 +350,31 @@ def test_a_warm_child_that_died_while_it_waited_is_never_a_jobs_fault(tmp_path):
         sandbox.keep_warm(0)
 
 
+def _doubles(value: float = 1.0):
+    """A one-call stream: ``launch(x, out)`` on x = ``value`` everywhere, judged right when
+    ``out`` holds 2x."""
+    import torch
+
+    from kernelopt.runner import sandbox
+
+    class Doubles(sandbox.Stream):
+        calls = 1
+
+        def send(self, k, slots):
+            x = torch.full((4,), value)
+            return {"args": [slots.put(0, x), slots.put(1, torch.zeros(4))], "interleave": False}
+
+        def receive(self, k, result, sent):
+            return torch.equal(result["args"][1], torch.full((4,), 2 * value))
+
+    return Doubles()
+
+
 def test_children_forked_from_a_zygote_run_jobs_and_their_deaths_are_seen(tmp_path, monkeypatch):
     """``KERNELOPT_FORK_CHILDREN=1``: a child costs a fork of the zygote, not an interpreter
     start; its job runs as an exec'd child's does; a child that dies (the candidate calls
     ``os._exit``) is a crash with the status the judge observed itself; a zygote that cannot
     start leaves children to start as new interpreters, never a job's failure."""
-    import torch
 
     from kernelopt.runner import sandbox
 
@@ -363,28 +382,15 @@ def test_children_forked_from_a_zygote_run_jobs_and_their_deaths_are_seen(tmp_pa
     cand = tmp_path / "cand.py"
     cand.write_text("import os\ndef launch(x, out):\n    out.copy_(x * 2)\n    if x[0] < 0:\n        os._exit(7)\n")
 
-    class One(sandbox.Stream):
-        calls = 1
-
-        def __init__(self, value):
-            self.value = value
-
-        def send(self, k, slots):
-            x = torch.full((4,), self.value)
-            return {"args": [slots.put(0, x), slots.put(1, torch.zeros(4))], "interleave": False}
-
-        def receive(self, k, result, sent):
-            return torch.equal(result["args"][1], torch.full((4,), 2 * self.value))
-
     job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
     try:
-        first = sandbox.run(job, 120, stream=One(1.0), files={"cand.py": cand})
+        first = sandbox.run(job, 120, stream=_doubles(1.0), files={"cand.py": cand})
         assert first.status == "ok", first.detail + first.log_tail
         (z,) = [z for z in sandbox._ZYGOTES.values() if z.device == "cpu" and not z.dead]
         t0 = time.time()
-        again = sandbox.run(job, 120, stream=One(3.0), files={"cand.py": cand})
+        again = sandbox.run(job, 120, stream=_doubles(3.0), files={"cand.py": cand})
         assert again.status == "ok" and time.time() - t0 < 3, (again.detail, time.time() - t0)
-        died = sandbox.run(job, 120, stream=One(-1.0), files={"cand.py": cand})
+        died = sandbox.run(job, 120, stream=_doubles(-1.0), files={"cand.py": cand})
         assert died.status == "crash" and "exit status 7" in died.detail, died.detail
         assert len(z.exits) >= 3  # every launcher reaped and reported by the zygote
     finally:
@@ -392,7 +398,7 @@ def test_children_forked_from_a_zygote_run_jobs_and_their_deaths_are_seen(tmp_pa
         sandbox._ZYGOTES.clear()
     monkeypatch.setattr(sandbox, "zygote_command", lambda: [sys.executable, "-c", "import sys; sys.exit(3)"])
     try:
-        cold = sandbox.run(job, 120, stream=One(1.0), files={"cand.py": cand})
+        cold = sandbox.run(job, 120, stream=_doubles(1.0), files={"cand.py": cand})
         assert cold.status == "ok", cold.detail + cold.log_tail
         (z,) = sandbox._ZYGOTES.values()
         assert z.dead and "exited (3)" in z.dead
@@ -421,7 +427,6 @@ def test_a_zygote_whose_first_child_does_not_start_is_retired(tmp_path, monkeypa
     """A zygote that forks children which never start (on a machine where a fork cannot set up
     what a child needs) is retired at its first child: that child, and every later one, starts
     as a new interpreter; the job never sees the failure."""
-    import torch
 
     from kernelopt.runner import sandbox
 
@@ -432,22 +437,13 @@ def test_a_zygote_whose_first_child_does_not_start_is_retired(tmp_path, monkeypa
     cand = tmp_path / "cand.py"
     cand.write_text("def launch(x, out):\n    out.copy_(x * 2)\n")
 
-    class One(sandbox.Stream):
-        calls = 1
-
-        def send(self, k, slots):
-            return {"args": [slots.put(0, torch.ones(4)), slots.put(1, torch.zeros(4))], "interleave": False}
-
-        def receive(self, k, result, sent):
-            return torch.equal(result["args"][1], torch.full((4,), 2.0))
-
     job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
     try:
-        out = sandbox.run(job, 120, stream=One(), files={"cand.py": cand})
+        out = sandbox.run(job, 120, stream=_doubles(), files={"cand.py": cand})
         assert out.status == "ok", out.detail + out.log_tail
         (z,) = sandbox._ZYGOTES.values()
         assert z.dead and "first child did not start" in z.dead and not z.verified
-        assert sandbox.run(job, 120, stream=One(), files={"cand.py": cand}).status == "ok"
+        assert sandbox.run(job, 120, stream=_doubles(), files={"cand.py": cand}).status == "ok"
     finally:
         sandbox._close_zygotes()
         sandbox._ZYGOTES.clear()
