@@ -72,9 +72,9 @@ def _fallback(s: ast.stmt) -> dict[str, Any] | None:
 def unit_aliases(stmts: list[ast.stmt]) -> Aliases:
     """``Aliases`` of a function, a fallback's output its own memory (``Aliases`` alone puts a
     call's result with its first argument: right for views, not for an op that allocates)."""
-    fallbacks = [f for s in stmts if (f := _fallback(s))]
-    aliases = Aliases([s for s in stmts if _fallback(s) is None])
-    aliases.allocated |= {aliases.root(w) for f in fallbacks for w in f["writes"]}
+    fallbacks = [_fallback(s) for s in stmts]
+    aliases = Aliases([s for s, f in zip(stmts, fallbacks) if f is None])
+    aliases.allocated |= {aliases.root(w) for f in fallbacks if f is not None for w in f["writes"]}
     return aliases
 
 

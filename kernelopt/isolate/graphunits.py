@@ -86,11 +86,8 @@ def _body(wrapper_src: str, contract: Contract) -> list[str]:
     last = r["members"][-1]["index"]
     names = {n for s in stmts[: last + 1] for n in _assigned(s)} | {out}
     same = {n for n in names if aliases.root(n) == aliases.root(out)}
-    if r["output_at"] == "assign":  # a fallback's result: the layout the wrapper asserts, in the contract
-        spec = next(a for a in contract.args if a["name"] == out)
-        want = _significant({k: list(spec[k]) if k != "dtype" else spec[k] for k in ("shape", "stride", "dtype")})
-    else:
-        want = _significant(layout(stmts[:last], out, aliases))
+    # a fallback's result has no allocation: the layout the wrapper asserts, recorded at capture
+    want = _significant(r["output_specs"][out] if r["output_at"] == "assign" else layout(stmts[:last], out, aliases))
     for n in same - {out}:
         if _significant(layout(stmts[:last], n, aliases)) != want:
             raise ValueError(f"{n} is the output's memory in another layout")

@@ -422,7 +422,6 @@ class Box:
                 # the zygote's first child did not even start (before any job): no more forks
                 # from it; this child starts as a new interpreter
                 zygote.retire(f"its first child did not start: {e.detail[:300]}")
-                print(f"[sandbox] no zygote: children start as new interpreters ({zygote.dead})", flush=True)
                 self._launch(spec, None)
                 conn = self._accept(listener)
             if self.forked and zygote is not None:
@@ -762,11 +761,15 @@ class _Zygote:
                 return self.exits[pid]
             return -signal.SIGKILL if self.dead is not None else None
 
+    def say_gone(self) -> None:
+        print(f"[sandbox] no zygote: children start as new interpreters ({self.dead})", flush=True)
+
     def retire(self, why: str) -> None:
         """No more children from this zygote (``why``); those it forked keep their status."""
         with self.cond:
             self.dead = self.dead or why
             self.cond.notify_all()
+        self.say_gone()
         if self.proc is not None and self.proc.stdin is not None:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
@@ -793,7 +796,7 @@ def _zygote_for(device: str, env: dict[str, str]) -> _Zygote | None:
         if z is None:
             z = _ZYGOTES[key] = _Zygote(device, env)
             if z.dead:
-                print(f"[sandbox] no zygote: children start as new interpreters ({z.dead})", flush=True)
+                z.say_gone()
     return None if z.dead else z
 
 
