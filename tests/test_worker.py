@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -402,6 +403,64 @@ def test_children_forked_from_a_zygote_run_jobs_and_their_deaths_are_seen(tmp_pa
         assert cold.status == "ok", cold.detail + cold.log_tail
         (z,) = sandbox._ZYGOTES.values()
         assert z.dead and "exited (3)" in z.dead
+    finally:
+        sandbox._close_zygotes()
+        sandbox._ZYGOTES.clear()
+
+
+def test_a_forked_candidate_cannot_reach_its_zygote_or_the_run_through_what_the_fork_left(tmp_path, monkeypatch):
+    """A cheat of a class exec never offered: a forked child's memory still holds the launcher's
+    jail spec (the zygote's host pid, the hidden run directory's host path).  The candidate finds
+    it, kills the zygote by that pid, reads the hidden directory and writes into it and beside it:
+    the pid names nothing in the child's pid namespace, the paths nothing in its root.  The
+    zygote serves the next child; nothing the candidate wrote reached the host."""
+    from kernelopt.runner import sandbox
+
+    monkeypatch.setenv(sandbox.FORK_ENV, "1")
+    secret = tmp_path / "run"
+    secret.mkdir()
+    (secret / "expected.pt").write_text("the reference outputs")
+    cand = tmp_path / "cand.py"
+    cand.write_text(
+        textwrap.dedent(
+            """
+            import gc, os, signal
+            FOUND = []
+            for o in gc.get_objects():
+                if type(o).__name__ == "Spec" and hasattr(o, "hidden"):
+                    FOUND.append(o)
+            for spec in FOUND:
+                try:
+                    os.kill(spec.parent, signal.SIGKILL)
+                except OSError:
+                    pass
+                for path in spec.hidden:
+                    try:
+                        open(os.path.join(path, "expected.pt")).read()
+                        raise SystemExit("read the run directory")
+                    except OSError:
+                        pass
+                    for where in (path, os.path.dirname(path)):
+                        try:
+                            open(os.path.join(where, "planted"), "w").write("x")
+                        except OSError:
+                            pass
+            def launch(x, out):
+                out.copy_(x * 2)
+                if not FOUND:
+                    raise RuntimeError("no spec in memory: the cheat had nothing to try")
+            """
+        )
+    )
+    job = {"kind": "unit", "device": "cpu", "candidate": "cand.py", "point": "gate12"}
+    try:
+        out = sandbox.run(job, 120, stream=_doubles(), files={"cand.py": cand}, hidden=[secret])
+        assert out.status == "ok" and out.reply["calls"][0]["error"] is None, out.detail + out.log_tail
+        (z,) = [z for z in sandbox._ZYGOTES.values() if not z.dead]
+        assert z.proc.poll() is None  # the zygote lives
+        again = sandbox.run(job, 120, stream=_doubles(2.0), files={"cand.py": cand}, hidden=[secret])
+        assert again.status == "ok" and z.verified and not z.dead
+        assert not (secret / "planted").exists() and not (tmp_path / "planted").exists()
     finally:
         sandbox._close_zygotes()
         sandbox._ZYGOTES.clear()
