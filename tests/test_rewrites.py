@@ -13,11 +13,14 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import torch
 from conftest import ROOT, load_candidate, rewrite_unit_contract, snakemake
 
 from kernelopt.capture import graphunits, rewrites
+from kernelopt.capture import stage as capture_stage
 from kernelopt.core import outputcode
 from kernelopt.core.records import Contract
 from kernelopt.stitch.graphunits import edit_call_sites
@@ -430,5 +433,32 @@ def test_a_library_unit_needs_its_outputs_layout_and_a_stitch_that_keeps_the_cal
     no_layout = "\n".join(l for l in src.splitlines() if "assert_tensor_metadata(buf0" not in l)
     with pytest.raises(graphunits.NotAGraphUnit, match="states no layout for buf0"):
         graphunits.derive(no_layout, {}, "call", ["arg0_1"], "buf0")
+    # a GPU's wrapper (the H200's, cut): the call in a CUDA-graph partition, its layout asserted
+    # under a later name and without a dtype (the capture takes the graph node's)
+    gpu = (
+        "def partition_0(args):\n"
+        "    arg0_1, = args\n"
+        "    args.clear()\n"
+        "    with torch.cuda._DeviceGuard(0):\n"
+        "        buf0 = torch.ops.aten.avg_pool3d.default(arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, None)\n"
+        "        del arg0_1\n"
+        "        buf1 = buf0\n"
+        "        assert_size_stride(buf1, (2, 4, 8, 8, 8), (2048, 512, 64, 8, 1), 'avg_pool3d')\n"
+        "        del buf0\n"
+        "    return (buf1, )\n"
+        "def call(args):\n"
+        "    (buf1, ) = runner.partitions[0](args)\n"
+        "    return (buf1, )\n"
+    )
+    g = graphunits.derive_in_wrapper(gpu, {}, ["arg0_1"], "buf0")
+    assert g["function"] == "partition_0" and g["output_at"] == "assign"
+    assert g["output_specs"]["buf0"] == {"shape": [2, 4, 8, 8, 8], "stride": [2048, 512, 64, 8, 1], "dtype": None}
+    spec, node = dict(g["output_specs"]["buf0"]), SimpleNamespace(meta={"val": torch.empty(2, 4, 8, 8, 8).half()})
+    capture_stage._node_dtype(spec, node)
+    assert spec["dtype"] == "float16"
+    with pytest.raises(graphunits.NotAGraphUnit, match="is not the node's"):
+        capture_stage._node_dtype({**spec, "dtype": None, "shape": [2, 4, 8, 8]}, node)
+    with pytest.raises(graphunits.NotAGraphUnit, match="buf1 is a later name of buf0"):
+        graphunits.derive(gpu, {}, "partition_0", ["arg0_1"], "buf1")
     # a view is not a fallback: its result is its argument's memory
     assert graphunits._fallback(ast.parse("buf1 = torch.ops.aten.view.default(arg0_1, [4])").body[0]) is None

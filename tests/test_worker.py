@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import snakemake
+from conftest import ROOT, snakemake
 
 from kernelopt.runner import worker
 
@@ -574,3 +574,24 @@ def test_sandbox_directories_of_ended_processes_are_swept_and_no_others(tmp_path
     finally:
         b.close()
     assert not b.tmp.exists()
+
+
+def test_a_zygote_refuses_to_fork_once_the_gpu_driver_holds_a_device_file():
+    """A zygote forks only while CUDA is not initialised in it: the driver library may be mapped
+    (the imports load it on a GPU machine), but a device file the driver opened (``/dev/nvidia*``,
+    played here by ``/dev/null``) or torch's initialised CUDA ends it with status 124 and says
+    why (the judge then starts children as new interpreters)."""
+    for setup in (
+        "child.DRIVER_FILES = ('/dev/null',); held = open('/dev/null')",
+        "import torch; torch.cuda.is_initialized = lambda: True",
+        "",
+    ):
+        code = f"import os\nfrom kernelopt.runner import child\n{setup}\nchild.zygote(os.getppid())\n"
+        p = subprocess.run(
+            [sys.executable, "-c", code], input="", capture_output=True, text=True, timeout=120, cwd=ROOT
+        )
+        if setup:
+            assert p.returncode == 124 and "CUDA is initialised after the imports" in p.stderr, (p.returncode, p.stderr)
+            assert ("/dev/null" in p.stderr) == ("DRIVER_FILES" in setup)
+        else:  # no driver: it serves (stdin closed at once: it ends)
+            assert '"op": "ready"' in p.stdout and p.returncode == 0, (p.returncode, p.stderr[-500:])

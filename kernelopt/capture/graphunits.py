@@ -160,6 +160,8 @@ def derive(
     root = aliases.root
     idx = _members(stmts, launches, aliases, output)
     as_ = sorted(w for w in launches[idx[-1]]["writes"] if root(w) == root(output) and w != output)
+    if as_ and output not in launches[idx[-1]]["writes"] and launches[idx[-1]]["kind"] == "fallback":
+        raise NotAGraphUnit(f"{output} is a later name of {as_[0]}, the library call's result: the unit is {as_[0]}'s")
     if as_ and output not in launches[idx[-1]]["writes"]:
         raise NotAGraphUnit(
             f"the last launch writes {output}'s memory as {as_[0]} (Inductor reuses the buffer): "
@@ -255,14 +257,22 @@ def _check_dels(between: list[ast.stmt], args: set[str]) -> None:
 
 def _output_layout(stmts: list[ast.stmt], last: int, launch: dict[str, Any], output: str, aliases: Aliases) -> Any:
     """The output's layout: its allocation's, or, for a fallback's result (no allocation), the
-    ``assert_tensor_metadata`` line Inductor writes after the call."""
+    first layout Inductor asserts after the call for it or a name of its memory (``buf1 = buf0``):
+    ``assert_tensor_metadata`` (shape, stride, dtype: a CPU wrapper) or ``assert_size_stride``
+    (shape and stride: a GPU's; ``dtype`` None, the caller takes it from the graph's node)."""
     if launch["kind"] != "fallback":
         return layout(stmts[:last], output, aliases)
+    root = aliases.root(output)
     for s in stmts[last + 1 :]:
         v = s.value if isinstance(s, ast.Expr) else None
-        if is_call_to(v, ("assert_tensor_metadata",)) and ast.unparse(v.args[0]) == output and len(v.args) >= 4:
-            shape, stride = ast.literal_eval(v.args[1]), ast.literal_eval(v.args[2])
-            return {"shape": list(shape), "stride": list(stride), "dtype": ast.unparse(v.args[3]).split(".")[-1]}
+        if not (is_call_to(v, ("assert_tensor_metadata", "assert_size_stride")) and len(v.args) >= 3):
+            continue
+        if not (isinstance(v.args[0], ast.Name) and aliases.root(v.args[0].id) == root):
+            continue
+        shape, stride = ast.literal_eval(v.args[1]), ast.literal_eval(v.args[2])
+        meta = is_call_to(v, ("assert_tensor_metadata",)) and len(v.args) >= 4
+        dtype = ast.unparse(v.args[3]).split(".")[-1] if meta else None
+        return {"shape": list(shape), "stride": list(stride), "dtype": dtype}
     raise NotAGraphUnit(f"the wrapper states no layout for {output}, the library call's result")
 
 

@@ -418,6 +418,7 @@ def _graph_unit(
     for buf in bufs:
         try:
             u = graphunits.derive_in_wrapper(source, sources, [i for i in f["inputs"] if i in cap.graph_inputs], buf)
+            _node_dtype(u["output_specs"][buf], nodes[end])
             ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[end]})
         except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
             whys.append(f"{buf}: {type(e).__name__}: {e}")
@@ -427,6 +428,17 @@ def _graph_unit(
         rec = {**f, "roles": {**f["roles"], "output_node": end}} if end != f["node"] else f
         return {**u, "id": uid, "rewrite": rec, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
     return None
+
+
+def _node_dtype(spec: dict[str, Any], node: Any) -> None:
+    """A layout a GPU's wrapper asserts without a dtype (``assert_size_stride`` after a library
+    call) takes the graph node's; the shapes must agree."""
+    if spec["dtype"] is not None:
+        return
+    val = _spec(node)
+    if spec["shape"] != val["shape"]:
+        raise graphunits.NotAGraphUnit(f"the wrapper's layout {spec['shape']} is not the node's {val['shape']}")
+    spec["dtype"] = val["dtype"]
 
 
 def _spec(node: Any) -> dict[str, Any]:

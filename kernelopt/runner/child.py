@@ -549,6 +549,23 @@ def main() -> None:
 
 
 # --------------------------------------------------------------------------- the zygote
+DRIVER_FILES = ("/dev/nvidia", "/dev/dri")
+
+
+def _device_files() -> list[str]:
+    """The GPU driver's device files this process holds open (``/dev/nvidia*``: what ``cuInit``
+    opens and a forked child must not share)."""
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(DRIVER_FILES):
+            held.append(target)
+    return sorted(set(held))
+
+
 def zygote(parent: int) -> None:
     """``python -m kernelopt.runner.child --zygote PARENT``: a process that imported what a child
     imports (``preload``; never CUDA, never anything of a run) and forks, for each request of its
@@ -572,11 +589,15 @@ def zygote(parent: int) -> None:
     import torch
 
     # a fork would carry a CUDA context, or a driver half set up: never (the judge then starts
-    # children as new interpreters)
-    with open("/proc/self/maps") as f:
-        driver = "libcuda.so" in f.read()
-    if torch.cuda.is_initialized() or driver:
-        print("kernelopt zygote: the CUDA driver is loaded after the imports: no fork", file=sys.stderr, flush=True)
+    # children as new interpreters).  The driver library may be mapped (the imports load it on
+    # a GPU machine); initialised, it holds its device files open.
+    devices = _device_files()
+    if torch.cuda.is_initialized() or devices:
+        print(
+            f"kernelopt zygote: CUDA is initialised after the imports ({', '.join(devices) or 'torch.cuda'}): no fork",
+            file=sys.stderr,
+            flush=True,
+        )
         os._exit(124)
 
     def say(msg: dict[str, Any]) -> None:
