@@ -8,7 +8,7 @@
 #   TREE=.run/before12 TAG=before bash bench/executor_gpu.sh  # carry .whl and .run
 #   TAG=after bash bench/executor_gpu.sh                      # right after, on the same machine
 #   TAG=defaults SEARCH='{}' bash bench/executor_gpu.sh       # the design's default search
-#   KERNELOPT_FORK_CHILDREN=1 TAG=fork bash bench/executor_gpu.sh  # children forked from a zygote
+#   KERNELOPT_FORK_CHILDREN=0 TAG=exec bash bench/executor_gpu.sh  # children as new interpreters
 #   TAG=after AA=4 STEP=aa bash bench/executor_gpu.sh         # A/A under load on the warm run dir
 #   TAG=aa AA=4 STEP=capture+aa PROBS=problems/large/level1/8_LayerNorm.py,problems/large/level1/9_GELU_tanh.py \
 #       bash bench/executor_gpu.sh     # a fresh machine: capture two problems, A/A under load, then idle

@@ -253,8 +253,8 @@ def rewrites_run(tmp_path_factory):
     and the broadcast outer product summed over one factor, and a softmax over a size-1 dim (its
     rewrite arithmetic only: SIMPLIFIED), one search iteration, with a planted
     value-dependent shortcut as the user's candidate of the left product's unit.  Its sandboxed
-    children start as new interpreters (``KERNELOPT_FORK_CHILDREN=0``), as on a GPU by default,
-    so that CI runs that start end to end too (the other pipeline runs fork them)."""
+    children start as new interpreters (``KERNELOPT_FORK_CHILDREN=0``, the fallback where no
+    zygote serves), so that CI runs that start end to end too (the other pipeline runs fork them)."""
     top = tmp_path_factory.mktemp("rewrites_run")
     written = rewrites_small.write_small(top / "problems", [*RUN, *SIMPLIFIED])
     wd = top / "run"

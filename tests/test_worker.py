@@ -595,3 +595,15 @@ def test_a_zygote_refuses_to_fork_once_the_gpu_driver_holds_a_device_file():
             assert ("/dev/null" in p.stderr) == ("DRIVER_FILES" in setup)
         else:  # no driver: it serves (stdin closed at once: it ends)
             assert '"op": "ready"' in p.stdout and p.returncode == 0, (p.returncode, p.stderr[-500:])
+
+
+def test_children_fork_by_default_on_every_device_and_not_when_told(monkeypatch):
+    from kernelopt.runner import sandbox
+
+    monkeypatch.delenv(sandbox.FORK_ENV, raising=False)
+    assert sandbox.fork_children("cpu") and sandbox.fork_children("cuda")
+    for off in ("0", "off", "no"):
+        monkeypatch.setenv(sandbox.FORK_ENV, off)
+        assert not sandbox.fork_children("cuda")
+    monkeypatch.setenv(sandbox.FORK_ENV, "auto")
+    assert sandbox.fork_children("cuda")

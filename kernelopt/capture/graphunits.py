@@ -159,14 +159,7 @@ def derive(
     aliases = unit_aliases(stmts)
     root = aliases.root
     idx = _members(stmts, launches, aliases, output)
-    as_ = sorted(w for w in launches[idx[-1]]["writes"] if root(w) == root(output) and w != output)
-    if as_ and output not in launches[idx[-1]]["writes"] and launches[idx[-1]]["kind"] == "fallback":
-        raise NotAGraphUnit(f"{output} is a later name of {as_[0]}, the library call's result: the unit is {as_[0]}'s")
-    if as_ and output not in launches[idx[-1]]["writes"]:
-        raise NotAGraphUnit(
-            f"the last launch writes {output}'s memory as {as_[0]} (Inductor reuses the buffer): "
-            f"it holds {as_[0]}'s value, not {output}'s"
-        )
+    _check_written_as_output(launches[idx[-1]], output, aliases)
     if [i for i in launches if idx[0] <= i <= idx[-1]] != idx:
         raise NotAGraphUnit("the launches the output depends on are not consecutive")
     bad = [
@@ -227,6 +220,19 @@ def derive(
         "output_specs": {output: _output_layout(stmts, idx[-1], launches[idx[-1]], output, aliases)},
         "output_at": _written_at(last, launches[idx[-1]], kernel_sources, aliases, output),
     }
+
+
+def _check_written_as_output(last: dict[str, Any], output: str, aliases: Aliases) -> None:
+    """The last launch writes ``output`` under that name, not its memory under another."""
+    as_ = sorted(w for w in last["writes"] if aliases.root(w) == aliases.root(output) and w != output)
+    if not as_ or output in last["writes"]:
+        return
+    if last["kind"] == "fallback":
+        raise NotAGraphUnit(f"{output} is a later name of {as_[0]}, the library call's result: the unit is {as_[0]}'s")
+    raise NotAGraphUnit(
+        f"the last launch writes {output}'s memory as {as_[0]} (Inductor reuses the buffer): "
+        f"it holds {as_[0]}'s value, not {output}'s"
+    )
 
 
 def derive_in_wrapper(

@@ -198,7 +198,7 @@ def add_region_units(dispatch: dict[str, Any], capture: Capture, fusible: bool =
                 "template": False,
                 "launches": 1,
                 "time_ms": time_ms,
-                "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+                "share": time_ms / dispatch["total_ms"] if time_ms is not None and dispatch["total_ms"] > 0 else None,
                 "reference": True,
                 "region": {**r, "member_units": [m["id"] for m in members]},  # type: ignore[index]
             }
@@ -223,13 +223,16 @@ def add_rewrite_units(dispatch: dict[str, Any], capture: Capture) -> None:
     by_kernel = {
         u["kernel"]: u for u in dispatch["units"] if u["graph"] == 0 and not (u.get("fused") or u.get("region"))
     }
-    site_ms = {l["lineno"]: l["time_ms"] or 0.0 for l in dispatch["launches"] if l["graph"] == 0}
+    site_ms = {l["lineno"]: l["time_ms"] for l in dispatch["launches"] if l["graph"] == 0}
     added = []
     for r in rec.get("units", []):
         members = [by_kernel.get(k) for k in r["kernels"]]
         if any(m is None for m in members):
             continue
-        time_ms = sum(site_ms.get(m["lineno"], 0.0) for m in r["members"])
+        # a member the profile has no time for (an ATen call inside a GPU's CUDA graph) leaves
+        # the unit's time unknown, never 0 (search.negligible would skip it as free)
+        times = [site_ms.get(m["lineno"]) for m in r["members"]]
+        time_ms = None if any(t is None for t in times) else sum(times)  # type: ignore[arg-type]
         added.append(
             {
                 "id": r["id"],
@@ -240,7 +243,7 @@ def add_rewrite_units(dispatch: dict[str, Any], capture: Capture) -> None:
                 "template": False,
                 "launches": 1,
                 "time_ms": time_ms,
-                "share": time_ms / dispatch["total_ms"] if dispatch["total_ms"] > 0 else None,
+                "share": time_ms / dispatch["total_ms"] if time_ms is not None and dispatch["total_ms"] > 0 else None,
                 "reference": True,
                 "rewrite": {**r, "member_units": [m["id"] for m in members]},  # type: ignore[index]
             }
