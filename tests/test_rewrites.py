@@ -453,6 +453,11 @@ def test_a_library_unit_needs_its_outputs_layout_and_a_stitch_that_keeps_the_cal
     g = graphunits.derive_in_wrapper(gpu, {}, ["arg0_1"], "buf0")
     assert g["function"] == "partition_0" and g["output_at"] == "assign"
     assert g["output_specs"]["buf0"] == {"shape": [2, 4, 8, 8, 8], "stride": [2048, 512, 64, 8, 1], "dtype": None}
+    # the ATen call is the unit; where Inductor lowered the pool, its kernel's own unit covers it
+    capture_stage._not_a_kernel_unit_again({"rewrite": "library-pool"}, g)
+    lowered = {"members": [{"kind": "triton"}], "kernels": ["triton_poi_fused_avg_pool2d_0"]}
+    with pytest.raises(graphunits.NotAGraphUnit, match="its kernel-level unit covers it"):
+        capture_stage._not_a_kernel_unit_again({"rewrite": "library-pool"}, lowered)
     spec, node = dict(g["output_specs"]["buf0"]), SimpleNamespace(meta={"val": torch.empty(2, 4, 8, 8, 8).half()})
     capture_stage._node_dtype(spec, node)
     assert spec["dtype"] == "float16"

@@ -419,6 +419,7 @@ def _graph_unit(
         try:
             u = graphunits.derive_in_wrapper(source, sources, [i for i in f["inputs"] if i in cap.graph_inputs], buf)
             _node_dtype(u["output_specs"][buf], nodes[end])
+            _not_a_kernel_unit_again(f, u)
             ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[end]})
         except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
             whys.append(f"{buf}: {type(e).__name__}: {e}")
@@ -428,6 +429,16 @@ def _graph_unit(
         rec = {**f, "roles": {**f["roles"], "output_node": end}} if end != f["node"] else f
         return {**u, "id": uid, "rewrite": rec, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
     return None
+
+
+def _not_a_kernel_unit_again(f: dict[str, Any], u: dict[str, Any]) -> None:
+    """A library-pool unit is the ATen call Inductor left: where it lowered the pool to a Triton
+    kernel, that kernel's own unit (searched with the same pooling templates) covers it, and a
+    second unit of the same kernel would only search it twice."""
+    if f["rewrite"] == "library-pool" and not any(m["kind"] == "fallback" for m in u["members"]):
+        raise graphunits.NotAGraphUnit(
+            f"Inductor lowered the pool to {', '.join(u['kernels'])}: its kernel-level unit covers it"
+        )
 
 
 def _node_dtype(spec: dict[str, Any], node: Any) -> None:
