@@ -6,6 +6,11 @@ kernel (inductor.py) on the same random inputs, and both kernels' times (CUDA ev
 
 UNIT_DIR: <workdir>/<problem>/units/<unit> with contract.json, reference.py, inductor.py.
 On the CPU (no CUDA) the kernels run under the Triton interpreter and no time is taken.
+
+    python3 bench/relower_gpu.py --team OUT.json UNIT_DIR [UNIT_DIR ...]
+
+the same rows for the team variant of synth/rows.py (a long row split over a team of programs,
+read once) at each (columns a program holds, num_warps) of TEAM_GRID, instead of the re-lowerings.
 """
 
 from __future__ import annotations
@@ -80,14 +85,35 @@ def time_ms(fn, device, reps=50):
     return statistics.median(times)
 
 
+TEAM_GRID = [(c, w) for c in (4096, 8192, 16384) for w in (4, 8, 16)]
+
+
+def variants(udir: Path, contract: dict, team: bool):
+    """(name, a function making the candidate's source) per variant to time."""
+    from kernelopt.core.records import Contract
+    from kernelopt.search.synth.relower import VARIANTS, relower
+    from kernelopt.search.synth.rows import synthesize_rows
+
+    if not team:
+        c = Contract.load(udir / "contract.json")
+        return [(vname, lambda v=v: relower(c, udir, 2 * v + 1, v)) for v, (vname, _) in enumerate(VARIANTS)]
+    c, ref = Contract.load(udir / "contract.json"), (udir / "reference.py").read_text()
+
+    def team_src(cols: int, warps: int) -> str:
+        return synthesize_rows(c, ref, 0, team=cols).replace("NUM_WARPS = 4", f"NUM_WARPS = {warps}", 1)
+
+    return [(f"team {cols} cols, {w} warps", lambda cols=cols, w=w: team_src(cols, w)) for cols, w in TEAM_GRID]
+
+
 def main() -> None:
     import torch
 
     from kernelopt.core import runtime
     from kernelopt.search.synth.ops import CannotSynthesize
-    from kernelopt.search.synth.relower import VARIANTS, relower
 
-    out_path, units = Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
+    team = "--team" in sys.argv
+    argv = [a for a in sys.argv[1:] if a != "--team"]
+    out_path, units = Path(argv[0]), [Path(p) for p in argv[1:]]
     device = runtime.prepare("cuda" if torch.cuda.is_available() else "cpu", Path(tempfile.mkdtemp()) / "cache")
     rows = []
     for udir in units:
@@ -98,11 +124,11 @@ def main() -> None:
         base.launch(*ref_args)
         want = {k: v.clone() for k, v in outputs(contract, ref_args).items()}
         base_ms = time_ms(lambda: base.launch(*ref_args), device)
-        for v, (vname, _) in enumerate(VARIANTS):
+        for v, (vname, make) in enumerate(variants(udir, contract, team)):
             row = {"problem": udir.parent.parent.name, "unit": udir.name, "variant": vname, "inductor_ms": base_ms}
             t0 = time.perf_counter()
             try:
-                src = relower(contract, udir, 2 * v + 1, v)
+                src = make()
             except CannotSynthesize as e:
                 row.update(candidate=False, why=str(e)[:300], relower_s=round(time.perf_counter() - t0, 2))
                 rows.append(row)
