@@ -368,18 +368,46 @@ def test_a_gemm_templates_operands_are_read_so_their_producers_join_the_unit():
         graphunits.derive_in_wrapper(src, sources, ["arg0_1"], "buf3")
 
 
+CONV_POOL_PROBLEM = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.conv = nn.Conv3d(cin, cout, 3)
+        self.pool = nn.AvgPool3d(3, stride=2, padding=1)
+
+    def forward(self, x):
+        return self.pool(self.conv(x))
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 10, 18, 18)]
+
+
+def get_init_inputs():
+    return [3, 8]
+"""
+
+
 @pytest.fixture(scope="module")
 def library_pool_run(tmp_path_factory):
     """The pipeline in CPU mode on the small 3-D average pool of problems/headroom (3x3x3
-    windows, stride 2: Inductor does not lower it and the wrapper calls ATen's kernel)."""
+    windows, stride 2: Inductor does not lower it and the wrapper calls ATen's kernel), and on
+    a 3-D convolution followed by that pool (``level2_9_Conv3d_AvgPool3d``, beside it)."""
     sys.path.insert(0, str(ROOT / "bench"))
     import headroom_small
 
     top = tmp_path_factory.mktemp("library_pool")
     (path,) = headroom_small.write_small(top / "problems", ["level1/4_AvgPool3d"])
+    conv = top / "problems" / "level2" / "9_Conv3d_AvgPool3d.py"
+    conv.parent.mkdir(parents=True, exist_ok=True)
+    conv.write_text(CONV_POOL_PROBLEM)
     wd = top / "run"
     r = snakemake(
-        "--cores", "2", "--config", f"problems=[{path}]", "device=cpu", f"workdir={wd}",
+        "--cores", "2", "--config", f"problems=[{path}, {conv}]", "device=cpu", f"workdir={wd}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
         "gates={user_candidates: 0, retries: 0}", timeout=1200,
     )  # fmt: skip
@@ -467,3 +495,60 @@ def test_a_library_unit_needs_its_outputs_layout_and_a_stitch_that_keeps_the_cal
         graphunits.derive(gpu, {}, "partition_0", ["arg0_1"], "buf1")
     # a view is not a fallback: its result is its argument's memory
     assert graphunits._fallback(ast.parse("buf1 = torch.ops.aten.view.default(arg0_1, [4])").body[0]) is None
+
+
+CONV_POOL_WRAPPER = """
+def call(args):
+    arg0_1, arg1_1, arg2_1 = args
+    buf0 = extern_kernels.convolution(arg2_1, arg0_1, None, stride=(1, 1, 1), padding=(0, 0, 0), groups=1)
+    assert_size_stride(buf0, (2, 8, 8, 16, 16), (16384, 2048, 256, 16, 1), 'convolution')
+    buf1 = buf0; del buf0  # reuse
+    triton_poi_fused_convolution_0.run(buf1, arg1_1, 32768, stream=stream0)
+    buf2 = torch.ops.aten.avg_pool3d.default(buf1, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, None)
+    assert_size_stride(buf2, (2, 8, 4, 8, 8), (2048, 256, 64, 8, 1), 'avg_pool3d')
+    del buf1
+    return (buf2, )
+"""
+BIAS_KERNEL = """
+@triton.jit
+def triton_poi_fused_convolution_0(in_out_ptr0, in_ptr0, xnumel, XBLOCK: tl.constexpr):
+    pass
+"""
+
+
+def test_a_pool_after_a_library_call_is_a_unit_from_that_calls_result():
+    """A pool of a convolution's output (a GPU's wrapper: cuDNN's result, the bias added in place
+    by a Triton kernel) is a unit that starts at the buffer holding the convolution's value: the
+    pool alone, its input's layout the one the wrapper asserted.  Taking the graph inputs instead
+    would pull in the bias kernel, which updates memory the library call wrote before the run:
+    refused (its isolated copy would never hold the convolution's output)."""
+    sources = {"triton_poi_fused_convolution_0": BIAS_KERNEL}
+    u = graphunits.derive(CONV_POOL_WRAPPER, sources, "call", ["buf1"], "buf2")
+    assert [m["kind"] for m in u["members"]] == ["fallback"] and u["inputs"] == ["buf1"]
+    assert u["input_layouts"]["buf1"]["stride"] == [16384, 2048, 256, 16, 1]
+    assert u["anchor"] == "kernelopt_lib_buf2" and u["output_at"] == "assign"
+    with pytest.raises(graphunits.NotAGraphUnit, match="reads buf1, written before the run, not an input"):
+        graphunits.derive(CONV_POOL_WRAPPER, sources, "call", ["arg0_1", "arg1_1", "arg2_1"], "buf2")
+    # a library call's result is its own memory, not its first argument's (a view's is)
+    aliases = graphunits.unit_aliases(ast.parse(CONV_POOL_WRAPPER).body[0].body)
+    assert aliases.root("buf1") != aliases.root("arg2_1") and aliases.root("buf1") in aliases.allocated
+
+
+def test_a_pool_after_a_convolution_is_searched_and_stitched_with_the_convolution_kept(library_pool_run):
+    """The convolution's result is the unit's input, as the wrapper computed it for each input
+    set (``harness.rewrite_io`` takes it at the pool's call): the template's kernel passes gates
+    1-2 against the float64 reference from that input, and the stitched model keeps the library
+    convolution and runs the candidate where ATen's pool ran (gate 3)."""
+    p = library_pool_run.parent / "level2_9_Conv3d_AvgPool3d"
+    disp = json.loads((p / "dispatch.json").read_text())
+    assert disp["verdict"] == "optimizable" and disp["rewrites"]["rewrite_units"] == ["rw_library_pool_buf1"]
+    unit = next(u for u in disp["units"] if u["id"] == "rw_library_pool_buf1")
+    assert unit["rewrite"]["inputs"] == ["buf0"] and [m["kind"] for m in unit["rewrite"]["members"]] == ["fallback"]
+    a0 = p / "units" / "rw_library_pool_buf1" / "synth" / "a0"
+    for g in (1, 2):
+        assert json.loads((a0 / f"gate{g}.json").read_text())["verdict"] == "pass"
+    g3 = json.loads((p / "stitch" / "gate3.json").read_text())
+    assert g3["verdict"] == "pass" and "'kernelopt_lib_buf1': 6" in g3["reason"], g3["reason"]
+    body = (p / "stitch" / "output_code.py").read_text().split("def call", 1)[1]
+    assert "extern_kernels.convolution(" in body and "kernelopt_lib_buf1.run(buf0, buf1)" in body
+    assert "torch.ops.aten.avg_pool3d.default(" not in body

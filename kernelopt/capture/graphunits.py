@@ -69,12 +69,24 @@ def _fallback(s: ast.stmt) -> dict[str, Any] | None:
     return {"kind": "fallback", "target": name, "reads": reads, "writes": {s.targets[0].id}}
 
 
+def _allocates(s: ast.stmt) -> str | None:
+    """The name a statement binds to new memory a call returned: a fallback's result, or a
+    library call's (``buf0 = extern_kernels.convolution(arg2_1, ...)``); None otherwise."""
+    f = _fallback(s)
+    if f is not None:
+        return next(iter(f["writes"]))
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        if isinstance(s.value, ast.Call) and (dotted(s.value.func) or "").startswith("extern_kernels."):
+            return s.targets[0].id
+    return None
+
+
 def unit_aliases(stmts: list[ast.stmt]) -> Aliases:
-    """``Aliases`` of a function, a fallback's output its own memory (``Aliases`` alone puts a
+    """``Aliases`` of a function, a call's new result its own memory (``Aliases`` alone puts a
     call's result with its first argument: right for views, not for an op that allocates)."""
-    fallbacks = [_fallback(s) for s in stmts]
-    aliases = Aliases([s for s, f in zip(stmts, fallbacks) if f is None])
-    aliases.allocated |= {aliases.root(w) for f in fallbacks if f is not None for w in f["writes"]}
+    made = [_allocates(s) for s in stmts]
+    aliases = Aliases([s for s, m in zip(stmts, made) if m is None])
+    aliases.allocated |= {aliases.root(m) for m in made if m is not None}
     return aliases
 
 
@@ -129,19 +141,23 @@ def _between_ok(s: ast.stmt) -> bool:
     )
 
 
-def _members(stmts: list[ast.stmt], launches: dict[int, dict[str, Any]], aliases: Aliases, output: str) -> list[int]:
-    """Positions of the launches the output's last write depends on, back to the graph inputs."""
+def _members(
+    stmts: list[ast.stmt], launches: dict[int, dict[str, Any]], aliases: Aliases, output: str, inputs: set[str]
+) -> list[int]:
+    """Positions of the launches the output's last write depends on, back to the unit's inputs
+    (graph inputs, or buffers that launches before the unit wrote: what wrote them stays out)."""
     root = aliases.root
     writers = [i for i, l in launches.items() if root(output) in {root(w) for w in l["writes"]}]
     if not writers:
         raise NotAGraphUnit(f"no launch writes {output}")
     last = max(writers)
-    needed = {root(n) for n in launches[last]["reads"] | launches[last]["writes"]}
+    stop = {root(n) for n in inputs}
+    needed = {root(n) for n in launches[last]["reads"] | launches[last]["writes"]} - stop
     members = [last]
     for i in sorted((i for i in launches if i < last), reverse=True):
         if {root(w) for w in launches[i]["writes"]} & needed:
             members.append(i)
-            needed |= {root(n) for n in launches[i]["reads"] | launches[i]["writes"]}
+            needed |= {root(n) for n in launches[i]["reads"] | launches[i]["writes"]} - stop
     return sorted(members)
 
 
@@ -158,7 +174,7 @@ def derive(
     launches = {i: l for i, s in enumerate(stmts) if (l := _launch(s, kernel_sources))}
     aliases = unit_aliases(stmts)
     root = aliases.root
-    idx = _members(stmts, launches, aliases, output)
+    idx = _members(stmts, launches, aliases, output, set(inputs))
     _check_written_as_output(launches[idx[-1]], output, aliases)
     if [i for i in launches if idx[0] <= i <= idx[-1]] != idx:
         raise NotAGraphUnit("the launches the output depends on are not consecutive")
@@ -176,6 +192,7 @@ def derive(
         raise NotAGraphUnit(f"the run reads {outside}, which are neither graph inputs of the unit nor written in it")
     if written & ins or written - aliases.allocated:
         raise NotAGraphUnit("the run writes a graph input or memory the function did not allocate")
+    _check_read_after_written(stmts, launches, idx, ins, root)
     after = set().union(*(aliases.names(s) for s in stmts[idx[-1] + 1 :] if not isinstance(s, ast.Delete)), set())
     if root(output) not in after:
         raise NotAGraphUnit(f"nothing after the run reads {output}")
@@ -218,8 +235,30 @@ def derive(
         "anchor": anchor,
         "kernels": kernels,
         "output_specs": {output: _output_layout(stmts, idx[-1], launches[idx[-1]], output, aliases)},
+        "input_layouts": _input_layouts(stmts, idx[0], [n for n in inputs if root(n) in aliases.allocated], aliases),
         "output_at": _written_at(last, launches[idx[-1]], kernel_sources, aliases, output),
     }
+
+
+def _check_read_after_written(
+    stmts: list[ast.stmt], launches: dict[int, dict[str, Any]], idx: list[int], ins: set[str], root: Any
+) -> None:
+    """No member reads a value written before the unit but its inputs: a kernel that updates a
+    buffer in place (``in_out_ptr``: a convolution's result given its bias) would read what a
+    launch or a library call before the run wrote there, which the unit's isolated copy never
+    holds.  (A reused fresh allocation named ``in_out`` holds nothing yet: allowed.)"""
+    before = set()
+    for i, s in enumerate(stmts[: idx[0]]):
+        if i in launches:
+            before |= {root(w) for w in launches[i]["writes"]}
+        elif (made := _allocates(s)) is not None:
+            before.add(root(made))
+    have = set(ins)
+    for i in idx:
+        early = sorted(n for n in launches[i]["reads"] if root(n) in before - have)
+        if early:
+            raise NotAGraphUnit(f"{launches[i]['target']} reads {early[0]}, written before the run, not an input")
+        have |= {root(w) for w in launches[i]["writes"]}
 
 
 def _check_written_as_output(last: dict[str, Any], output: str, aliases: Aliases) -> None:
@@ -268,8 +307,18 @@ def _output_layout(stmts: list[ast.stmt], last: int, launch: dict[str, Any], out
     (shape and stride: a GPU's; ``dtype`` None, the caller takes it from the graph's node)."""
     if launch["kind"] != "fallback":
         return layout(stmts[:last], output, aliases)
-    root = aliases.root(output)
-    for s in stmts[last + 1 :]:
+    spec = asserted_layout(stmts[last + 1 :], output, aliases)
+    if spec is None:
+        raise NotAGraphUnit(f"the wrapper states no layout for {output}, the library call's result")
+    return spec
+
+
+def asserted_layout(stmts: list[ast.stmt], name: str, aliases: Aliases) -> dict[str, Any] | None:
+    """The first layout ``stmts`` assert for ``name`` or another name of its memory:
+    ``assert_tensor_metadata`` (shape, stride, dtype: a CPU wrapper) or ``assert_size_stride``
+    (shape and stride: a GPU's; ``dtype`` None); None if none does."""
+    root = aliases.root(name)
+    for s in stmts:
         v = s.value if isinstance(s, ast.Expr) else None
         if not (is_call_to(v, ("assert_tensor_metadata", "assert_size_stride")) and len(v.args) >= 3):
             continue
@@ -279,7 +328,21 @@ def _output_layout(stmts: list[ast.stmt], last: int, launch: dict[str, Any], out
         meta = is_call_to(v, ("assert_tensor_metadata",)) and len(v.args) >= 4
         dtype = ast.unparse(v.args[3]).split(".")[-1] if meta else None
         return {"shape": list(shape), "stride": list(stride), "dtype": dtype}
-    raise NotAGraphUnit(f"the wrapper states no layout for {output}, the library call's result")
+    return None
+
+
+def _input_layouts(stmts: list[ast.stmt], first: int, inputs: list[str], aliases: Aliases) -> dict[str, Any]:
+    """The layouts of the inputs the function itself made before the unit (a library call's
+    result the unit starts at): allocated, a view, or asserted after the call that wrote it."""
+    out = {}
+    for n in inputs:
+        try:
+            out[n] = layout(stmts[:first], n, aliases)
+        except NotAGraphUnit:
+            spec = asserted_layout(stmts[:first], n, aliases)
+            if spec is not None:
+                out[n] = spec
+    return out
 
 
 def _written_at(s: ast.stmt, launch: dict[str, Any], sources: dict[str, str], aliases: Aliases, output: str) -> Any:

@@ -547,18 +547,25 @@ LIBRARY_POOLS = {"avg_pool1d", "avg_pool2d", "avg_pool3d"}
 
 
 def _library_pool(n: Any) -> dict[str, Any] | None:
-    if _op(n) not in LIBRARY_POOLS or not n.args or getattr(n.args[0], "op", None) != "placeholder":
+    """An average pool of a graph input, or of a node's value (a convolution's output: the unit
+    then starts at the buffer holding it, after the library call that wrote it)."""
+    src = n.args[0] if n.args else None
+    if _op(n) not in LIBRARY_POOLS or getattr(src, "op", None) not in ("placeholder", "call_function"):
         return None
-    return _finding(
+    if _shape(src) is None:
+        return None
+    f = _finding(
         "library-pool",
         n,
-        f"{_op(n)} of {n.args[0].name}: ATen's kernel runs where Inductor's lowering falls back (a window of "
+        f"{_op(n)} of {src.name}: ATen's kernel runs where Inductor's lowering falls back (a window of "
         "more than 25 elements)",
         "one Triton kernel that walks each output's window (search/synth/pool.py); where Inductor lowered "
         "the pool, no graph-level unit forms (a kernel-level unit covers it)",
         candidate=True,
         op=_op(n),
     )
+    f["inputs"] = [src.name]  # the pool's input alone, a graph input or the buffer of a node's value
+    return f
 
 
 CATALOGUE = (

@@ -415,20 +415,45 @@ def _graph_unit(
 ) -> dict[str, Any] | None:
     """The unit of finding ``f`` whose output is the first of ``bufs`` (the buffers holding node
     ``end``) that derives; None (each buffer's reason added to ``whys``) if none does."""
+    node_of = _node_finder(cap)
     for buf in bufs:
-        try:
-            u = graphunits.derive_in_wrapper(source, sources, [i for i in f["inputs"] if i in cap.graph_inputs], buf)
-            _node_dtype(u["output_specs"][buf], nodes[end])
-            _not_a_kernel_unit_again(f, u)
-            ref = fxref.build(cap.gm, {b: nodes[b] for b in u["inputs"]}, {buf: nodes[end]})
-        except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
-            whys.append(f"{buf}: {type(e).__name__}: {e}")
-            continue
-        uid = graphunits.unit_id(f["rewrite"], buf)
-        specs = {b: _spec(nodes[b]) for b in u["inputs"]}
-        rec = {**f, "roles": {**f["roles"], "output_node": end}} if end != f["node"] else f
-        return {**u, "id": uid, "rewrite": rec, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
+        for inputs in _input_choices(cap, f):
+            try:
+                u = graphunits.derive_in_wrapper(source, sources, inputs, buf)
+                _node_dtype(u["output_specs"][buf], nodes[end])
+                _not_a_kernel_unit_again(f, u)
+                ref = fxref.build(cap.gm, {b: node_of(b) for b in u["inputs"]}, {buf: nodes[end]})
+                specs = {b: _input_spec(u, b, node_of(b)) for b in u["inputs"]}
+            except Exception as e:  # noqa: BLE001 - this finding forms no unit, said why; the others go on
+                whys.append(f"{buf}: {type(e).__name__}: {e}")
+                continue
+            uid = graphunits.unit_id(f["rewrite"], buf)
+            rec = {**f, "roles": {**f["roles"], "output_node": end}} if end != f["node"] else f
+            return {**u, "id": uid, "rewrite": rec, "input_specs": specs, "reference": save_reference(paths, uid, ref)}
     return None
+
+
+def _input_choices(cap: GraphCapture, f: dict[str, Any]) -> list[list[str]]:
+    """The wrapper names a finding's unit may take as inputs: its graph inputs; for a pool of a
+    node's value (``library-pool`` after a convolution), each buffer holding that value (the unit
+    starts after the library call that wrote it)."""
+    ins = [i for i in f["inputs"] if i in cap.graph_inputs]
+    inner = [i for i in f["inputs"] if i not in cap.graph_inputs]
+    if f["rewrite"] != "library-pool" or len(inner) != 1:
+        return [ins]
+    return [ins + [b] for b, n in cap.buffer_origin.items() if n == inner[0]] or [ins]
+
+
+def _input_spec(u: dict[str, Any], b: str, node: Any) -> dict[str, Any]:
+    """An input's layout: a buffer the wrapper made before the unit has the layout the wrapper
+    gave it (its dtype the node's); a graph input, its node's."""
+    spec = _spec(node)
+    have = u.get("input_layouts", {}).get(b)
+    if have is None:
+        return spec
+    if have["shape"] != spec["shape"] or (have["dtype"] or spec["dtype"]) != spec["dtype"]:
+        raise graphunits.NotAGraphUnit(f"the wrapper's {b} ({have}) is not its node's value ({spec})")
+    return {**have, "dtype": spec["dtype"]}
 
 
 def _not_a_kernel_unit_again(f: dict[str, Any], u: dict[str, Any]) -> None:

@@ -220,12 +220,19 @@ class ProblemRuntime:
         mod, oc = self.wrapper(contract.graph)
         args = self.call_args(contract.graph, seed, distribution)
         by_name = dict(zip(oc.call_args, args))
-        ins = [by_name[b].clone() for b in r["inputs"]]
-        obs = _WrittenAt(r["members"][-1], r["output_at"])
+        graph_ins = {b: by_name[b].clone() for b in r["inputs"] if b in by_name}
+        # an input the function made before the unit (a library call's result): as the first
+        # member that reads it received it
+        inner = [b for b in r["inputs"] if b not in by_name]
+        obs = _WrittenAt(r["members"][-1], r["output_at"], _read_at(r["members"], inner))
         with torch.no_grad(), instrumented(mod, oc, obs, fallbacks=r["output_at"] == "assign"):
             mod.call(list(args))
         if obs.value is None:
             raise RuntimeError(f"the unit's last launch ({r['members'][-1]['text']}) did not run")
+        missing = [b for b in inner if b not in obs.inputs]
+        if missing:
+            raise RuntimeError(f"the unit's input(s) {missing} were not seen at the launches that read them")
+        ins = [graph_ins[b] if b in graph_ins else obs.inputs[b] for b in r["inputs"]]
         outs = [a for a in contract.args if a["access"] == "write"]
         before = [
             torch.empty_strided(a["shape"], a["stride"], dtype=getattr(torch, a["dtype"]), device=self.device)
@@ -234,20 +241,50 @@ class ProblemRuntime:
         return ins + before, ins + [obs.value]
 
 
+def _read_at(members: list[dict[str, Any]], names: list[str]) -> dict[int, list[tuple[str, Any]]]:
+    """Per launch line, the inputs ``names`` it is the first member to read: (name, where), where
+    the positional index or the keyword of the call's argument that is the name itself."""
+    import ast
+
+    seen: set[str] = set()
+    at: dict[int, list[tuple[str, Any]]] = {}
+    for m in members:
+        node = ast.parse(m["text"]).body[0]
+        call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+        if not isinstance(call, ast.Call):
+            continue
+        places = [(a.id, i) for i, a in enumerate(call.args) if isinstance(a, ast.Name)]
+        places += [(k.value.id, k.arg) for k in call.keywords if isinstance(k.value, ast.Name)]
+        for name, where in places:
+            if name in names and name not in seen:
+                seen.add(name)
+                at.setdefault(m["lineno"], []).append((name, where))
+    return at
+
+
 class _WrittenAt(Observer):
     """Keeps what one launch (by its line in the wrapper) wrote: a library call's ``out=`` or a
-    Triton launch's positional argument ``at``."""
+    Triton launch's positional argument ``at``; and the unit's inputs ``reads`` names at the
+    launches that first read them (before they run)."""
 
-    def __init__(self, member: dict[str, Any], at: Any):
+    def __init__(self, member: dict[str, Any], at: Any, reads: dict[int, list[tuple[str, Any]]] | None = None):
         self.lineno, self.at, self.value = member["lineno"], at, None
+        self.reads, self.inputs = reads or {}, {}
+
+    def _keep(self, lineno: int, args: tuple, kwargs: dict) -> None:
+        for name, where in self.reads.get(lineno, []):
+            if name not in self.inputs:
+                self.inputs[name] = (args[where] if isinstance(where, int) else kwargs[where]).clone()
 
     def on_kernel(self, name: str, inner: Any, lineno: int, args: tuple, kwargs: dict) -> Any:
+        self._keep(lineno, args, kwargs)
         result = inner.run(*args, **kwargs)
         if lineno == self.lineno:
             self.value = args[self.at].clone()
         return result
 
     def on_extern(self, target: str, fn: Callable, lineno: int, args: tuple, kwargs: dict) -> Any:
+        self._keep(lineno, args, kwargs)
         result = fn(*args, **kwargs)
         if lineno == self.lineno:  # a fallback's result is the new buffer the line assigns
             self.value = (result if self.at == "assign" else kwargs["out"]).clone()
