@@ -18,6 +18,10 @@ Read the same way for any code version:
   utilisation > 0 (``--smi``: ``nvidia-smi --query-gpu=timestamp,index,utilization.gpu,...
   --format=csv,noheader,nounits -lms 1000``; without it, the warm workers' samples in
   ``logs/gpu-busy-*.jsonl``).
+* ``child_startup_s``: the sandboxed children's start-up in the gates-1-2 jobs (the phase
+  ``child: start-up ...`` of each job's ``.log.span.json``): summed, and its median per job;
+  ``zygote_refusals``: the ``[sandbox] no zygote`` lines in the run's logs (children then
+  start as new interpreters: 0 where every child was forked).
 """
 
 from __future__ import annotations
@@ -144,6 +148,31 @@ def table(run: Path, logs: list[Path], smi: Path | None) -> dict:
     }
 
 
+def children(run: Path) -> dict:
+    """The children's start-up in gates-1-2 jobs, and how often a zygote refused to fork."""
+    starts = []
+    for f in run.glob("logs/gate12/**/*.log.span.json"):
+        try:
+            phases = json.loads(f.read_text()).get("phases", {})
+        except (OSError, ValueError):
+            continue
+        starts += [v for k, v in phases.items() if k.startswith("child: start-up")]
+    refusals = 0
+    for f in run.glob("logs/**/*.log"):
+        try:
+            refusals += f.read_text(errors="replace").count("[sandbox] no zygote")
+        except OSError:
+            continue
+    return {
+        "child_startup_s": {
+            "sum": round(sum(starts), 1),
+            "median": round(statistics.median(starts), 2) if starts else None,
+            "jobs": len(starts),
+        },
+        "zygote_refusals": refusals,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run")
@@ -152,6 +181,8 @@ def main() -> None:
     ap.add_argument("--smi", type=Path, default=None)
     a = ap.parse_args()
     row = table(Path(a.run), a.snakemake, a.smi)
+    if row.get("jobs"):
+        row.update(children(Path(a.run)))
     print(json.dumps(row))
     Path(a.out).write_text(json.dumps(row, indent=2) + "\n")
 
