@@ -543,6 +543,101 @@ def test_rows_split_over_a_team_run_right_and_pass_the_form():
     assert "while seen" not in on_cpu and "for c0" in on_cpu
 
 
+class _Ptr:
+    """A Triton pointer for ``_lockstep``: a flat tensor and offsets into it."""
+
+    def __init__(self, base, off=0):
+        self.base, self.off, self.dtype = base, off, type("D", (), {"element_ty": base.dtype})
+
+    def __add__(self, o):
+        return _Ptr(self.base, self.off + o)
+
+
+def _lockstep(src, args, R, T):
+    """The team kernel of ``src`` run as its T members of each of R rows run on a GPU, in lockstep
+    on the CPU: each segment between two rounds of exchange is run by every member before the
+    next (the spin loops and tickets dropped, ``tl`` played by torch), so that a team of more than
+    one program, which the interpreter cannot run at once, is checked here."""
+    import ast
+    import types
+
+    import torch
+
+    fn = next(f for f in ast.parse(src).body if isinstance(f, ast.FunctionDef) and f.name == "synth_rows")
+    lines = [ast.unparse(x) for x in fn.body]
+    segments, cur, skip = [], [], False
+    for ln in lines:
+        if ln == "tl.debug_barrier()":
+            segments.append(cur)
+            cur, skip = [], True
+            continue
+        if skip and (ln.startswith(("tl.atomic_add", "seen")) or ln.startswith("while seen")):
+            continue
+        skip = False
+        if not ln.startswith(("ticket =", "row0 =", "part =")):
+            cur.append(ln)
+    segments.append(cur)
+    t = lambda x: x if isinstance(x, torch.Tensor) else torch.as_tensor(x)  # noqa: E731
+
+    def load(p, mask=None, other=0.0, volatile=False):
+        off = t(p.off).long()
+        val = p.base[off.clamp(0, p.base.numel() - 1)]
+        return torch.where(t(mask), val, torch.as_tensor(other, dtype=val.dtype)) if mask is not None else val
+
+    def store(p, v, mask=None):
+        off = t(p.off).long()
+        v = t(v).to(p.base.dtype).expand(off.shape)
+        m = t(mask).expand(off.shape) if mask is not None else torch.ones_like(off, dtype=torch.bool)
+        p.base[off[m]] = v[m]
+
+    tl = types.SimpleNamespace(
+        float32=torch.float32, int64=torch.int64, arange=lambda a, b: torch.arange(a, b), load=load, store=store,
+        sum=lambda x, d: t(x).sum(d), max=lambda x, d: t(x).amax(d),
+        where=lambda c, a, b: torch.where(t(c), t(a), t(b)), exp=torch.exp, log=torch.log, sqrt=torch.sqrt,
+        minimum=lambda a, b: torch.minimum(t(a), t(b)), maximum=lambda a, b: torch.maximum(t(a), t(b)),
+    )  # fmt: skip
+    assigns = [x for x in ast.parse(src).body if isinstance(x, ast.Assign)]
+    config = next(ast.literal_eval(x.value) for x in assigns if x.targets[0].id == "CONFIG")
+    ptrs = [_Ptr(a.reshape(-1)) for a in args if isinstance(a, torch.Tensor)]  # the launch passes no scalar
+    ws_f = _Ptr(torch.zeros(64 * R * T))
+    names = [a.arg for a in fn.args.args]
+    envs = []
+    for row0 in range(R):
+        for part in range(T):
+            env = dict(zip(names, [*ptrs, None, ws_f]), tl=tl, float=float, row0=row0, part=part)
+            env.update(config, T=T)
+            envs.append(env)
+    for seg in segments:
+        for env in envs:
+            for ln in seg:
+                exec(ln, env)
+
+
+def test_a_team_of_several_programs_combines_its_partials_right():
+    """Teams of 8 (rows of 100 over programs of 16 columns; the last four hold no column) run in
+    lockstep: softmax and log-softmax (each member's max and its sum about it, one round), the
+    LayerNorm's mean and variance (each member's sum and squares about its own mean, combined
+    by Chan's formula, one round) and a max alone match torch on inputs offset far from 0."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, team=16)
+    assert "'T': 8" in src and src.count("while seen") == 4  # 6 reductions in 4 rounds
+    torch.manual_seed(0)
+    for x in (torch.randn(2, 3, 100) * 3, torch.randn(2, 3, 100) + 1000.0):
+        w, b = torch.randn(100), torch.randn(100)
+        outs = [torch.full(s, float("nan")) for s in ((2, 3, 100), (2, 3, 100), (2, 3, 1), (2, 3, 100))]
+        _lockstep(src, [x, w, b, *outs, 6, 100], 6, 8)
+        torch.testing.assert_close(outs[0], torch.softmax(x, -1))
+        # float32 about a mean of 1000 is good to ~1e-4: the error within torch's own, from float64
+        exact = torch.nn.functional.layer_norm(x.double(), (100,), w.double(), b.double())
+        own = (torch.nn.functional.layer_norm(x, (100,), w, b).double() - exact).abs().max()
+        assert (outs[1].double() - exact).abs().max() <= 2 * own + 1e-6
+        torch.testing.assert_close(outs[2], x.amax(-1, keepdim=True))
+        torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
+
+
 def test_looped_row_kernel_chunk_is_a_tuning_knob():
     """The heuristic catalogue tunes a looped synthesised kernel's chunk (BLOCK_N) as it tunes
     Inductor's R0_BLOCK, and the edited kernel still computes the reference."""

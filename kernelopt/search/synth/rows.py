@@ -14,7 +14,11 @@ per row), then a last pass computes and stores the element-wise outputs.  On a G
 attempts (``TEAM_ATTEMPTS``) split such a row over a team of programs instead: each holds its
 part in registers, the team exchanges each reduction's partials through a zeroed workspace (a
 ticket taken with ``atomic_add``, the parts combined in a fixed order: the same bits on every
-run), and every program writes its part from registers, so the row is read once.  Every value
+run), and every program writes its part from registers, so the row is read once.  Two
+reductions that one round can serve share it: a mean and the variance about it (each member
+publishes its part's sum and its squares about its own mean, combined by Chan's formula) and a
+max and the sum of ``exp`` about it (each member's max and its sum about that, rescaled to the
+row's max), as var_mean and softmax decompose.  Every value
 of the reference is either a
 full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a keepdim reduction), a
 per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Padding
@@ -871,25 +875,124 @@ class RowKernel:
             f"cmask = cols < {self.N}",
             "mask = rmask & cmask",
         ]
-        k = 0
-        for ln in self.lines:
+        reds = [i for i, ln in enumerate(self.lines) if ln.reduce]
+        ordinal = {i: k for k, i in enumerate(reds)}
+        pairs = self._team_pairs()
+        later = {i1 for _, i1 in pairs.values()}
+        for i, ln in enumerate(self.lines):
             if not ln.reduce:
                 body.append(ln.code)
                 continue
+            if i in later:  # combined in its pair's round
+                continue
+            k = ordinal[i]
             fn, neutral, src = ln.reduce
-            slot, cnt = f"ws_f + ({k} * {self.R} + row0) * T", f"ws_i + 1 + {k} * {self.R} + row0"
+            slot, cnt = self._slot(k), f"ws_i + 1 + {k} * {self.R} + row0"
+            if i in pairs:
+                kind, i1 = pairs[i]
+                local, combine = self._paired(kind, k, ordinal[i1], ln, self.lines[i1])
+                body += local + self._exchange(k, cnt) + combine
+                continue
             body += [
                 f"p{k} = {fn}(tl.where(cmask, {src}, {neutral}), 1)",
                 f"tl.store({slot} + part + tl.arange(0, 1), p{k})",
-                "tl.debug_barrier()",
-                f"tl.atomic_add({cnt}, 1, sem='release')",
-                f"seen{k} = tl.atomic_add({cnt}, 0, sem='acquire')",
-                f"while seen{k} < T:",
-                f"    seen{k} = tl.atomic_add({cnt}, 0, sem='acquire')",
+                *self._exchange(k, cnt),
                 f"{ln.name} = {fn}(tl.load({slot} + tl.arange(0, T)[None, :], volatile=True), 1)[:, None]",
             ]
-            k += 1
         return body
+
+    def _slot(self, k: int) -> str:
+        return f"ws_f + ({k} * {self.R} + row0) * T"
+
+    @staticmethod
+    def _exchange(k: int, cnt: str) -> list[str]:
+        """A round: count in once the partials are stored, wait for the team's T."""
+        return [
+            "tl.debug_barrier()",
+            f"tl.atomic_add({cnt}, 1, sem='release')",
+            f"seen{k} = tl.atomic_add({cnt}, 0, sem='acquire')",
+            f"while seen{k} < T:",
+            f"    seen{k} = tl.atomic_add({cnt}, 0, sem='acquire')",
+        ]
+
+    def _team_pairs(self) -> dict[int, tuple[str, int]]:
+        """Pairs of reductions one round of exchange can serve (issue 13's split + combine):
+        ``var``, a sum of ``a`` and the sum of ``(a - sum/N)**2`` (var_mean: each member
+        publishes its part's sum and its squares about its own mean, combined by Chan's
+        formula); ``softmax``, a max of ``a`` and the sum of ``exp(a - max)`` (each member's
+        max and its sum about it, rescaled to the row's max).  {first's line: (kind, second's)}."""
+        import re
+
+        by_name = {ln.name: (i, ln) for i, ln in enumerate(self.lines) if ln.name}
+
+        def rhs(name: str) -> str:
+            ln = by_name[name][1] if name in by_name else None
+            code = ln.code.split(" = ", 1)[1] if ln and not ln.reduce else ""
+            return code[1:-1] if code.startswith("(") and code.endswith(")") else code
+
+        pairs: dict[int, tuple[str, int]] = {}
+        taken: set[int] = set()
+        for i1, ln in enumerate(self.lines):
+            if not ln.reduce or ln.reduce[0] != "tl.sum":
+                continue
+            src = ln.reduce[2]
+            sq = re.fullmatch(r"(t\d+) \* (t\d+)", rhs(src))
+            ex = re.fullmatch(r"tl\.exp\(([tv]\d+) - (t\d+)\)", rhs(src))
+            if sq and sq.group(1) == sq.group(2):
+                d = re.fullmatch(r"([tv]\d+) - (t\d+)", rhs(sq.group(1)))
+                m = re.fullmatch(r"(t\d+) / ([0-9.e+]+)", rhs(d.group(2))) if d else None
+                if not (m and float(m.group(2)) == float(self.N) and m.group(1) in by_name):
+                    continue
+                i0, r0 = by_name[m.group(1)]
+                if r0.reduce and r0.reduce[0] == "tl.sum" and r0.reduce[2] == d.group(1):
+                    kind = "var"
+                else:
+                    continue
+            elif ex and ex.group(2) in by_name:
+                i0, r0 = by_name[ex.group(2)]
+                if not (r0.reduce and r0.reduce[0] == "tl.max" and r0.reduce[2] == ex.group(1)):
+                    continue
+                kind = "softmax"
+            else:
+                continue
+            if i0 < i1 and i0 not in taken and i0 not in pairs:
+                pairs[i0] = (kind, i1)
+                taken.add(i1)
+        return pairs
+
+    def _paired(self, kind: str, k0: int, k1: int, r0: Line, r1: Line) -> tuple[list[str], list[str]]:
+        """(each member's two partials, stored; the row's two values from the team's partials)."""
+        a, s0, s1, n = r0.reduce[2], self._slot(k0), self._slot(k1), self.N  # type: ignore[index]
+        if kind == "var":
+            local = [
+                f"p{k0} = tl.sum(tl.where(cmask, {a}, 0.0), 1)",
+                f"n{k0} = tl.maximum(tl.minimum({n} - part * BLOCK_N, BLOCK_N), 1).to(tl.float32)",
+                f"d{k0} = tl.where(cmask, {a} - p{k0}[:, None] / n{k0}, 0.0)",
+                f"p{k1} = tl.sum(d{k0} * d{k0}, 1)",
+            ]
+            combine = [
+                f"g{k0} = tl.load({s0} + tl.arange(0, T)[None, :], volatile=True)",
+                f"q{k0} = tl.load({s1} + tl.arange(0, T)[None, :], volatile=True)",
+                f"c{k0} = tl.minimum(tl.maximum({n} - tl.arange(0, T)[None, :] * BLOCK_N, 0), BLOCK_N).to(tl.float32)",
+                f"{r0.name} = tl.sum(g{k0}, 1)[:, None]",
+                f"e{k0} = tl.where(c{k0} > 0, g{k0} / tl.maximum(c{k0}, 1.0) - {r0.name} / {float(n)}, 0.0)",
+                f"{r1.name} = (tl.sum(q{k0}, 1)[:, None] + tl.sum(c{k0} * e{k0} * e{k0}, 1)[:, None])",
+            ]
+        else:
+            local = [
+                f"p{k0} = tl.max(tl.where(cmask, {a}, float('-inf')), 1)",
+                f"p{k1} = tl.sum(tl.where(cmask & ({a} > float('-inf')), tl.exp({a} - p{k0}[:, None]), 0.0), 1)",
+            ]
+            combine = [
+                f"g{k0} = tl.load({s0} + tl.arange(0, T)[None, :], volatile=True)",
+                f"q{k0} = tl.load({s1} + tl.arange(0, T)[None, :], volatile=True)",
+                f"{r0.name} = tl.max(g{k0}, 1)[:, None]",
+                # a member without a finite value (no columns, or all -inf) adds nothing
+                f"w{k0} = tl.where(g{k0} > float('-inf'), q{k0} * tl.exp(g{k0} - {r0.name}), 0.0)",
+                f"{r1.name} = tl.sum(w{k0}, 1)[:, None]",
+            ]
+        stores = [f"tl.store({s0} + part + tl.arange(0, 1), p{k0})", f"tl.store({s1} + part + tl.arange(0, 1), p{k1})"]
+        return local + stores, combine
 
     def _team_source(self, attempt: int, chunk: int, warps: int) -> str:
         """The team variant: a row too long for one program's registers is split over a team of
