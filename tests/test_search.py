@@ -531,6 +531,10 @@ def test_rows_split_over_a_team_run_right_and_pass_the_form():
     torch.testing.assert_close(outs[1], torch.nn.functional.layer_norm(x, (100,), w, b), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(outs[2], x.amax(-1, keepdim=True))
     torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
+    x[0, 1, 7] = float("nan")  # a NaN spreads over its row's softmax, as in torch
+    outs = [torch.full(s, float("nan")) for s in ((2, 3, 100), (2, 3, 100), (2, 3, 1), (2, 3, 100))]
+    _run_rows(src, "synth_team_rows_nan", [x, w, b, *outs, 6, 100])
+    assert outs[0][0, 1].isnan().all() and outs[3][0, 1].isnan().all() and not outs[0][0, 0].isnan().any()
 
     long = _long_rows_contract()
     gpu = dataclasses.replace(long, device="cuda")

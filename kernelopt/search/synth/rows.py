@@ -981,7 +981,9 @@ class RowKernel:
         else:
             local = [
                 f"p{k0} = tl.max(tl.where(cmask, {a}, float('-inf')), 1)",
-                f"p{k1} = tl.sum(tl.where(cmask & ({a} > float('-inf')), tl.exp({a} - p{k0}[:, None]), 0.0), 1)",
+                # a member whose max is -inf (no column, or all -inf) adds 0; a NaN still spreads
+                f"h{k0} = cmask & (p{k0}[:, None] > float('-inf'))",
+                f"p{k1} = tl.sum(tl.where(h{k0}, tl.exp({a} - p{k0}[:, None]), 0.0), 1)",
             ]
             combine = [
                 f"g{k0} = tl.load({s0} + tl.arange(0, T)[None, :], volatile=True)",
