@@ -529,6 +529,10 @@ def test_a_pool_after_a_library_call_is_a_unit_from_that_calls_result():
     assert u["anchor"] == "kernelopt_lib_buf2" and u["output_at"] == "assign"
     with pytest.raises(graphunits.NotAGraphUnit, match="reads buf0's memory under another name only"):
         graphunits.derive(CONV_POOL_WRAPPER, sources, "call", ["buf0"], "buf2")  # the pool reads it as buf1
+    view = "reinterpret_tensor(buf1, (2, 8, 8, 16, 16), (16384, 2048, 256, 16, 1), 0)"
+    viewed = CONV_POOL_WRAPPER.replace("avg_pool3d.default(buf1,", f"avg_pool3d.default({view},")
+    with pytest.raises(graphunits.NotAGraphUnit, match="reads buf1's memory under another name only"):
+        graphunits.derive(viewed, sources, "call", ["buf1"], "buf2")  # no input set could take it at the call
     with pytest.raises(graphunits.NotAGraphUnit, match="reads buf1, written before the run, not an input"):
         graphunits.derive(CONV_POOL_WRAPPER, sources, "call", ["arg0_1", "arg1_1", "arg2_1"], "buf2")
     # a library call's result is its own memory, not its first argument's (a view's is)

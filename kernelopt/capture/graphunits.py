@@ -38,6 +38,7 @@ from ..core.outputcode import (
     is_call_to,
     kernel_params,
     names_in,
+    passed_names,
     statements_in_order,
 )
 from .regions import Aliases
@@ -193,8 +194,8 @@ def derive(
     if written & ins or written - aliases.allocated:
         raise NotAGraphUnit("the run writes a graph input or memory the function did not allocate")
     _check_read_after_written(stmts, launches, idx, ins, root)
-    for n in inputs:  # a buffer the function made is taken where a member reads it, by its name
-        if root(n) in aliases.allocated and not any(n in launches[i]["reads"] for i in idx):
+    for n in inputs:  # a buffer the function made is taken where a member passes it by its name
+        if root(n) in aliases.allocated and not any(n == a for i in idx for a, _ in passed_names(stmts[i])):
             raise NotAGraphUnit(f"the run reads {n}'s memory under another name only")
     after = set().union(*(aliases.names(s) for s in stmts[idx[-1] + 1 :] if not isinstance(s, ast.Delete)), set())
     if root(output) not in after:

@@ -324,6 +324,17 @@ def names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def passed_names(s: ast.stmt) -> list[tuple[str, Any]]:
+    """The names a launch statement passes as arguments themselves (not inside another call such
+    as ``reinterpret_tensor``): (name, positional index or keyword).  A graph-level unit's made
+    input is taken where a member passes it so (``harness.rewrite_io``)."""
+    call = s.value if isinstance(s, (ast.Expr, ast.Assign)) else None
+    if not isinstance(call, ast.Call):
+        return []
+    places: list[tuple[str, Any]] = [(a.id, i) for i, a in enumerate(call.args) if isinstance(a, ast.Name)]
+    return places + [(k.value.id, k.arg) for k in call.keywords if isinstance(k.value, ast.Name)]
+
+
 def is_call_to(node: ast.AST, suffixes: tuple[str, ...]) -> bool:
     return isinstance(node, ast.Call) and (dotted(node.func) or "").split(".")[-1].startswith(suffixes)
 

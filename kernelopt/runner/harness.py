@@ -246,16 +246,12 @@ def _read_at(members: list[dict[str, Any]], names: list[str]) -> dict[int, list[
     the positional index or the keyword of the call's argument that is the name itself."""
     import ast
 
+    from ..core.outputcode import passed_names
+
     seen: set[str] = set()
     at: dict[int, list[tuple[str, Any]]] = {}
     for m in members:
-        node = ast.parse(m["text"]).body[0]
-        call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
-        if not isinstance(call, ast.Call):
-            continue
-        places = [(a.id, i) for i, a in enumerate(call.args) if isinstance(a, ast.Name)]
-        places += [(k.value.id, k.arg) for k in call.keywords if isinstance(k.value, ast.Name)]
-        for name, where in places:
+        for name, where in passed_names(ast.parse(m["text"]).body[0]):
             if name in names and name not in seen:
                 seen.add(name)
                 at.setdefault(m["lineno"], []).append((name, where))
