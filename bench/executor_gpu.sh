@@ -17,7 +17,8 @@
 # the outputs), PROBS (default problems/large; or problem files separated by commas), SEARCH (default: run 8's settings, 1 iteration,
 # beam 1, 1 attempt, no retries, NCU off), PIPELINE_TIMEOUT (default 540), STEP (run, aa or
 # run+aa, capture+aa: the captures alone, then the A/A; default run), AA (load processes for the
-# A/A; with STEP=capture+aa the A/A is then run again on the idle GPU), RESUME (tar of a run dir).
+# A/A; with STEP=capture+aa the A/A is then run again on the idle GPU), RESUME (tar of a run dir),
+# EXECUTOR (the config's executor section, e.g. '{workers_per_problem: 2}').
 # Results in $OUT: exec_TAG_table.json, exec_TAG_snakemake.log, exec_TAG_gpu_util.csv,
 # exec_TAG_summary.json, exec_TAG_results.csv, exec_TAG_aa.json, exec_TAG_workdir.tar.gz
 # (the run dir without caches and tensors, to resume an unfinished run).  A run made in several
@@ -51,7 +52,8 @@ if [[ $STEP == *run* ]]; then
   # the problems are the checkout's (the same files for both trees)
   (cd $TREE && PYTHONPATH=/tmp/site:$PWD timeout -k 20 ${PIPELINE_TIMEOUT:-540} python3 -m snakemake --cores 16 \
       --resources gpu=8 --keep-going --rerun-incomplete --config problems="$PCONF" device=cuda \
-      workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' > $OUTDIR/exec_${TAG}_snakemake.log 2>&1)
+      workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' ${EXECUTOR:+"executor=$EXECUTOR"} \
+      > $OUTDIR/exec_${TAG}_snakemake.log 2>&1)
   rc=$?
   echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
   kill $SMI 2>/dev/null
