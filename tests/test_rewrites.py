@@ -535,8 +535,13 @@ def test_a_pool_after_a_library_call_is_a_unit_from_that_calls_result():
         graphunits.derive(viewed, sources, "call", ["buf1"], "buf2")  # no input set could take it at the call
     with pytest.raises(graphunits.NotAGraphUnit, match="reads buf1, written before the run, not an input"):
         graphunits.derive(CONV_POOL_WRAPPER, sources, "call", ["arg0_1", "arg1_1", "arg2_1"], "buf2")
+    # a layout asserted for a tensor holds for its renames, never for a view of its memory
+    stmts = ast.parse(CONV_POOL_WRAPPER).body[0].body
+    assert graphunits.asserted_layout(stmts, "buf1")["shape"] == [2, 8, 8, 16, 16]
+    viewed = ast.parse("buf9 = reinterpret_tensor(buf1, (2, 8, 4, 16, 32), (16384, 2048, 512, 32, 1), 0)").body
+    assert graphunits.asserted_layout(stmts + viewed, "buf9") is None
     # a library call's result is its own memory, not its first argument's (a view's is)
-    aliases = graphunits.unit_aliases(ast.parse(CONV_POOL_WRAPPER).body[0].body)
+    aliases = graphunits.unit_aliases(stmts)
     assert aliases.root("buf1") != aliases.root("arg2_1") and aliases.root("buf1") in aliases.allocated
 
 

@@ -311,28 +311,49 @@ def _output_layout(stmts: list[ast.stmt], last: int, launch: dict[str, Any], out
     (shape and stride: a GPU's; ``dtype`` None, the caller takes it from the graph's node)."""
     if launch["kind"] != "fallback":
         return layout(stmts[:last], output, aliases)
-    spec = asserted_layout(stmts[last + 1 :], output, aliases)
+    spec = asserted_layout(stmts[last + 1 :], output)
     if spec is None:
         raise NotAGraphUnit(f"the wrapper states no layout for {output}, the library call's result")
     return spec
 
 
-def asserted_layout(stmts: list[ast.stmt], name: str, aliases: Aliases) -> dict[str, Any] | None:
-    """The first layout ``stmts`` assert for ``name`` or another name of its memory:
+def asserted_layout(stmts: list[ast.stmt], name: str) -> dict[str, Any] | None:
+    """The first layout ``stmts`` assert for ``name`` or another name of the same tensor (a rename,
+    ``buf1 = buf0``; never a view of its memory, whose layout is its own):
     ``assert_tensor_metadata`` (shape, stride, dtype: a CPU wrapper) or ``assert_size_stride``
     (shape and stride: a GPU's; ``dtype`` None); None if none does."""
-    root = aliases.root(name)
+    same = _renames(stmts, name)
     for s in stmts:
         v = s.value if isinstance(s, ast.Expr) else None
         if not (is_call_to(v, ("assert_tensor_metadata", "assert_size_stride")) and len(v.args) >= 3):
             continue
-        if not (isinstance(v.args[0], ast.Name) and aliases.root(v.args[0].id) == root):
+        if not (isinstance(v.args[0], ast.Name) and v.args[0].id in same):
             continue
         shape, stride = ast.literal_eval(v.args[1]), ast.literal_eval(v.args[2])
         meta = is_call_to(v, ("assert_tensor_metadata",)) and len(v.args) >= 4
         dtype = ast.unparse(v.args[3]).split(".")[-1] if meta else None
         return {"shape": list(shape), "stride": list(stride), "dtype": dtype}
     return None
+
+
+def _renames(stmts: list[ast.stmt], name: str) -> set[str]:
+    """``name`` and every name a plain assignment (``t = s``, both ways) makes the same tensor."""
+    pairs = [
+        (s.targets[0].id, s.value.id)
+        for s in stmts
+        if isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and isinstance(s.value, ast.Name)
+    ]
+    same, grew = {name}, True
+    while grew:
+        grew = False
+        for a, b in pairs:
+            if (a in same) != (b in same):
+                same |= {a, b}
+                grew = True
+    return same
 
 
 def _input_layouts(stmts: list[ast.stmt], first: int, inputs: list[str], aliases: Aliases) -> dict[str, Any]:
@@ -343,7 +364,7 @@ def _input_layouts(stmts: list[ast.stmt], first: int, inputs: list[str], aliases
         try:
             out[n] = layout(stmts[:first], n, aliases)
         except NotAGraphUnit:
-            spec = asserted_layout(stmts[:first], n, aliases)
+            spec = asserted_layout(stmts[:first], n)
             if spec is not None:
                 out[n] = spec
     return out
