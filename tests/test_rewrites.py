@@ -429,8 +429,12 @@ def test_a_pool_aten_runs_becomes_a_graph_level_unit_that_gates_1_to_3_accept(li
     assert json.loads((a0 / "slot.json").read_text())["source"] == "rewrite:library-pool"
     for g in (1, 2):
         assert json.loads((a0 / f"gate{g}.json").read_text())["verdict"] == "pass"
-    # the baseline the unit is timed against runs ATen's kernel into the output (no copy)
+    # the baseline the unit is timed against runs ATen's kernel into the output (no copy); it is
+    # outside the candidates' form, so it is not judged (never a gate-1 failure of Inductor's)
     assert "torch.ops.aten.avg_pool3d.out(" in (p / "units" / unit / "inductor.py").read_text()
+    for g in (1, 2):
+        v = json.loads((p / "units" / unit / "cands" / "c0" / f"gate{g}.json").read_text())
+        assert v["verdict"] == "skipped" and "the baseline, timed, not judged" in v["reason"], v
     plan = json.loads((p / "stitch" / "plan.json").read_text())
     assert unit in plan["replacements"] and plan["stitch"]["proof"]["identical_except_replaced"]
     dropped = [d.split("(")[0].split(" = ")[-1] for d in plan["stitch"]["dropped_library_calls"]]
