@@ -154,10 +154,35 @@ def test_a_scan_over_a_middle_dimension_of_a_transposed_input():
     torch.testing.assert_close(out, torch.cumsum(torch.exp(x), 1))
 
 
+@pytest.mark.parametrize("attempt", [0, 3])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_prefix_product_carries_the_chunks_product(attempt, reverse):
+    """cumprod (KernelBench's scan class beside cumsum): each chunk is scanned with tl.cumprod and
+    scaled by the product of the chunks before it; padding columns are 1, so the chunk's last
+    scanned value is the new carry.  Values near 1 keep the product from underflowing over
+    several chunks, so the carry is what is checked."""
+    rows, n = 3, 4500 if reverse else 9000
+    forward = REVERSE if reverse else MIDDLE
+    forward = forward.replace("cumsum.default(", "cumprod.default(")
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
+    src = generate.generate(contract, _reference(forward, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"]), attempt)
+    assert "tl.cumprod(val, axis=1) * carry" in src and "product over dim 1" in src
+    mod = load_candidate(src, f"scan_prod_{attempt}_{reverse}")
+    torch.manual_seed(5)
+    x, out = torch.randn(rows, n) * 1e-3, torch.full((rows, n), float("nan"))
+    if reverse:
+        x = x + 1.0
+    mod.launch(x, out)
+    xd = x.double()
+    want = (torch.cumprod(xd.flip(1), 1).flip(1) if reverse else torch.cumprod(torch.exp(xd), 1)).float()
+    assert want.abs().min() > 0.5  # the carry matters: no underflow
+    torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     "forward,reason",
     [
-        (MIDDLE.replace("cumsum.default(exp, 1)", "cumprod.default(exp, 1)"), "only prefix sums"),
+        (MIDDLE.replace("cumsum.default(exp, 1)", "cummax.default(exp, 1)"), "only prefix sums and products"),
         (MIDDLE.replace("cumsum.default(exp, 1)", "cumsum.default(exp, 1, dtype=torch.float64)"), "dtype"),
         (REVERSE.replace("flip.default(x0, [1])", "flip.default(x0, [0])"), "other dimensions"),
         (REV_BOTH_RESIDUAL.replace("add.Tensor(rev_1, mul)", "add.Tensor(rev_1, cumsum)"), "besides its flip"),

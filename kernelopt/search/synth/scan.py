@@ -1,17 +1,18 @@
-"""Synthesis of scan units: a pointwise chain, one prefix sum (``aten.cumsum``) over one dimension,
-and a pointwise chain on the sums (and on the chain's values: ``cumsum(x) - x`` is an exclusive
-scan); a suffix sum written as ``flip``, ``cumsum``, ``flip`` over the same dimension is scanned
-from the end.
+"""Synthesis of scan units: a pointwise chain, one prefix sum or product (``aten.cumsum``,
+``aten.cumprod``) over one dimension, and a pointwise chain on the results (and on the chain's
+values: ``cumsum(x) - x`` is an exclusive scan); a suffix scan written as ``flip``, ``cumsum``,
+``flip`` over the same dimension is scanned from the end.
 
 The model: the scanned dimension ``d`` of the unit's shape ``S`` (size ``N``) is the row; the other
 dimensions are the ``R = numel / N`` independent rows.  One program handles ``ROWS`` rows and walks
 them in chunks of ``BLOCK`` columns: each chunk is loaded once, scanned in registers
-(``tl.cumsum``), offset by the carry of the chunks before it, stored once, and its total added to
-the carry (block scan + carry: every element read and written once, the copy roof's traffic).
+(``tl.cumsum``, ``tl.cumprod``), combined with the carry of the chunks before it, stored once, and
+its total folded into the carry (block scan + carry: every element read and written once, the
+copy roof's traffic); a product's carry is the chunk's last scanned value.
 Arguments are indexed through their strides (any ``d``, broadcast inputs).  Values are computed
-in float32 and cast on store; padding columns scan as 0.
+in float32 and cast on store; padding columns scan as the identity (0 for a sum, 1 for a product).
 
-Refused, with the reason: several scans, a scan of another op (cumprod, cummax), a dtype argument,
+Refused, with the reason: several scans, a scan of another op (cummax, logcumsumexp), a dtype argument,
 a flip the scan does not undo, integer outputs, arguments seen through a view.
 """
 
@@ -35,8 +36,8 @@ from .ops import (
 )
 from .pointwise import pointwise_body
 
-SCANS = {"cumsum"}
-REFUSED_SCANS = {"cumprod", "cummax", "cummin", "logcumsumexp"}
+SCANS = {"cumsum", "cumprod"}
+REFUSED_SCANS = {"cummax", "cummin", "logcumsumexp"}
 # (rows per program, columns per chunk, num_warps) per attempt
 ATTEMPTS = [(1, 2048, 4), (1, 4096, 8), (4, 1024, 8), (2, 8192, 16)]
 INPUT_DTYPES = FLOAT_DTYPES | {"bool"}
@@ -94,11 +95,12 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
     i = scans[0]
     op, call = _op(body[i])  # type: ignore[misc]
     if op in REFUSED_SCANS:
-        raise CannotSynthesize(f"aten.{op}: only prefix sums (cumsum) are synthesised")
+        raise CannotSynthesize(f"aten.{op}: only prefix sums and products (cumsum, cumprod) are synthesised")
     if call.keywords or len(call.args) != 2 or not isinstance(call.args[0], ast.Name):
-        raise CannotSynthesize(f"aten.cumsum with a dtype or keyword arguments: {ast.unparse(call)[:80]}")
+        raise CannotSynthesize(f"aten.{op} with a dtype or keyword arguments: {ast.unparse(call)[:80]}")
     dim = _dims(call.args[1], rank)[0]
-    scan = {"input": call.args[0].id, "name": body[i].targets[0].id, "dim": dim, "in_rev": False, "out_rev": False}  # type: ignore[attr-defined]
+    scan = {"op": op, "input": call.args[0].id, "dim": dim, "in_rev": False, "out_rev": False}
+    scan["name"] = body[i].targets[0].id  # type: ignore[attr-defined]
     pre, post = body[:i], body[i + 1 :]
     for s in pre:
         if s.targets[0].id == scan["input"] and (src := _flip_of(s, rank, dim)) is not None:  # type: ignore[attr-defined]
@@ -121,6 +123,24 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
     if len(vals) != 1 or not isinstance(vals[0], ast.Name):
         raise CannotSynthesize("a scan unit with more than one output")
     return {"pre": pre, "post": post, "scan": scan, "result": vals[0].id}
+
+
+def _scan_step(op: str, value: str) -> tuple[str, list[str]]:
+    """The carry's start and one chunk's scan of ``value`` (padding columns hold the identity):
+    a sum adds the chunk's total to the carry; a product's padding is 1, so the chunk's last
+    scanned value (carry included) is the next carry."""
+    if op == "cumprod":
+        last = "tl.arange(0, BLOCK)[None, :] == BLOCK - 1"
+        return "tl.full([ROWS, 1], 1.0, tl.float32)", [
+            f"val = tl.where(mask, {value}, 1.0)",
+            "s = tl.cumprod(val, axis=1) * carry",
+            f"carry = tl.sum(tl.where({last}, s, 0.0), axis=1)[:, None]",
+        ]
+    return "tl.zeros([ROWS, 1], tl.float32)", [
+        f"val = tl.where(mask, {value}, 0.0)",
+        "s = tl.cumsum(val, axis=1) + carry",
+        "carry = carry + tl.sum(val, axis=1)[:, None]",
+    ]
 
 
 def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str:
@@ -180,11 +200,9 @@ def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str
                 off = arg_offset(args[name], at(col))
                 body.append(f"        {prefix}{i} = tl.load({name} + ({off}), mask=mask, other=0).to(tl.float32)")
     body += [f"        {ln}" for ln in pre_lines]
-    body += [
-        f"        val = tl.where(mask, {pre_res}, 0.0)",
-        "        s = tl.cumsum(val, axis=1) + carry",
-        "        carry = carry + tl.sum(val, axis=1)[:, None]",
-    ]
+    init, step = _scan_step(scan["op"], pre_res)
+    body[body.index("    carry = tl.zeros([ROWS, 1], tl.float32)")] = f"    carry = {init}"
+    body += [f"        {ln}" for ln in step]
     body += [f"        {ln}" for ln in post_lines]
     body.append(
         f"        tl.store({out_name} + ({arg_offset(args[out_name], at(col_out))}), "
@@ -193,8 +211,9 @@ def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str
     kind = {(False, False): "prefix", (True, True): "suffix"}.get((scan["in_rev"], scan["out_rev"]), "prefix")
     if scan["in_rev"] != scan["out_rev"]:
         kind += f" ({'read' if scan['in_rev'] else 'stored'} in reverse)"
+    kind += " product" if scan["op"] == "cumprod" else " sum"
     what = [
-        f"a {kind} sum over dim {d} of {S} ({R} rows of {N}), block scan + "
+        f"a {kind} over dim {d} of {S} ({R} rows of {N}), block scan + "
         f"carry in chunks of {block}, {rows} row(s) per program, the chains around it fused."
     ]
     config = {"ROWS": rows, "BLOCK": block}
