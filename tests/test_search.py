@@ -1443,6 +1443,71 @@ class Reference(torch.nn.Module):
     torch.testing.assert_close(out, y * torch.sigmoid(y))
 
 
+LN_TRANSPOSED_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['out_ptr1']
+SHAPES = {'in_ptr0': [4, 64, 50], 'in_ptr1': [64], 'in_ptr2': [64]}
+OUT_SHAPES = {'out_ptr1': [4, 50, 64]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        permute = torch.ops.aten.permute.default(x0, [0, 2, 1]);  x0 = None
+        clone = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format);  permute = None
+        var_mean = torch.ops.aten.var_mean.correction(clone, [2], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(clone, getitem_1);  clone = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        mul_1 = torch.ops.aten.mul.Tensor(mul, x1);  mul = x1 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, x2);  mul_1 = x2 = None
+        return (add_1,)
+"""
+
+
+@pytest.mark.parametrize("chunk", [None, 16])
+def test_a_layernorm_over_a_transposed_input_reads_it_through_the_permute(chunk):
+    """A LayerNorm over the channels of a (N, C, L) tensor written as transpose, LayerNorm,
+    transpose (Inductor's post-grad graph on a fresh problem, CPU): the row synthesizer refused
+    ``aten.permute``.  The permuted view is the unit's shape (rows of C), the argument is read
+    with its strides reordered; the output's own strides place the result."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.synth.ops import CannotSynthesize
+
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [4, 64, 50], "read"),
+                _t("in_ptr1", [64], "read"),
+                _t("in_ptr2", [64], "read"),
+                _t("out_ptr1", [4, 50, 64], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 200},
+                {"name": "r0_numel", "kind": "scalar", "value": 64},
+            ]
+        }
+    )
+    src = synth_rows.synthesize_rows(contract, LN_TRANSPOSED_REFERENCE, 0, chunk=chunk)
+    assert "200 independent rows of 64 elements" in src and "cols * 50" in src
+    torch.manual_seed(0)
+    x, w, b = torch.randn(4, 64, 50) * 2 + 1, torch.randn(64), torch.randn(64)
+    out = torch.full((4, 50, 64), float("nan"))
+    _run_rows(src, f"synth_ln_transposed_{chunk}", [x, w, b, out, 200, 64])
+    want = torch.nn.functional.layer_norm(x.transpose(1, 2), (64,), w, b)
+    torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-4)
+    # a permute of a computed value is refused, not indexed as if it were an argument
+    computed = LN_TRANSPOSED_REFERENCE.replace(
+        "permute = torch.ops.aten.permute.default(x0, [0, 2, 1]);  x0 = None",
+        "exp = torch.ops.aten.exp.default(x0)\n        permute = torch.ops.aten.permute.default(exp, [0, 2, 1])",
+    )
+    with pytest.raises(CannotSynthesize, match="permute of a computed value"):
+        synth_rows.synthesize_rows(contract, computed, 0)
+
+
 @pytest.mark.slow
 def test_synthesis_reaches_the_generalization_problems(tmp_path):
     """Issue 8, end to end on CPU: the units Inductor makes for a LayerNorm over three dims, a

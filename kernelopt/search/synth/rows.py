@@ -25,9 +25,10 @@ per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Pa
 columns are replaced by the reduction's neutral element before every reduction, so masking
 never changes a result.  Values are computed in float32 and cast on store.
 
-Anything outside that model (reductions over several or different dimensions, views that move
-the reduced dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with
-the reason.
+An argument read through a permute (a transpose before a norm) is indexed with its permuted
+strides, and the unit's shape is the permuted view's.  Anything outside that model (reductions
+over several or different dimensions, views that move the reduced dimension, integer outputs,
+graph-level references) raises ``CannotSynthesize`` with the reason.
 """
 
 from __future__ import annotations
@@ -218,6 +219,32 @@ def _lifted_shape(fwd: ast.FunctionDef, S: list[int]) -> list[int] | None:
     return list(v) if len(v) > len(S) and coarsens(S, v) else None
 
 
+def _permuted_shape(fwd: ast.FunctionDef, consts: dict[str, Any], S: list[int]) -> list[int] | None:
+    """The shape of the values a unit computes on when it reads its largest argument through a
+    permute (a LayerNorm over a transposed tensor's channels reduces the permuted view's last
+    dimension, not the argument's): that view's shape, None without one (or with several)."""
+    shapes = {p.arg: consts["SHAPES"][n] for p, n in zip(fwd.args.args[1:], consts["INPUTS"])}
+    seen = []
+    for node in ast.walk(fwd):
+        if (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "torch.ops.aten.permute.default"
+            and len(node.args) == 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in shapes
+        ):
+            shape = shapes[node.args[0].id]
+            try:
+                perm = [int(d) % len(shape) for d in ast.literal_eval(node.args[1])]
+            except (ValueError, TypeError):
+                return None
+            seen.append([shape[d] for d in perm])
+    if not seen or any(v != seen[0] for v in seen):
+        return None
+    v = seen[0]
+    return v if len(v) == len(S) and math.prod(v) == math.prod(S) else None
+
+
 def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
     """The dimensions the reference's reductions reduce (of the unit's largest tensor, shape
     ``S``), the same for all of them, size-1 dimensions left out (reducing one changes nothing:
@@ -293,6 +320,7 @@ class RowKernel:
         self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
         if len(self.S) < 1:
             raise CannotSynthesize("scalar unit")
+        self.S = _permuted_shape(fwd, consts, self.S) or self.S
         # reductions over a finer view of the unit's values (a group norm's [N, G, C/G, 1] of
         # [N, C]): the unit is that view; its coarser groupings are the same elements in order
         lifted = _lifted_shape(fwd, self.S)
@@ -347,10 +375,14 @@ class RowKernel:
             # a lifted unit's coarser grouping of its values: indexed as the finer view
             fx_shape, strides = list(self.S), contiguous_strides(self.S)
         last = self.red == len(self.S) - 1
-        if last and math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
+        # the shortcuts below index the argument as a contiguous tensor: not for a view (a permute)
+        # whose strides say otherwise
+        plain = strides is None or is_contiguous(fx_shape, strides)
+        if plain and last and math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
             return f"rows * {self.N} + cols", "full"
         if (
-            self.N > 1
+            plain
+            and self.N > 1
             and math.prod(fx_shape) == self.R
             and [x for x in fx_shape if x != 1] == [x for x in self.lead if x != 1]
             and self._contiguous(a)
@@ -680,7 +712,14 @@ class RowKernel:
             return x  # an expand to the value's own shape
         raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
 
-    VIEWS = {"as_strided": _as_strided, "unsqueeze": _unsqueeze_op, "expand": _expand}
+    def _permute(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        """A permute of an argument (a transpose before a norm): its dims and strides reordered."""
+        if x.kind != "input" or x.strides is None or x.shape is None:
+            raise CannotSynthesize("aten.permute of a computed value, or of a view without strides")
+        perm = [int(d) % len(x.shape) for d in ast.literal_eval(call.args[1])]
+        return Val(x.code, [x.shape[d] for d in perm], "input", arg=x.arg, strides=[x.strides[d] for d in perm])
+
+    VIEWS = {"as_strided": _as_strided, "unsqueeze": _unsqueeze_op, "expand": _expand, "permute": _permute}
 
     def _view_of_input(self, x: Val, call: ast.Call) -> Val:
         new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
