@@ -392,11 +392,37 @@ def get_init_inputs():
 """
 
 
+CONV2D_POOL_PROBLEM = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.pool = nn.AvgPool2d(6, stride=4)
+
+    def forward(self, x):
+        return self.pool(self.conv(x))
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 34, 34)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
 @pytest.fixture(scope="module")
 def library_pool_run(tmp_path_factory):
     """The pipeline in CPU mode on the small 3-D average pool of problems/headroom (3x3x3
-    windows, stride 2: Inductor does not lower it and the wrapper calls ATen's kernel), and on
-    a 3-D convolution followed by that pool (``level2_9_Conv3d_AvgPool3d``, beside it)."""
+    windows, stride 2: Inductor does not lower it and the wrapper calls ATen's kernel), on
+    a 3-D convolution followed by that pool (``level2_9_Conv3d_AvgPool3d``, beside it), and on
+    a 2-D convolution whose channels-last result ATen pools and Inductor then copies into the
+    output's layout (``level2_10_Conv2d_AvgPool2d_Copied``)."""
     sys.path.insert(0, str(ROOT / "bench"))
     import headroom_small
 
@@ -405,9 +431,11 @@ def library_pool_run(tmp_path_factory):
     conv = top / "problems" / "level2" / "9_Conv3d_AvgPool3d.py"
     conv.parent.mkdir(parents=True, exist_ok=True)
     conv.write_text(CONV_POOL_PROBLEM)
+    conv2d = top / "problems" / "level2" / "10_Conv2d_AvgPool2d_Copied.py"
+    conv2d.write_text(CONV2D_POOL_PROBLEM)
     wd = top / "run"
     r = snakemake(
-        "--cores", "2", "--config", f"problems=[{path}, {conv}]", "device=cpu", f"workdir={wd}",
+        "--cores", "2", "--config", f"problems=[{path}, {conv}, {conv2d}]", "device=cpu", f"workdir={wd}",
         "search={iterations: 1, beam_width: 1, synthesis_attempts: 1, retries: 0}",
         "gates={user_candidates: 0, retries: 0}", timeout=1200,
     )  # fmt: skip
@@ -567,3 +595,24 @@ def test_a_pool_after_a_convolution_is_searched_and_stitched_with_the_convolutio
     body = (p / "stitch" / "output_code.py").read_text().split("def call", 1)[1]
     assert "extern_kernels.convolution(" in body and "kernelopt_lib_buf1.run(buf0, buf1)" in body
     assert "torch.ops.aten.avg_pool3d.default(" not in body
+
+
+def test_a_pool_whose_result_inductor_copies_is_a_unit_of_the_call_alone(library_pool_run):
+    """On the CPU, the convolution's result is channels-last; ATen's pool keeps that layout and a
+    Triton kernel copies it into the contiguous output.  The copy, not the call's buffer, had
+    the pool's FX node as its origin, so no unit formed ("a statement between the launches"):
+    the call's own buffer is now tried first, and the unit is the call alone, its candidates
+    writing the channels-last layout the copy reads (gates 1-3)."""
+    p = library_pool_run.parent / "level2_10_Conv2d_AvgPool2d_Copied"
+    disp = json.loads((p / "dispatch.json").read_text())
+    (uid,) = disp["rewrites"]["rewrite_units"]
+    unit = next(u for u in disp["units"] if u["id"] == uid)
+    assert [m["kind"] for m in unit["rewrite"]["members"]] == ["fallback"], unit["rewrite"]["members"]
+    assert any("avg_pool2d" in u["id"] and u["id"].startswith("triton_") for u in disp["units"])  # the copy
+    contract = json.loads((p / "units" / uid / "contract.json").read_text())
+    out = next(a for a in contract["args"] if a.get("access") == "write")
+    assert out["shape"] == [2, 8, 8, 8] and out["stride"] == [512, 1, 64, 8], out
+    for g in (1, 2):
+        assert json.loads((p / "units" / uid / "synth" / "a0" / f"gate{g}.json").read_text())["verdict"] == "pass"
+    g3 = json.loads((p / "stitch" / "gate3.json").read_text())
+    assert g3["verdict"] == "pass" and f"'kernelopt_lib_{uid.split('_')[-1]}': 6" in g3["reason"], g3["reason"]

@@ -33,6 +33,17 @@ class KernelSite:
     origins: list[str]  # FX nodes fused into the kernel
 
 
+def _fallback_origin(buf: Any) -> str | None:
+    """The FX node an ATen fallback call's buffer holds the value of, where Inductor gave it no
+    origin node: one origin, a single-output call (not a tuple's layout); None otherwise."""
+    from torch._inductor import ir
+
+    if not isinstance(buf, ir.FallbackKernel) or isinstance(getattr(buf, "layout", None), ir.MultiOutputLayout):
+        return None
+    origins = [o for o in getattr(buf, "origins", ()) if getattr(o, "op", None) == "call_function"]
+    return origins[0].name if len(origins) == 1 else None
+
+
 @dataclass
 class GraphCapture:
     index: int
@@ -41,6 +52,10 @@ class GraphCapture:
     gm: Any = None  # post-grad torch.fx.GraphModule
     graph_inputs: list[str] = field(default_factory=list)
     buffer_origin: dict[str, str] = field(default_factory=dict)  # buffer -> fx node name
+    # a library call's own result that Inductor then copied into another layout (an ATen pool of a
+    # channels-last convolution's output): the copy holds the node's value as its origin, the call's
+    # buffer has none; buffer -> the one fx node it came from
+    fallback_origin: dict[str, str] = field(default_factory=dict)
     buffer_numel: dict[str, int] = field(default_factory=dict)
     constants: dict[str, Any] = field(default_factory=dict)
     kernel_sites: dict[str, list[KernelSite]] = field(default_factory=dict)
@@ -94,6 +109,8 @@ class CompileHooks:
                     node = None
                 if node is not None:
                     cap.buffer_origin[buf.get_name()] = node.name
+                elif (name := _fallback_origin(buf)) is not None:
+                    cap.fallback_origin[buf.get_name()] = name
             orig_call = mod.call
 
             def call(args: list[Any]) -> Any:
