@@ -111,6 +111,51 @@ class Reference(torch.nn.Module):
     torch.testing.assert_close(out, _loss(kind, p, t), rtol=1e-5, atol=1e-6)
 
 
+def test_a_frobenius_norm_sums_over_dims_none_and_divides_by_a_0d_input():
+    """``x / torch.norm(x, p="fro")`` on a fresh problem: Inductor's graph sums the squares with
+    ``sum.dim_IntList(x, None)`` (every dim), then divides by the 0-d result's square root.  The
+    heuristic synthesizer crashed on both (a TypeError, not a reason): the sum is a full
+    reduction, and a 0-d input of the pointwise kernel has the shape [], not "no shape"."""
+    shape = [4, 8, 20, 20]
+
+    def ref(shapes, out_shape, forward):
+        return (
+            f"LEVEL = 'kernel'\nINPUTS = {list(shapes)!r}\nOUTPUTS = ['out_ptr0']\nSHAPES = {shapes!r}\n"
+            f"OUT_SHAPES = {{'out_ptr0': {out_shape!r}}}\n\n\nclass Reference(torch.nn.Module):\n{forward}"
+        )
+
+    total = ref(
+        {"in_ptr0": shape},
+        [],
+        """    def forward(self, x0):
+        pow_1 = torch.ops.aten.pow.Tensor_Scalar(x0, 2);  x0 = None
+        sum_1 = torch.ops.aten.sum.dim_IntList(pow_1, None);  pow_1 = None
+        return (sum_1,)
+""",
+    )
+    scale = ref(
+        {"in_ptr0": shape, "in_ptr1": []},
+        shape,
+        """    def forward(self, x0, x1):
+        pow_2 = torch.ops.aten.pow.Tensor_Scalar(x1, 0.5);  x1 = None
+        div = torch.ops.aten.div.Tensor(x0, pow_2);  x0 = pow_2 = None
+        return (div,)
+""",
+    )
+    torch.manual_seed(3)
+    x = torch.randn(shape)
+    c1 = Contract.from_dict({"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", [], "write")]})
+    s = torch.full((), float("nan"))
+    load_candidate(generate.generate(c1, total, 0), "fro_sum").launch(x, s)
+    torch.testing.assert_close(s, (x.double() ** 2).sum().float(), rtol=1e-5, atol=1e-5)
+    c2 = Contract.from_dict(
+        {"args": [_arg("in_ptr0", shape, "read"), _arg("in_ptr1", [], "read"), _arg("out_ptr0", shape, "write")]}
+    )
+    out = torch.full(shape, float("nan"))
+    load_candidate(generate.generate(c2, scale, 0), "fro_div").launch(x, s, out)
+    torch.testing.assert_close(out, x / torch.norm(x, p="fro"), rtol=1e-5, atol=1e-6)
+
+
 def test_a_max_over_everything_and_a_kept_sum_are_refused():
     contract = Contract.from_dict({"args": [_arg("in_ptr0", [4, 8], "read"), _arg("out_ptr0", [], "write")]})
     ref = """

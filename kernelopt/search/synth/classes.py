@@ -20,7 +20,7 @@ from .scan import is_scan
 
 NORM_OPS = ("native_layer_norm", "native_group_norm", "_native_batch_norm_legit", "var_mean", "native_batch_norm")
 SOFTMAX_OPS = ("_softmax", "_log_softmax", "prepare_softmax_online", "logsumexp")
-FULL_REDUCTION = re.compile(r"aten\.(sum|mean|amax|amin)\.default\(\w+\)")
+FULL_REDUCTION = re.compile(r"aten\.(sum|mean|amax|amin)\.(default\(\w+\)|dim_IntList\(\w+, None\))")
 ROW_REDUCTION = re.compile(r"aten\.(sum|mean|amax|amin|max|min|prod)\.(dim|dim_IntList|default)\(")
 
 

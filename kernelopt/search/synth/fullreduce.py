@@ -28,7 +28,9 @@ ATTEMPTS = [(4096, 1024, 8), (2048, 2048, 4), (8192, 512, 8), (1024, 4096, 4)]
 
 
 def is_full_reduction(reference_src: str) -> bool:
-    return bool(re.search(r"aten\.(sum|mean)\.default\(\w+\)", reference_src))
+    """A sum or mean over every element: ``.default(x)``, or ``.dim_IntList(x, None)`` (a norm
+    over everything, ``torch.norm(x, p="fro")``, as the post-grad graph writes it)."""
+    return bool(re.search(r"aten\.(sum|mean)\.(default\(\w+\)|dim_IntList\(\w+, None\))", reference_src))
 
 
 def _parse(fwd: ast.FunctionDef, rank: int) -> tuple[list[ast.stmt], dict[str, Any], list[ast.stmt], str]:
@@ -50,8 +52,9 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> tuple[list[ast.stmt], dict[str, A
         every = parts[4] == "default" and len(args) == 1
         if parts[4] == "dim_IntList" and len(args) >= 2:
             try:
-                dims = sorted(int(d) % rank for d in ast.literal_eval(args[1]))
-            except ValueError:
+                named = ast.literal_eval(args[1])  # None: every dimension
+                dims = list(range(rank)) if named is None else sorted(int(d) % rank for d in named)
+            except (ValueError, TypeError):
                 dims = []
             keep = len(args) > 2 and bool(ast.literal_eval(args[2]))
             every = dims == list(range(rank)) and not keep and not s.value.keywords

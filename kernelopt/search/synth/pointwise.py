@@ -103,7 +103,8 @@ def synthesize_pointwise(contract: Contract, reference_src: str, attempt: int) -
         a = args[name]
         if a.get("dtype") not in FLOAT_DTYPES:
             raise CannotSynthesize(f"argument {name} is {a.get('dtype')}, only float pointwise chains are synthesised")
-        ref_shape = (consts["SHAPES"].get(name) if name in consts["INPUTS"] else None) or consts["OUT_SHAPES"].get(name)
+        # a 0-d input (a norm computed before: ``x / norm``) has the shape [], not "no shape"
+        ref_shape = consts["SHAPES"][name] if name in consts["INPUTS"] else consts["OUT_SHAPES"][name]
         if list(a["shape"]) != list(ref_shape):
             raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {ref_shape})")
     n = int(math.prod(out_shape))
@@ -123,10 +124,11 @@ def synthesize_pointwise(contract: Contract, reference_src: str, attempt: int) -
     ] + idx
     for i, name in enumerate(consts["INPUTS"]):
         a = args[name]
-        body.append(
-            f"    v{i} = tl.load({name} + ({_index(a['shape'], a['stride'], out_shape)}), "
-            "mask=mask, other=0.0).to(tl.float32)"
-        )
+        at = _index(a["shape"], a["stride"], out_shape)
+        if at == "0":  # one value for every element (a 0-d input): a scalar load, unmasked
+            body.append(f"    v{i} = tl.load({name}).to(tl.float32)")
+            continue
+        body.append(f"    v{i} = tl.load({name} + ({at}), mask=mask, other=0.0).to(tl.float32)")
     body += [f"    {l}" for l in lines]
     for name, res in zip(outs, results):
         a = args[name]

@@ -262,6 +262,8 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
             dims = ast.literal_eval(arg)
         except ValueError:
             raise CannotSynthesize(f"aten.{op} over dims {ast.unparse(arg)}") from None
+        if dims is None:
+            raise CannotSynthesize(f"aten.{op} over every dimension (dims None): not a row reduction")
         dims = dims if isinstance(dims, (list, tuple)) else [dims]
         src = node.args[0] if node.args else None
         base = literal.get(src.id, S) if isinstance(src, ast.Name) else S
