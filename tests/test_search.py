@@ -1622,6 +1622,58 @@ class Reference(torch.nn.Module):
 """
 
 
+PROD_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0', 'out_ptr1']
+SHAPES = {'in_ptr0': [4, 90, 6]}
+OUT_SHAPES = {'out_ptr0': [4, 6], 'out_ptr1': [4, 1, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        prod = torch.ops.aten.prod.dim_int(x0, 1)
+        mul = torch.ops.aten.mul.Tensor(x0, 2.0);  x0 = None
+        prod_1 = torch.ops.aten.prod.dim_int(mul, 1, True);  mul = None
+        return (prod, prod_1)
+"""
+
+
+@pytest.mark.parametrize("chunk", [None, 16])
+def test_a_product_over_a_dimension_is_the_last_column_of_its_running_product(chunk):
+    """A product reduction (KernelBench's class beside sum/max/min; the row synthesizer refused
+    aten.prod on a fresh problem): Triton has no tl.prod, so the row's product is the last column
+    of tl.cumprod, padding columns holding 1; the looped variant (chunks of 16 of the 90
+    columns, the last one partial) multiplies the chunks' products."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [4, 90, 6], "read"),
+                _t("out_ptr0", [4, 6], "write"),
+                _t("out_ptr1", [4, 1, 6], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 24},
+                {"name": "r0_numel", "kind": "scalar", "value": 90},
+            ]
+        }
+    )
+    src = synth_rows.synthesize_rows(contract, PROD_REFERENCE, 0, chunk=chunk)
+    assert "tl.cumprod(" in src
+    torch.manual_seed(0)
+    x = 0.5 + 0.01 * torch.randn(4, 90, 6)  # 2x keeps the second product near 1: no underflow
+    outs = [torch.full((4, 6), float("nan")), torch.full((4, 1, 6), float("nan"))]
+    _run_rows(src, f"synth_prod_{chunk}", [x, *outs, 24, 90])
+    torch.testing.assert_close(outs[0], x.double().prod(1).float(), rtol=1e-4, atol=0)
+    torch.testing.assert_close(outs[1], (2.0 * x.double()).prod(1, keepdim=True).float(), rtol=1e-4, atol=0)
+    # a team exchanges sums and maxima only: a product on a GPU gets no team variant
+    gpu = synth_rows.RowKernel(replace(contract, device="cuda"), PROD_REFERENCE)
+    gpu.build(0)
+    assert not gpu._teams()
+
+
 @pytest.mark.parametrize("chunk", [None, 16])
 def test_synthesis_of_max_and_min_over_a_dimension(chunk):
     """H200 run 8: ``torch.max(x, dim=1)[0]`` (aten.max.dim, values and indices) had no

@@ -1,5 +1,5 @@
 """Synthesis of row kernels: pointwise ops mixed with reductions over one dimension
-(softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin, var_mean, logsumexp as Inductor
+(softmax, log-softmax, layernorm, RMSNorm, sum/mean/amax/amin/prod, var_mean, logsumexp as Inductor
 decomposes it, Inductor's ``prepare_softmax_online``), generated from the unit's eager reference.
 
 The model: the unit's largest tensor has shape ``S``; every reduction reduces the same dimension
@@ -62,14 +62,28 @@ LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
 # the team variant of rows too long for one program (GPU only), per attempt that tries it:
 # (columns each program of the team holds in registers, num_warps)
 TEAM_ATTEMPTS = {0: (8192, 4), 2: (16384, 8)}
-COMBINE = {"tl.sum": "{acc} + {part}", "tl.max": "tl.maximum({acc}, {part})", "tl.min": "tl.minimum({acc}, {part})"}
+COMBINE = {
+    "tl.sum": "{acc} + {part}",
+    "tl.max": "tl.maximum({acc}, {part})",
+    "tl.min": "tl.minimum({acc}, {part})",
+    "tl.prod": "{acc} * {part}",
+}
 VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
 REDUCE = {
     "sum": ("tl.sum", "0.0"),
     "mean": ("tl.sum", "0.0"),
     "amax": ("tl.max", "float('-inf')"),
     "amin": ("tl.min", "float('inf')"),
+    "prod": ("tl.prod", "1.0"),  # Triton has no tl.prod: _reduce_call writes it
 }
+
+
+def _reduce_call(fn: str, x: str) -> str:
+    """``fn`` of the tile ``x`` along its columns.  A product is the last column of the running
+    product (padding columns hold 1, the neutral element, so that column is the whole row's)."""
+    if fn == "tl.prod":
+        return f"tl.sum(tl.where(tl.arange(0, BLOCK_N)[None, :] == BLOCK_N - 1, tl.cumprod({x}, 1), 0.0), 1)"
+    return f"{fn}({x}, 1)"
 
 
 def _keep(shape: list[int], dim: int) -> list[int]:
@@ -561,7 +575,7 @@ class RowKernel:
         fn, neutral = REDUCE[op]
         src = v.code if self.BLOCK_N == self.N else f"tl.where(cmask, {v.code}, {neutral})"
         self.reductions += 1
-        r = self._new(f"{fn}({src}, 1)[:, None]", _keep(v.shape, self.red), "row")
+        r = self._new(f"{_reduce_call(fn, src)}[:, None]", _keep(v.shape, self.red), "row")
         self.lines[-1].reduce = (fn, neutral, v.code)
         return r
 
@@ -889,11 +903,8 @@ class RowKernel:
             body += loop
             for i, acc, part in zip(reds, accs, parts):
                 fn, neutral, _ = self.lines[i].reduce
-                body.append(
-                    "    "
-                    + f"{acc} = "
-                    + COMBINE[fn].format(acc=acc, part=f"{fn}(tl.where(cmask, {part}, {neutral}), 1)[:, None]")
-                )
+                chunk = _reduce_call(fn, f"tl.where(cmask, {part}, {neutral})")
+                body.append("    " + f"{acc} = " + COMBINE[fn].format(acc=acc, part=f"{chunk}[:, None]"))
             body += [f"{self.lines[i].name} = {acc}" for i, acc in zip(reds, accs)]
             body += [self.lines[i].code for i, dd in sorted(depth.items()) if dd == d and not self.lines[i].reduce]
         body += [ln.code for ln in self.lines if ln.kind == "store-row"]
@@ -1096,8 +1107,10 @@ class RowKernel:
         )
 
     def _teams(self) -> bool:
-        """Whether the unit's device runs programs side by side (a team needs its members at once)."""
-        return str(self.contract.device or "").startswith("cuda")
+        """Whether the unit's device runs programs side by side (a team needs its members at once);
+        a product is not exchanged between a team's members (no team then)."""
+        prod = any(ln.reduce and ln.reduce[0] == "tl.prod" for ln in self.lines)
+        return str(self.contract.device or "").startswith("cuda") and not prod
 
     def source(self, attempt: int) -> str:
         if self.team is not None:
