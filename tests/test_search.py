@@ -1455,17 +1455,13 @@ class Reference(torch.nn.Module):
     def forward(self, x0, x1, x2):
         permute = torch.ops.aten.permute.default(x0, [0, 2, 1]);  x0 = None
         clone = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format);  permute = None
-        var_mean = torch.ops.aten.var_mean.correction(clone, [2], correction = 0, keepdim = True)
-        getitem = var_mean[0]
-        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
-        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
-        getitem_1 = var_mean[1];  var_mean = None
-        sub = torch.ops.aten.sub.Tensor(clone, getitem_1);  clone = getitem_1 = None
-        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
-        mul_1 = torch.ops.aten.mul.Tensor(mul, x1);  mul = x1 = None
-        add_1 = torch.ops.aten.add.Tensor(mul_1, x2);  mul_1 = x2 = None
-        return (add_1,)
 """
+# LN3_REFERENCE's LayerNorm over the permuted view's last dim
+LN_TRANSPOSED_REFERENCE += (
+    LN3_REFERENCE.split("def forward(self, x0, x1, x2):\n")[1]
+    .replace("var_mean.correction(x0, [1, 2, 3]", "var_mean.correction(clone, [2]")
+    .replace("sub.Tensor(x0, getitem_1);  x0 = getitem_1", "sub.Tensor(clone, getitem_1);  clone = getitem_1")
+)
 
 
 @pytest.mark.parametrize("chunk", [None, 16])
@@ -1622,21 +1618,33 @@ class Reference(torch.nn.Module):
 """
 
 
-PROD_REFERENCE = """
-LEVEL = 'kernel'
-INPUTS = ['in_ptr0']
-OUTPUTS = ['out_ptr0', 'out_ptr1']
-SHAPES = {'in_ptr0': [4, 90, 6]}
-OUT_SHAPES = {'out_ptr0': [4, 6], 'out_ptr1': [4, 1, 6]}
+def _reduce_dim1_contract(n):
+    """[4, n, 6] reduced over dim 1, into a [4, 6] and a kept [4, 1, 6] output."""
+    return Contract.from_dict(
+        {
+            "args": [
+                _t("in_ptr0", [4, n, 6], "read"),
+                _t("out_ptr0", [4, 6], "write"),
+                _t("out_ptr1", [4, 1, 6], "write"),
+                {"name": "xnumel", "kind": "scalar", "value": 24},
+                {"name": "r0_numel", "kind": "scalar", "value": n},
+            ]
+        }
+    )
 
 
-class Reference(torch.nn.Module):
+# MAXDIM_REFERENCE's arguments, 90 columns
+PROD_HEAD = MAXDIM_REFERENCE.split("class Reference")[0].replace("[4, 50, 6]", "[4, 90, 6]")
+PROD_REFERENCE = (
+    PROD_HEAD
+    + """class Reference(torch.nn.Module):
     def forward(self, x0):
         prod = torch.ops.aten.prod.dim_int(x0, 1)
         mul = torch.ops.aten.mul.Tensor(x0, 2.0);  x0 = None
         prod_1 = torch.ops.aten.prod.dim_int(mul, 1, True);  mul = None
         return (prod, prod_1)
 """
+)
 
 
 @pytest.mark.parametrize("chunk", [None, 16])
@@ -1649,17 +1657,7 @@ def test_a_product_over_a_dimension_is_the_last_column_of_its_running_product(ch
 
     from kernelopt.search.synth import rows as synth_rows
 
-    contract = Contract.from_dict(
-        {
-            "args": [
-                _t("in_ptr0", [4, 90, 6], "read"),
-                _t("out_ptr0", [4, 6], "write"),
-                _t("out_ptr1", [4, 1, 6], "write"),
-                {"name": "xnumel", "kind": "scalar", "value": 24},
-                {"name": "r0_numel", "kind": "scalar", "value": 90},
-            ]
-        }
-    )
+    contract = _reduce_dim1_contract(90)
     src = synth_rows.synthesize_rows(contract, PROD_REFERENCE, 0, chunk=chunk)
     assert "tl.cumprod(" in src
     torch.manual_seed(0)
@@ -1684,17 +1682,7 @@ def test_synthesis_of_max_and_min_over_a_dimension(chunk):
     from kernelopt.search.synth import rows as synth_rows
     from kernelopt.search.synth.ops import CannotSynthesize
 
-    contract = Contract.from_dict(
-        {
-            "args": [
-                _t("in_ptr0", [4, 50, 6], "read"),
-                _t("out_ptr0", [4, 6], "write"),
-                _t("out_ptr1", [4, 1, 6], "write"),
-                {"name": "xnumel", "kind": "scalar", "value": 24},
-                {"name": "r0_numel", "kind": "scalar", "value": 50},
-            ]
-        }
-    )
+    contract = _reduce_dim1_contract(50)
     src = synth_rows.synthesize_rows(contract, MAXDIM_REFERENCE, 0, chunk=chunk)
     torch.manual_seed(0)
     x = torch.randn(4, 50, 6) * 3
