@@ -9,9 +9,15 @@ median after warm-up calls) against torch.compile's model of the same op and the
 - ``rows``: the L1 norm of a row and InstanceNorm as rows of 65,536 (synth/rows.py: attempts 0
   and 2 split each row over a team of programs that read it once, 1 and 3 loop over it);
 - ``losses``: the loss template (synth/fullreduce.py) from the post-grad graphs Inductor wrote
-  (the references of tests/test_synth_reduce.py).
+  (the references of tests/test_synth_reduce.py);
+- ``more``: the templates fresh CPU problems asked for (2026-12-05): a prefix product (scan.py's
+  cumprod), a product over a dimension (rows.py's last column of a running product), a
+  LayerNorm over a transposed tensor's channels (rows.py through the permute).
 
-    python3 bench/templates_gpu.py OUT.json [pools,rows,losses]   # GPU machine, repo on PYTHONPATH
+    python3 bench/templates_gpu.py OUT.json [pools,rows,losses,more]   # GPU machine, repo on PYTHONPATH
+
+``KERNELOPT_BENCH_SMOKE=1`` runs ``more`` on the CPU at small sizes under the Triton interpreter
+(no torch.compile timing): a check of the script itself, no number worth keeping.
 """
 
 from __future__ import annotations
@@ -289,6 +295,89 @@ def row_norms() -> dict:
     return out
 
 
+# name: (reference forward over x0, input shape, output shape, eager model); x0 the input
+MORE = {
+    "cumprod": (
+        "        cumprod = torch.ops.aten.cumprod.default(x0, 1);  x0 = None\n        return (cumprod,)",
+        [4096, 32768],
+        [4096, 32768],
+        lambda t: torch.cumprod(t, 1),
+    ),
+    "prod_dim1": (
+        "        prod = torch.ops.aten.prod.dim_int(x0, 1);  x0 = None\n        return (prod,)",
+        [128, 4096, 256],
+        [128, 256],
+        lambda t: torch.prod(t, 1),
+    ),
+    "layernorm_transposed": (
+        "        permute = torch.ops.aten.permute.default(x0, [0, 2, 1]);  x0 = None\n"
+        "        var_mean = torch.ops.aten.var_mean.correction(permute, [2], correction = 0, keepdim = True)\n"
+        "        getitem = var_mean[0]\n        getitem_1 = var_mean[1];  var_mean = None\n"
+        "        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None\n"
+        "        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None\n"
+        "        sub = torch.ops.aten.sub.Tensor(permute, getitem_1);  permute = getitem_1 = None\n"
+        "        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None\n        return (mul,)",
+        [64, 512, 4096],
+        [64, 4096, 512],
+        lambda t: torch.nn.functional.layer_norm(t.transpose(1, 2), (t.shape[1],)),
+    ),
+}
+SMOKE_SHAPES = {"cumprod": ([4, 3000], [4, 3000]), "prod_dim1": ([4, 90, 6], [4, 6])}
+SMOKE_SHAPES["layernorm_transposed"] = ([2, 64, 30], [2, 30, 64])
+
+
+def more() -> dict:
+    """Each ``MORE`` template's attempts against eager and (on the GPU) torch.compile's model."""
+    import os
+
+    smoke = os.environ.get("KERNELOPT_BENCH_SMOKE") == "1"
+    device = "cpu" if smoke else "cuda"
+    out = {}
+    for name, (fwd, shape, out_shape, model) in MORE.items():
+        if smoke:
+            shape, out_shape = SMOKE_SHAPES[name]
+        torch.manual_seed(0)
+        # products of values near 1 neither underflow nor overflow over a row
+        x = 1.0 + 0.001 * torch.randn(*shape, device=device) if "prod" in name else torch.randn(*shape, device=device)
+        want = model(x)
+        roof_ms = (x.numel() + want.numel()) * 4 / (hardware.H200.copy_gbs * 1e9) * 1e3
+        row: dict = {"shape": shape, "out": out_shape, "roof_ms": round(roof_ms, 4)}
+        if not smoke:
+            compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
+            compiled(x)
+            row["inductor_ms"] = round(_time(lambda c=compiled: c(x)), 4)
+            row["inductor_roof_pct"] = round(100 * roof_ms / row["inductor_ms"], 1)
+        ref = (
+            f"LEVEL = 'kernel'\nINPUTS = ['in_ptr0']\nOUTPUTS = ['out_ptr0']\nSHAPES = {{'in_ptr0': {shape}}}\n"
+            f"OUT_SHAPES = {{'out_ptr0': {out_shape}}}\n\n\nclass Reference(torch.nn.Module):\n"
+            f"    def forward(self, x0):\n{fwd}\n"
+        )
+        contract = Contract.from_dict(
+            {"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", out_shape, "write")], "device": device}
+        )
+        row["attempts"] = []
+        for attempt in range(4):
+            try:
+                mod = _load(generate.generate(contract, ref, attempt), f"more_{name}_{attempt}")
+            except CannotSynthesize as e:
+                row["attempts"].append({"attempt": attempt, "refused": str(e)})
+                continue
+            got = torch.full(out_shape, float("nan"), device=device)
+            mod.launch(x, got)
+            err = (got - want).abs().max().item()
+            a = {"attempt": attempt, "config": mod.CONFIG, "warps": mod.NUM_WARPS, "max_abs_err": err}
+            a["matches_eager"] = bool(torch.allclose(got, want, rtol=1e-4, atol=1e-5))
+            if not smoke:
+                ms = _time(lambda m=mod, g=got: m.launch(x, g))
+                a |= {"ms": round(ms, 4), "vs_inductor": round(row["inductor_ms"] / ms, 3)}
+                a["roof_pct"] = round(100 * roof_ms / ms, 1)
+            row["attempts"].append(a)
+            print(name, a, flush=True)
+        out[name] = row
+        torch._dynamo.reset()
+    return out
+
+
 def pools() -> dict:
     out = {}
     for name, (op, params, is_max) in POOLS.items():
@@ -298,9 +387,10 @@ def pools() -> dict:
 
 
 def main() -> None:
-    parts = (sys.argv[2] if len(sys.argv) > 2 else "pools,rows,losses").split(",")
-    out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
-    for part, fn in (("pools", pools), ("rows", row_norms), ("losses", losses)):
+    parts = (sys.argv[2] if len(sys.argv) > 2 else "pools,rows,losses,more").split(",")
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu (smoke)"
+    out = {"device": device, "torch": torch.__version__}
+    for part, fn in (("pools", pools), ("rows", row_norms), ("losses", losses), ("more", more)):
         if part in parts:
             out[part] = fn()
             Path(sys.argv[1]).write_text(json.dumps(out, indent=1))  # each part kept as it ends
