@@ -385,9 +385,9 @@ def graph_rewrites(cap: GraphCapture, source: str, kernels: dict[str, Any], path
         whys: list[str] = []
         ends = [f["node"]] + [e["node"] for e in f["roles"].get("epilogue", [])]
         for end in ends:
-            # the library call's own result first (the unit is the call), then copies of it
-            bufs = [b for b, n in cap.fallback_origin.items() if n == end and f["rewrite"] == "library-pool"]
-            bufs += [b for b, n in cap.buffer_origin.items() if n == end]
+            # a pool's library call's own result first (the unit is the call), then copies of it
+            calls = cap.fallback_origin if f["rewrite"] == "library-pool" else {}
+            bufs = [b for b, n in [*calls.items(), *cap.buffer_origin.items()] if n == end]
             if end == f["node"] and not bufs:
                 whys.append(f"no buffer holds {end}'s value")
             unit = _graph_unit(cap, f, end, bufs, source, sources, nodes, paths, whys)

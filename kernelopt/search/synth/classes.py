@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 
 from .argreduce import is_argreduce
+from .fullreduce import OVER_EVERY_ELEMENT
 from .pool import is_pool
 from .scan import is_scan
 
 NORM_OPS = ("native_layer_norm", "native_group_norm", "_native_batch_norm_legit", "var_mean", "native_batch_norm")
 SOFTMAX_OPS = ("_softmax", "_log_softmax", "prepare_softmax_online", "logsumexp")
-FULL_REDUCTION = re.compile(r"aten\.(sum|mean|amax|amin)\.(default\(\w+\)|dim_IntList\(\w+, None\))")
+FULL_REDUCTION = re.compile(r"aten\.(sum|mean|amax|amin)" + OVER_EVERY_ELEMENT)
 ROW_REDUCTION = re.compile(r"aten\.(sum|mean|amax|amin|max|min|prod)\.(dim|dim_IntList|default)\(")
 
 

@@ -27,10 +27,14 @@ SUMS = {"sum", "mean"}
 ATTEMPTS = [(4096, 1024, 8), (2048, 2048, 4), (8192, 512, 8), (1024, 4096, 4)]
 
 
+# a reduction over every element: ``.default(x)``, or ``.dim_IntList(x, None)`` (a norm over
+# everything, ``torch.norm(x, p="fro")``, as the post-grad graph writes it)
+OVER_EVERY_ELEMENT = r"\.(default\(\w+\)|dim_IntList\(\w+, None\))"
+
+
 def is_full_reduction(reference_src: str) -> bool:
-    """A sum or mean over every element: ``.default(x)``, or ``.dim_IntList(x, None)`` (a norm
-    over everything, ``torch.norm(x, p="fro")``, as the post-grad graph writes it)."""
-    return bool(re.search(r"aten\.(sum|mean)\.(default\(\w+\)|dim_IntList\(\w+, None\))", reference_src))
+    """A sum or mean over every element (``OVER_EVERY_ELEMENT``)."""
+    return bool(re.search(r"aten\.(sum|mean)" + OVER_EVERY_ELEMENT, reference_src))
 
 
 def _parse(fwd: ast.FunctionDef, rank: int) -> tuple[list[ast.stmt], dict[str, Any], list[ast.stmt], str]:

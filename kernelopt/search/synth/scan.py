@@ -183,10 +183,11 @@ def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str
     rows = min(rows, 1 << max(R - 1, 0).bit_length())
     body, at = row_tile(lead, d, R)
 
+    init, step = _scan_step(scan["op"], pre_res)
     col_in = f"({N - 1} - cols)" if scan["in_rev"] else "cols"
     col_out = f"({N - 1} - cols)" if scan["out_rev"] else "cols"
     body += [
-        "    carry = tl.zeros([ROWS, 1], tl.float32)",
+        f"    carry = {init}",
         f"    for c0 in range(0, {N}, BLOCK):",
         "        cols = c0 + tl.arange(0, BLOCK)[None, :]",
         f"        mask = rmask & (cols < {N})",
@@ -200,8 +201,6 @@ def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str
                 off = arg_offset(args[name], at(col))
                 body.append(f"        {prefix}{i} = tl.load({name} + ({off}), mask=mask, other=0).to(tl.float32)")
     body += [f"        {ln}" for ln in pre_lines]
-    init, step = _scan_step(scan["op"], pre_res)
-    body[body.index("    carry = tl.zeros([ROWS, 1], tl.float32)")] = f"    carry = {init}"
     body += [f"        {ln}" for ln in step]
     body += [f"        {ln}" for ln in post_lines]
     body.append(
