@@ -122,6 +122,25 @@ def test_flip_cumsum_flip_is_a_suffix_sum(attempt):
     torch.testing.assert_close(out, torch.cumsum(x.flip(1), 1).flip(1), rtol=1e-4, atol=1e-3)
 
 
+def test_a_suffix_scan_scaled_after_it_loads_its_input():
+    """A suffix scan whose result is only scaled (no input after the scan): the chain's code
+    before and after the scan were joined without a line break, so the input's name ran into
+    the first line after it, was not seen as used, and the candidate read a name it never
+    loaded (gate 1's form rejected it: a suffix minimum times 2, a problem written here)."""
+    rows, n = 3, 2500
+    fwd = REVERSE.replace(
+        "return (flip_1,)", "mul = torch.ops.aten.mul.Tensor(flip_1, 2.0);  flip_1 = None\n        return (mul,)"
+    )
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
+    mod = load_candidate(
+        generate.generate(contract, _reference(fwd, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"]), 0), "scan_scaled"
+    )
+    torch.manual_seed(7)
+    x, out = torch.randn(rows, n), torch.full((rows, n), float("nan"))
+    mod.launch(x, out)
+    torch.testing.assert_close(out, torch.cumsum(x.flip(1), 1).flip(1) * 2.0, rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("forward", ["rev_input", "rev_both_residual"])
 def test_prims_rev_of_the_input_and_of_the_result(forward):
     rows, n = 3, 2500
@@ -179,10 +198,56 @@ def test_a_prefix_product_carries_the_chunks_product(attempt, reverse):
     torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-6)
 
 
+CUMMAX = """    def forward(self, x0):
+        cummax = torch.ops.aten.cummax.default(x0, 1);  x0 = None
+        getitem = cummax[0];  cummax = None
+        return (getitem,)
+"""
+
+CUMMAX_INDICES = """    def forward(self, x0):
+        cummax = torch.ops.aten.cummax.default(x0, 1);  x0 = None
+        getitem = cummax[0]
+        getitem_1 = cummax[1];  cummax = None
+        add = torch.ops.aten.add.Tensor(getitem, getitem_1)
+        return (add,)
+"""
+LOGCUMSUMEXP = """    def forward(self, x0):
+        logcumsumexp = torch.ops.aten.logcumsumexp.default(x0, -1);  x0 = None
+        return (logcumsumexp,)
+"""
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin", "logcumsumexp"])
+@pytest.mark.parametrize("n", [300, 5000])  # one chunk; several chunks with a carry
+def test_a_scan_by_a_combine_function_runs_right_with_nan_and_inf(op, n):
+    """cummax / cummin (their values) and logcumsumexp: tl.associative_scan with a combine
+    function of the module, the chunk's last scanned value as the next carry.  A NaN stays in
+    the maximum and the minimum from where it appears (PyTorch's semantics); a run of -inf at a
+    row's start is the log-sum-exp's identity, not a NaN."""
+    rows = 3
+    if op == "logcumsumexp":
+        fwd = LOGCUMSUMEXP
+        want_of = lambda x: torch.logcumsumexp(x, 1)  # noqa: E731
+    else:
+        fwd = CUMMAX.replace("cummax", op)
+        want_of = lambda x: getattr(torch, op)(x, 1).values  # noqa: E731
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
+    src = generate.generate(contract, _reference(fwd, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"]), 0)
+    assert "tl.associative_scan(val, 1, _scan_" in src and "@triton.jit\ndef _scan_" in src
+    mod = load_candidate(src, f"scan_{op}_{n}")
+    torch.manual_seed(6)
+    x = torch.randn(rows, n)
+    x[1, 7] = float("nan")
+    x[2, :50] = float("-inf")
+    out = torch.full((rows, n), 1.5)
+    mod.launch(x, out)
+    torch.testing.assert_close(out, want_of(x), rtol=1e-4, atol=1e-4, equal_nan=True)
+
+
 @pytest.mark.parametrize(
     "forward,reason",
     [
-        (MIDDLE.replace("cumsum.default(exp, 1)", "cummax.default(exp, 1)"), "only prefix sums and products"),
+        (CUMMAX_INDICES, "indices of aten.cummax are used"),
         (MIDDLE.replace("cumsum.default(exp, 1)", "cumsum.default(exp, 1, dtype=torch.float64)"), "dtype"),
         (REVERSE.replace("flip.default(x0, [1])", "flip.default(x0, [0])"), "other dimensions"),
         (REV_BOTH_RESIDUAL.replace("add.Tensor(rev_1, mul)", "add.Tensor(rev_1, cumsum)"), "besides its flip"),

@@ -141,9 +141,11 @@ def candidate_module(
     count: int,
     block_key: str,
     grid: str | None = None,
+    helpers: list[str] | None = None,
 ) -> str:
     """A synthesised candidate in ``inductor.py`` form: the docstring (``what``: the lines that
-    say what it computes), one ``@triton.jit`` kernel over the contract's tensors with
+    say what it computes), ``helpers`` (lines: ``@triton.jit`` functions the kernel calls, e.g. a
+    scan's combine function), one ``@triton.jit`` kernel over the contract's tensors with
     ``config``'s keys as constexprs (``body``: its lines, indented), module-level CONFIG /
     NUM_WARPS / NUM_STAGES (so the search can transform it), and ``launch`` with the contract's
     argument names over ``cdiv(count, CONFIG[block_key])`` programs (or ``grid``, an expression
@@ -155,6 +157,7 @@ def candidate_module(
             *module_head(attempt, what, torch=False),
             "",
             "",
+            *(helpers or []),
             "@triton.jit",
             f"def {kernel}({', '.join(ptrs)}, {constexprs}):",
             *body,

@@ -1,18 +1,24 @@
-"""Synthesis of scan units: a pointwise chain, one prefix sum or product (``aten.cumsum``,
-``aten.cumprod``) over one dimension, and a pointwise chain on the results (and on the chain's
-values: ``cumsum(x) - x`` is an exclusive scan); a suffix scan written as ``flip``, ``cumsum``,
-``flip`` over the same dimension is scanned from the end.
+"""Synthesis of scan units: a pointwise chain, one prefix scan (``aten.cumsum``, ``aten.cumprod``,
+the values of ``aten.cummax`` / ``aten.cummin``, ``aten.logcumsumexp``) over one dimension, and
+a pointwise chain on the results (and on the chain's values: ``cumsum(x) - x`` is an exclusive
+scan); a suffix scan written as ``flip``, ``cumsum``, ``flip`` over the same dimension is scanned
+from the end.
 
 The model: the scanned dimension ``d`` of the unit's shape ``S`` (size ``N``) is the row; the other
 dimensions are the ``R = numel / N`` independent rows.  One program handles ``ROWS`` rows and walks
 them in chunks of ``BLOCK`` columns: each chunk is loaded once, scanned in registers
-(``tl.cumsum``, ``tl.cumprod``), combined with the carry of the chunks before it, stored once, and
-its total folded into the carry (block scan + carry: every element read and written once, the
-copy roof's traffic); a product's carry is the chunk's last scanned value.
+(``tl.cumsum``, ``tl.cumprod``, ``tl.associative_scan`` with a combine function of the module for
+the others), combined with the carry of the chunks before it, stored once, and its total folded
+into the carry (block scan + carry: every element read and written once, the copy roof's
+traffic).  A sum's carry grows by the chunk's total; for the other scans the chunk's last scanned
+value is the next carry (padding columns hold the scan's identity, so the last column has seen
+the whole chunk).
 Arguments are indexed through their strides (any ``d``, broadcast inputs).  Values are computed
-in float32 and cast on store; padding columns scan as the identity (0 for a sum, 1 for a product).
+in float32 and cast on store; padding columns scan as the identity (0 for a sum, 1 for a product,
+-inf for a maximum and a log-sum-exp, +inf for a minimum).  A NaN propagates as in PyTorch (the
+maximum and minimum keep it; a log-sum-exp with one is NaN).
 
-Refused, with the reason: several scans, a scan of another op (cummax, logcumsumexp), a dtype argument,
+Refused, with the reason: several scans, the indices of cummax / cummin used, a dtype argument,
 a flip the scan does not undo, integer outputs, arguments seen through a view.
 """
 
@@ -36,15 +42,15 @@ from .ops import (
 )
 from .pointwise import pointwise_body
 
-SCANS = {"cumsum", "cumprod"}
-REFUSED_SCANS = {"cummax", "cummin", "logcumsumexp"}
+SCANS = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"}
+VALUES_AND_INDICES = {"cummax", "cummin"}  # (values, indices): only the values are synthesised
 # (rows per program, columns per chunk, num_warps) per attempt
 ATTEMPTS = [(1, 2048, 4), (1, 4096, 8), (4, 1024, 8), (2, 8192, 16)]
 INPUT_DTYPES = FLOAT_DTYPES | {"bool"}
 
 
 def is_scan(reference_src: str) -> bool:
-    return any(f"aten.{op}." in reference_src for op in SCANS | REFUSED_SCANS)
+    return any(f"aten.{op}." in reference_src for op in SCANS)
 
 
 FLIPS = {"flip", "rev"}  # aten.flip, and prims.rev as Inductor's post-grad graph writes it
@@ -71,6 +77,15 @@ def _uses(stmts: list[ast.stmt], name: str) -> int:
     return sum(1 for s in stmts for n in ast.walk(s.value) if isinstance(n, ast.Name) and n.id == name)  # type: ignore[attr-defined]
 
 
+def _item(stmt: ast.stmt, name: str) -> int | None:
+    """``k`` when ``stmt`` is ``x = name[k]``, else None."""
+    v = stmt.value if isinstance(stmt, ast.Assign) else None
+    if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == name:
+        if isinstance(v.slice, ast.Constant) and isinstance(v.slice.value, int):
+            return v.slice.value
+    return None
+
+
 def _flip_of(stmt: ast.stmt, rank: int, dim: int) -> str | None:
     """The value ``stmt`` flips over the scan's dimension only, or None when it is no flip."""
     o = _op(stmt)
@@ -89,19 +104,23 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
     result (its one use) is stored in reverse (``out_rev``); both together are a suffix sum."""
     body = [s for s in fwd.body if not isinstance(s, ast.Return)]
     body = [s for s in body if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant))]
-    scans = [i for i, s in enumerate(body) if (o := _op(s)) and o[0] in SCANS | REFUSED_SCANS]
+    scans = [i for i, s in enumerate(body) if (o := _op(s)) and o[0] in SCANS]
     if len(scans) != 1:
         raise CannotSynthesize(f"{len(scans)} scans in one unit: one is synthesised")
     i = scans[0]
     op, call = _op(body[i])  # type: ignore[misc]
-    if op in REFUSED_SCANS:
-        raise CannotSynthesize(f"aten.{op}: only prefix sums and products (cumsum, cumprod) are synthesised")
     if call.keywords or len(call.args) != 2 or not isinstance(call.args[0], ast.Name):
         raise CannotSynthesize(f"aten.{op} with a dtype or keyword arguments: {ast.unparse(call)[:80]}")
     dim = _dims(call.args[1], rank)[0]
     scan = {"op": op, "input": call.args[0].id, "dim": dim, "in_rev": False, "out_rev": False}
     scan["name"] = body[i].targets[0].id  # type: ignore[attr-defined]
     pre, post = body[:i], body[i + 1 :]
+    if op in VALUES_AND_INDICES:  # the scan's value is its tuple's item 0, its one use
+        got = [s for s in post if _item(s, scan["name"]) is not None]
+        if _uses(post, scan["name"]) != 1 or len(got) != 1 or _item(got[0], scan["name"]) != 0:
+            raise CannotSynthesize(f"the indices of aten.{op} are used: only its values are synthesised")
+        post = [x for x in post if x is not got[0]]
+        scan["name"] = got[0].targets[0].id  # type: ignore[attr-defined]
     for s in pre:
         if s.targets[0].id == scan["input"] and (src := _flip_of(s, rank, dim)) is not None:  # type: ignore[attr-defined]
             if _uses(pre + post, scan["input"]) != 0:  # the scan itself is in neither
@@ -125,21 +144,54 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> dict[str, Any]:
     return {"pre": pre, "post": post, "scan": scan, "result": vals[0].id}
 
 
+# the combine functions of ``tl.associative_scan`` (a: the earlier value, b: the later one) and
+# the identity padding columns hold; a NaN wins a maximum and a minimum, as in PyTorch
+COMBINES = {
+    "cummax": ("float('-inf')", "_scan_max", ["return tl.where((a > b) | (a != a), a, b)"]),
+    "cummin": ("float('inf')", "_scan_min", ["return tl.where((a < b) | (a != a), a, b)"]),
+    "logcumsumexp": (
+        "float('-inf')",
+        "_scan_logaddexp",
+        [
+            "m = tl.where(a > b, a, b)",
+            "n = tl.where(a > b, b, a)",
+            "same = m == n  # both infinite of one sign too: m + log 2 is m then",
+            "e = tl.where(same | (n == float('-inf')), 0.0, tl.exp(n - m))",
+            "return tl.where(same, m + 0.6931471805599453, m + tl.log(1.0 + e))",
+        ],
+    ),
+}
+
+
+def scan_helpers(op: str) -> list[str]:
+    """The module-level ``@triton.jit`` combine function the scan ``op`` needs (none for a sum or
+    a product: ``tl.cumsum`` / ``tl.cumprod``)."""
+    if op not in COMBINES:
+        return []
+    _, fn, body = COMBINES[op]
+    return ["@triton.jit", f"def {fn}(a, b):", *(f"    {ln}" for ln in body), "", ""]
+
+
 def _scan_step(op: str, value: str) -> tuple[str, list[str]]:
     """The carry's start and one chunk's scan of ``value`` (padding columns hold the identity):
-    a sum adds the chunk's total to the carry; a product's padding is 1, so the chunk's last
-    scanned value (carry included) is the next carry."""
-    if op == "cumprod":
-        last = "tl.arange(0, BLOCK)[None, :] == BLOCK - 1"
-        return "tl.full([ROWS, 1], 1.0, tl.float32)", [
-            f"val = tl.where(mask, {value}, 1.0)",
-            "s = tl.cumprod(val, axis=1) * carry",
-            f"carry = tl.sum(tl.where({last}, s, 0.0), axis=1)[:, None]",
+    a sum adds the chunk's total to the carry; for the others the chunk's last scanned value
+    (carry included) is the next carry."""
+    last = "tl.arange(0, BLOCK)[None, :] == BLOCK - 1"
+    if op == "cumsum":
+        return "tl.zeros([ROWS, 1], tl.float32)", [
+            f"val = tl.where(mask, {value}, 0.0)",
+            "s = tl.cumsum(val, axis=1) + carry",
+            "carry = carry + tl.sum(val, axis=1)[:, None]",
         ]
-    return "tl.zeros([ROWS, 1], tl.float32)", [
-        f"val = tl.where(mask, {value}, 0.0)",
-        "s = tl.cumsum(val, axis=1) + carry",
-        "carry = carry + tl.sum(val, axis=1)[:, None]",
+    if op == "cumprod":
+        ident, scanned = "1.0", "tl.cumprod(val, axis=1) * carry"
+    else:
+        ident, fn, _ = COMBINES[op]
+        scanned = f"{fn}(carry, tl.associative_scan(val, 1, {fn}))"
+    return f"tl.full([ROWS, 1], {ident}, tl.float32)", [
+        f"val = tl.where(mask, {value}, {ident})",
+        f"s = {scanned}",
+        f"carry = tl.sum(tl.where({last}, s, 0.0), axis=1)[:, None]",
     ]
 
 
@@ -192,7 +244,7 @@ def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str
         "        cols = c0 + tl.arange(0, BLOCK)[None, :]",
         f"        mask = rmask & (cols < {N})",
     ]
-    loads = [("v", col_in, pre_code if not same else pre_code + post_code)]
+    loads = [("v", col_in, pre_code if not same else f"{pre_code}\n{post_code}")]
     if not same:
         loads.append(("w", col_out, post_code))
     for prefix, col, code in loads:
@@ -210,10 +262,14 @@ def synthesize_scan(contract: Contract, reference_src: str, attempt: int) -> str
     kind = {(False, False): "prefix", (True, True): "suffix"}.get((scan["in_rev"], scan["out_rev"]), "prefix")
     if scan["in_rev"] != scan["out_rev"]:
         kind += f" ({'read' if scan['in_rev'] else 'stored'} in reverse)"
-    kind += " product" if scan["op"] == "cumprod" else " sum"
+    kind += {"cumsum": " sum", "cumprod": " product", "cummax": " maximum", "cummin": " minimum"}.get(
+        scan["op"], " log-sum-exp"
+    )
     what = [
         f"a {kind} over dim {d} of {S} ({R} rows of {N}), block scan + "
         f"carry in chunks of {block}, {rows} row(s) per program, the chains around it fused."
     ]
     config = {"ROWS": rows, "BLOCK": block}
-    return candidate_module(attempt, what, "synth_scan", contract, body, config, warps, R, "ROWS")
+    return candidate_module(
+        attempt, what, "synth_scan", contract, body, config, warps, R, "ROWS", helpers=scan_helpers(scan["op"])
+    )
