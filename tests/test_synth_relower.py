@@ -370,3 +370,44 @@ def test_a_relowered_region_writes_through_inductors_buffer_reuse(tmp_path):
         torch.testing.assert_close(out, torch.softmax(x.flatten(), 0).reshape(4, 8192))
         ran.append(variant)
     assert 0 in ran  # split-x2 (the region's first attempt) is a candidate, and right
+
+
+VAR_KEEPDIM = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['in_out_ptr0']
+SHAPES = {'in_ptr0': [3, 8, 29]}
+OUT_SHAPES = {'in_out_ptr0': [3, 8, 1]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        var = torch.ops.aten.var.correction(x0, [2], correction = 1, keepdim = True);  x0 = None
+        return (var,)
+"""
+
+
+@pytest.mark.parametrize("variant", [0, 3])
+def test_a_relowered_result_renamed_then_reinterpreted_is_the_units_output(tmp_path, variant):
+    """Inductor returns the variance (keepdim) as ``buf3 = reinterpret_tensor(buf2, ...)`` of
+    ``buf2 = buf1; del buf1  # reuse``: the reinterpretation of a renamed allocation was not
+    seen as a buffer of the wrapper, and every variant of the unit (a fresh problem: var over
+    dim 2) was refused with "returns buf3, which is not a buffer it allocates"."""
+    cpu_mode.install()
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_out_ptr0", [3, 8, 1], "write"),
+                _arg("in_ptr0", [3, 8, 29], "read"),
+                {"name": "xnumel", "kind": "scalar", "value": 24},
+                {"name": "r0_numel", "kind": "scalar", "value": 29},
+            ]
+        }
+    )
+    src = relower(contract, _unit(tmp_path, "var", VAR_KEEPDIM), 1, variant)
+    mod = load_candidate(src, f"relowered_var_{variant}")
+    torch.manual_seed(8)
+    x = torch.randn(3, 8, 29)
+    out = torch.full((3, 8, 1), float("nan"))
+    mod.launch(out, x, 24, 29)
+    torch.testing.assert_close(out, torch.var(x, 2, keepdim=True))

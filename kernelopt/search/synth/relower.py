@@ -84,6 +84,16 @@ def _call_args(tree: ast.Module, lineno: int, kernel: str) -> list[ast.expr]:
     raise CannotSynthesize(f"no launch of {kernel} at line {lineno} of the re-lowered wrapper")
 
 
+def _allocation(name: str, bufs: dict[str, Any], alias: dict[str, str]) -> str | None:
+    """The allocation (or whole-buffer reinterpretation) ``name`` is, through plain renames
+    (``buf2 = buf1; del buf1  # reuse``), or None."""
+    seen = set()
+    while name not in bufs and name in alias and name not in seen:
+        seen.add(name)
+        name = alias[name]
+    return name if name in bufs else None
+
+
 def _buffers(
     tree: ast.Module,
 ) -> tuple[dict[str, tuple[list[int], list[int], str]], list[str], dict[str, str]]:
@@ -114,11 +124,11 @@ def _buffers(
                     and isinstance(st.value, ast.Call)
                     and ast.unparse(st.value.func) == "reinterpret_tensor"
                     and isinstance(st.value.args[0], ast.Name)
-                    and st.value.args[0].id in bufs
+                    and _allocation(st.value.args[0].id, bufs, alias) is not None
                     and ast.unparse(st.value.args[3]) == "0"
                 ):
                     shape, stride = (ast.literal_eval(a) for a in st.value.args[1:3])
-                    base = bufs[st.value.args[0].id]
+                    base = bufs[_allocation(st.value.args[0].id, bufs, alias)]  # type: ignore[index]
                     if math.prod(shape) == math.prod(base[0]):  # the whole buffer, another layout
                         bufs[ast.unparse(st.targets[0])] = (list(shape), list(stride), base[2])
                         alias.setdefault(ast.unparse(st.targets[0]), st.value.args[0].id)
