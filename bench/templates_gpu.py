@@ -321,9 +321,23 @@ MORE = {
         [64, 4096, 512],
         lambda t: torch.nn.functional.layer_norm(t.transpose(1, 2), (t.shape[1],)),
     ),
+    "cummax": (
+        "        cummax = torch.ops.aten.cummax.default(x0, 1);  x0 = None\n"
+        "        getitem = cummax[0];  cummax = None\n        return (getitem,)",
+        [4096, 32768],
+        [4096, 32768],
+        lambda t: torch.cummax(t, 1).values,
+    ),
+    "logcumsumexp": (
+        "        lcse = torch.ops.aten.logcumsumexp.default(x0, 1);  x0 = None\n        return (lcse,)",
+        [4096, 32768],
+        [4096, 32768],
+        lambda t: torch.logcumsumexp(t, 1),
+    ),
 }
 SMOKE_SHAPES = {"cumprod": ([4, 3000], [4, 3000]), "prod_dim1": ([4, 90, 6], [4, 6])}
 SMOKE_SHAPES["layernorm_transposed"] = ([2, 64, 30], [2, 30, 64])
+SMOKE_SHAPES["cummax"] = SMOKE_SHAPES["logcumsumexp"] = ([4, 3000], [4, 3000])
 
 
 def more() -> dict:
