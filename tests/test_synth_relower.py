@@ -411,3 +411,55 @@ def test_a_relowered_result_renamed_then_reinterpreted_is_the_units_output(tmp_p
     out = torch.full((3, 8, 1), float("nan"))
     mod.launch(out, x, 24, 29)
     torch.testing.assert_close(out, torch.var(x, 2, keepdim=True))
+
+
+LAYER_NORM_RELU_IN_PLACE = """
+LEVEL = 'kernel'
+INPUTS = ['in_out_ptr1', 'in_ptr0', 'in_ptr1']
+OUTPUTS = ['in_out_ptr1']
+SHAPES = {'in_out_ptr1': [10, 640], 'in_ptr0': [640], 'in_ptr1': [640]}
+OUT_SHAPES = {'in_out_ptr1': [10, 640]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        var_mean = torch.ops.aten.var_mean.correction(x0, [1], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(x0, getitem_1);  x0 = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        mul_1 = torch.ops.aten.mul.Tensor(mul, x1);  mul = x1 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, x2);  mul_1 = x2 = None
+        relu = torch.ops.aten.relu.default(add_1);  add_1 = None
+        return (relu,)
+"""
+
+
+def test_an_in_place_norm_relowers_to_one_looped_reduction_kernel(tmp_path):
+    """A LayerNorm + ReLU Inductor wrote in place over a linear layer's output (a fresh problem):
+    every re-lowering variant was refused ("not one pointwise kernel").  One reduction kernel is
+    allowed now: its programs own whole rows, read a row before writing it (the looped variant
+    reads it again in its second loop, element before element)."""
+    cpu_mode.install()
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_out_ptr1", [10, 640], "readwrite"),
+                _arg("in_ptr0", [640], "read"),
+                _arg("in_ptr1", [640], "read"),
+                {"name": "xnumel", "kind": "scalar", "value": 10},
+                {"name": "r0_numel", "kind": "scalar", "value": 640},
+            ]
+        }
+    )
+    src = relower(contract, _unit(tmp_path, "ln", LAYER_NORM_RELU_IN_PLACE), 1, 0)
+    assert "for r0_offset in" in src and src.count("@triton.jit") == 1  # looped, one kernel
+    mod = load_candidate(src, "relowered_ln_in_place")
+    torch.manual_seed(9)
+    x, w, b = torch.randn(10, 640) * 3 + 1, torch.randn(640), torch.randn(640)
+    want = torch.relu(torch.nn.functional.layer_norm(x, (640,), w, b))
+    buf = x.clone()
+    mod.launch(buf, w, b, 10, 640)
+    torch.testing.assert_close(buf, want, rtol=1e-4, atol=1e-4)

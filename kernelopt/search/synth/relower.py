@@ -17,7 +17,9 @@ This runs in the synthesize job (the generator is kernelopt's code, not a candid
 the codegen needs the device's properties, so the job starts a CUDA context (no tensors).
 
 A region (capture/regions.py) may take several kernels: they are launched in the wrapper's
-order, and the buffers Inductor allocates between them are allocated inside ``launch``.
+order, and the buffers Inductor allocates between them are allocated inside ``launch``.  A unit
+that writes an argument in place (Inductor's ``in_out_ptr``, a norm over a library call's
+output) takes one pointwise or (persistent or looped) reduction kernel only (``IN_PLACE``).
 """
 
 from __future__ import annotations
@@ -82,6 +84,13 @@ def _call_args(tree: ast.Module, lineno: int, kernel: str) -> list[ast.expr]:
         ):
             return list(node.args)
     raise CannotSynthesize(f"no launch of {kernel} at line {lineno} of the re-lowered wrapper")
+
+
+# What a unit that writes an argument in place may be re-lowered to: one kernel whose programs
+# each own whole reduction groups (a row of a norm) and read an element of the group before they
+# write it, as Inductor's own in-place kernel does.  Never several kernels (a later one could read
+# what an earlier one overwrote) nor a cooperative reduction (programs share a group).
+IN_PLACE = ("pointwise", "reduction", "persistent_reduction")
 
 
 def _allocation(name: str, bufs: dict[str, Any], alias: dict[str, str]) -> str | None:
@@ -277,9 +286,9 @@ def _unit_names(contract: Contract, ref: Any, w: _Wrapper, vname: str) -> dict[s
                 f"Inductor ({vname}) writes {out} as {shape} with strides {stride}; "
                 f"the unit's is {a['shape']} with strides {a['stride']}"
             )
-        if out in ref.INPUTS and (len(w.sites) > 1 or w.oc.kernels[w.sites[0].target].heuristic != "pointwise"):
+        if out in ref.INPUTS and (len(w.sites) > 1 or w.oc.kernels[w.sites[0].target].heuristic not in IN_PLACE):
             raise CannotSynthesize(
-                f"the unit writes {out} in place and the re-lowered code is not one pointwise kernel"
+                f"the unit writes {out} in place and the re-lowered code is not one pointwise or reduction kernel"
             )
         names[buf] = out
     # every other name of a returned buffer's memory (Inductor's "buf6 = buf3; del buf3  # reuse"
