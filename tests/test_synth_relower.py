@@ -12,7 +12,7 @@ from kernelopt.core import cpu_mode
 from kernelopt.core.records import Contract
 from kernelopt.search.synth import generate
 from kernelopt.search.synth.ops import CannotSynthesize
-from kernelopt.search.synth.relower import VARIANTS, relower
+from kernelopt.search.synth.relower import VARIANTS, reads_before_writes, relower
 
 HEADER = "import torch\nfrom math import inf, nan\n"
 
@@ -463,3 +463,16 @@ def test_an_in_place_norm_relowers_to_one_looped_reduction_kernel(tmp_path):
     buf = x.clone()
     mod.launch(buf, w, b, 10, 640)
     torch.testing.assert_close(buf, want, rtol=1e-4, atol=1e-4)
+
+
+def test_an_in_place_pointer_read_after_it_is_written_is_refused():
+    """The in-place rule's check on the kernel text: every load of the memory before the first
+    store to it, and no other use of the pointers (kept arithmetic could hide a later read)."""
+    head = "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):\n"
+    one_loop = head + "    a = tl.load(in_ptr0 + x)\n    tl.store(out_ptr0 + x, a)\n"
+    two_loops = one_loop + "    for r in range(4):\n        b = tl.load(in_ptr0 + r)\n"
+    kept = head + "    p = in_ptr0 + x\n    a = tl.load(p)\n    tl.store(out_ptr0 + x, a)\n"
+    assert reads_before_writes(one_loop, ["in_ptr0", "out_ptr0"])
+    assert not reads_before_writes(two_loops, ["in_ptr0", "out_ptr0"])
+    assert not reads_before_writes(kept, ["in_ptr0", "out_ptr0"])
+    assert reads_before_writes(two_loops, ["out_ptr0"])  # another memory's loads do not count

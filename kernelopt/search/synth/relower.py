@@ -329,8 +329,26 @@ def _kernel_args(
     return kargs, passed
 
 
+def reads_before_writes(source: str, params: list[str]) -> bool:
+    """Whether the kernel ``source`` uses ``params`` (pointers to one memory) only as
+    ``tl.load(p ...)`` and ``tl.store(p ...)``, every load written before the first store: a
+    program then reads each element of a group before it writes it, in every loop (a load after
+    a store, e.g. a later loop over the row, would read what the store overwrote in place)."""
+    body = source[source.index(")", source.index("def ")) :]
+    loads, stores = [], []
+    for m in re.finditer(rf"\b({'|'.join(map(re.escape, params))})\b", body):
+        before = body[: m.start()].rstrip()
+        if before.endswith("tl.load("):
+            loads.append(m.start())
+        elif before.endswith("tl.store("):
+            stores.append(m.start())
+        else:
+            return False  # a pointer used otherwise (arithmetic kept in a name, a block pointer)
+    return not loads or not stores or max(loads) < min(stores)
+
+
 def _site_launch(
-    w: _Wrapper, i: int, names: dict[str, str], scratch: dict[str, Any], tmp: str
+    w: _Wrapper, i: int, names: dict[str, str], scratch: dict[str, Any], tmp: str, in_place: set[str]
 ) -> tuple[list[str], list[str], str]:
     """The ``i``-th launch as the candidate's: the kernel renamed, its launcher (the first config
     of its heuristics, Inductor's grid) and the line of ``launch`` that calls it."""
@@ -349,6 +367,10 @@ def _site_launch(
     config = instrument.config_dict(configs[0])
     knames = instrument.arg_names(inner, len(launch_args))
     kargs, passed = _kernel_args(w, knames, launch_args, names, scratch)
+    for arg in in_place:
+        params = [kn for kn, p in zip(knames, passed) if p == arg]
+        if params and not reads_before_writes(kd.source, params):
+            raise CannotSynthesize(f"the unit writes {arg} in place and Inductor's {kname} reads it after writing it")
     new = f"{prefix}{kname}"
     pseudo = Contract(args=kargs, launch_config=config, grid_expr=instrument.grid_expr(inner, config))
     kernel_src = strip_heuristics_decorator(kd.source, kname)
@@ -365,7 +387,7 @@ def relower(contract: Contract, unit_dir: Path, attempt: int, variant: int) -> s
     kernels, launchers, calls, scratch = [], [], [], {}
     with tempfile.TemporaryDirectory(prefix="kernelopt-relower-") as tmp:
         for i in range(len(w.sites)):
-            kernel, launcher, call = _site_launch(w, i, names, scratch, tmp)
+            kernel, launcher, call = _site_launch(w, i, names, scratch, tmp, set(ref.INPUTS) & set(ref.OUTPUTS))
             kernels += kernel
             launchers += launcher
             calls.append(call)
