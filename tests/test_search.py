@@ -707,6 +707,63 @@ def test_masking_simplification_only_when_blocks_divide():
         transform.drop_masks(src, c)
 
 
+PERSISTENT_NORM = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(in_ptr0, out_ptr1, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    xnumel = 1
+    r0_numel = 384
+    R0_BLOCK: tl.constexpr = 512
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = tl.full([XBLOCK], True, tl.int1)[:, None]
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_mask = r0_index < r0_numel
+    tmp0 = tl.load(in_ptr0 + (r0_index), r0_mask, eviction_policy='evict_first', other=0.0)
+    tmp4 = tl.where(r0_mask, tmp0 * tmp0, 0)
+    tmp6 = tl.sqrt_rn(tl.sum(tmp4, 1)[:, None])
+    tl.store(out_ptr1 + (tl.broadcast_to(r0_index, [XBLOCK, R0_BLOCK])), tmp0 / tmp6 + 1.0, r0_mask)
+
+CONFIG = {'XBLOCK': 1}
+NUM_WARPS = 4
+NUM_STAGES = 1
+
+
+def launch(in_ptr0, out_ptr1, xnumel, r0_numel):
+    k[(1, 1, 1)](in_ptr0, out_ptr1, xnumel, r0_numel, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+"""
+
+
+def test_drop_masks_keeps_the_mask_of_a_block_that_is_not_configs():
+    """A persistent reduction over 384 columns in a block of 512 (a Frobenius normalisation, a
+    fresh problem): R0_BLOCK is a constant of the kernel's body, not CONFIG's, so its
+    divisibility was never checked, yet r0_mask was dropped with the checked xmask.  The
+    candidate loaded and stored 128 elements past the row: under the interpreter the stitched
+    model crashed with heap corruption; gates 1-2 had passed it (the out-of-bounds loads were
+    masked in the sum, the stores landed beyond the output tensor)."""
+    c = Contract.from_dict(
+        {
+            "args": [
+                {"name": "in_ptr0", "kind": "tensor", "shape": [16, 24], "stride": [24, 1], "dtype": "float32"},
+                {"name": "out_ptr1", "kind": "tensor", "shape": [16, 24], "stride": [24, 1], "dtype": "float32"},
+                {"name": "xnumel", "kind": "scalar", "value": 1},
+                {"name": "r0_numel", "kind": "scalar", "value": 384},
+            ]
+        }
+    )
+    with pytest.raises(transform.TransformError, match="no tl.load/tl.store with an index-bound mask"):
+        transform.drop_masks(PERSISTENT_NORM, c)
+    # with xmask in the masks too, only what XBLOCK bounds could go, and r0_mask keeps both
+    both = PERSISTENT_NORM.replace("r0_mask, eviction", "r0_mask & xmask, eviction").replace(
+        "+ 1.0, r0_mask)", "+ 1.0, r0_mask & xmask)"
+    )
+    with pytest.raises(transform.TransformError, match="no tl.load/tl.store with an index-bound mask"):
+        transform.drop_masks(both, c)
+
+
 def test_directed_retry_follows_the_failure():
     hb = backend("heuristic")
     from kernelopt.search.agents.base import Analysis, Direction

@@ -129,12 +129,25 @@ MASK_NAMES = {"xmask", "ymask", "r0_mask", "r1_mask", "rmask"}
 BLOCK_OF = {"xnumel": "XBLOCK", "ynumel": "YBLOCK", "r0_numel": "R0_BLOCK", "rnumel": "RBLOCK", "r1_numel": "R1_BLOCK"}
 
 
-def _is_bound_mask(node: ast.AST | None) -> bool:
-    """A mask made only of Inductor's index-bound masks (``xmask``, ``r0_mask & xmask``)."""
+# the index-bound masks a block size bounds: a mask may be dropped only when its block divides
+# its numel (a persistent reduction's R0_BLOCK is a constant of the kernel's body, not CONFIG's:
+# its r0_mask stays)
+MASKS_OF = {
+    "XBLOCK": {"xmask"},
+    "YBLOCK": {"ymask"},
+    "R0_BLOCK": {"r0_mask", "rmask"},
+    "RBLOCK": {"r0_mask", "rmask"},
+    "R1_BLOCK": {"r1_mask"},
+}
+
+
+def _is_bound_mask(node: ast.AST | None, names: set[str] = MASK_NAMES) -> bool:
+    """A mask made only of Inductor's index-bound masks among ``names`` (``xmask``,
+    ``r0_mask & xmask``)."""
     if isinstance(node, ast.Name):
-        return node.id in MASK_NAMES
+        return node.id in names
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
-        return _is_bound_mask(node.left) and _is_bound_mask(node.right)
+        return _is_bound_mask(node.left, names) and _is_bound_mask(node.right, names)
     return False
 
 
@@ -142,7 +155,9 @@ def drop_masks(source: str, contract: Contract) -> str:
     """Masking simplification: when every numel of the kernel is a multiple of its block
     size, the index-bound masks of ``tl.load``/``tl.store`` are always true: drop them (and
     ``other=``).  Records ``ASSUMES_DIVISIBLE`` so that later block-size edits keep it true.
-    Only masks made of Inductor's bound masks are dropped; data-dependent masks stay."""
+    Only masks made of the bound masks of blocks checked here are dropped (``MASKS_OF``); a
+    mask of a block that is not CONFIG's (a persistent reduction's R0_BLOCK), and data-dependent
+    masks, stay."""
     params = launch_params(source)
     jit = jit_kernel_names(source)
     if len(jit) > 1:
@@ -164,6 +179,7 @@ def drop_masks(source: str, contract: Contract) -> str:
             assumes[block] = n
     if not assumes:
         raise TransformError("no Inductor block sizes (XBLOCK, R0_BLOCK, ...) in CONFIG")
+    droppable = set().union(*(MASKS_OF[b] for b in assumes if b in MASKS_OF))
     tree = ast.parse(source)
     edits: list[tuple[ast.AST, str]] = []
     for node in ast.walk(tree):
@@ -175,13 +191,13 @@ def drop_masks(source: str, contract: Contract) -> str:
         pos = 1 if fn == "tl.load" else 2
         args, kws = list(node.args), list(node.keywords)
         changed = False
-        if len(args) > pos and _is_bound_mask(args[pos]):
+        if len(args) > pos and _is_bound_mask(args[pos], droppable):
             if len(args) > pos + 1:
                 continue  # positional arguments after the mask: leave the call alone
             args = args[:pos]
             changed = True
         km = next((k for k in kws if k.arg == "mask"), None)
-        if km is not None and _is_bound_mask(km.value):
+        if km is not None and _is_bound_mask(km.value, droppable):
             kws.remove(km)
             changed = True
         if changed:
