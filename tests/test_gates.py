@@ -127,6 +127,7 @@ WRONG = {
     "partial_write.py": (2, "unwritten-output"),
     "wrong_dtype.py": (2, "mismatch"),
     "writes_input.py": (2, "wrote-input"),
+    "writes_past_output.py": (2, "out-of-bounds"),
     "torch_fallback.py": (1, "torch-compute"),
     "torch_fallback_hidden.py": (1, "torch-compute"),
     "stream_trick.py": (1, "streams"),

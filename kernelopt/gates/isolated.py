@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import replace
@@ -56,6 +57,7 @@ REL_THRESHOLD = 1e-6
 # gate 2's rules, most serious first: when calls fail for different reasons the verdict names the first
 GATE2_RULES = [
     "runtime-error",
+    "out-of-bounds",
     "wrote-input",
     "unwritten-output",
     "mismatch",
@@ -257,6 +259,7 @@ class CallStream(sandbox.Stream):
         ]
         with timed("judge a call's outputs", quiet=True):
             self.judged[k] = _judge_call(self.plan, k, args, self.tol)
+        self.judged[k]["trampled"] = [str(t) for t in result.get("trampled") or []]
         return True
 
 
@@ -417,6 +420,13 @@ def _output_finding(c: dict[str, Any], where: str, plan: UnitCheck, gc: dict[str
     return None
 
 
+def _slot_name(key: str, plan: UnitCheck) -> str:
+    """The contract's name of an argument slot's key (``"('arg', 2)"``), else the key."""
+    m = re.fullmatch(r"\('arg', (\d+)\)", key)
+    args = plan.h.contract.args
+    return f"argument {args[int(m.group(1))]['name']}" if m and int(m.group(1)) < len(args) else f"slot {key}"
+
+
 def _gate2_findings(
     plan: UnitCheck, reply: dict[str, Any], stream: CallStream, candidate: Path, control: Callable[[], str | None]
 ) -> tuple[list[dict[str, Any]], dict[str, GateVerdict]]:
@@ -445,6 +455,12 @@ def _gate2_findings(
             break
         if k not in stream.judged:  # its result never came back (the child died after it): a fault
             break
+        for key in stream.judged[k].get("trampled", []):
+            found(
+                "out-of-bounds",
+                f"{where}: launch() wrote outside the bytes of {_slot_name(key, plan)} (the guard bytes "
+                "the judge put before and after it changed)",
+            )
         for name in stream.judged[k]["wrote_input"]:
             found("wrote-input", f"{where}: launch() modified read-only argument {name}")
         comps = stream.judged[k]["comps"]
@@ -590,7 +606,6 @@ def _unwritten(
 
 
 def _last_call(log: str) -> int | None:
-    import re
 
     calls = re.findall(r"\[kernelopt-call (\d+)\]", log)
     return int(calls[-1]) if calls else None

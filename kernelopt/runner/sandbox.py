@@ -139,16 +139,27 @@ class _Slot:
     release: Any  # callable
 
 
+# Guard bytes around every tensor a slot holds: the judge fills them with GUARD_BYTE before a
+# call and finds them unchanged after it, or the call wrote outside its arguments (a dropped
+# bound mask, an index past the end).  A multiple of every element size and of CUDA's 256-byte
+# alignment, so the tensors' alignment is the slot's.
+GUARD = 1 << 16
+GUARD_BYTE = 0xA5
+
+
 @dataclass
 class Slots:
     """The byte buffers judge and child share (``runner/wire.py``), keyed by what they hold
-    (an argument position, an output), reused while their size suffices."""
+    (an argument position, an output), reused while their size suffices.  Each tensor starts
+    ``GUARD`` bytes into its slot, with ``GUARD`` bytes of guard before and after what it
+    reaches (``trampled``)."""
 
     channel: wire.Channel
     device: str
     box: Box
     by_key: dict[Any, _Slot] = field(default_factory=dict)
     views: dict[int, tuple[int, wire.Layout]] = field(default_factory=dict)  # id(view) -> (slot, layout)
+    reach: dict[Any, int] = field(default_factory=dict)  # key -> bytes its tensor reaches
     _next: int = 0
 
     def _new(self, wanted: list[tuple[Any, int]]) -> None:
@@ -199,10 +210,18 @@ class Slots:
             slot.release()
 
     def view(self, key: Any, layout: wire.Layout) -> Any:
-        """The judge's view of slot ``key`` (made big enough) laid out as ``layout``."""
-        slot = self._slot(key, layout.nbytes())
-        v = wire.view(slot.buf, layout)
-        self.views[id(v)] = (slot.index, layout)
+        """The judge's view of slot ``key`` (made big enough) laid out as ``layout``, ``GUARD``
+        bytes in (the layout the child gets says so: its offset counts them), the guards on
+        both sides filled."""
+        n = layout.nbytes()
+        slot = self._slot(key, n + 2 * GUARD)
+        item = wire.dtype_of(layout.dtype).itemsize
+        placed = wire.Layout(layout.shape, layout.stride, layout.offset + GUARD // item, layout.dtype)
+        v = wire.view(slot.buf, placed)
+        slot.buf[:GUARD].fill_(GUARD_BYTE)
+        slot.buf[GUARD + n : 2 * GUARD + n].fill_(GUARD_BYTE)
+        self.views[id(v)] = (slot.index, placed)
+        self.reach[key] = n
         return v
 
     def put(self, key: Any, t: Any) -> Any:
@@ -213,8 +232,21 @@ class Slots:
         slot = self.by_key[key]
         n = layout.nbytes()
         if n:
-            slot.buf[:n].copy_(wire.byte_view(t).to(slot.buf.device))
+            slot.buf[GUARD : GUARD + n].copy_(wire.byte_view(t).to(slot.buf.device))
         return v
+
+    def trampled(self) -> list[str]:
+        """The slots whose guard bytes a call changed: it wrote outside the tensors it was given
+        (the judge's own reading of memory it filled; nothing the child says)."""
+        bad = []
+        for key, n in self.reach.items():
+            slot = self.by_key.get(key)
+            if slot is None:
+                continue
+            guards = (slot.buf[:GUARD], slot.buf[GUARD + n : 2 * GUARD + n])
+            if not all(bool((g == GUARD_BYTE).all()) for g in guards):
+                bad.append(str(key))
+        return bad
 
     def empty_like(self, key: Any, t: Any) -> Any:
         """A slot laid out like ``t`` (contents undefined)."""
@@ -250,6 +282,7 @@ class Slots:
             self._drop(slot)
         self.by_key.clear()
         self.views.clear()
+        self.reach.clear()
 
 
 # --------------------------------------------------------------------------- the jail around the child
@@ -976,6 +1009,7 @@ def _feed(box: Box, slots: Slots, stream: Stream, calls: list[dict[str, Any]]) -
         t_judge = time.monotonic()
         with box.clock.parent():
             result = _result(result, call)
+            result["trampled"] = slots.trampled()  # the judge's own finding, after the child synced
             calls.append({key: v for key, v in result.items() if key not in ("args", "outputs")})
             go_on = stream.receive(k, result, call)
         t_end = time.monotonic()
