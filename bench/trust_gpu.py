@@ -2,6 +2,7 @@
 
 usage: python bench/trust_gpu.py WORKDIR OUT.json [--problem level1_1_Softmax] [--parallel 6]
                                  [--before DIR] [--cost-problems p1,p2] [--skip-corpus]
+                                 [--candidates]
 
 1. Every candidate of ``tests/fixtures/cheats/softmax.corpus`` and ``classes.corpus`` (written
    for the demo softmax unit's ``launch(in_out_ptr0, in_ptr0, xnumel, r0_numel)``) is adapted to
@@ -10,7 +11,9 @@ usage: python bench/trust_gpu.py WORKDIR OUT.json [--problem level1_1_Softmax] [
    file's expectation, with what of its attempts reached the host (``tests/redteam.py``).
 2. The cheats with a ``BENEATH`` line (the operating-system boundary's and the judge's) again
    with the form not checked: the layer beneath must stop them the same way on the GPU.
-3. With ``--before DIR`` (a copy of an earlier ``kernelopt/`` package, e.g. ``git archive``
+3. With ``--candidates``, the wrong candidates of ``tests/fixtures/candidates/softmax.corpus``
+   (gate-2 rules: out-of-bounds, wrote-input, unwritten-output, mismatch) and the good one.
+4. With ``--before DIR`` (a copy of an earlier ``kernelopt/`` package, e.g. ``git archive``
    of the landed commit), the wall seconds of gates 1-2 (``kernelopt check``) and of gates 3-4
    (``kernelopt stitch-check``) for Inductor's own kernel of each unit of ``--cost-problems``,
    with the earlier code and with this one.
@@ -113,6 +116,49 @@ def corpus(workdir: Path, problem: str, parallel: int) -> list[dict]:
 
     with ThreadPoolExecutor(parallel) as pool:
         return list(pool.map(one, jobs))
+
+
+def wrong_expectation(text: str) -> tuple[int | None, str]:
+    """(gate, rule) of a ``tests/fixtures/candidates`` file: ``WRONG (expected: gate N[, rule])``
+    (rule ``any`` where none is named), or (None, "pass") for the good ones."""
+    m = re.match(r'"""WRONG \(expected: gate (\d)(?:, ([\w-]+))?', text)
+    return (int(m.group(1)), m.group(2) or "any") if m else (None, "pass")
+
+
+def candidates(workdir: Path, problem: str, parallel: int) -> list[dict]:
+    """The hand-written wrong (and good) candidates of ``candidates/softmax.corpus`` on the GPU
+    unit: the gates' rules that need a device of their own (out-of-bounds through the judge's
+    guard bytes in CUDA IPC slots, wrote-input, unwritten-output) checked where they matter."""
+    unit_dir = next(p for p in (workdir / problem / "units").iterdir() if (p / "contract.json").exists())
+    contract = json.loads((unit_dir / "contract.json").read_text())
+    tmp = Path(tempfile.mkdtemp(prefix="kernelopt-cands-"))
+
+    def one(f: Path) -> dict:
+        text = f.read_text()
+        gate, rule = wrong_expectation(text)
+        path = tmp / f.name
+        path.write_text(adapt(text, contract))
+        seconds, r = run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(path), "--json"])
+        vs = verdicts(r)
+        got = next(((v["gate"], v["verdict"], v.get("rule")) for v in vs if v["verdict"] != "pass"), None)
+        if rule == "pass":
+            ok = got is None
+        else:
+            ok = got is not None and got[0] == gate and (rule == "any" or got[2] == rule)
+        print(f"{f.name:<26} expect {gate} {rule:<20} got {got} {'OK' if ok else 'UNEXPECTED'} ({seconds:.0f} s)")
+        return {
+            "candidate": f.name,
+            "expect_gate": gate,
+            "expect_rule": rule,
+            "got": got,
+            "as_expected": ok,
+            "seconds": round(seconds, 1),
+            "reasons": [v["reason"][:300] for v in vs],
+        }
+
+    files = sorted(redteam.corpus("candidates/softmax").glob("*.py"))
+    with ThreadPoolExecutor(parallel) as pool:
+        return list(pool.map(one, files))
 
 
 BENEATH = """
@@ -227,9 +273,14 @@ def main() -> None:
     ap.add_argument("--before")
     ap.add_argument("--cost-problems", default="")
     ap.add_argument("--skip-corpus", action="store_true")
+    ap.add_argument("--candidates", action="store_true", help="also the wrong-candidate corpus")
     a = ap.parse_args()
     wd = Path(a.workdir).resolve()
     out: dict = {}
+    if a.candidates:
+        out["candidates"] = rows = candidates(wd, a.problem, a.parallel)
+        out["candidates_summary"] = {"files": len(rows), "as_expected": sum(r["as_expected"] for r in rows)}
+        print(json.dumps(out["candidates_summary"]), flush=True)
     if not a.skip_corpus:
         out["corpus"] = corpus(wd, a.problem, a.parallel)
         out["beneath"] = beneath(wd, a.problem)

@@ -1292,7 +1292,9 @@ class Reference(torch.nn.Module):
 def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
     """Issue 8: var_mean over dims [1, 2, 3] (nn.LayerNorm over the last three dims) is one
     reduction over 120 columns: the three dims folded into one in every shape and stride.
-    A value that varies along part of the folded dims, or non-adjacent dims, is refused."""
+    A weight that varies along part of the folded dims ([6]) is indexed per part, and dims that
+    are not adjacent are folded after the others (issue 13); a weight that does not broadcast,
+    or a reduction of a value constant along some folded dims, is refused."""
 
     import torch
 
@@ -1321,10 +1323,124 @@ def test_a_layernorm_over_three_dims_is_folded_into_one_row(attempt, chunk):
 
     partial = LN3_REFERENCE.replace("'in_ptr1': [4, 5, 6]", "'in_ptr1': [6]")
     c2 = replace(contract, args=[_t("in_ptr1", [6], "read") if a["name"] == "in_ptr1" else a for a in contract.args])
-    with pytest.raises(CannotSynthesize, match="varies along part of the reduced dims"):
-        synth_rows.synthesize_rows(c2, partial, 0)
-    with pytest.raises(CannotSynthesize, match="only adjacent dimensions"):
-        synth_rows.synthesize_rows(contract, LN3_REFERENCE.replace("[1, 2, 3]", "[1, 3]"), 0)
+    src = synth_rows.synthesize_rows(c2, partial, attempt, chunk=chunk)
+    w6 = torch.randn(6)
+    out = torch.full((3, 4, 5, 6), float("nan"))
+    _run_rows(src, f"synth_ln3p_{attempt}_{chunk}", [x, w6, b, out, 3, 120])
+    ref = torch.nn.functional.layer_norm(x, (4, 5, 6)) * w6 + b
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
+    # a value of the weight and the row alone, summed over the folded columns, would count each
+    # weight once per [4, 5] element
+    summed = partial.replace(
+        "mul_1 = torch.ops.aten.mul.Tensor(mul, x1);  mul = x1 = None",
+        "w2 = torch.ops.aten.mul.Tensor(x1, rsqrt)\n"
+        "        s = torch.ops.aten.sum.dim_IntList(w2, [1, 2, 3], True)\n"
+        "        mul_1 = torch.ops.aten.mul.Tensor(mul, s);  mul = x1 = None",
+    )
+    with pytest.raises(CannotSynthesize, match="constant along some of them"):
+        synth_rows.synthesize_rows(c2, summed, 0)
+    wrong = partial.replace("'in_ptr1': [6]", "'in_ptr1': [7]")
+    c3 = replace(contract, args=[_t("in_ptr1", [7], "read") if a["name"] == "in_ptr1" else a for a in contract.args])
+    with pytest.raises(CannotSynthesize, match="broadcast"):
+        synth_rows.synthesize_rows(c3, wrong, 0)
+    # dims 1 and 3, not adjacent: the rows (dims 0, 2) first, the columns one folded run after
+    src = synth_rows.synthesize_rows(contract, LN3_REFERENCE.replace("[1, 2, 3]", "[1, 3]"), attempt, chunk=chunk)
+    assert "15 independent rows of 24 elements" in src
+    out = torch.full((3, 4, 5, 6), float("nan"))
+    _run_rows(src, f"synth_ln13_{attempt}_{chunk}", [x, w, b, out, 3, 120])
+    var, mean = torch.var_mean(x, dim=(1, 3), correction=0, keepdim=True)
+    torch.testing.assert_close(out, (x - mean) * torch.rsqrt(var + 1e-5) * w + b, rtol=1e-4, atol=1e-4)
+
+
+CHANNEL_MEAN_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [4, 12, 5, 7]}
+OUT_SHAPES = {'out_ptr0': [12]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        mean = torch.ops.aten.mean.dim(x0, [0, 2, 3]);  x0 = None
+        return (mean,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 32)])
+def test_a_mean_over_every_dim_but_the_channels_is_one_row_per_channel(attempt, chunk):
+    """Issue 13 (norms and statistics over other dims): a mean over dims [0, 2, 3] of an
+    [N, C, H, W] tensor, a BatchNorm's statistics: each channel a row of N*H*W columns, the
+    batch dim's index a term of its own (dims 0 and 2-3 are not adjacent)."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract = Contract.from_dict({"args": [_t("in_ptr0", [4, 12, 5, 7], "read"), _t("out_ptr0", [12], "write")]})
+    src = synth_rows.synthesize_rows(contract, CHANNEL_MEAN_REFERENCE, attempt, chunk=chunk)
+    assert "12 independent rows of 140 elements" in src
+    torch.manual_seed(0)
+    x = torch.randn(4, 12, 5, 7) + torch.arange(12.0).view(1, 12, 1, 1)
+    out = torch.full((12,), float("nan"))
+    _run_rows(src, f"synth_chmean_{attempt}_{chunk}", [x, out])
+    torch.testing.assert_close(out, x.mean(dim=(0, 2, 3)), rtol=1e-5, atol=1e-5)
+
+
+GN_CL_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['buf2', 'arg3_1', 'arg4_1']
+OUTPUTS = ['buf6', 'buf7']
+SHAPES = {'buf2': [2, 8, 10, 10], 'arg3_1': [8], 'arg4_1': [8]}
+OUT_SHAPES = {'buf6': [2, 4, 2, 1], 'buf7': [2, 4, 2, 1]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        view_1 = torch.ops.aten.reshape.default(x1, [1, 4, 2, 1]);  x1 = None
+        view = torch.ops.aten.reshape.default(x0, [2, 4, 2, 100]);  x0 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True);  view = None
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        mul = torch.ops.aten.mul.Tensor(rsqrt, view_1);  rsqrt = view_1 = None
+        view_2 = torch.ops.aten.reshape.default(x2, [1, 4, 2, 1]);  x2 = None
+        getitem_1 = var_mean[1];  var_mean = None
+        neg = torch.ops.aten.neg.default(getitem_1);  getitem_1 = None
+        mul_1 = torch.ops.aten.mul.Tensor(neg, mul);  neg = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, view_2);  mul_1 = view_2 = None
+        return (mul, add_1)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 64)])
+def test_group_norm_statistics_of_a_channels_last_tensor_as_one_row_kernel(attempt, chunk):
+    """Issue 13: Inductor's GroupNorm region after a convolution whose output is channels last:
+    the statistics of [N, G, C/G, H*W] views of an [N, C, H, W] tensor (strides [800, 1, 80, 8])
+    and the per-channel scale and shift ([N, G, C/G, 1]).  The unit is synthesized in the
+    common refinement [N, G, C/G, H, W], its reduced dims folded: each column's address is a
+    sum of per-part terms (the tensor is not contiguous across them), the weight varies along
+    part of them (the channel, not H and W) and the outputs are stored once per channel."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    x_arg = {**_t("buf2", [2, 8, 10, 10], "read"), "stride": [800, 1, 80, 8]}
+    args = [x_arg, _t("arg3_1", [8], "read"), _t("arg4_1", [8], "read")]
+    contract = Contract.from_dict(
+        {"args": args + [_t("buf6", [2, 4, 2, 1], "write"), _t("buf7", [2, 4, 2, 1], "write")]}
+    )
+    src = synth_rows.synthesize_rows(contract, GN_CL_REFERENCE, attempt, chunk=chunk)
+    assert "8 independent rows of 200 elements" in src, src
+    torch.manual_seed(0)
+    x = (torch.randn(2, 10, 10, 8) * 3 + 1).permute(0, 3, 1, 2)  # channels last
+    w, b = torch.randn(8), torch.randn(8)
+    scale, shift = torch.full((2, 4, 2, 1), float("nan")), torch.full((2, 4, 2, 1), float("nan"))
+    _run_rows(src, f"synth_gncl_{attempt}_{chunk}", [x, w, b, scale, shift])
+    var, mean = torch.var_mean(x.reshape(2, 4, 2 * 100), dim=2, correction=0, keepdim=True)
+    rstd = torch.rsqrt(var + 1e-5).unsqueeze(-1)
+    ref_scale = rstd * w.view(1, 4, 2, 1)
+    torch.testing.assert_close(scale, ref_scale, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(shift, -mean.unsqueeze(-1) * ref_scale + b.view(1, 4, 2, 1), rtol=1e-4, atol=1e-4)
 
 
 INSTANCE_NORM_REFERENCE = """

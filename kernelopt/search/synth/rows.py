@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -78,6 +79,9 @@ REDUCE = {
 }
 
 
+_NAME = re.compile(r"\b([tv]\d+)\b")
+
+
 def _reduce_call(fn: str, x: str) -> str:
     """``fn`` of the tile ``x`` along its columns.  A product is the last column of the running
     product (padding columns hold 1, the neutral element, so that column is the whole row's)."""
@@ -91,54 +95,157 @@ def _keep(shape: list[int], dim: int) -> list[int]:
     return shape[:dim] + [1] + shape[dim + 1 :]
 
 
+class Terms(tuple):
+    """The column index of an argument folded over several dims that it is not contiguous
+    across, or that it varies along only part of: one ``(inner, size, stride)`` per dim it
+    varies along (the dim's index is ``(cols // inner) % size``); ``broadcast`` holds the
+    ``(inner, size)`` of the folded dims it is constant along (a per-channel weight inside a
+    group norm's group).  A value loaded through such an argument is ``partial`` when it has
+    any: reducing it over the folded columns would count it once per broadcast element."""
+
+    broadcast: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.broadcast)
+
+    def index(self) -> str:
+        return " + ".join(_term("cols", inner, size, stride) for inner, size, stride in self)
+
+    def first(self) -> str:
+        """True at one column of each run of columns holding the same element (stores)."""
+        return " & ".join(f"({_term('cols', inner, size, 1)} == 0)" for inner, size in self.broadcast)
+
+
+def _term(cols: str, inner: int, size: int, stride: int) -> str:
+    idx = f"({cols} // {inner})" if inner > 1 else cols
+    idx = f"({idx} % {size})"
+    return idx if stride == 1 else f"{idx} * {stride}"
+
+
+def _merged(terms: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Adjacent ``(inner, size, stride)`` index terms that are one run of columns and of memory
+    ([H, W] of a channels-last tensor) as one term."""
+    out: list[tuple[int, int, int]] = []
+    for i, n, t in terms:
+        if out and out[-1][0] == i * n and out[-1][2] == t * n:
+            out[-1] = (i, out[-1][1] * n, t)
+        else:
+            out.append((i, n, t))
+    return out
+
+
+def view_strides(old: list[int], strides: list[int], new: list[int]) -> list[int] | None:
+    """The strides of ``new``-shaped view of a tensor of shape ``old`` and ``strides``, or None
+    where no view has them (PyTorch's ``computeStride``: runs of the old dims that are contiguous
+    in memory may be split and merged; nothing else)."""
+    if math.prod(old) != math.prod(new) or math.prod(old) == 0:
+        return None
+    if not old:
+        return [1] * len(new)
+    out = [0] * len(new)
+    view_d, base, t_numel, v_numel = len(new) - 1, strides[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and strides[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
+                out[view_d] = v_numel * base
+                v_numel *= new[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d > 0:
+                base, t_numel, v_numel = strides[d - 1], 1, 1
+    return out if view_d == -1 else None
+
+
 class Fold:
     """Adjacent reduced dimensions ``run`` of the unit's shape ``S`` seen as one: every shape,
     right-aligned to ``S``, has them all of ``S``'s sizes (folded to their product) or all 1
-    (folded to 1); every argument is contiguous across them (folded to the innermost stride)."""
+    (folded to 1); a shape of ``S``'s rank may also have some of them 1 and the others
+    ``S``'s (a per-channel value inside a group: folded to the product, indexed by ``Terms``).
+    An argument contiguous across them is folded to the innermost stride, any other to
+    ``Terms``: each folded dim's index from the column, times its stride."""
 
     def __init__(self, S: list[int], run: tuple[int, ...]):
         self.rank, self.run = len(S), run
         if list(run) != list(range(run[0], run[-1] + 1)):
             raise CannotSynthesize(f"a reduction over dims {list(run)}: only adjacent dimensions are folded into one")
         self.full = [S[d] for d in run]
+        self.inner = [math.prod(self.full[i + 1 :]) for i in range(len(run))]
 
     def _split(self, shape: list[int]) -> tuple[int, int]:
         """(first folded position, one past it) in ``shape``, right-aligned to the unit's shape."""
         pad = self.rank - len(shape)
         return max(self.run[0] - pad, 0), max(self.run[-1] + 1 - pad, 0)
 
-    def shape(self, shape: list[int]) -> list[int]:
+    def _partial(self, shape: list[int]) -> bool:
+        lo, hi = self._split(list(shape))
+        return len(shape) == self.rank and all(x in (1, f) for x, f in zip(shape[lo:hi], self.full))
+
+    def _padded(self, shape: list[int]) -> list[int] | None:
+        """An input's shape of lower rank, right-aligned to the unit's (as a pointwise op
+        broadcasts it) where it then varies along part of the folded dims ([6] in a LayerNorm
+        over [4, 5, 6])."""
+        padded = [1] * (self.rank - len(shape)) + list(shape)
+        return padded if len(shape) < self.rank and self._partial(padded) else None
+
+    def shape(self, shape: list[int], strict: bool = True, pad: bool = False) -> list[int]:
+        """``shape`` folded; one that does not fold raises (``strict``) or is left as it is (an
+        argument's own shape, used only through a view that folds); ``pad``: an input's."""
+        if pad and (padded := self._padded(shape)) is not None:
+            shape = padded
         lo, hi = self._split(list(shape))
         if hi == 0:
             return list(shape)
         part = list(shape[lo:hi])
         if all(x == 1 for x in part):
             return list(shape[:lo]) + [1] + list(shape[hi:])
-        if part == self.full:
-            return list(shape[:lo]) + [math.prod(part)] + list(shape[hi:])
+        if part == self.full or self._partial(shape):
+            return list(shape[:lo]) + [math.prod(self.full)] + list(shape[hi:])
+        if not strict:
+            return list(shape)
         whole = self.full[len(self.full) - len(part) :]
         raise CannotSynthesize(
             f"a value of shape {list(shape)} varies along part of the reduced dims {list(self.run)} ({part} vs {whole})"
         )
 
+    def strides(self, shape: list[int], stride: list[int], pad: bool = False) -> tuple[list[int], list[Any]] | None:
+        """(folded shape, folded strides) of a tensor, or None where its shape does not fold."""
+        if pad and (padded := self._padded(shape)) is not None:
+            shape, stride = padded, [0] * (len(padded) - len(shape)) + list(stride)
+        lo, hi = self._split(list(shape))
+        if hi == 0:
+            return list(shape), list(stride)
+        part, st = list(shape[lo:hi]), list(stride[lo:hi])
+        folded = self.shape(shape, strict=False)
+        whole = part == self.full
+        if (
+            all(x == 1 for x in part)
+            or whole
+            and all(st[k] == st[k + 1] * part[k + 1] for k in range(len(part) - 1) if part[k] != 1 and part[k + 1] != 1)
+        ):
+            return folded, list(stride[:lo]) + [st[-1]] + list(stride[hi:])
+        if not whole and not self._partial(shape):
+            return None
+        terms = Terms(_merged([(i, n, t) for i, n, t, x in zip(self.inner, self.full, st, part) if x != 1]))
+        terms.broadcast = tuple(
+            (i, n)
+            for i, n, _ in _merged([(i, n, 0) for i, n, x in zip(self.inner, self.full, part) if x == 1 and n != 1])
+        )
+        return folded, list(stride[:lo]) + [terms] + list(stride[hi:])
+
     def arg(self, a: dict[str, Any]) -> dict[str, Any]:
         if a.get("kind", "tensor") != "tensor" or not a.get("shape"):
             return a
-        shape, stride = list(a["shape"]), list(a["stride"])
-        lo, hi = self._split(shape)
-        if hi == 0:
-            return a
-        for k in range(lo, hi - 1):
-            if shape[k] != 1 and shape[k + 1] != 1 and stride[k] != stride[k + 1] * shape[k + 1]:
-                why = f"argument {a['name']} is not contiguous across the reduced dims {list(self.run)}"
-                raise CannotSynthesize(why)
-        return {**a, "shape": self.shape(shape), "stride": list(stride[:lo]) + [stride[hi - 1]] + list(stride[hi:])}
+        got = self.strides(list(a["shape"]), list(a["stride"]), pad=a.get("access") == "read")
+        return a if got is None else {**a, "shape": got[0], "stride": got[1]}
 
     def consts(self, consts: dict[str, Any]) -> dict[str, Any]:
         return {
             **consts,
-            "SHAPES": {k: self.shape(v) for k, v in consts["SHAPES"].items()},
-            "OUT_SHAPES": {k: self.shape(v) for k, v in consts["OUT_SHAPES"].items()},
+            "SHAPES": {k: self.shape(v, strict=False, pad=True) for k, v in consts["SHAPES"].items()},
+            "OUT_SHAPES": {k: self.shape(v, strict=False) for k, v in consts["OUT_SHAPES"].items()},
         }
 
     def dims(self, dims: list[int], folded: list[int]) -> list[int]:
@@ -233,6 +340,53 @@ def _lifted_shape(fwd: ast.FunctionDef, S: list[int]) -> list[int] | None:
     return list(v) if len(v) > len(S) and coarsens(S, v) else None
 
 
+def _refinement(S: list[int], v: list[int]) -> list[int] | None:
+    """The coarsest shape (size-1 dims left out) that both ``S`` and ``v`` are groupings of
+    ([2, 4, 2, 10, 10] of [2, 8, 10, 10] and [2, 4, 2, 100]), or None."""
+    if math.prod(S) != math.prod(v) or math.prod(S) == 0:
+        return None
+
+    def cuts(shape: list[int]) -> set[int]:
+        return {math.prod(shape[k:]) for k in range(len(shape) + 1)}
+
+    c = sorted(cuts(S) | cuts(v))
+    if any(b % a for a, b in zip(c, c[1:])):
+        return None
+    return [b // a for a, b in zip(c, c[1:])][::-1]
+
+
+def _regroup(S: list[int], v: list[int]) -> list[int | None] | None:
+    """For each dim of ``S``, the dim of ``v`` it is part of (None for a size-1 dim), where every
+    dim of ``v`` is a run of adjacent dims of ``S``; None where ``S`` does not refine ``v``."""
+    if math.prod(S) != math.prod(v) or math.prod(S) == 0:
+        return None
+    owner: list[int | None] = [None] * len(S)
+    j = 0
+    for k, n in enumerate(v):
+        acc = 1
+        while acc < n and j < len(S):
+            if S[j] != 1:
+                acc, owner[j] = acc * S[j], k
+            j += 1
+        if acc != n:
+            return None
+    return owner
+
+
+def _refined_shape(fwd: ast.FunctionDef, S: list[int]) -> tuple[list[int], list[int]] | None:
+    """(the finer shape, the view) when every reduction reads one view of the unit's values that
+    regroups them both ways (a group norm's [N, G, C/G, H*W] of [N, C, H, W]: C split, H and W
+    merged): the unit is synthesized in their common refinement [N, G, C/G, H, W]."""
+    views = [
+        _literal_views(fwd).get(n.args[0].id) if n.args and isinstance(n.args[0], ast.Name) else None
+        for _, n in _reductions(fwd)
+    ]
+    if not views or any(v is None or v != views[0] for v in views):
+        return None
+    R = _refinement(S, views[0])
+    return (R, list(views[0])) if R is not None and len(R) > len([x for x in S if x != 1]) else None
+
+
 def _permuted_shape(fwd: ast.FunctionDef, consts: dict[str, Any], S: list[int]) -> list[int] | None:
     """The shape of the values a unit computes on when it reads its largest argument through a
     permute (a LayerNorm over a transposed tensor's channels reduces the permuted view's last
@@ -281,6 +435,14 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
         dims = dims if isinstance(dims, (list, tuple)) else [dims]
         src = node.args[0] if node.args else None
         base = literal.get(src.id, S) if isinstance(src, ast.Name) else S
+        owner = _regroup(S, base) if list(base) != list(S) else None
+        if owner is not None:  # a regrouping view ([N, C, H*W] of [N, C, H, W]): its dims in S's
+            dims = [j for j, k in enumerate(owner) if k is not None and k in {int(d) % len(base) for d in dims}]
+            base = S
+            if len(node.args) > 1:
+                node.args[1] = ast.Constant(dims)
+            else:
+                node.keywords = [k if k.arg != "dim" else ast.keyword("dim", ast.Constant(dims)) for k in node.keywords]
         if len(base) != rank:
             raise CannotSynthesize(f"aten.{op} of a {len(base)}-d view of the unit's {rank}-d values")
         kept = sorted({int(d) % rank for d in dims if base[int(d) % rank] != 1})
@@ -312,6 +474,7 @@ class Val:
     arg: str | None = None  # input: the argument's name
     strides: list[int] | None = None  # input: strides of the logical (viewed) shape, None = only contiguous views
     emitted: Val | None = None  # lazy: the computed value once its code has been written
+    raw: tuple[list[int], list[int]] | None = None  # input in a folded unit: (shape, strides) unfolded
 
 
 @dataclass
@@ -340,14 +503,27 @@ class RowKernel:
         # reductions over a finer view of the unit's values (a group norm's [N, G, C/G, 1] of
         # [N, C]): the unit is that view; its coarser groupings are the same elements in order
         lifted = _lifted_shape(fwd, self.S)
+        self.view: list[int] | None = None  # the regrouping view of _refined_shape
+        if lifted is None and (refined := _refined_shape(fwd, self.S)) is not None:
+            lifted, self.view = refined
         self.lifted = lifted is not None
         if lifted is not None:
             self.S = lifted
+        self.S_raw = list(self.S)  # the unit's shape before any fold
+        if self.view is not None:
+            consts, contract = self._refine_all(consts, contract)
         # the dimensions every reduction reduces (the columns); the other dimensions are the rows.
         # Several adjacent ones (a LayerNorm over the last three) are folded into one, in every
         # shape and in the arguments' strides, where the tensors are contiguous across them.
         run = _reduction_dims(fwd, self.S)
+        # an argument's own shape and strides, before folding (a view of it is folded from them)
+        self.raw = {a["name"]: a for a in contract.args}
+        self.raw_shapes = dict(consts["SHAPES"])
+        self.perm: list[int] | None = None
+        if list(run) != list(range(run[0], run[-1] + 1)):
+            consts, contract, run = self._permute_all(fwd, consts, contract, run)
         self.fold = Fold(self.S, run) if len(run) > 1 else None
+        self.foldfull: set[str] = set()  # values that vary along every folded dim (Terms.partial)
         if self.fold is not None:
             consts = self.fold.consts(consts)
             contract = replace(contract, args=[self.fold.arg(a) for a in contract.args])
@@ -371,6 +547,72 @@ class RowKernel:
         self.loaded: dict[tuple[Any, ...], Val] = {}  # argument loads, by (name, logical shape, strides)
         self.n = 0
         self.reductions = 0
+
+    def _permute_all(
+        self, fwd: ast.FunctionDef, consts: dict[str, Any], contract: Contract, run: tuple[int, ...]
+    ) -> tuple[dict[str, Any], Contract, tuple[int, ...]]:
+        """Reduced dims that are not adjacent (a mean over dims 0 and 2): every shape and stride
+        seen with the other dims first, in their order, then the reduced ones (the rows keep
+        their order, the columns are one folded run); each reduction's dims renumbered."""
+        if self.view is not None:
+            raise CannotSynthesize(f"a reduction over dims {list(run)} of a regrouping view")
+        rank = len(self.S)
+        perm = self.perm = [d for d in range(rank) if d not in run] + list(run)
+
+        def shape(u: list[int], pad: bool) -> list[int]:
+            u = [1] * (rank - len(u)) + list(u) if pad and len(u) < rank else list(u)
+            return [u[d] for d in perm] if len(u) == rank else u
+
+        def arg(a: dict[str, Any]) -> dict[str, Any]:
+            if a.get("kind", "tensor") != "tensor" or not a.get("shape"):
+                return a
+            sh, st = list(a["shape"]), list(a["stride"])
+            if len(sh) < rank and a.get("access") == "read":
+                sh, st = [1] * (rank - len(sh)) + sh, [0] * (rank - len(st)) + st
+            return {**a, "shape": [sh[d] for d in perm], "stride": [st[d] for d in perm]} if len(sh) == rank else a
+
+        consts = {
+            **consts,
+            "SHAPES": {k: shape(v, True) for k, v in consts["SHAPES"].items()},
+            "OUT_SHAPES": {k: shape(v, False) for k, v in consts["OUT_SHAPES"].items()},
+        }
+        self.S = shape(self.S, False)
+        new_run = list(range(rank - len(run), rank))
+        for _, node in _reductions(fwd):
+            if len(node.args) > 1:
+                node.args[1] = ast.Constant(new_run)
+            else:
+                node.keywords = [
+                    k if k.arg != "dim" else ast.keyword("dim", ast.Constant(new_run)) for k in node.keywords
+                ]
+        return consts, replace(contract, args=[arg(a) for a in contract.args]), tuple(new_run)
+
+    def _refine(self, u: list[int]) -> list[int] | None:
+        """A shape of the regrouping view's rank, each dim the view's or 1 (a per-channel weight
+        seen as [1, G, C/G, 1]), in the refined unit's dims; None for any other."""
+        v = self.view
+        if v is None or len(u) != len(v) or any(x not in (1, y) for x, y in zip(u, v)):
+            return None
+        owner = _regroup(self.S_raw, v)
+        return [self.S_raw[j] if k is not None and u[k] != 1 else 1 for j, k in enumerate(owner)]
+
+    def _refine_all(self, consts: dict[str, Any], contract: Contract) -> tuple[dict[str, Any], Contract]:
+        """The argument shapes, strides and FX value shapes of the view's kind, refined."""
+
+        def shape(u: list[int]) -> list[int]:
+            return self._refine(list(u)) or list(u)
+
+        def arg(a: dict[str, Any]) -> dict[str, Any]:
+            new = self._refine(list(a.get("shape") or [])) if a.get("kind", "tensor") == "tensor" else None
+            strides = view_strides(list(a["shape"]), list(a["stride"]), new) if new else None
+            return {**a, "shape": new, "stride": strides} if strides is not None else a
+
+        consts = {
+            **consts,
+            "SHAPES": {k: shape(v) for k, v in consts["SHAPES"].items()},
+            "OUT_SHAPES": {k: shape(v) for k, v in consts["OUT_SHAPES"].items()},
+        }
+        return consts, replace(contract, args=[arg(a) for a in contract.args])
 
     # -- loads and stores ---------------------------------------------------------------
     def _contiguous(self, a: dict[str, Any]) -> bool:
@@ -421,7 +663,9 @@ class RowKernel:
                 raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
             stride = strides[k]
             if d == self.red:
-                col_term = "cols" if stride == 1 else f"cols * {stride}"
+                col_term = (
+                    stride.index() if isinstance(stride, Terms) else "cols" if stride == 1 else f"cols * {stride}"
+                )
             else:
                 li = d if d < self.red else d - 1  # its place among the row dimensions
                 inner = math.prod(lead[li + 1 :])
@@ -463,7 +707,34 @@ class RowKernel:
         strides = list(a["stride"]) if list(a["shape"]) == fx else None
         if strides is None and self.lifted and fx == list(self.S) and self._contiguous(a):
             strides = contiguous_strides(fx)
-        return Val(name, fx, "input", arg=name, strides=strides)
+        raw = None
+        if self.fold is not None and list(self.raw[name]["shape"]) == list(self.raw_shapes[name]):
+            raw = (list(self.raw_shapes[name]), list(self.raw[name]["stride"]))
+        return Val(name, fx, "input", arg=name, strides=strides, raw=raw)
+
+    def _fold_view(self, x: Val, call: ast.Call) -> Val | None:
+        """A reshape of an argument in a folded unit: its strides computed from the argument's
+        own (a channels-last tensor seen as [N, G, C/G, H*W] is a view of it), then folded (a
+        per-channel weight seen as [1, G, C/G, 1] varies along part of the folded dims).  None
+        for a view that is not the unit's shape or a broadcast of it (one that regroups the
+        rows is indexed as before)."""
+        new = list(ast.literal_eval(call.args[1]))
+        if -1 in new:
+            known = math.prod(n for n in new if n != -1)
+            new = [math.prod(x.raw[0]) // known if n == -1 else n for n in new]
+        if self._refine(new) is not None:
+            new = self._refine(new)
+        elif self.lifted and coarsens(new, self.S_raw):
+            new = list(self.S_raw)
+        if len(new) != len(self.S_raw) or any(n not in (1, m) for n, m in zip(new, self.S_raw)):
+            return None
+        strides = view_strides(x.raw[0], x.raw[1], new)
+        if strides is not None and self.perm is not None:
+            new, strides = [new[d] for d in self.perm], [strides[d] for d in self.perm]
+        got = self.fold.strides(new, strides) if strides is not None else None
+        if got is None:
+            return None
+        return Val(x.code, got[0], "input", arg=x.arg, strides=got[1], raw=(new, strides))
 
     def _unsqueeze(self, v: Val, d: int, rank: int) -> Val:
         """unsqueeze(v, d) of a value of ``rank`` dims, pushed down to the arguments (a
@@ -498,8 +769,17 @@ class RowKernel:
             mask = f", mask={m}, other=0.0" if m else ""
             code = f"v{len(self.loaded)}"
             self.lines.append(Line(f"{code} = tl.load({v.arg} + ({off}){mask}).to(tl.float32)", code, kind))
+            terms = self._terms(v.arg, v.shape, v.strides)
+            if kind in ("full", "col") and not (terms and terms.partial):
+                self.foldfull.add(code)
             self.loaded[key] = Val(code, list(v.shape), kind)
         return self.loaded[key]
+
+    def _terms(self, name: str, shape: list[int], strides: list[Any] | None) -> Terms | None:
+        """The folded column index of argument ``name`` seen as ``shape``, where it is ``Terms``."""
+        strides = strides if strides is not None else self.args[name].get("stride") or []
+        k = self.red - (len(self.S) - len(shape))
+        return strides[k] if 0 <= k < len(strides) and isinstance(strides[k], Terms) else None
 
     def store(self, name: str, v: Val) -> None:
         fx = self.consts["OUT_SHAPES"][name]
@@ -517,9 +797,16 @@ class RowKernel:
             )
         if kind == "row" and v.kind != "row":
             raise CannotSynthesize(f"output {name} holds one value per row but is computed per element")
+        mask = self.MASKS[kind]
+        terms = self._terms(name, fx, None) if kind == "full" else None
+        if terms is not None and terms.partial:
+            # constant along some folded dims: written once, from the first column of each run
+            if v.code in self.foldfull:
+                raise CannotSynthesize(f"output {name} of shape {fx} holds a value that varies along all its columns")
+            mask = f"{mask} & {terms.first()}"
         self.lines.append(
             Line(
-                f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={self.MASKS[kind]})",
+                f"tl.store({name} + ({off}), ({val}).to({name}.dtype.element_ty), mask={mask})",
                 None,
                 f"store-{kind}",
             )
@@ -530,6 +817,8 @@ class RowKernel:
         self.n += 1
         name = f"t{self.n}"
         self.lines.append(Line(f"{name} = {code}", name, kind))
+        if kind in ("full", "col") and any(n in self.foldfull for n in _NAME.findall(code)):
+            self.foldfull.add(name)
         return Val(name, shape, kind)
 
     def _lifted_rank(self, shape: list[int], op: str) -> None:
@@ -572,6 +861,8 @@ class RowKernel:
     def _reduce(self, v: Val, op: str) -> Val:
         if v.kind != "full":
             raise CannotSynthesize("reduction of a value that is not a full tile")
+        if self.fold is not None and v.code not in self.foldfull:
+            raise CannotSynthesize(f"a reduction over {list(self.fold.run)} of a value constant along some of them")
         fn, neutral = REDUCE[op]
         src = v.code if self.BLOCK_N == self.N else f"tl.where(cmask, {v.code}, {neutral})"
         self.reductions += 1
@@ -618,6 +909,9 @@ class RowKernel:
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max", "pow"):
             return self._pointwise(call, env, op, parts[4])
         x = self._arg(call.args[0], env)
+        if self.fold is not None and op in VIEW_OPS and len(call.args) > 1 and x.kind == "input" and x.raw:
+            if (viewed := self._fold_view(x, call)) is not None:
+                return viewed
         call = self._folded(call, op)
         if op in self.VIEWS:  # views pushed down to the arguments' loads
             return self.VIEWS[op](self, op, x, call, kw)
@@ -689,6 +983,7 @@ class RowKernel:
             new = list(ast.literal_eval(call.args[1]))
             if len(new) != self.fold.rank:
                 raise CannotSynthesize(f"aten.{op} to {new} in a unit folded over {list(self.fold.run)}")
+            new = [new[d] for d in self.perm] if self.perm is not None else new
             call = ast.Call(call.func, [call.args[0], ast.Constant(self.fold.shape(new))], call.keywords)
         return call
 
@@ -849,11 +1144,10 @@ class RowKernel:
         depth d needs row values of depth < d): one pass over the row's chunks per depth,
         which recomputes the element-wise values its reductions need and accumulates each
         of them per row; then one pass that computes and stores the element-wise outputs."""
-        import re
 
         chunked = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
         rowdef = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.name not in chunked}
-        name_re = re.compile(r"\b([tv]\d+)\b")
+        name_re = _NAME
 
         def rhs(i: int) -> str:
             ln = self.lines[i]
@@ -973,7 +1267,6 @@ class RowKernel:
         publishes its part's sum and its squares about its own mean, combined by Chan's
         formula); ``softmax``, a max of ``a`` and the sum of ``exp(a - max)`` (each member's
         max and its sum about it, rescaled to the row's max).  {first's line: (kind, second's)}."""
-        import re
 
         by_name = {ln.name: (i, ln) for i, ln in enumerate(self.lines) if ln.name}
 
