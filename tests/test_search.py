@@ -1386,6 +1386,53 @@ def test_a_mean_over_every_dim_but_the_channels_is_one_row_per_channel(attempt, 
     torch.testing.assert_close(out, x.mean(dim=(0, 2, 3)), rtol=1e-5, atol=1e-5)
 
 
+L2_NORMALIZE_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['arg0_1']
+OUTPUTS = ['buf1']
+SHAPES = {'arg0_1': [4, 100, 30]}
+OUT_SHAPES = {'buf1': [4, 100, 30]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        pow_1 = torch.ops.aten.pow.Tensor_Scalar(x0, 2.0)
+        sum_1 = torch.ops.aten.sum.dim_IntList(pow_1, [1], True);  pow_1 = None
+        pow_2 = torch.ops.aten.pow.Tensor_Scalar(sum_1, 0.5);  sum_1 = None
+        clamp_min = torch.ops.aten.clamp_min.default(pow_2, 1e-12);  pow_2 = None
+        expand = torch.ops.aten.expand.default(clamp_min, [4, 100, 30]);  clamp_min = None
+        div = torch.ops.aten.div.Tensor(x0, expand);  x0 = expand = None
+        return (div,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 32)])
+def test_f_normalize_over_dim_1_expands_its_norm_to_a_full_tile(attempt, chunk):
+    """Issue 13 (norms over other dims): F.normalize(x, dim=1) of [4, 100, 30] as Inductor's
+    region writes it, the norm expanded to the input's shape before the division (refused:
+    "aten.expand broadcasts [4, 1, 30]"); a sum of an expanded row value counts every column."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract = Contract.from_dict({"args": [_t("arg0_1", [4, 100, 30], "read"), _t("buf1", [4, 100, 30], "write")]})
+    src = synth_rows.synthesize_rows(contract, L2_NORMALIZE_REFERENCE, attempt, chunk=chunk)
+    torch.manual_seed(0)
+    x = torch.randn(4, 100, 30)
+    out = torch.full((4, 100, 30), float("nan"))
+    _run_rows(src, f"synth_l2n_{attempt}_{chunk}", [x, out])
+    torch.testing.assert_close(out, torch.nn.functional.normalize(x, dim=1), rtol=1e-5, atol=1e-6)
+    summed = L2_NORMALIZE_REFERENCE.replace(
+        "div = torch.ops.aten.div.Tensor(x0, expand);  x0 = expand = None",
+        "s = torch.ops.aten.sum.dim_IntList(expand, [1], True)\n"
+        "        div = torch.ops.aten.div.Tensor(x0, s);  x0 = expand = None",
+    )
+    src = synth_rows.synthesize_rows(contract, summed, attempt, chunk=chunk)
+    _run_rows(src, f"synth_l2s_{attempt}_{chunk}", [x, out])
+    norm = x.pow(2).sum(1, keepdim=True).sqrt().clamp_min(1e-12)
+    torch.testing.assert_close(out, x / (norm * 100), rtol=1e-5, atol=1e-6)
+
+
 GN_CL_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['buf2', 'arg3_1', 'arg4_1']

@@ -392,3 +392,42 @@ def test_a_max_pools_reference_computes_values_without_the_offsets(dims):
     gm, x0, (vals, offs) = graph(use_offsets=True)
     ref = fxref.build(gm, {"in_ptr0": x0}, {"out_ptr0": vals, "out_ptr1": offs})
     assert "_low_memory_max_pool_with_offsets" in ref.source
+
+
+DILATED_1D_TANH = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [4, 6, 300]}
+OUT_SHAPES = {'out_ptr0': [4, 6, 148]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        unsqueeze = torch.ops.aten.unsqueeze.default(x0, -2);  x0 = None
+        pool = torch.ops.aten.max_pool2d_with_indices.default(unsqueeze, [1, 3], [1, 2], [0, 0], [1, 2], False)
+        getitem = pool[0];  pool = None
+        squeeze = torch.ops.aten.squeeze.dim(getitem, -2);  getitem = None
+        tanh = torch.ops.aten.tanh.default(squeeze);  squeeze = None
+        return (tanh,)
+"""
+
+
+@pytest.mark.parametrize("attempt", [0, 1])
+def test_a_dilated_1d_pool_squeezed_back_then_tanh_keeps_small_values_precise(attempt):
+    """A 1-d max pool (dilation 2) Inductor lowers as a 2-d pool of ``x.unsqueeze(-2)`` and
+    squeezes back: the output is the pool's with the size-1 dim squeezed (it was refused).  The
+    tanh after it is libdevice's: ``2 * sigmoid(2x) - 1`` lost the relative precision of small
+    values (gate 2's error-profile rule rejected the candidate on x0.01 inputs)."""
+    contract = Contract.from_dict(
+        {"args": [_arg("in_ptr0", [4, 6, 300], "read"), _arg("out_ptr0", [4, 6, 148], "write")]}
+    )
+    src = generate.generate(contract, DILATED_1D_TANH, attempt)
+    assert "libdevice.tanh" in src
+    mod = load_candidate(src, f"pool_dil1d_{attempt}")
+    torch.manual_seed(2)
+    x = torch.randn(4, 6, 300) * 1e-3
+    out = torch.full((4, 6, 148), float("nan"))
+    mod.launch(x, out)
+    ref = torch.tanh(torch.nn.functional.max_pool1d(x, 3, 2, 0, 2))
+    torch.testing.assert_close(out, ref, rtol=1e-6, atol=1e-9)

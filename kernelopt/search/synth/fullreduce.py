@@ -19,7 +19,16 @@ import re
 from typing import Any
 
 from ...core.records import Contract
-from .ops import FLOAT_DTYPES, CannotSynthesize, arg_offset, broadcast_shapes, forward_fn, kernel_reference, module_head
+from .ops import (
+    FLOAT_DTYPES,
+    CannotSynthesize,
+    arg_offset,
+    broadcast_shapes,
+    forward_fn,
+    kernel_reference,
+    module_head,
+    with_libdevice,
+)
 from .pointwise import pointwise_body
 
 SUMS = {"sum", "mean"}
@@ -106,23 +115,25 @@ def synthesize_full_reduction(contract: Contract, reference_src: str, attempt: i
         f"a {red['op']} over all {n} elements of {S} (a loss): {parts} programs each reduce a span of",
         f"{span} elements in blocks of BLOCK, one program sums the partials in order, the chains fused.",
     ]
-    return "\n".join(
-        [
-            *module_head(attempt, what),
-            "",
-            "",
-            *_partial_kernel(ins, n, loads, pre_lines, pre_res),
-            "",
-            "",
-            "@triton.jit",
-            f"def synth_total(partial, {out}, PARTS: tl.constexpr):",
-            "    total = tl.sum(tl.load(partial + tl.arange(0, PARTS)), axis=0)" + mean,
-            *[f"    {ln}" for ln in post_lines],
-            f"    tl.store({out}, ({post_res}).to({out}.dtype.element_ty))",
-            "",
-            "",
-            *_launch(contract, ins, out, n, block, parts, warps),
-        ]
+    return with_libdevice(
+        "\n".join(
+            [
+                *module_head(attempt, what),
+                "",
+                "",
+                *_partial_kernel(ins, n, loads, pre_lines, pre_res),
+                "",
+                "",
+                "@triton.jit",
+                f"def synth_total(partial, {out}, PARTS: tl.constexpr):",
+                "    total = tl.sum(tl.load(partial + tl.arange(0, PARTS)), axis=0)" + mean,
+                *[f"    {ln}" for ln in post_lines],
+                f"    tl.store({out}, ({post_res}).to({out}.dtype.element_ty))",
+                "",
+                "",
+                *_launch(contract, ins, out, n, block, parts, warps),
+            ]
+        )
     )
 
 

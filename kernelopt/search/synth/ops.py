@@ -21,7 +21,7 @@ UNARY = {
     "rsqrt": "(1.0 / tl.sqrt({0}))",
     "abs": "tl.abs({0})",
     "sigmoid": "tl.sigmoid({0})",
-    "tanh": "(2.0 * tl.sigmoid(2.0 * {0}) - 1.0)",
+    "tanh": "libdevice.tanh({0})",  # 2 * sigmoid(2x) - 1 loses the relative precision of small x
     "erf": "tl.math.erf({0})",
     "reciprocal": "(1.0 / {0})",
     "isnan": "({0} != {0})",
@@ -130,6 +130,16 @@ def module_head(attempt: int, what: list[str], origin: str = "eager reference", 
     ]
 
 
+LIBDEVICE = "from torch._inductor.runtime.triton_helpers import libdevice"
+
+
+def with_libdevice(src: str) -> str:
+    """A candidate module's source with libdevice imported where its kernels use it (tanh)."""
+    if "libdevice." not in src or LIBDEVICE in src:
+        return src
+    return src.replace("import triton.language as tl\n", f"import triton.language as tl\n{LIBDEVICE}\n", 1)
+
+
 def candidate_module(
     attempt: int,
     what: list[str],
@@ -152,27 +162,29 @@ def candidate_module(
     over ``CONFIG``, for a kernel tiled in several dimensions)."""
     ptrs = [a["name"] for a in contract.args if a["kind"] == "tensor"]
     constexprs = ", ".join(f"{k}: tl.constexpr" for k in config)
-    return "\n".join(
-        [
-            *module_head(attempt, what, torch=False),
-            "",
-            "",
-            *(helpers or []),
-            "@triton.jit",
-            f"def {kernel}({', '.join(ptrs)}, {constexprs}):",
-            *body,
-            "",
-            "",
-            f"CONFIG = {config!r}",
-            f"NUM_WARPS = {warps}",
-            "NUM_STAGES = 1",
-            "",
-            "",
-            f"def launch({', '.join(a['name'] for a in contract.args)}):",
-            f"    {kernel}[({grid or f'triton.cdiv({count}, CONFIG[{block_key!r}])'},)]({', '.join(ptrs)}, "
-            "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-            "",
-        ]
+    return with_libdevice(
+        "\n".join(
+            [
+                *module_head(attempt, what, torch=False),
+                "",
+                "",
+                *(helpers or []),
+                "@triton.jit",
+                f"def {kernel}({', '.join(ptrs)}, {constexprs}):",
+                *body,
+                "",
+                "",
+                f"CONFIG = {config!r}",
+                f"NUM_WARPS = {warps}",
+                "NUM_STAGES = 1",
+                "",
+                "",
+                f"def launch({', '.join(a['name'] for a in contract.args)}):",
+                f"    {kernel}[({grid or f'triton.cdiv({count}, CONFIG[{block_key!r}])'},)]({', '.join(ptrs)}, "
+                "**CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+                "",
+            ]
+        )
     )
 
 
@@ -262,3 +274,27 @@ def row_tile(lead: list[int], d: int, R: int):
         return lead_idx[:d] + [col] + lead_idx[d:]
 
     return body, at
+
+
+def view_strides(old: list[int], strides: list[int], new: list[int]) -> list[int] | None:
+    """The strides of ``new``-shaped view of a tensor of shape ``old`` and ``strides``, or None
+    where no view has them (PyTorch's ``computeStride``: runs of the old dims that are contiguous
+    in memory may be split and merged; nothing else)."""
+    if math.prod(old) != math.prod(new) or math.prod(old) == 0:
+        return None
+    if not old:
+        return [1] * len(new)
+    out = [0] * len(new)
+    view_d, base, t_numel, v_numel = len(new) - 1, strides[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and strides[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
+                out[view_d] = v_numel * base
+                v_numel *= new[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d > 0:
+                base, t_numel, v_numel = strides[d - 1], 1, 1
+    return out if view_d == -1 else None

@@ -43,6 +43,7 @@ from .ops import (
     candidate_module,
     forward_fn,
     kernel_reference,
+    view_strides,
 )
 from .pointwise import pointwise_body
 
@@ -85,12 +86,13 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
     reduction over the pooled dims and the chain after that."""
     segs: dict[str, Any] = {"pre": [], "mid": [], "post": [], "pool": None, "values": None, "red": None}
     stage = "pre"
+    alias: dict[str, str] = {}  # squeezed values: the value they squeeze
     for stmt in fwd.body:
         if isinstance(stmt, ast.Return):
             vals = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
             if len(vals) != 1 or not isinstance(vals[0], ast.Name):
                 raise CannotSynthesize("a pool unit with more than one output")
-            segs["result"] = vals[0].id
+            segs["result"] = alias.get(vals[0].id, vals[0].id)
             break
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
             continue
@@ -142,6 +144,14 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
             continue
         if stage == "pooled":
             raise CannotSynthesize("the max pool's result is used before its values are taken")
+        if op == "squeeze" and stage == "mid" and value.args and isinstance(value.args[0], ast.Name):
+            # a squeeze of the pooled values (a 1-d pool lowered as 2-d): the same elements; the
+            # output is indexed as the pool's shape (_squeezed_output)
+            alias[target] = alias.get(value.args[0].id, value.args[0].id)
+            continue
+        for node in ast.walk(stmt.value):
+            if isinstance(node, ast.Name) and node.id in alias:
+                node.id = alias[node.id]
         if op in AFTER and stage == "mid":
             if value.keywords:
                 raise CannotSynthesize(f"aten.{op} with keyword arguments")
@@ -302,6 +312,16 @@ def _pooled_sizes(pool: dict[str, Any], sp_in: list[int]) -> list[int]:
             o -= 1  # the last window must start inside the input or its left padding
         sp_out.append(o)
     return sp_out
+
+
+def _squeezed_output(args: dict[str, Any], name: str, out_shape: list[int], pooled: list[int]) -> dict[str, Any]:
+    """An output that is the pool's with size-1 dims squeezed (a 1-d pool Inductor computes as a
+    2-d one of an unsqueezed input): indexed as the pool's shape, with the strides of that view."""
+    a = args[name]
+    if [x for x in out_shape if x != 1] != [x for x in pooled if x != 1] or list(a["shape"]) != out_shape:
+        return args
+    strides = view_strides(list(a["shape"]), list(a["stride"]), list(pooled))
+    return args if strides is None else {**args, name: {**a, "shape": list(pooled), "stride": strides}}
 
 
 def _check_output(segs: dict[str, Any], out_shape: list[int], pooled_shape: list[int], in_shape: list[int]) -> None:
@@ -626,6 +646,9 @@ def synthesize_pool(contract: Contract, reference_src: str, attempt: int) -> str
         raise CannotSynthesize(f"a {k}-d max pool of a {rank}-d value")
     lead, sp_in = in_shape[: rank - k], in_shape[rank - k :]
     sp_out = _pooled_sizes(pool, sp_in)
+    if red is None and out_shape != lead + sp_out:
+        args = _squeezed_output(args, out_name, out_shape, lead + sp_out)
+        out_shape = list(args[out_name]["shape"])
     _check_output(segs, out_shape, lead + sp_out, in_shape)
     mid, post = _chains_after(segs, params)
     rolling = rolls(pool, red) and attempt % 2 == 0

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core.records import Contract
-from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module, module_head
+from .ops import BINARY, CONSTANT_NAMES, UNARY, CannotSynthesize, candidate_module, module_head, with_libdevice
 
 # (BLOCK_M, BLOCK_N, warps) per attempt
 TILES = ((32, 128, 4), (64, 64, 4), (16, 256, 4), (128, 32, 8))
@@ -181,7 +181,7 @@ def reduce_through_matmul(contract: Contract, attempt: int) -> str:
         + (f", then the fused epilogue up to {roles['output_node']}" if roles.get("output_node") else "")
         + "; the GEMM is dropped.",
     ]
-    return "\n".join(
+    src = "\n".join(
         [
             *module_head(attempt, what, "rewrite"),
             "",
@@ -230,6 +230,7 @@ def reduce_through_matmul(contract: Contract, attempt: int) -> str:
             "",
         ]
     )
+    return with_libdevice(src)
 
 
 def _rtm_bias_lines(bias: dict[str, Any], n: int, k: int) -> list[str]:

@@ -53,6 +53,8 @@ from .ops import (
     full_constant,
     module_head,
     pow_template,
+    view_strides,
+    with_libdevice,
 )
 
 MAX_BLOCK_N = 32768
@@ -133,30 +135,6 @@ def _merged(terms: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
         else:
             out.append((i, n, t))
     return out
-
-
-def view_strides(old: list[int], strides: list[int], new: list[int]) -> list[int] | None:
-    """The strides of ``new``-shaped view of a tensor of shape ``old`` and ``strides``, or None
-    where no view has them (PyTorch's ``computeStride``: runs of the old dims that are contiguous
-    in memory may be split and merged; nothing else)."""
-    if math.prod(old) != math.prod(new) or math.prod(old) == 0:
-        return None
-    if not old:
-        return [1] * len(new)
-    out = [0] * len(new)
-    view_d, base, t_numel, v_numel = len(new) - 1, strides[-1], 1, 1
-    for d in range(len(old) - 1, -1, -1):
-        t_numel *= old[d]
-        if d == 0 or (old[d - 1] != 1 and strides[d - 1] != t_numel * base):
-            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
-                out[view_d] = v_numel * base
-                v_numel *= new[view_d]
-                view_d -= 1
-            if v_numel != t_numel:
-                return None
-            if d > 0:
-                base, t_numel, v_numel = strides[d - 1], 1, 1
-    return out if view_d == -1 else None
 
 
 class Fold:
@@ -1021,7 +999,24 @@ class RowKernel:
             new = [o if n == -1 else n for n, o in zip(new, old)]
         if x.shape is not None and self._canon(new) == self._canon(old):
             return x  # an expand to the value's own shape
-        raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
+        if x.shape is None or len(new) < len(old) or self._canon(new) != list(self.S):
+            raise CannotSynthesize(f"aten.expand to {new} broadcasts {x.shape}: not synthesised")
+        old = [1] * (len(new) - len(old)) + old
+        if any(o not in (1, n) for o, n in zip(old, new)):
+            raise CannotSynthesize(f"aten.expand of {x.shape} to {new}")
+        if x.kind == "input" and x.strides is not None and self.fold is None:
+            # an argument broadcast to the unit's shape: stride 0 along the expanded dims
+            strides = [0] * (len(new) - len(x.strides)) + list(x.strides)
+            strides = [0 if o == 1 and n != 1 else t for o, n, t in zip(old, new, strides)]
+            return Val(x.code, list(new), "input", arg=x.arg, strides=strides)
+        if x.kind in ("row", "col", "const"):
+            # a computed value broadcast to a full tile (a norm's [N, 1, W] divided into [N, C, W]):
+            # materialised, so that a reduction of it counts every column
+            code = f"tl.full([ROWS, BLOCK_N], {x.code}, tl.float32)" if x.kind == "const" else x.code
+            if x.kind != "const":
+                code = f"tl.broadcast_to({code}, [ROWS, BLOCK_N])"
+            return self._new(code, list(self.S), "full")
+        raise CannotSynthesize(f"aten.expand of a {x.kind} value to {new}: not synthesised")
 
     def _permute(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
         """A permute of an argument (a transpose before a norm): its dims and strides reordered."""
@@ -1366,37 +1361,39 @@ class RowKernel:
             f"{self._red_name()}, each a round of exchange through the workspace (partials combined",
             "in member order).",
         ]
-        return "\n".join(
-            [
-                *module_head(attempt, what),
-                "",
-                "",
-                "@triton.jit",
-                "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
-                "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
-                "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
-                "",
-                "",
-                "@triton.jit",
-                f"def synth_rows({', '.join(ptrs)}, ws_i, ws_f, "
-                "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr):",
-                *[f"    {line}" for line in body],
-                "",
-                "",
-                f"CONFIG = {{'ROWS': 1, 'BLOCK_N': {block_n}, 'T': {T}}}",
-                f"NUM_WARPS = {warps}",
-                "NUM_STAGES = 1",
-                "",
-                "",
-                f"def launch({', '.join(a['name'] for a in self.contract.args)}):",
-                f"    ws_i = torch.empty(({n_ws},), dtype=torch.int32, device={out}.device)",
-                f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, "
-                f"device={out}.device)",
-                f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
-                f"    synth_rows[({self.R} * CONFIG['T'],)]({', '.join(ptrs)}, ws_i, ws_f, **CONFIG, "
-                "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-                "",
-            ]
+        return with_libdevice(
+            "\n".join(
+                [
+                    *module_head(attempt, what),
+                    "",
+                    "",
+                    "@triton.jit",
+                    "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
+                    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                    "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
+                    "",
+                    "",
+                    "@triton.jit",
+                    f"def synth_rows({', '.join(ptrs)}, ws_i, ws_f, "
+                    "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr):",
+                    *[f"    {line}" for line in body],
+                    "",
+                    "",
+                    f"CONFIG = {{'ROWS': 1, 'BLOCK_N': {block_n}, 'T': {T}}}",
+                    f"NUM_WARPS = {warps}",
+                    "NUM_STAGES = 1",
+                    "",
+                    "",
+                    f"def launch({', '.join(a['name'] for a in self.contract.args)}):",
+                    f"    ws_i = torch.empty(({n_ws},), dtype=torch.int32, device={out}.device)",
+                    f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, "
+                    f"device={out}.device)",
+                    f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
+                    f"    synth_rows[({self.R} * CONFIG['T'],)]({', '.join(ptrs)}, ws_i, ws_f, **CONFIG, "
+                    "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+                    "",
+                ]
+            )
         )
 
     def _teams(self) -> bool:
