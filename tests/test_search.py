@@ -1433,6 +1433,62 @@ def test_f_normalize_over_dim_1_expands_its_norm_to_a_full_tile(attempt, chunk):
     torch.testing.assert_close(out, x / (norm * 100), rtol=1e-5, atol=1e-6)
 
 
+IN_AFFINE_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['buf2', 'buf5', 'arg3_1', 'arg4_1']
+OUTPUTS = ['buf8']
+SHAPES = {'buf2': [2, 4, 18, 14], 'buf5': [1, 8, 1, 1], 'arg3_1': [4], 'arg4_1': [4]}
+OUT_SHAPES = {'buf8': [2, 4, 18, 14]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2, x3):
+        repeat_1 = torch.ops.aten.repeat.default(x3, [2]);  x3 = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(repeat_1, -1);  repeat_1 = None
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(unsqueeze_2, -1);  unsqueeze_2 = None
+        repeat = torch.ops.aten.repeat.default(x2, [2]);  x2 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(repeat, -1);  repeat = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, -1);  unsqueeze = None
+        view = torch.ops.aten.reshape.default(x0, [1, 8, 18, 14]);  x0 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [0, 2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0];  var_mean = None
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        sub = torch.ops.aten.sub.Tensor(view, x1);  view = x1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        mul_1 = torch.ops.aten.mul.Tensor(mul, unsqueeze_1);  mul = unsqueeze_1 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_3);  mul_1 = unsqueeze_3 = None
+        view_1 = torch.ops.aten.reshape.default(add_1, [2, 4, 18, 14]);  add_1 = None
+        sigmoid = torch.ops.aten.sigmoid.default(view_1);  view_1 = None
+        return (sigmoid,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 64)])
+def test_an_affine_instance_norm_reads_its_weight_repeated_per_sample(attempt, chunk):
+    """Issue 13 (InstanceNorm after a transposed convolution): Inductor normalises a
+    [1, N*C, H, W] view of the channels-last output and multiplies by the weight repeated for
+    each sample (``repeat(w, [N])``, unsqueezed twice): the repeat was refused, and under the
+    fold of H and W every unsqueeze too.  The row of sample n, channel c reads w[c]."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    x_arg = {**_t("buf2", [2, 4, 18, 14], "read"), "stride": [1008, 1, 56, 4]}
+    mean_arg = {**_t("buf5", [1, 8, 1, 1], "read"), "stride": [8, 1, 8, 8]}
+    args = [x_arg, mean_arg, _t("arg3_1", [4], "read"), _t("arg4_1", [4], "read"), _t("buf8", [2, 4, 18, 14], "write")]
+    src = synth_rows.synthesize_rows(Contract.from_dict({"args": args}), IN_AFFINE_REFERENCE, attempt, chunk=chunk)
+    assert "8 independent rows of 252 elements" in src
+    torch.manual_seed(0)
+    x = (torch.randn(2, 18, 14, 4) * 2 + 1).permute(0, 3, 1, 2)
+    mean = x.mean(dim=(2, 3)).reshape(1, 8, 1, 1)
+    w, b = torch.randn(4), torch.randn(4)
+    out = torch.full((2, 4, 18, 14), float("nan"))
+    _run_rows(src, f"synth_inaff_{attempt}_{chunk}", [x, mean, w, b, out])
+    ref = torch.sigmoid(torch.nn.functional.instance_norm(x, weight=w, bias=b))
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-5)
+
+
 GN_CL_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['buf2', 'arg3_1', 'arg4_1']

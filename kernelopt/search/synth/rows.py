@@ -97,6 +97,18 @@ def _keep(shape: list[int], dim: int) -> list[int]:
     return shape[:dim] + [1] + shape[dim + 1 :]
 
 
+@dataclass(frozen=True)
+class Rep:
+    """The stride of a dim of a repeated argument (an instance norm's weight repeated for each
+    sample, ``repeat(w, [N])``): index ``i`` reads element ``i % period`` at ``stride``."""
+
+    period: int
+    stride: int
+
+    def index(self, idx: str) -> str:
+        return f"({idx} % {self.period})" + (f" * {self.stride}" if self.stride != 1 else "")
+
+
 class Terms(tuple):
     """The column index of an argument folded over several dims that it is not contiguous
     across, or that it varies along only part of: one ``(inner, size, stride)`` per dim it
@@ -351,16 +363,51 @@ def _regroup(S: list[int], v: list[int]) -> list[int | None] | None:
     return owner
 
 
+def _split_strides(
+    shape: list[int], strides: list[Any], owner: list[int | None], refined: list[int]
+) -> list[Any] | None:
+    """The strides of ``refined``, each dim ``k`` of ``shape`` split into the dims ``owner`` maps
+    to it (innermost first: a plain stride multiplies by each part's size; a ``Rep`` of period
+    ``p`` over parts whose sizes divide it becomes plain strides, the parts beyond it 0)."""
+    out: list[Any] = [0] * len(refined)
+    for k in range(len(shape)):
+        dims = [j for j, o in enumerate(owner) if o == k and refined[j] != 1]
+        t = strides[k]
+        if isinstance(t, Rep):
+            period, mult = t.period, t.stride
+            for j in reversed(dims):
+                n = refined[j]
+                if period == 1:
+                    out[j] = 0
+                elif period % n == 0:
+                    out[j], period, mult = mult, period // n, mult * n
+                elif n % period == 0:
+                    out[j], period = Rep(period, mult), 1
+                else:
+                    return None
+        else:
+            mult = t
+            for j in reversed(dims):
+                out[j], mult = mult, mult * refined[j]
+    return out
+
+
 def _refined_shape(fwd: ast.FunctionDef, S: list[int]) -> tuple[list[int], list[int]] | None:
     """(the finer shape, the view) when every reduction reads one view of the unit's values that
     regroups them both ways (a group norm's [N, G, C/G, H*W] of [N, C, H, W]: C split, H and W
-    merged): the unit is synthesized in their common refinement [N, G, C/G, H, W]."""
+    merged): the unit is synthesized in their common refinement [N, G, C/G, H, W].  Where the
+    unit's shape refines the view already (an instance norm's [1, N*C, H, W] of [N, C, H, W]),
+    the finer shape is the unit's own."""
     views = [
         _literal_views(fwd).get(n.args[0].id) if n.args and isinstance(n.args[0], ast.Name) else None
         for _, n in _reductions(fwd)
     ]
     if not views or any(v is None or v != views[0] for v in views):
         return None
+    if list(views[0]) == list(S):
+        return None
+    if _regroup(S, views[0]) is not None:
+        return list(S), list(views[0])
     R = _refinement(S, views[0])
     return (R, list(views[0])) if R is not None and len(R) > len([x for x in S if x != 1]) else None
 
@@ -484,6 +531,7 @@ class RowKernel:
         self.view: list[int] | None = None  # the regrouping view of _refined_shape
         if lifted is None and (refined := _refined_shape(fwd, self.S)) is not None:
             lifted, self.view = refined
+            lifted = None if lifted == self.S else lifted
         self.lifted = lifted is not None
         if lifted is not None:
             self.S = lifted
@@ -641,15 +689,20 @@ class RowKernel:
                 raise CannotSynthesize(f"argument {name} of shape {fx_shape} does not broadcast to {self.S}")
             stride = strides[k]
             if d == self.red:
-                col_term = (
-                    stride.index() if isinstance(stride, Terms) else "cols" if stride == 1 else f"cols * {stride}"
-                )
+                col_term = "cols" if stride == 1 else f"cols * {stride}"
+                col_term = stride.index() if isinstance(stride, Terms) else col_term
+                col_term = stride.index("cols") if isinstance(stride, Rep) else col_term
             else:
                 li = d if d < self.red else d - 1  # its place among the row dimensions
                 inner = math.prod(lead[li + 1 :])
                 idx = f"(rows // {inner})" if inner > 1 else "rows"
                 idx = f"({idx} % {size})" if li > 0 else idx
-                row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
+                if stride == 0:
+                    continue  # broadcast along this row dim (a weight repeated per sample)
+                if isinstance(stride, Rep):
+                    row_terms.append(stride.index(idx))
+                else:
+                    row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
         if col_term and row_terms:
             return " + ".join(row_terms + [col_term]), "full"
         if col_term:
@@ -690,29 +743,77 @@ class RowKernel:
             raw = (list(self.raw_shapes[name]), list(self.raw[name]["stride"]))
         return Val(name, fx, "input", arg=name, strides=strides, raw=raw)
 
-    def _fold_view(self, x: Val, call: ast.Call) -> Val | None:
-        """A reshape of an argument in a folded unit: its strides computed from the argument's
-        own (a channels-last tensor seen as [N, G, C/G, H*W] is a view of it), then folded (a
-        per-channel weight seen as [1, G, C/G, 1] varies along part of the folded dims).  None
-        for a view that is not the unit's shape or a broadcast of it (one that regroups the
-        rows is indexed as before)."""
-        new = list(ast.literal_eval(call.args[1]))
-        if -1 in new:
-            known = math.prod(n for n in new if n != -1)
-            new = [math.prod(x.raw[0]) // known if n == -1 else n for n in new]
-        if self._refine(new) is not None:
-            new = self._refine(new)
-        elif self.lifted and coarsens(new, self.S_raw):
-            new = list(self.S_raw)
-        if len(new) != len(self.S_raw) or any(n not in (1, m) for n, m in zip(new, self.S_raw)):
+    def _raw_view(self, op: str, x: Val, call: ast.Call) -> Val | None:
+        """A view of an argument in a folded unit, computed on the argument's own shape and strides
+        (a channels-last tensor seen as [N, G, C/G, H*W] is a view of it; a weight repeated per
+        sample and unsqueezed to [N*C, 1, 1]), then folded (``_fold_raw``).  None where it cannot
+        be (the view is then indexed as before, or refused)."""
+        shape, strides = list(x.raw[0]), list(x.raw[1])
+        try:
+            arg = ast.literal_eval(call.args[1]) if len(call.args) > 1 else None
+        except ValueError:
             return None
-        strides = view_strides(x.raw[0], x.raw[1], new)
-        if strides is not None and self.perm is not None:
-            new, strides = [new[d] for d in self.perm], [strides[d] for d in self.perm]
-        got = self.fold.strides(new, strides) if strides is not None else None
+        if op in VIEW_OPS and arg is not None:
+            new = list(arg)
+            if -1 in new:
+                new = [math.prod(shape) // math.prod(n for n in new if n != -1) if n == -1 else n for n in new]
+            if self._refine(new) is not None:
+                new = self._refine(new)
+            elif self.lifted and coarsens(new, self.S_raw):
+                new = list(self.S_raw)
+            viewed = None if any(isinstance(t, Rep) for t in strides) else view_strides(shape, strides, new)
+            if viewed is None:
+                return None
+            shape, strides = new, viewed
+        elif op == "unsqueeze" and isinstance(arg, int):
+            d = arg % (len(shape) + 1)
+            shape, strides = shape[:d] + [1] + shape[d:], strides[:d] + [0] + strides[d:]
+        elif op == "repeat" and isinstance(arg, (list, tuple)) and len(arg) >= len(shape):
+            shape, strides = [1] * (len(arg) - len(shape)) + shape, [0] * (len(arg) - len(strides)) + strides
+            for d, r in enumerate(arg):
+                if r != 1:
+                    if isinstance(strides[d], Rep):
+                        return None
+                    strides[d] = 0 if shape[d] == 1 else Rep(shape[d], strides[d])
+                    shape[d] *= r
+        else:
+            return None
+        folded = self._fold_raw(x, shape, strides)
+        if folded is None and (x.kind == "unfolded" or op not in VIEW_OPS):
+            # a step of a chain of views ([C] repeated to [N*C] before two unsqueezes): kept on the
+            # argument's own terms until a view broadcasts to the unit; never loaded as it is
+            return Val(x.code, list(shape), "unfolded", arg=x.arg, raw=(list(shape), list(strides)))
+        return folded
+
+    def _fold_raw(self, x: Val, shape: list[int], strides: list[Any]) -> Val | None:
+        """An argument's view (``shape``, ``strides``, of the unit's shape before folding or a
+        broadcast of it, right-aligned) as a value of the folded unit."""
+        rank = len(self.S_raw)
+        if len(shape) > rank:
+            return None
+        sh, st = [1] * (rank - len(shape)) + list(shape), [0] * (rank - len(strides)) + list(strides)
+        if any(n not in (1, m) for n, m in zip(sh, self.S_raw)) and self.view is not None:
+            # of the regrouping view's shape ([1, N*C, 1, 1]): each of its dims split into the
+            # unit's ([N, C]), a repeat per sample becoming a plain stride of the inner part
+            v = self.view
+            sh, st = [1] * (len(v) - len(shape)) + list(shape), [0] * (len(v) - len(strides)) + list(strides)
+            refined = self._refine(sh)
+            if refined is None:
+                return None
+            st = _split_strides(sh, st, _regroup(self.S_raw, v), refined)
+            if st is None:
+                return None
+            sh = refined
+        if any(n not in (1, m) for n, m in zip(sh, self.S_raw)):
+            return None
+        if self.perm is not None:
+            sh, st = [sh[d] for d in self.perm], [st[d] for d in self.perm]
+        if any(isinstance(st[d], Rep) for d in self.fold.run):
+            return None
+        got = self.fold.strides(sh, st)
         if got is None:
             return None
-        return Val(x.code, got[0], "input", arg=x.arg, strides=got[1], raw=(new, strides))
+        return Val(x.code, got[0], "input", arg=x.arg, strides=got[1], raw=(list(shape), list(strides)))
 
     def _unsqueeze(self, v: Val, d: int, rank: int) -> Val:
         """unsqueeze(v, d) of a value of ``rank`` dims, pushed down to the arguments (a
@@ -733,6 +834,8 @@ class RowKernel:
 
     def load(self, v: Val) -> Val:
         """The value as Triton code: loads an argument, emits a symbolic (lazy) expression."""
+        if v.kind == "unfolded":
+            raise CannotSynthesize(f"a view of {v.arg} as {v.shape}, which does not broadcast to the unit's values")
         if v.kind == "lazy":
             if v.emitted is None:
                 codes = [self.load(c).code for c in v.parts]
@@ -887,8 +990,8 @@ class RowKernel:
         if op in UNARY or op in BINARY or op in ("where", "clamp_min", "clamp_max", "pow"):
             return self._pointwise(call, env, op, parts[4])
         x = self._arg(call.args[0], env)
-        if self.fold is not None and op in VIEW_OPS and len(call.args) > 1 and x.kind == "input" and x.raw:
-            if (viewed := self._fold_view(x, call)) is not None:
+        if self.fold is not None and x.kind in ("input", "unfolded") and x.raw and len(call.args) > 1:
+            if (viewed := self._raw_view(op, x, call)) is not None:
                 return viewed
         call = self._folded(call, op)
         if op in self.VIEWS:  # views pushed down to the arguments' loads
@@ -1025,7 +1128,29 @@ class RowKernel:
         perm = [int(d) % len(x.shape) for d in ast.literal_eval(call.args[1])]
         return Val(x.code, [x.shape[d] for d in perm], "input", arg=x.arg, strides=[x.strides[d] for d in perm])
 
-    VIEWS = {"as_strided": _as_strided, "unsqueeze": _unsqueeze_op, "expand": _expand, "permute": _permute}
+    def _repeat(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        """A repeat of an argument (an instance norm's weight, once per sample): each repeated
+        dim indexed modulo the argument's size (``Rep``)."""
+        reps = list(ast.literal_eval(call.args[1]))
+        if x.kind != "input" or x.strides is None or len(reps) < len(x.shape):
+            raise CannotSynthesize("aten.repeat of a computed value or of a view without strides")
+        shape = [1] * (len(reps) - len(x.shape)) + list(x.shape)
+        strides = [0] * (len(reps) - len(x.strides)) + list(x.strides)
+        for d, r in enumerate(reps):
+            if r != 1:
+                if isinstance(strides[d], Rep):
+                    raise CannotSynthesize("aten.repeat of a repeated argument")
+                strides[d] = 0 if shape[d] == 1 else Rep(shape[d], strides[d])
+                shape[d] *= r
+        return Val(x.code, shape, "input", arg=x.arg, strides=strides)
+
+    VIEWS = {
+        "as_strided": _as_strided,
+        "unsqueeze": _unsqueeze_op,
+        "expand": _expand,
+        "permute": _permute,
+        "repeat": _repeat,
+    }
 
     def _view_of_input(self, x: Val, call: ast.Call) -> Val:
         new = ast.literal_eval(call.args[1]) if len(call.args) > 1 else x.shape
