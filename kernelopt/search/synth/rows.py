@@ -26,9 +26,16 @@ columns are replaced by the reduction's neutral element before every reduction, 
 never changes a result.  Values are computed in float32 and cast on store.
 
 An argument read through a permute (a transpose before a norm) is indexed with its permuted
-strides, and the unit's shape is the permuted view's.  Anything outside that model (reductions
-over several or different dimensions, views that move the reduced dimension, integer outputs,
-graph-level references) raises ``CannotSynthesize`` with the reason.
+strides, and the unit's shape is the permuted view's.  Several reduced dims are folded into one
+column index (``Fold``): where a tensor is not contiguous across them (a channels-last
+convolution's output) or varies along only part of them (a per-channel weight inside a group
+norm's group), each folded dim's index is a term of its own (``Terms``); reduced dims that are
+not adjacent (a mean over dims 0, 2 and 3) are moved after the others.  Reductions over a view
+that regroups the unit's values (a group norm's [N, G, C/G, H*W] of [N, C, H, W]) are
+synthesized in the common refinement of both shapes; an argument's views (reshape, unsqueeze,
+``repeat``: an instance norm's weight per sample, ``Rep``) are computed on its own strides.
+Anything outside that model (reductions over different dimensions, views that move the reduced
+dimension, integer outputs, graph-level references) raises ``CannotSynthesize`` with the reason.
 """
 
 from __future__ import annotations
