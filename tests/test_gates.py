@@ -166,27 +166,39 @@ def test_good_candidate_passes_check(demo_run):
     assert code == 0 and [v["verdict"] for v in out["verdicts"]] == ["pass", "pass"]
 
 
-@pytest.mark.slow
-def test_stitch_check_cli(demo_run):
+def _stitch_check(problem_dir: Path, unit: str, cand: Path) -> tuple[subprocess.CompletedProcess, dict]:
     r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kernelopt.cli",
-            "stitch-check",
-            str(demo_run / "level1_1_Softmax"),
-            f"{SOFTMAX_UNIT}={CANDS / 'good_persistent.py'}",
-            "--json",
-        ],
+        [sys.executable, "-m", "kernelopt.cli", "stitch-check", str(problem_dir), f"{unit}={cand}", "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=600,
     )
-    out = json.loads(r.stdout)
+    return r, json.loads(r.stdout)
+
+
+@pytest.mark.slow
+def test_stitch_check_cli(demo_run):
+    r, out = _stitch_check(demo_run / "level1_1_Softmax", SOFTMAX_UNIT, CANDS / "good_persistent.py")
     g3, g4 = out["verdicts"]
     assert g3["verdict"] == "pass" and g4["verdict"] == "skipped-by-mode"
     assert r.returncode == 1  # not all four gates passed: CPU mode cannot pass gate 4
+
+
+@pytest.mark.slow
+def test_gate3_fails_a_stitched_kernel_that_writes_past_the_models_input(demo_run, tmp_path):
+    """The stitched softmax stores a row past the end of its input, which is the model's input:
+    the guard bytes around that slot change, and gate 3 fails it (``out-of-bounds``), though the
+    outputs are right.  Gates 1-2 are not run here: gate 3 must stand on its own."""
+    text = (CANDS / "writes_past_output.py").read_text()
+    old = "tl.store(out_ptr + nrows * rnumel + cols, e, mask=mask)"
+    assert old in text
+    cand = tmp_path / "writes_past_input.py"
+    cand.write_text(text.replace(old, "tl.store(in_ptr + nrows * rnumel + cols, e, mask=mask)"))
+    r, out = _stitch_check(demo_run / "level1_1_Softmax", SOFTMAX_UNIT, cand)
+    g3 = out["verdicts"][0]
+    assert g3["verdict"] == "fail" and g3["rule"] == "out-of-bounds", g3["reason"]
+    assert "('arg', 0)" in g3["reason"]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,10 @@ own code, configs pinned to capture's) runs, and everything is compared:
 * the proof written at stitch time must hold, every replaced kernel must have run as its
   candidate, a fused producer or a region's earlier member must not have run
   (``stitch-proof``); what each candidate's launch dispatched, as the child watched it, is
-  recorded as evidence (``advisory``), never a condition.
+  recorded as evidence (``advisory``), never a condition;
+* the guard bytes around every tensor the judge shares with the child (the model's inputs, the
+  output slots) must be as the judge wrote them after each call (``out-of-bounds``: a kernel
+  that writes past the model's input; the judge reads its own memory).
 
 The outputs come back in output slots this process laid out (``runner/wire.py``), shaped like
 the baseline's; the child copies an output into its slot only where shape and dtype match.  A
@@ -293,6 +296,13 @@ def gate3(paths: ProblemPaths, plan: StitchPlan, stitched: Path, cfg: dict[str, 
     broken = _proof_failure(proof, ran, by_candidate, by_inductor, replaced, dropped)
     if broken:
         return fail("stitch-proof", broken)
+    if stream.trampled:
+        seed, where = stream.trampled
+        return fail(
+            "out-of-bounds",
+            f"seed {seed}: the stitched model wrote outside the tensors the judge handed it (the guard bytes "
+            f"around {', '.join(where)} changed)",
+        )
     if structure_fault:
         seed, why = structure_fault
         return fail(outputs.STRUCTURE_RULE, f"seed {seed}: the stitched model's outputs differ from eager's: {why}")
@@ -318,6 +328,7 @@ class ModelCalls(sandbox.Stream):
         self.calls = len(sets)
         self.rows: list[dict[str, Any]] = []
         self.structure_fault: tuple[int, str] | None = None
+        self.trampled: tuple[int, list[str]] | None = None  # (seed, slots) of the first call that did
         self._base: list[Any] = []
         self._model64: Any = None
 
@@ -347,6 +358,8 @@ class ModelCalls(sandbox.Stream):
         return buf
 
     def receive(self, k: int, result: dict[str, Any], sent: dict[str, Any]) -> bool:
+        if result.get("trampled") and self.trampled is None:  # the judge's reading (sandbox._feed)
+            self.trampled = (self.sets[k][0], [str(t) for t in result["trampled"]])
         if result.get("error") is not None:
             return False
         if self.judge:
