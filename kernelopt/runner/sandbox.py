@@ -147,6 +147,11 @@ GUARD = 1 << 16
 GUARD_BYTE = 0xA5
 
 
+def _guards(slot: _Slot, n: int) -> tuple[Any, Any]:
+    """The guard bytes of a slot whose tensor reaches ``n`` bytes: before it and after it."""
+    return slot.buf[:GUARD], slot.buf[GUARD + n : 2 * GUARD + n]
+
+
 @dataclass
 class Slots:
     """The byte buffers judge and child share (``runner/wire.py``), keyed by what they hold
@@ -218,8 +223,8 @@ class Slots:
         item = wire.dtype_of(layout.dtype).itemsize
         placed = wire.Layout(layout.shape, layout.stride, layout.offset + GUARD // item, layout.dtype)
         v = wire.view(slot.buf, placed)
-        slot.buf[:GUARD].fill_(GUARD_BYTE)
-        slot.buf[GUARD + n : 2 * GUARD + n].fill_(GUARD_BYTE)
+        for guard in _guards(slot, n):
+            guard.fill_(GUARD_BYTE)
         self.views[id(v)] = (slot.index, placed)
         self.reach[key] = n
         return v
@@ -243,8 +248,7 @@ class Slots:
             slot = self.by_key.get(key)
             if slot is None:
                 continue
-            guards = (slot.buf[:GUARD], slot.buf[GUARD + n : 2 * GUARD + n])
-            if not all(bool((g == GUARD_BYTE).all()) for g in guards):
+            if not all(bool((g == GUARD_BYTE).all()) for g in _guards(slot, n)):
                 bad.append(str(key))
         return bad
 
