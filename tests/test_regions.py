@@ -51,6 +51,25 @@ def test_the_group_norm_region_is_found():
     assert r["calls"][1]["args"][-1] == {"param": "xnumel", "value": 16}
 
 
+def test_a_region_absorbs_the_kernel_that_alone_reads_its_outputs():
+    """Issue 13 (GroupNorm as one kernel): with ``absorb`` (the capture stage's setting) the
+    statistics region grows by the launch that applies the per-channel scale and shift, the
+    only reader of both: they become intermediates, and the one unit may be one kernel."""
+    oc = outputcode.parse(WRAPPER.read_text())
+    sources = {k: v.source for k, v in oc.kernels.items()}
+    heur = {k: v.heuristic for k, v in oc.kernels.items()}
+    apply_ = "triton_poi_fused_mul_native_group_norm_sigmoid_4"
+    found, refused = regions.find_regions(
+        WRAPPER.read_text(), sources, heur, [STATS], FX_VALUES.__contains__, absorb=True
+    )
+    assert refused == [] and [r["members"] for r in found] == [[STATS, AFFINE, apply_]]
+    assert {"buf6", "buf7"} <= set(found[0]["intermediates"]) and found[0]["outputs"] == ["buf8"]
+    # the grown region's output must be an FX node's value too: else the split region as it was
+    unmapped = (FX_VALUES - {"buf8"}).__contains__
+    found, _ = regions.find_regions(WRAPPER.read_text(), sources, heur, [STATS], unmapped, absorb=True)
+    assert [r["members"] for r in found] == [[STATS, AFFINE]]
+
+
 def test_regions_are_refused_with_a_reason():
     src = WRAPPER.read_text()
     launch = f"        {AFFINE}.run(buf5, arg3_1, buf4, arg4_1, buf6, buf7, 16, stream=raw_streamNone)\n"

@@ -1546,6 +1546,78 @@ def test_group_norm_statistics_of_a_channels_last_tensor_as_one_row_kernel(attem
     torch.testing.assert_close(shift, -mean.unsqueeze(-1) * ref_scale + b.view(1, 4, 2, 1), rtol=1e-4, atol=1e-4)
 
 
+GN_WHOLE_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['buf2', 'arg3_1', 'arg4_1']
+OUTPUTS = ['buf8']
+SHAPES = {'buf2': [2, 8, 8, 8], 'arg3_1': [8], 'arg4_1': [8]}
+OUT_SHAPES = {'buf8': [2, 8, 8, 8]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        view_2 = torch.ops.aten.reshape.default(x2, [1, 4, 2, 1]);  x2 = None
+        view_1 = torch.ops.aten.reshape.default(x1, [1, 4, 2, 1]);  x1 = None
+        view = torch.ops.aten.reshape.default(x0, [2, 4, 2, 64])
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True);  view = None
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        mul = torch.ops.aten.mul.Tensor(rsqrt, view_1);  rsqrt = view_1 = None
+        getitem_1 = var_mean[1];  var_mean = None
+        neg = torch.ops.aten.neg.default(getitem_1);  getitem_1 = None
+        mul_1 = torch.ops.aten.mul.Tensor(neg, mul);  neg = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, view_2);  mul_1 = view_2 = None
+        as_strided_1 = torch.ops.aten.as_strided.default(add_1, [2, 8], [8, 1]);  add_1 = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(as_strided_1, 2);  as_strided_1 = None
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(unsqueeze_2, 3);  unsqueeze_2 = None
+        as_strided = torch.ops.aten.as_strided.default(mul, [2, 8], [8, 1]);  mul = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(as_strided, 2);  as_strided = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, 3);  unsqueeze = None
+        mul_2 = torch.ops.aten.mul.Tensor(x0, unsqueeze_1);  x0 = unsqueeze_1 = None
+        add_2 = torch.ops.aten.add.Tensor(mul_2, unsqueeze_3);  mul_2 = unsqueeze_3 = None
+        sigmoid = torch.ops.aten.sigmoid.default(add_2)
+        mul_3 = torch.ops.aten.mul.Tensor(add_2, sigmoid);  add_2 = sigmoid = None
+        return (mul_3,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 32)])
+def test_a_whole_group_norm_region_after_a_convolution_is_one_row_kernel(attempt, chunk):
+    """Issue 13 (GroupNorm after a convolution): the region of Inductor's three kernels (the
+    statistics, the per-channel scale and shift, their application with the Swish) as one
+    kernel: the channels-last input read through its own strides, the scale and shift ([N, G,
+    C/G, 1], seen as [N, C] and unsqueezed back by ``as_strided``) kept as the values they are
+    in the unit's finer dims.  Every group is one row; x is read once."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.synth.ops import CannotSynthesize
+
+    x_arg = {**_t("buf2", [2, 8, 8, 8], "read"), "stride": [512, 1, 64, 8]}
+    args = [x_arg, _t("arg3_1", [8], "read"), _t("arg4_1", [8], "read"), _t("buf8", [2, 8, 8, 8], "write")]
+    src = synth_rows.synthesize_rows(Contract.from_dict({"args": args}), GN_WHOLE_REFERENCE, attempt, chunk=chunk)
+    assert "8 independent rows of 128 elements" in src
+    assert chunk or src.count("tl.load(buf2") == 1  # the looped variant reads it once per pass
+    torch.manual_seed(0)
+    x = (torch.randn(2, 8, 8, 8) * 2 + 1).to(memory_format=torch.channels_last)
+    w, b = torch.rand(8) + 0.5, torch.randn(8)
+    out = torch.full((2, 8, 8, 8), float("nan"))
+    _run_rows(src, f"synth_gnwhole_{attempt}_{chunk}", [x, w, b, out])
+    torch.testing.assert_close(
+        out, torch.nn.functional.silu(torch.nn.functional.group_norm(x, 4, w, b)), rtol=1e-4, atol=1e-5
+    )
+    # add_2 keeps x0's channels-last layout in eager: as_strided with contiguous strides reads it
+    # in memory order, a permutation, not a regrouping; refused
+    permuted = GN_WHOLE_REFERENCE.replace(
+        "sigmoid = torch.ops.aten.sigmoid.default(add_2)",
+        "perm = torch.ops.aten.as_strided.default(add_2, [2, 8, 8, 8], [512, 64, 8, 1])\n"
+        "        sigmoid = torch.ops.aten.sigmoid.default(perm)",
+    ).replace("mul_3 = torch.ops.aten.mul.Tensor(add_2, sigmoid)", "mul_3 = torch.ops.aten.mul.Tensor(perm, sigmoid)")
+    with pytest.raises(CannotSynthesize):
+        synth_rows.synthesize_rows(Contract.from_dict({"args": args}), permuted, attempt, chunk=chunk)
+
+
 INSTANCE_NORM_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0']

@@ -277,6 +277,33 @@ def _check_between(
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
 
 
+def _absorbing(
+    fn: ast.FunctionDef,
+    tree: ast.Module,
+    kernel_sources: dict[str, str],
+    heuristics: dict[str, str],
+    order: list[str],
+    i: int,
+    r: dict[str, Any],
+    mappable: Callable[[str], bool],
+) -> dict[str, Any]:
+    """The split region ``r`` at ``order[i]``, grown by the launches after it while they are the
+    only readers of its outputs (a group norm's per-channel scale and shift, read by the kernel
+    that applies them): the statistics and their use become one unit, which one kernel may
+    replace; the grown region's outputs must be FX nodes' values too."""
+    best, n = r, len(r["members"])
+    while n < MAX_MEMBERS and i + n < len(order):
+        n += 1
+        try:
+            longer = _check(fn, tree, kernel_sources, heuristics, order[i : i + n])
+        except NotARegion:
+            break
+        if not set(best["outputs"]) <= set(longer["intermediates"]) or not all(map(mappable, longer["outputs"])):
+            break
+        best = longer
+    return best
+
+
 def find_regions(
     wrapper_src: str,
     kernel_sources: dict[str, str],
@@ -284,10 +311,12 @@ def find_regions(
     starts: list[str],
     mappable: Callable[[str], bool],
     fusible: list[str] | None = None,
+    absorb: bool = False,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """For each kernel in ``starts`` (no reference of its own), in launch order, that no region
     found before holds, the shortest region it begins whose outputs are all ``mappable`` (an FX
-    node's value), and the refused starts with their reasons (``kind`` "split").
+    node's value), and the refused starts with their reasons (``kind`` "split"); with ``absorb``,
+    grown by the launches after it that alone read its outputs (``_absorbing``).
 
     Then, for each kernel in ``fusible`` (kernels with a reference) that no region holds, the
     shortest region it begins that drops a round trip through memory: at least one intermediate
@@ -314,6 +343,8 @@ def find_regions(
                     continue
                 bad = [b for b in r["outputs"] if not mappable(b)]
                 if not bad:
+                    if absorb:
+                        r = _absorbing(fn, tree, kernel_sources, heuristics, order, i, r, mappable)
                     found.append({**r, "kind": "split"})
                     break
                 whys.append(f"{n} launches: its outputs {bad} hold no FX node's value")

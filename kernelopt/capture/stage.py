@@ -68,7 +68,13 @@ def region_references(
             return False
 
     found, refused = regions.find_regions(
-        source, kernel_sources, {k: e.get("heuristic") for k, e in kernels.items()}, starts, mappable, fusible
+        source,
+        kernel_sources,
+        {k: e.get("heuristic") for k, e in kernels.items()},
+        starts,
+        mappable,
+        fusible,
+        absorb=True,
     )
     out = []
     for r in found:

@@ -79,6 +79,7 @@ COMBINE = {
     "tl.prod": "{acc} * {part}",
 }
 VIEW_OPS = {"view", "reshape", "_unsafe_view", "clone", "alias"}
+REGROUPS = VIEW_OPS | {"as_strided", "unsqueeze", "squeeze"}  # views that keep a value's element order
 REDUCE = {
     "sum": ("tl.sum", "0.0"),
     "mean": ("tl.sum", "0.0"),
@@ -370,6 +371,47 @@ def _regroup(S: list[int], v: list[int]) -> list[int | None] | None:
     return owner
 
 
+def _eager_shapes(
+    fwd: ast.FunctionDef, consts: dict[str, Any], args: dict[str, dict[str, Any]]
+) -> tuple[dict[str, list[int]], set[str]]:
+    """The shape of every value the reference's forward assigns, and which are contiguous, from
+    running it on meta tensors laid out as the arguments are (statement by statement; the
+    values up to the first statement that does not run)."""
+    import torch
+
+    ns: dict[str, Any] = {"torch": torch, "inf": math.inf, "nan": math.nan, "device": lambda **_: "meta"}
+    for i, name in enumerate(consts["INPUTS"]):
+        a = args.get(name) or {}
+        dtype = getattr(torch, str(a.get("dtype") or "float32").replace("torch.", ""), torch.float32)
+        shape = consts["SHAPES"][name]
+        if list(a.get("shape") or []) == list(shape):
+            ns[f"x{i}"] = torch.empty_strided(shape, a["stride"], dtype=dtype, device="meta")
+        else:
+            ns[f"x{i}"] = torch.empty(shape, dtype=dtype, device="meta")
+    shapes: dict[str, list[int]] = {}
+    contiguous: set[str] = set()
+    seen: set[str] = set()
+    for stmt in fwd.body:
+        if not isinstance(stmt, ast.Assign) or "self" in ast.unparse(stmt):
+            break
+        if isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+            continue  # FX's "x = None" frees
+        try:
+            exec(compile(ast.Module([stmt], []), "<reference>", "exec"), ns)
+        except Exception:  # noqa: BLE001 - an op meta tensors cannot run: no shapes from here on
+            break
+        for t in stmt.targets:
+            if isinstance(t, ast.Name) and t.id in seen:  # assigned twice (FX never does): unknown
+                shapes.pop(t.id, None)
+                contiguous.discard(t.id)
+            elif isinstance(t, ast.Name) and isinstance(ns.get(t.id), torch.Tensor):
+                shapes[t.id] = list(ns[t.id].shape)
+                if ns[t.id].is_contiguous():
+                    contiguous.add(t.id)
+            seen.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    return shapes, contiguous
+
+
 def _split_strides(
     shape: list[int], strides: list[Any], owner: list[int | None], refined: list[int]
 ) -> list[Any] | None:
@@ -526,6 +568,8 @@ class RowKernel:
         fwd, consts = forward_of(reference_src)
         if consts.get("LEVEL", "kernel") != "kernel":
             raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
+        self.eager, self.eager_contiguous = _eager_shapes(fwd, consts, {a["name"]: a for a in contract.args})
+        self._target: str | None = None  # the value the op being translated assigns
         self.contract = contract
         shapes = [consts["SHAPES"][n] for n in consts["INPUTS"]] + [consts["OUT_SHAPES"][n] for n in consts["OUTPUTS"]]
         self.S = max(shapes, key=lambda s: (math.prod(s), len(s)))
@@ -534,6 +578,7 @@ class RowKernel:
         self.S = _permuted_shape(fwd, consts, self.S) or self.S
         # reductions over a finer view of the unit's values (a group norm's [N, G, C/G, 1] of
         # [N, C]): the unit is that view; its coarser groupings are the same elements in order
+        self.S_orig = list(self.S)  # before a lift to a finer view
         lifted = _lifted_shape(fwd, self.S)
         self.view: list[int] | None = None  # the regrouping view of _refined_shape
         if lifted is None and (refined := _refined_shape(fwd, self.S)) is not None:
@@ -733,8 +778,8 @@ class RowKernel:
             and shape[-1] == self.N
         ):
             return list(self.S)
-        if shape is not None and self.lifted and list(shape) != list(self.S) and coarsens(list(shape), self.S):
-            return list(self.S)
+        if shape is not None and self.lifted and list(shape) != list(self.S) and coarsens(list(shape), self.S_raw):
+            return list(self.S)  # (S_raw: the unit's dims before a fold)
         return shape
 
     def input(self, name: str) -> Val:
@@ -748,7 +793,68 @@ class RowKernel:
         raw = None
         if self.fold is not None and list(self.raw[name]["shape"]) == list(self.raw_shapes[name]):
             raw = (list(self.raw_shapes[name]), list(self.raw[name]["stride"]))
-        return Val(name, fx, "input", arg=name, strides=strides, raw=raw)
+        x = Val(name, fx, "input", arg=name, strides=strides, raw=raw)
+        if strides is None and raw is not None and self.lifted and coarsens(raw[0], self.S_raw):
+            # a coarser grouping of a lifted unit's values, folded from its own strides
+            viewed = view_strides(raw[0], raw[1], list(self.S_raw))
+            folded = self._fold_raw(x, list(self.S_raw), viewed) if viewed is not None else None
+            return folded or x
+        return x
+
+    def _refined_eager(self, e: list[int] | None) -> list[int] | None:
+        """A value's eager shape in the unit's (unfolded) dims: itself where it broadcasts to
+        them, or a shape of the regrouping view's or of the unit's own before a lift, each dim
+        that one's or 1, split into the finer dims; None for any other (an intermediate
+        regrouping, [N, C] of a group norm's [N, G, C/G, 1])."""
+        if e is None:
+            return None
+        R = self.S_raw
+        if len(e) == len(R) and all(n in (1, m) for n, m in zip(e, R)):
+            return list(e)
+        if (refined := self._refine(list(e))) is not None:
+            return refined
+        coarse = self.S_orig
+        if coarse != R and len(e) == len(coarse) and all(n in (1, m) for n, m in zip(e, coarse)):
+            owner = _regroup(R, coarse)
+            if owner is not None:
+                return [R[j] if k is not None and e[k] != 1 else 1 for j, k in enumerate(owner)]
+        return None
+
+    def _regrouped(self, op: str, x: Val, call: ast.Call) -> Val | None:
+        """A view of a computed value that only regroups its elements, in a folded unit (a group
+        norm's per-channel scale [N, G, C/G, 1] seen as [N, C], then unsqueezed to [N, C, 1] to
+        scale [N, C, H*W]): the same value where the view, in the unit's dims, is the value's own
+        shape; an intermediate regrouping is carried (``regroup``) until it is.  Eager values
+        keep their inputs' layout: only a value contiguous when the reference runs on meta
+        tensors laid out as the arguments are is regrouped so."""
+        src = x.parts[0] if x.kind == "regroup" else x
+        if x.kind == "regroup":
+            src_shape = x.raw[0]
+        else:
+            name = call.args[0].id if isinstance(call.args[0], ast.Name) else None
+            src_shape = self._refined_eager(self.eager.get(name))
+        dst = self.eager.get(self._target or "")
+        if (
+            src_shape is None
+            or dst is None
+            or math.prod(dst)
+            != math.prod(self.eager.get(call.args[0].id if isinstance(call.args[0], ast.Name) else "", [-1]))
+        ):
+            return None
+        if not isinstance(call.args[0], ast.Name) or call.args[0].id not in self.eager_contiguous:
+            return None  # eager values keep their inputs' layout: a channels-last one is no reshape
+        if op == "as_strided":
+            try:
+                sizes, strides = (ast.literal_eval(a) for a in call.args[1:3])
+            except ValueError:
+                return None
+            offset = ast.literal_eval(call.args[3]) if len(call.args) > 3 else 0
+            if offset or list(strides) != contiguous_strides(list(sizes)):
+                return None
+        refined = self._refined_eager(dst)
+        if refined is None:
+            return Val(src.code, None, "regroup", parts=[src], raw=(src_shape, []))
+        return src if refined == src_shape else None
 
     def _raw_view(self, op: str, x: Val, call: ast.Call) -> Val | None:
         """A view of an argument in a folded unit, computed on the argument's own shape and strides
@@ -843,6 +949,8 @@ class RowKernel:
         """The value as Triton code: loads an argument, emits a symbolic (lazy) expression."""
         if v.kind == "unfolded":
             raise CannotSynthesize(f"a view of {v.arg} as {v.shape}, which does not broadcast to the unit's values")
+        if v.kind == "regroup":
+            raise CannotSynthesize("a regrouping of a computed value that does not broadcast to the unit's values")
         if v.kind == "lazy":
             if v.emitted is None:
                 codes = [self.load(c).code for c in v.parts]
@@ -1000,6 +1108,9 @@ class RowKernel:
         if self.fold is not None and x.kind in ("input", "unfolded") and x.raw and len(call.args) > 1:
             if (viewed := self._raw_view(op, x, call)) is not None:
                 return viewed
+        if self.fold is not None and x.kind in ("full", "row", "col", "regroup") and op in REGROUPS:
+            if (same := self._regrouped(op, x, call)) is not None:
+                return same
         call = self._folded(call, op)
         if op in self.VIEWS:  # views pushed down to the arguments' loads
             return self.VIEWS[op](self, op, x, call, kw)
@@ -1257,6 +1368,7 @@ class RowKernel:
             if not isinstance(stmt, ast.Assign) or not isinstance(stmt.targets[0], ast.Name):
                 raise CannotSynthesize(f"unsupported statement {ast.unparse(stmt)[:80]}")
             v = stmt.value
+            self._target = stmt.targets[0].id
             env[stmt.targets[0].id] = self.op(v, env) if isinstance(v, ast.Call) else self._arg(v, env)
         if results is None:
             raise CannotSynthesize("forward has no return")
