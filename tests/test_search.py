@@ -1618,6 +1618,58 @@ def test_a_whole_group_norm_region_after_a_convolution_is_one_row_kernel(attempt
         synth_rows.synthesize_rows(Contract.from_dict({"args": args}), permuted, attempt, chunk=chunk)
 
 
+GN_CUDA_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['arg2_1', 'arg0_1', 'arg1_1']
+OUTPUTS = ['buf6']
+SHAPES = {'arg2_1': [3, 8, 5, 6], 'arg0_1': [8], 'arg1_1': [8]}
+OUT_SHAPES = {'buf6': [3, 8, 5, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(x2, 0);  x2 = None
+        unsqueeze_4 = torch.ops.aten.unsqueeze.default(unsqueeze_3, 2);  unsqueeze_3 = None
+        unsqueeze_5 = torch.ops.aten.unsqueeze.default(unsqueeze_4, 3);  unsqueeze_4 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(x1, 0);  x1 = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, 2);  unsqueeze = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(unsqueeze_1, 3);  unsqueeze_1 = None
+        view = torch.ops.aten.reshape.default(x0, [3, 4, 2, 30]);  x0 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        view_1 = torch.ops.aten.reshape.default(mul, [3, 8, 5, 6]);  mul = None
+        mul_1 = torch.ops.aten.mul.Tensor(view_1, unsqueeze_2);  view_1 = unsqueeze_2 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_5);  mul_1 = unsqueeze_5 = None
+        return (add_1,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 16)])
+def test_a_group_norm_region_as_cuda_writes_it_is_one_row_kernel(attempt, chunk):
+    """The grown GroupNorm region as Inductor wrote it on the H100 (headroom 13_GroupNorm, shapes
+    made small): the weight is unsqueezed to [1, C, 1, 1] of the unit's own [N, C, H, W], not of
+    the [N, G, C/G, H*W] view the statistics read; it was refused ("aten.mul of a [1, 64, 1, 1]
+    value in a unit synthesized in its finer view"), now split into [G, C/G]."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    args = [_t("arg2_1", [3, 8, 5, 6], "read"), _t("arg0_1", [8], "read"), _t("arg1_1", [8], "read")]
+    contract = Contract.from_dict({"args": args + [_t("buf6", [3, 8, 5, 6], "write")]})
+    src = synth_rows.synthesize_rows(contract, GN_CUDA_REFERENCE, attempt, chunk=chunk)
+    assert "12 independent rows of 60 elements" in src
+    torch.manual_seed(0)
+    x, w, b = torch.randn(3, 8, 5, 6) * 2 + 1, torch.rand(8) + 0.5, torch.randn(8)
+    out = torch.full((3, 8, 5, 6), float("nan"))
+    _run_rows(src, f"synth_gncuda_{attempt}_{chunk}", [x, w, b, out])
+    torch.testing.assert_close(out, torch.nn.functional.group_norm(x, 4, w, b), rtol=1e-4, atol=1e-5)
+
+
 INSTANCE_NORM_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0']

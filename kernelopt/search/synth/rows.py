@@ -905,18 +905,25 @@ class RowKernel:
         if len(shape) > rank:
             return None
         sh, st = [1] * (rank - len(shape)) + list(shape), [0] * (rank - len(strides)) + list(strides)
-        if any(n not in (1, m) for n, m in zip(sh, self.S_raw)) and self.view is not None:
-            # of the regrouping view's shape ([1, N*C, 1, 1]): each of its dims split into the
-            # unit's ([N, C]), a repeat per sample becoming a plain stride of the inner part
-            v = self.view
-            sh, st = [1] * (len(v) - len(shape)) + list(shape), [0] * (len(v) - len(strides)) + list(strides)
-            refined = self._refine(sh)
-            if refined is None:
+        if any(n not in (1, m) for n, m in zip(sh, self.S_raw)):
+            # of the regrouping view's shape ([1, N*C, 1, 1]) or of the unit's own before a lift
+            # (a group norm's weight as [1, C, 1, 1]): each dim split into the unit's ([N, C];
+            # [G, C/G]), a repeat per sample becoming a plain stride of the inner part
+            for coarse in (self.view, self.S_orig):
+                if coarse is None or len(shape) > len(coarse) or coarse == self.S_raw:
+                    continue
+                c_sh = [1] * (len(coarse) - len(shape)) + list(shape)
+                c_st = [0] * (len(coarse) - len(strides)) + list(strides)
+                owner = _regroup(self.S_raw, coarse)
+                if owner is None or any(n not in (1, m) for n, m in zip(c_sh, coarse)):
+                    continue
+                refined = [self.S_raw[j] if k is not None and c_sh[k] != 1 else 1 for j, k in enumerate(owner)]
+                split = _split_strides(c_sh, c_st, owner, refined)
+                if split is not None:
+                    sh, st = refined, split
+                    break
+            else:
                 return None
-            st = _split_strides(sh, st, _regroup(self.S_raw, v), refined)
-            if st is None:
-                return None
-            sh = refined
         if any(n not in (1, m) for n, m in zip(sh, self.S_raw)):
             return None
         if self.perm is not None:
