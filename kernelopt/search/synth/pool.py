@@ -81,6 +81,36 @@ def _ints(node: ast.AST, what: str) -> list[int]:
     return list(v)
 
 
+def _pool_params(target: str, value: ast.Call, op: str) -> dict[str, Any]:
+    """A pool call's parameters (kernel, stride, padding, dilation per pooled dim, ceil_mode)."""
+    args = value.args
+    if not args or not isinstance(args[0], ast.Name):
+        raise CannotSynthesize("a pool of a non-value")
+    if value.keywords:
+        raise CannotSynthesize("a pool with keyword arguments")
+    kernel = _ints(args[1], "kernel size")
+    stride = _ints(args[2], "stride") if len(args) > 2 else []
+    padding = _ints(args[3], "padding") if len(args) > 3 else [0]
+    avg = op in AVG_OPS
+    dilation = [1] if avg else (_ints(args[4], "dilation") if len(args) > 4 else [1])
+    k = len(kernel)
+    stride = stride or kernel
+    fill = {"stride": stride, "padding": padding, "dilation": dilation}
+    for what, vals in fill.items():
+        if len(vals) == 1 and k > 1:
+            fill[what] = vals * k
+        elif len(vals) != k:
+            raise CannotSynthesize(f"a pool with {k} kernel sizes and {len(vals)} {what} values")
+    at = 4 if avg else 5  # ceil_mode's position
+    ceil_mode = bool(_literal(args[at], "ceil_mode")) if len(args) > at else False
+    pool = {"name": target, "input": args[0].id, "kernel": kernel, "ceil_mode": ceil_mode, **fill}
+    pool["op"] = "avg" if op in AVG_OPS else "max"
+    if op in AVG_OPS:
+        pool["count_include_pad"] = bool(_literal(args[5], "count_include_pad")) if len(args) > 5 else True
+        pool["divisor"] = _literal(args[6], "divisor_override") if len(args) > 6 else None
+    return pool
+
+
 def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
     """Split forward into the chain before the pool, the pool, the chain after it, an optional
     reduction over the pooled dims and the chain after that."""
@@ -113,31 +143,8 @@ def _parse(fwd: ast.FunctionDef) -> dict[str, Any]:
         if op in POOL_OPS | AVG_OPS:
             if stage != "pre":
                 raise CannotSynthesize("two pools in one unit")
-            args = value.args
-            if not args or not isinstance(args[0], ast.Name):
-                raise CannotSynthesize("a pool of a non-value")
-            if value.keywords:
-                raise CannotSynthesize("a pool with keyword arguments")
-            kernel = _ints(args[1], "kernel size")
-            stride = _ints(args[2], "stride") if len(args) > 2 else []
-            padding = _ints(args[3], "padding") if len(args) > 3 else [0]
-            avg = op in AVG_OPS
-            dilation = [1] if avg else (_ints(args[4], "dilation") if len(args) > 4 else [1])
-            k = len(kernel)
-            stride = stride or kernel
-            fill = {"stride": stride, "padding": padding, "dilation": dilation}
-            for what, vals in fill.items():
-                if len(vals) == 1 and k > 1:
-                    fill[what] = vals * k
-                elif len(vals) != k:
-                    raise CannotSynthesize(f"a pool with {k} kernel sizes and {len(vals)} {what} values")
-            at = 4 if avg else 5  # ceil_mode's position
-            ceil_mode = bool(_literal(args[at], "ceil_mode")) if len(args) > at else False
-            pool = {"name": target, "input": args[0].id, "kernel": kernel, "ceil_mode": ceil_mode, **fill}
-            pool["op"] = "avg" if avg else "max"
-            if avg:
-                pool["count_include_pad"] = bool(_literal(args[5], "count_include_pad")) if len(args) > 5 else True
-                pool["divisor"] = _literal(args[6], "divisor_override") if len(args) > 6 else None
+            pool = _pool_params(target, value, op)
+            if op in AVG_OPS:
                 segs["pool"], segs["values"], stage = pool, target, "mid"  # an average pool returns its values
             else:
                 segs["pool"], stage = pool, "pooled"
