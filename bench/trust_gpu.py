@@ -80,6 +80,23 @@ def verdicts(r: subprocess.CompletedProcess) -> list[dict]:
         return [{"gate": 0, "verdict": "no-output", "rule": None, "reason": (r.stderr or "")[-500:]}]
 
 
+def judged(name: str, gate: int | None, rule: str, vs: list[dict], seconds: float) -> dict:
+    """One candidate's row: its first failing verdict against the expectation (``rule`` "pass",
+    a rule, or "any" rule of ``gate``), printed as it comes."""
+    got = next(((v["gate"], v["verdict"], v.get("rule")) for v in vs if v["verdict"] != "pass"), None)
+    ok = got is None if rule == "pass" else got is not None and got[0] == gate and rule in ("any", got[2])
+    print(f"{name:<26} expect {gate} {rule:<20} got {got} {'OK' if ok else 'UNEXPECTED'} ({seconds:.0f} s)", flush=True)
+    return {
+        "candidate": name,
+        "expect_gate": gate,
+        "expect_rule": rule,
+        "got": got,
+        "as_expected": ok,
+        "seconds": round(seconds, 1),
+        "reasons": [v["reason"][:300] for v in vs],
+    }
+
+
 def corpus(workdir: Path, problem: str, parallel: int) -> list[dict]:
     unit_dir = next(p for p in (workdir / problem / "units").iterdir() if (p / "contract.json").exists())
     contract = json.loads((unit_dir / "contract.json").read_text())
@@ -97,22 +114,7 @@ def corpus(workdir: Path, problem: str, parallel: int) -> list[dict]:
         redteam.clear(h)
         seconds, r = run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(path), "--json"])
         vs = verdicts(r)
-        got = next(((v["gate"], v["verdict"], v.get("rule")) for v in vs if v["verdict"] != "pass"), None)
-        ok = (got is None) if rule == "pass" else (got is not None and got[0] == gate and got[2] == rule)
-        print(
-            f"{name:<26} expect {gate} {rule:<20} got {got} {'OK' if ok else 'UNEXPECTED'} ({seconds:.0f} s)",
-            flush=True,
-        )
-        return {
-            "candidate": name,
-            "expect_gate": gate,
-            "expect_rule": rule,
-            "got": got,
-            "as_expected": ok,
-            "seconds": round(seconds, 1),
-            "reasons": [v["reason"][:300] for v in vs],
-            "escaped": redteam.escaped(h, workdir, None, wait_s=0.0),
-        }
+        return {**judged(name, gate, rule, vs, seconds), "escaped": redteam.escaped(h, workdir, None, wait_s=0.0)}
 
     with ThreadPoolExecutor(parallel) as pool:
         return list(pool.map(one, jobs))
@@ -139,22 +141,7 @@ def candidates(workdir: Path, problem: str, parallel: int) -> list[dict]:
         path = tmp / f.name
         path.write_text(adapt(text, contract))
         seconds, r = run([sys.executable, "-m", "kernelopt.cli", "check", str(unit_dir), str(path), "--json"])
-        vs = verdicts(r)
-        got = next(((v["gate"], v["verdict"], v.get("rule")) for v in vs if v["verdict"] != "pass"), None)
-        if rule == "pass":
-            ok = got is None
-        else:
-            ok = got is not None and got[0] == gate and (rule == "any" or got[2] == rule)
-        print(f"{f.name:<26} expect {gate} {rule:<20} got {got} {'OK' if ok else 'UNEXPECTED'} ({seconds:.0f} s)")
-        return {
-            "candidate": f.name,
-            "expect_gate": gate,
-            "expect_rule": rule,
-            "got": got,
-            "as_expected": ok,
-            "seconds": round(seconds, 1),
-            "reasons": [v["reason"][:300] for v in vs],
-        }
+        return judged(f.name, gate, rule, verdicts(r), seconds)
 
     files = sorted(redteam.corpus("candidates/softmax").glob("*.py"))
     with ThreadPoolExecutor(parallel) as pool:
