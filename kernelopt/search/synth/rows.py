@@ -371,6 +371,18 @@ def _regroup(S: list[int], v: list[int]) -> list[int | None] | None:
     return owner
 
 
+def _split_shape(u: list[int], coarse: list[int], fine: list[int]) -> tuple[list[int], list[int | None]] | None:
+    """``u`` (of ``coarse``'s rank, each dim ``coarse``'s or 1) in the dims of ``fine``, which
+    refines ``coarse`` (a weight as [1, C, 1, 1] of [N, C, H, W] in [N, G, C/G, H, W]), with
+    ``fine``'s owner map; None for any other shape."""
+    if len(u) != len(coarse) or any(n not in (1, m) for n, m in zip(u, coarse)):
+        return None
+    owner = _regroup(fine, coarse)
+    if owner is None:
+        return None
+    return [fine[j] if k is not None and u[k] != 1 else 1 for j, k in enumerate(owner)], owner
+
+
 def _eager_shapes(
     fwd: ast.FunctionDef, consts: dict[str, Any], args: dict[str, dict[str, Any]]
 ) -> tuple[dict[str, list[int]], set[str]]:
@@ -668,11 +680,8 @@ class RowKernel:
     def _refine(self, u: list[int]) -> list[int] | None:
         """A shape of the regrouping view's rank, each dim the view's or 1 (a per-channel weight
         seen as [1, G, C/G, 1]), in the refined unit's dims; None for any other."""
-        v = self.view
-        if v is None or len(u) != len(v) or any(x not in (1, y) for x, y in zip(u, v)):
-            return None
-        owner = _regroup(self.S_raw, v)
-        return [self.S_raw[j] if k is not None and u[k] != 1 else 1 for j, k in enumerate(owner)]
+        got = _split_shape(u, self.view, self.S_raw) if self.view is not None else None
+        return got[0] if got else None
 
     def _refine_all(self, consts: dict[str, Any], contract: Contract) -> tuple[dict[str, Any], Contract]:
         """The argument shapes, strides and FX value shapes of the view's kind, refined."""
@@ -813,12 +822,8 @@ class RowKernel:
             return list(e)
         if (refined := self._refine(list(e))) is not None:
             return refined
-        coarse = self.S_orig
-        if coarse != R and len(e) == len(coarse) and all(n in (1, m) for n, m in zip(e, coarse)):
-            owner = _regroup(R, coarse)
-            if owner is not None:
-                return [R[j] if k is not None and e[k] != 1 else 1 for j, k in enumerate(owner)]
-        return None
+        got = _split_shape(list(e), self.S_orig, R) if self.S_orig != R else None
+        return got[0] if got else None
 
     def _regrouped(self, op: str, x: Val, call: ast.Call) -> Val | None:
         """A view of a computed value that only regroups its elements, in a folded unit (a group
@@ -914,10 +919,10 @@ class RowKernel:
                     continue
                 c_sh = [1] * (len(coarse) - len(shape)) + list(shape)
                 c_st = [0] * (len(coarse) - len(strides)) + list(strides)
-                owner = _regroup(self.S_raw, coarse)
-                if owner is None or any(n not in (1, m) for n, m in zip(c_sh, coarse)):
+                got = _split_shape(c_sh, coarse, self.S_raw)
+                if got is None:
                     continue
-                refined = [self.S_raw[j] if k is not None and c_sh[k] != 1 else 1 for j, k in enumerate(owner)]
+                refined, owner = got
                 split = _split_strides(c_sh, c_st, owner, refined)
                 if split is not None:
                     sh, st = refined, split
