@@ -1494,7 +1494,7 @@ class RowKernel:
                 f"p{k} = {fn}(tl.where(cmask, {src}, {neutral}), 1)",
                 f"tl.store({slot} + part + tl.arange(0, 1), p{k})",
                 *self._exchange(k, cnt),
-                f"{ln.name} = {fn}(tl.load({slot} + tl.arange(0, T)[None, :], volatile=True), 1)[:, None]",
+                f"{ln.name} = {fn}(tl.load({slot} + tl.arange(0, T), volatile=True), 0)",
             ]
         return body
 
@@ -1567,12 +1567,12 @@ class RowKernel:
                 f"p{k1} = tl.sum(d{k0} * d{k0}, 1)",
             ]
             combine = [
-                f"g{k0} = tl.load({s0} + tl.arange(0, T)[None, :], volatile=True)",
-                f"q{k0} = tl.load({s1} + tl.arange(0, T)[None, :], volatile=True)",
-                f"c{k0} = tl.minimum(tl.maximum({n} - tl.arange(0, T)[None, :] * BLOCK_N, 0), BLOCK_N).to(tl.float32)",
-                f"{r0.name} = tl.sum(g{k0}, 1)[:, None]",
+                f"g{k0} = tl.load({s0} + tl.arange(0, T), volatile=True)",
+                f"q{k0} = tl.load({s1} + tl.arange(0, T), volatile=True)",
+                f"c{k0} = tl.minimum(tl.maximum({n} - tl.arange(0, T) * BLOCK_N, 0), BLOCK_N).to(tl.float32)",
+                f"{r0.name} = tl.sum(g{k0}, 0)",
                 f"e{k0} = tl.where(c{k0} > 0, g{k0} / tl.maximum(c{k0}, 1.0) - {r0.name} / {float(n)}, 0.0)",
-                f"{r1.name} = (tl.sum(q{k0}, 1)[:, None] + tl.sum(c{k0} * e{k0} * e{k0}, 1)[:, None])",
+                f"{r1.name} = (tl.sum(q{k0}, 0) + tl.sum(c{k0} * e{k0} * e{k0}, 0))",
             ]
         else:
             local = [
@@ -1582,12 +1582,12 @@ class RowKernel:
                 f"p{k1} = tl.sum(tl.where(h{k0}, tl.exp({a} - p{k0}[:, None]), 0.0), 1)",
             ]
             combine = [
-                f"g{k0} = tl.load({s0} + tl.arange(0, T)[None, :], volatile=True)",
-                f"q{k0} = tl.load({s1} + tl.arange(0, T)[None, :], volatile=True)",
-                f"{r0.name} = tl.max(g{k0}, 1)[:, None]",
+                f"g{k0} = tl.load({s0} + tl.arange(0, T), volatile=True)",
+                f"q{k0} = tl.load({s1} + tl.arange(0, T), volatile=True)",
+                f"{r0.name} = tl.max(g{k0}, 0)",
                 # a member without a finite value (no columns, or all -inf) adds nothing
                 f"w{k0} = tl.where(g{k0} > float('-inf'), q{k0} * tl.exp(g{k0} - {r0.name}), 0.0)",
-                f"{r1.name} = tl.sum(w{k0}, 1)[:, None]",
+                f"{r1.name} = tl.sum(w{k0}, 0)",
             ]
         stores = [f"tl.store({s0} + part + tl.arange(0, 1), p{k0})", f"tl.store({s1} + part + tl.arange(0, 1), p{k1})"]
         return local + stores, combine
