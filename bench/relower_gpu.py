@@ -151,10 +151,15 @@ def main() -> None:
                 row.update(candidate=True, error=f"{type(e).__name__}: {str(e)[:300]}")
             rows.append(row)
             print(json.dumps(row), flush=True)
+            save(out_path, rows, torch, device)  # each row kept as it comes: a timeout loses none
             args = got = None  # free the candidate's tensors before the next
         ref_args = pristine = want = None
         if device == "cuda":
             torch.cuda.empty_cache()
+    save(out_path, rows, torch, device)
+
+
+def save(out_path: Path, rows: list, torch, device: str) -> None:
     env = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if device == "cuda" else "cpu"}
     out_path.write_text(json.dumps({"environment": env, "rows": rows}, indent=1) + "\n")
 
