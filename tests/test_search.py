@@ -1432,6 +1432,41 @@ def test_a_mean_over_every_dim_but_the_channels_is_one_row_per_channel(attempt, 
     torch.testing.assert_close(out, x.mean(dim=(0, 2, 3)), rtol=1e-5, atol=1e-5)
 
 
+STD_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['in_out_ptr0']
+SHAPES = {'in_ptr0': [4, 6, 5, 13]}
+OUT_SHAPES = {'in_out_ptr0': [4, 5]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        var = torch.ops.aten.var.correction(x0, [1, 3], correction = 1.0);  x0 = None
+        sqrt = torch.ops.aten.sqrt.default(var);  var = None
+        return (sqrt,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 32)])
+def test_a_std_over_non_adjacent_dims_without_keepdim_is_one_value_per_row(attempt, chunk):
+    """torch.std(x, dim=(1, 3)) as Inductor's post-grad graph writes it (``aten.var`` without
+    keepdim, then a square root) was refused ("aten.var without keepdim"); each (dim 0, dim 2)
+    pair is a row of 6*13 columns, its variance stored once per row in the [4, 5] output."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract = Contract.from_dict({"args": [_t("in_ptr0", [4, 6, 5, 13], "read"), _t("in_out_ptr0", [4, 5], "write")]})
+    src = synth_rows.synthesize_rows(contract, STD_REFERENCE, attempt, chunk=chunk)
+    assert "20 independent rows of 78 elements" in src
+    torch.manual_seed(0)
+    x = torch.randn(4, 6, 5, 13) * torch.arange(1.0, 6.0).view(1, 1, 5, 1) + 3.0
+    out = torch.full((4, 5), float("nan"))
+    _run_rows(src, f"synth_std13_{attempt}_{chunk}", [x, out])
+    torch.testing.assert_close(out, x.std(dim=(1, 3)), rtol=1e-5, atol=1e-5)
+
+
 L2_NORMALIZE_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['arg0_1']

@@ -1335,14 +1335,13 @@ class RowKernel:
     def _var(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
         dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
         self._dims_last(dims, x.shape)
-        if not kw.get("keepdim", False):
-            raise CannotSynthesize(f"aten.{op} without keepdim")
+        keep = kw.get("keepdim", False)
         corr = kw.get("correction", 1)
         mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", _keep(x.shape, self.red), "row")
         d = self._new(f"{x.code} - {mean.code}", x.shape, "full")
         var = self._reduce(self._new(f"{d.code} * {d.code}", x.shape, "full"), "sum")
-        var = self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row")
-        return Val("", None, "tuple", [var, mean]) if op == "var_mean" else var
+        var = self._rowflat(self._new(f"{var.code} / {float(self.N - corr)!r}", var.shape, "row"), x, keep)
+        return Val("", None, "tuple", [var, self._rowflat(mean, x, keep)]) if op == "var_mean" else var
 
     def _softmax(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
         self._dims_last(ast.literal_eval(call.args[1]), x.shape)
