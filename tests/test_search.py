@@ -1467,6 +1467,58 @@ def test_a_std_over_non_adjacent_dims_without_keepdim_is_one_value_per_row(attem
     torch.testing.assert_close(out, x.std(dim=(1, 3)), rtol=1e-5, atol=1e-5)
 
 
+INSTANCE_NORM_1D_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['out_ptr1']
+SHAPES = {'in_ptr0': [4, 10, 100], 'in_ptr1': [10], 'in_ptr2': [10]}
+OUT_SHAPES = {'out_ptr1': [4, 10, 100]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2):
+        repeat_1 = torch.ops.aten.repeat.default(x2, [4]);  x2 = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(repeat_1, -1);  repeat_1 = None
+        repeat = torch.ops.aten.repeat.default(x1, [4]);  x1 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(repeat, -1);  repeat = None
+        view = torch.ops.aten.reshape.default(x0, [1, 40, 100]);  x0 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [0, 2], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        mul_1 = torch.ops.aten.mul.Tensor(mul, unsqueeze);  mul = unsqueeze = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_1);  mul_1 = unsqueeze_1 = None
+        view_1 = torch.ops.aten.reshape.default(add_1, [4, 10, 100]);  add_1 = None
+        tanh = torch.ops.aten.tanh.default(view_1);  view_1 = None
+        return (tanh,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 32)])
+def test_an_affine_instance_norm_1d_indexes_its_repeated_weight_per_channel(attempt, chunk):
+    """InstanceNorm1d(affine=True) then tanh as Inductor's post-grad graph writes it: the input
+    viewed as [1, 40, 100], the weight repeated over the batch and unsqueezed to [40, 1].  The
+    [40, 1] value was refused ("shapes [[4, 10, 100], [40, 1]] do not broadcast"); it is one value
+    per row of the unit's [4, 10] rows, the weight's element row % 10."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    args = [_t("in_ptr0", [4, 10, 100], "read"), _t("in_ptr1", [10], "read"), _t("in_ptr2", [10], "read")]
+    contract = Contract.from_dict({"args": [*args, _t("out_ptr1", [4, 10, 100], "write")]})
+    src = synth_rows.synthesize_rows(contract, INSTANCE_NORM_1D_REFERENCE, attempt, chunk=chunk)
+    assert "(rows % 10)" in src
+    torch.manual_seed(0)
+    x, w, b = torch.randn(4, 10, 100) * 2 + 1, torch.randn(10), torch.randn(10)
+    out = torch.full((4, 10, 100), float("nan"))
+    _run_rows(src, f"synth_in1d_{attempt}_{chunk}", [x, w, b, out])
+    want = torch.tanh(torch.nn.functional.instance_norm(x, weight=w, bias=b))
+    torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-5)
+
+
 L2_NORMALIZE_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['arg0_1']

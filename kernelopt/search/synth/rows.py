@@ -737,6 +737,8 @@ class RowKernel:
             if list(a["shape"]) != list(fx_shape):
                 raise CannotSynthesize(f"argument {name} is seen through a view ({a['shape']} vs {fx_shape})")
             strides = list(a["stride"])
+        if last and len(fx_shape) > 1 and fx_shape[-1] == 1 and math.prod(fx_shape) == self.R:
+            fx_shape, strides = self._split_rows(list(fx_shape), strides)
         pad = len(self.S) - len(fx_shape)
         if pad < 0:
             raise CannotSynthesize(f"argument {name} has more dimensions than the unit's largest tensor")
@@ -772,6 +774,15 @@ class RowKernel:
             return " + ".join(row_terms), "row"
         return "0", "const"
 
+    def _split_rows(self, shape: list[int], strides: list[Any]) -> tuple[list[int], list[Any]]:
+        """A value per row whose rows are grouped otherwise ([40, 1] of a [4, 10, N] unit, an
+        InstanceNorm1d's repeated weight): its shape and strides in the unit's row dims."""
+        if shape[:-1] == list(self.lead):
+            return shape, strides
+        split = _split_shape(shape, [*shape[:-1], self.N], list(self.S))
+        refined = _split_strides(shape, strides, split[1], split[0]) if split is not None else None
+        return (split[0], refined) if refined is not None else (shape, strides)
+
     MASKS = {"full": "mask", "row": "rmask", "col": "cmask", "const": None}
 
     def _canon(self, shape: list[int] | None) -> list[int] | None:
@@ -787,6 +798,15 @@ class RowKernel:
             and shape[-1] == self.N
         ):
             return list(self.S)
+        if (
+            shape is not None
+            and self.red == len(self.S) - 1
+            and len(shape) > 1
+            and shape[-1] == 1
+            and list(shape[:-1]) != list(self.S[:-1])
+            and coarsens(list(shape[:-1]), list(self.S[:-1]))
+        ):
+            return [*self.S[:-1], 1]  # one value per row, the rows in another grouping ([40, 1] of [4, 10, N])
         if shape is not None and self.lifted and list(shape) != list(self.S) and coarsens(list(shape), self.S_raw):
             return list(self.S)  # (S_raw: the unit's dims before a fold)
         return shape
