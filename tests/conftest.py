@@ -198,3 +198,73 @@ def _group(item, name: str) -> None:
         item._id = coerce_node_id(nodeid)
     else:
         item._nodeid = nodeid
+
+
+def sm90_kernels(src: str, contract: "Contract") -> list[tuple[str, str, str]]:
+    """Every Triton kernel a candidate module ``src`` launches, compiled for an H100/H200 (sm_90)
+    by Triton's own compiler, which needs no GPU: (name, TTGIR, PTX) per launch.  In a process of
+    its own (CPU mode's patches of ``triton.language`` stay out of it).  ``launch`` runs on meta
+    tensors of the contract's shapes (nothing allocated: a unit of KernelBench size costs
+    nothing); each ``kernel[grid](...)`` is recorded instead of run, then compiled with the
+    arguments it was given (pointers 16-byte aligned, as a GPU's allocator gives them)."""
+    import json
+
+    work = Path(tempfile.mkdtemp(prefix="kernelopt-sm90-"))
+    (work / "candidate.py").write_text(src)
+    (work / "args.json").write_text(json.dumps([dict(a) for a in contract.args]))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    code = f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); import conftest; conftest._sm90_compile()"
+    r = subprocess.run([sys.executable, "-c", code, str(work)], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads((work / "kernels.json").read_text())
+    shutil.rmtree(work, ignore_errors=True)
+    return [tuple(k) for k in out]
+
+
+def _sm90_compile() -> None:
+    """``sm90_kernels``'s child: the directory in argv[1] holds candidate.py and args.json."""
+    import importlib.util
+    import json
+
+    import torch
+    import triton
+    import triton.runtime.jit as jit
+    from triton.backends.compiler import GPUTarget
+
+    work = Path(sys.argv[1])
+    dtypes = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64"}
+    dtypes.update({torch.int64: "i64", torch.int32: "i32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "i1"})
+    launches = []
+    jit.JITFunction.__getitem__ = lambda fn, grid: lambda *a, **kw: launches.append((fn, a, kw))
+    spec = importlib.util.spec_from_file_location("candidate", work / "candidate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.launch(
+        *[
+            torch.empty_strided(a["shape"], a["stride"], dtype=getattr(torch, a["dtype"]), device="meta")
+            if a["kind"] == "tensor"
+            else a["value"]
+            for a in json.loads((work / "args.json").read_text())
+        ]
+    )
+    out = []
+    for fn, a, kw in launches:
+        bound = {**dict(zip(fn.arg_names, a)), **{k: v for k, v in kw.items() if k in fn.arg_names}}
+        sig, consts, attrs = {}, {}, {}
+        for i, p in enumerate(fn.params):
+            v = bound.get(p.name, p.default)
+            if p.is_constexpr or v is None:
+                sig[p.name], consts[(i,)] = "constexpr", v
+            elif isinstance(v, torch.Tensor):
+                sig[p.name], attrs[(i,)] = "*" + dtypes[v.dtype], [["tt.divisibility", 16]]
+            elif isinstance(v, float):
+                sig[p.name] = "fp32"
+            else:
+                sig[p.name] = "i64" if abs(v) >= 2**31 else "i32"
+        k = triton.compile(
+            triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs),
+            target=GPUTarget("cuda", 90, 32),
+            options={"num_warps": kw.get("num_warps", 4), "num_stages": kw.get("num_stages", 3)},
+        )
+        out.append((fn.__name__, k.asm["ttgir"], k.asm["ptx"]))
+    (work / "kernels.json").write_text(json.dumps(out))

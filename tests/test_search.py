@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, load_candidate, snakemake
+from conftest import ROOT, load_candidate, sm90_kernels, snakemake
 
 from kernelopt.core import config, roofline
 from kernelopt.core.records import Baseline, Capture, Contract, Dispatch, DispatchUnit
@@ -642,7 +642,14 @@ def test_a_team_of_several_programs_combines_its_partials_right():
         torch.testing.assert_close(outs[3], torch.log_softmax(x, -1), rtol=1e-4, atol=1e-4)
 
 
-def test_a_team_kernel_keeps_its_row_in_one_layout_on_the_gpu(monkeypatch):
+def _resized(a, n, m):
+    """A contract argument with its size-``n`` dims (and strides of ``n``) made ``m``."""
+    if a["kind"] != "tensor":
+        return {**a, "value": m} if a.get("value") == n else a
+    return {**a, "shape": [m if d == n else d for d in a["shape"]], "stride": [m if d == n else d for d in a["stride"]]}
+
+
+def test_a_team_kernel_keeps_its_row_in_one_layout_on_the_gpu():
     """The team kernel compiled for an H100/H200 (sm_90, Triton's own compiler, no GPU needed):
     no layout conversion of a row part.  The rows' values combined from the team's partials were
     [1, 1] tensors of the partials' small layout; on mean/variance rows Triton then computed the
@@ -650,10 +657,6 @@ def test_a_team_kernel_keeps_its_row_in_one_layout_on_the_gpu(monkeypatch):
     it back through shared memory: 10.7x Inductor's time on InstanceNorm, 7.7x on GroupNorm
     (H100, 2026-12-05).  The combined values are scalars now."""
     import dataclasses
-    import importlib.util
-
-    import triton
-    from triton.backends.compiler import GPUTarget
 
     from kernelopt.search.synth import rows as synth_rows
 
@@ -667,25 +670,17 @@ def test_a_team_kernel_keeps_its_row_in_one_layout_on_the_gpu(monkeypatch):
     contract = dataclasses.replace(Contract.from_dict({"args": args + scalars}), device="cuda")
     src = synth_rows.synthesize_rows(contract, ref, 0, team=8192)
     assert "'T': 8" in src and "while seen" in src
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / "kernelopt_team_layout.py"
-    path.write_text(src)
-    monkeypatch.setattr(triton.knobs.runtime, "interpret", False)  # compiled, not interpreted (CPU mode sets it)
-    spec = importlib.util.spec_from_file_location("kernelopt_team_layout", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    fn = mod.synth_rows
-    sig = {a: "constexpr" if a in mod.CONFIG else "*i32" if a == "ws_i" else "*fp32" for a in fn.arg_names}
-    aligned = {(i,): [["tt.divisibility", 16]] for i, a in enumerate(fn.arg_names) if sig[a] != "constexpr"}
-    consts = {(fn.arg_names.index(k),): v for k, v in mod.CONFIG.items()}
-    kernel = triton.compile(
-        triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=aligned),
-        target=GPUTarget("cuda", 90, 32),
-        options={"num_warps": 4, "num_stages": 1},
-    )
-    ttgir = kernel.asm["ttgir"]
+    (_, ttgir, ptx), *_ = [k for k in sm90_kernels(src, contract) if k[0] == "synth_rows"]
     converts = [ln.strip()[:160] for ln in ttgir.splitlines() if "convert_layout" in ln and "x8192x" in ln]
     assert not converts, converts
-    assert "ld.global.v4" in kernel.asm["ptx"]  # the row part is read in 16-byte loads
+    assert "ld.global.v4" in ptx and ptx.count("st.shared") < 64  # 16-byte loads; 4,101 stores before
+    # the one-program row (4,096 columns) and the looped row (65,536, attempt 1) keep their rows too
+    small = dataclasses.replace(contract, args=[_resized(a, n, 4096) for a in contract.args])
+    for c, r, attempt in ((small, ROWS_REFERENCE.replace("100]", "4096]"), 0), (contract, ref, 1)):
+        src = synth_rows.synthesize_rows(c, r, attempt)
+        assert "while seen" not in src
+        for name, _, ptx in sm90_kernels(src, c):
+            assert ptx.count("st.shared") < 64, (name, attempt, ptx.count("st.shared"))
 
 
 def test_looped_row_kernel_chunk_is_a_tuning_knob():

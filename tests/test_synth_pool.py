@@ -431,3 +431,29 @@ def test_a_dilated_1d_pool_squeezed_back_then_tanh_keeps_small_values_precise(at
     mod.launch(x, out)
     ref = torch.tanh(torch.nn.functional.max_pool1d(x, 3, 2, 0, 2))
     torch.testing.assert_close(out, ref, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("attempt", [0, 1, 2])
+def test_a_pool_at_kernelbench_size_compiles_without_shared_memory_shuffles(attempt):
+    """The padded ceil-mode max pool at a problem's size (32x64x256x256, channels-last) compiled
+    for an H100/H200 (sm_90, no GPU needed): no value moved through shared memory element by
+    element (the team row kernel's fault of 2026-12-05, invisible to the interpreter)."""
+    from conftest import sm90_kernels
+
+    n, c, h = 32, 64, 256
+    o = list(torch.nn.functional.max_pool2d(torch.empty(n, c, h, h, device="meta"), 3, 2, 1, ceil_mode=True).shape)
+    ref = PADDED_CEIL.replace("[2, 3, 10, 9]", f"[{n}, {c}, {h}, {h}]").replace("[3, 1, 1]", f"[{c}, 1, 1]")
+    ref = ref.replace("[2, 3, 6, 5]", str(o))
+    contract = Contract.from_dict(
+        {
+            "args": [
+                _arg("in_ptr0", [n, c, h, h], "read", stride=[c * h * h, 1, h * c, c]),
+                _arg("in_ptr1", [c, 1, 1], "read"),
+                _arg("out_ptr0", o, "write", stride=[c * o[2] * o[3], 1, o[3] * c, c]),
+                {"name": "xnumel", "kind": "scalar", "value": math.prod(o)},
+            ]
+        }
+    )
+    src = generate.generate(contract, ref, attempt)
+    for name, _, ptx in sm90_kernels(src, contract):
+        assert ptx.count("st.shared") < 64, (name, ptx.count("st.shared"))

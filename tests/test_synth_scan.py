@@ -273,3 +273,19 @@ def test_the_heuristic_plans_on_the_scan_kernel_it_synthesized(bottleneck):
     offered = HeuristicBackend().catalogue(bottleneck, params, contract, src)
     for _name, _kind, args, _, _ in offered:
         assert set((args or {}).get("config") or {}) <= set(params.config), args
+
+
+@pytest.mark.parametrize("attempt", [0, 2])
+def test_a_scan_at_kernelbench_size_keeps_its_chunk_in_one_layout_on_the_gpu(attempt):
+    """A prefix sum (of exp) and a suffix sum over rows of 32,768 (problems/headroom's size) compiled for
+    an H100/H200 (sm_90, no GPU needed): the chunk is never moved through shared memory element by
+    element (the team row kernel's fault of 2026-12-05: thousands of shared stores a thread,
+    invisible to the interpreter)."""
+    from conftest import sm90_kernels
+
+    rows, n = 16384, 32768
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
+    for forward in (MIDDLE, REVERSE):  # exp then a prefix sum; a flip-cumsum-flip
+        src = generate.generate(contract, _reference(forward, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"]), attempt)
+        for name, _, ptx in sm90_kernels(src, contract):
+            assert ptx.count("st.shared") < 64, (name, ptx.count("st.shared"))
