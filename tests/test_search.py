@@ -1971,6 +1971,44 @@ class Reference(torch.nn.Module):
     torch.testing.assert_close(out, y * torch.sigmoid(y))
 
 
+L2_DIVIDE_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0', 'in_ptr1']
+OUTPUTS = ['out_ptr0']
+SHAPES = {'in_ptr0': [3, 5, 37, 11], 'in_ptr1': [3, 5, 1, 11]}
+OUT_SHAPES = {'out_ptr0': [3, 5, 37, 11]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1):
+        pow_2 = torch.ops.aten.pow.Tensor_Scalar(x1, 0.5);  x1 = None
+        clamp_min = torch.ops.aten.clamp_min.default(pow_2, 1e-12);  pow_2 = None
+        expand = torch.ops.aten.expand.default(clamp_min, [3, 5, 37, 11]);  clamp_min = None
+        div = torch.ops.aten.div.Tensor(x0, expand);  x0 = expand = None
+        return (div,)
+"""
+
+
+@pytest.mark.parametrize("attempt", [0, 1])
+def test_an_expanded_function_of_an_argument_divides_a_pointwise_unit(attempt):
+    """F.normalize(x, dim=2)'s second kernel alone (Inductor's split: the sums of squares are an
+    argument [3, 5, 1, 11]): the norm computed from it is expanded before the division, which was
+    refused ("aten.expand of a lazy value"); its loads index the tile by the dims it has."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    args = [_t("in_ptr0", [3, 5, 37, 11], "read"), _t("in_ptr1", [3, 5, 1, 11], "read")]
+    contract = Contract.from_dict({"args": [*args, _t("out_ptr0", [3, 5, 37, 11], "write")]})
+    src = synth_rows.synthesize_rows(contract, L2_DIVIDE_REFERENCE, attempt)
+    torch.manual_seed(0)
+    x, sq = torch.randn(3, 5, 37, 11), torch.rand(3, 5, 1, 11) * 4
+    sq[0, 0, 0, 0] = 0.0  # the clamp's floor
+    out = torch.full((3, 5, 37, 11), float("nan"))
+    _run_rows(src, f"synth_l2div_{attempt}", [x, sq, out])
+    torch.testing.assert_close(out, x / sq.sqrt().clamp_min(1e-12))
+
+
 LN_TRANSPOSED_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0', 'in_ptr1', 'in_ptr2']

@@ -1262,6 +1262,10 @@ class RowKernel:
             strides = [0] * (len(new) - len(x.strides)) + list(x.strides)
             strides = [0 if o == 1 and n != 1 else t for o, n, t in zip(old, new, strides)]
             return Val(x.code, list(new), "input", arg=x.arg, strides=strides)
+        if x.kind == "lazy":  # a function of the arguments alone ([N, C, 1, W] of a norm's input)
+            x = self.load(x)
+        if x.kind == "full":  # its loads index the tile by the dims it has: broadcast already
+            return Val(x.code, list(self.S), "full")
         if x.kind in ("row", "col", "const"):
             # a computed value broadcast to a full tile (a norm's [N, 1, W] divided into [N, C, W]):
             # materialised, so that a reduction of it counts every column
