@@ -18,6 +18,7 @@ from conftest import load_candidate
 
 from kernelopt.core.records import Contract
 from kernelopt.search.synth import generate
+from kernelopt.search.synth.fullreduce import synthesize_full_reduction
 from kernelopt.search.synth.ops import CannotSynthesize
 
 
@@ -64,6 +65,20 @@ FORWARDS = {
         clamp_min = torch.ops.aten.clamp_min.default(sub, 0);  sub = None
         mean = torch.ops.aten.mean.default(clamp_min);  clamp_min = None
         return (mean,)""",
+    # HingeEmbeddingLoss(margin=1.5): zeros of the inputs' shape where a label says so (aten.full of
+    # [6, 1000], once refused as "aten.full with keyword arguments")
+    "hinge_embedding": """
+        full_default = torch.ops.aten.full.default([6, 1000], 0, dtype = torch.float32, layout = torch.strided)
+        ne_1 = torch.ops.aten.ne.Scalar(x0, -1)
+        where_1 = torch.ops.aten.where.self(ne_1, x1, full_default);  ne_1 = None
+        full_default_1 = torch.ops.aten.full.default([6, 1000], 1.5, dtype = torch.float32, layout = torch.strided)
+        sub = torch.ops.aten.sub.Tensor(full_default_1, x1);  full_default_1 = x1 = None
+        clamp_min = torch.ops.aten.clamp_min.default(sub, 0);  sub = None
+        ne = torch.ops.aten.ne.Scalar(x0, 1);  x0 = None
+        where = torch.ops.aten.where.self(ne, clamp_min, full_default);  ne = clamp_min = full_default = None
+        add = torch.ops.aten.add.Tensor(where, where_1);  where = where_1 = None
+        mean = torch.ops.aten.mean.default(add);  add = None
+        return (mean,)""",
 }
 
 
@@ -74,6 +89,8 @@ def _loss(kind, p, t):
         return F.smooth_l1_loss(p, t, beta=0.5)
     if kind == "kl":
         return F.kl_div(torch.log(p), t, reduction="batchmean")
+    if kind == "hinge_embedding":
+        return F.hinge_embedding_loss(t, p, margin=1.5)
     return torch.mean(torch.clamp(1 - p * t, min=0))
 
 
@@ -87,6 +104,8 @@ def test_losses_as_one_pass_and_an_ordered_sum_of_partials(kind, attempt):
         p, t = torch.randn(shape).softmax(-1), torch.randn(shape).softmax(-1)
     elif kind == "hinge":
         p, t = torch.randn(shape), torch.randint(0, 2, label).float() * 2 - 1
+    elif kind == "hinge_embedding":
+        p, t = torch.randint(0, 2, shape).float() * 2 - 1, torch.randn(shape) * 2
     else:
         p, t = torch.randn(shape), torch.randn(shape)
     ref = f"""
@@ -105,6 +124,9 @@ class Reference(torch.nn.Module):
     )
     src = generate.generate(contract, ref, attempt)
     assert "synth_partial" in src and "synth_total" in src
+    if kind == "hinge_embedding":  # a full of a larger shape would change the mean's count: refused
+        with pytest.raises(CannotSynthesize, match="aten.full"):
+            synthesize_full_reduction(contract, ref.replace("[6, 1000], 0,", "[2, 6, 1000], 0,"), attempt)
     mod = load_candidate(src, f"loss_{kind}_{attempt}")
     out = torch.full((), float("nan"))
     mod.launch(p, t, out)
@@ -175,7 +197,6 @@ class Reference(torch.nn.Module):
         generate.generate(
             contract, ref.replace("aten.amax.default(x0)", "aten.sum.default(x0)").replace("sum", "amax"), 0
         )
-    from kernelopt.search.synth.fullreduce import synthesize_full_reduction
 
     with pytest.raises(CannotSynthesize, match="only a sum or mean over every element"):
         synthesize_full_reduction(contract, ref.replace("amax.default(x0)", "sum.dim_IntList(x0, [0, 1], True)"), 0)
