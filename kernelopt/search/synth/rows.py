@@ -18,9 +18,12 @@ run), and every program writes its part from registers, so the row is read once.
 reductions that one round can serve share it: a mean and the variance about it (each member
 publishes its part's sum and its squares about its own mean, combined by Chan's formula) and a
 max and the sum of ``exp`` about it (each member's max and its sum about that, rescaled to the
-row's max), as var_mean and softmax decompose.  Every value
+row's max), as var_mean and softmax decompose; the values they combine are scalars (as [1, 1]
+tensors of the partials' layout Triton once moved the whole row part through shared memory,
+``tests/conftest.py: sm90_kernels`` checks the compiled code).  Every value
 of the reference is either a
-full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a keepdim reduction), a
+full tile ``[ROWS, BLOCK_N]``, a per-row value ``[ROWS, 1]`` (a reduction, keepdim or not, or a
+value per row of another grouping of the rows: an InstanceNorm1d's ``[N*C, 1]`` weight), a
 per-column value ``[1, BLOCK_N]`` (a weight of shape ``[N]``) or a constant.  Padding
 columns are replaced by the reduction's neutral element before every reduction, so masking
 never changes a result.  Values are computed in float32 and cast on store.
