@@ -1451,6 +1451,7 @@ def test_a_std_over_non_adjacent_dims_without_keepdim_is_one_value_per_row(attem
     import torch
 
     from kernelopt.search.synth import rows as synth_rows
+    from kernelopt.search.synth.ops import CannotSynthesize
 
     contract = Contract.from_dict({"args": [_t("in_ptr0", [4, 6, 5, 13], "read"), _t("in_out_ptr0", [4, 5], "write")]})
     src = synth_rows.synthesize_rows(contract, STD_REFERENCE, attempt, chunk=chunk)
@@ -1460,6 +1461,12 @@ def test_a_std_over_non_adjacent_dims_without_keepdim_is_one_value_per_row(attem
     out = torch.full((4, 5), float("nan"))
     _run_rows(src, f"synth_std13_{attempt}_{chunk}", [x, out])
     torch.testing.assert_close(out, x.std(dim=(1, 3)), rtol=1e-5, atol=1e-5)
+    # var.dim's positional unbiased and keepdim are not read: refused, not guessed
+    positional = STD_REFERENCE.replace(
+        "var.correction(x0, [1, 3], correction = 1.0)", "var.dim(x0, [1, 3], False, False)"
+    )
+    with pytest.raises(CannotSynthesize, match="positional"):
+        synth_rows.synthesize_rows(contract, positional, attempt, chunk=chunk)
 
 
 INSTANCE_NORM_1D_REFERENCE = """

@@ -1362,6 +1362,8 @@ class RowKernel:
     def _var(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
         dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
         self._dims_last(dims, x.shape)
+        if len(call.args) > 2:  # var.dim's positional unbiased/keepdim: not read here
+            raise CannotSynthesize(f"aten.{op} with positional arguments after the dims")
         keep = kw.get("keepdim", False)
         corr = kw.get("correction", 1)
         mean = self._new(f"{self._reduce(x, 'sum').code} / {float(self.N)!r}", _keep(x.shape, self.red), "row")
