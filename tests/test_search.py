@@ -517,6 +517,8 @@ def test_rows_split_over_a_team_run_right_and_pass_the_form():
 
     from kernelopt.core import cpu_mode
     from kernelopt.gates.form import static_problems
+    from kernelopt.search import transform
+    from kernelopt.search.agents.heuristic import HeuristicBackend
     from kernelopt.search.synth import rows as synth_rows
 
     src = synth_rows.synthesize_rows(_rows_contract(), ROWS_REFERENCE, 0, team=128)
@@ -545,6 +547,11 @@ def test_rows_split_over_a_team_run_right_and_pass_the_form():
     assert "'BLOCK_N': 8192, 'T': 8" in synth_rows.synthesize_rows(gpu, LONG_ROWS_REFERENCE, 0)
     on_cpu = synth_rows.synthesize_rows(dataclasses.replace(long, device="cpu"), LONG_ROWS_REFERENCE, 0)
     assert "while seen" not in on_cpu and "for c0" in on_cpu
+    # a ticket is one row's part: the heuristic catalogue offers no ROWS for a team (it did, and
+    # every such candidate was broken: the exchange's slots are one row's)
+    team = synth_rows.synthesize_rows(gpu, LONG_ROWS_REFERENCE, 0)
+    moves = HeuristicBackend().catalogue("memory-bound", transform.launch_params(team), gpu, team)
+    assert moves and not [m for m in moves if "ROWS" in (m[2].get("config") or {})], moves
 
 
 class _Ptr:

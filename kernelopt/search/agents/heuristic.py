@@ -95,6 +95,8 @@ class _Kernel:
         # the block over independent elements/rows: Inductor's XBLOCK, or the synthesised
         # kernels' BLOCK (pointwise) and ROWS (row kernels)
         xkey = next((k for k in ("XBLOCK", "ROWS", "BLOCK") if k in cfg), None)
+        if "while seen" in source:  # synth_rows' team kernel: a ticket is one row's part, ROWS is 1
+            xkey = None
         divides = True
         if contract.user and cfg:
             # a user's kernel: its block size is any constexpr named *BLOCK*, the elements it
