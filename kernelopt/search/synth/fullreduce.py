@@ -87,23 +87,6 @@ def _parse(fwd: ast.FunctionDef, rank: int) -> tuple[list[ast.stmt], dict[str, A
     return body[:i], red, body[i + 1 : -1], vals[0].id
 
 
-def _scalar_fulls(fwd: ast.FunctionDef, S: list[int]) -> None:
-    """``aten.full(shape, c)`` of a shape that broadcasts to the inputs' ``S`` (a hinge loss's
-    zeros where a label says so) is the constant ``c`` in the chain: made 0-d in place, as the
-    pointwise body reads constants.  A larger shape would change the count of a mean: kept."""
-    for stmt in fwd.body:
-        call = stmt.value if isinstance(stmt, ast.Assign) else None
-        if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "torch.ops.aten.full.default" and call.args):
-            continue
-        try:
-            shape = list(ast.literal_eval(call.args[0]))
-            fits = len(shape) <= len(S) and broadcast_shapes(shape, S) == list(S)
-        except (ValueError, TypeError, CannotSynthesize):
-            continue
-        if fits:
-            call.args[0] = ast.List([], ast.Load())
-
-
 def synthesize_full_reduction(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
     if len(outs) != 1 or list(consts["OUT_SHAPES"][outs[0]]) not in ([], [1]):
@@ -112,11 +95,10 @@ def synthesize_full_reduction(contract: Contract, reference_src: str, attempt: i
         if args[name].get("dtype") not in FLOAT_DTYPES:
             raise CannotSynthesize(f"argument {name} is {args[name].get('dtype')}: float arguments only")
     S = broadcast_shapes(*[consts["SHAPES"][n] for n in ins])
-    _scalar_fulls(fwd, S)
     pre, red, post, result = _parse(fwd, len(S))
     params = [p.arg for p in fwd.args.args[1:]]
     env = {x: f"v{i}" for i, x in enumerate(params)}
-    pre_lines, (pre_res,) = pointwise_body(forward_fn(pre, [red["input"]]), env)
+    pre_lines, (pre_res,) = pointwise_body(forward_fn(pre, [red["input"]]), env, within=list(S))
     post_lines, (post_res,) = pointwise_body(forward_fn(post, [result]), {red["name"]: "total"})
     n = int(math.prod(S))
     block, parts, warps = ATTEMPTS[attempt % len(ATTEMPTS)]

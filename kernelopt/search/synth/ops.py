@@ -68,14 +68,22 @@ class CannotSynthesize(Exception):
     pass
 
 
-def full_constant(call: ast.Call) -> str | None:
+def full_constant(call: ast.Call, within: list[int] | None = None) -> str | None:
     """The value of ``aten.full.default([], c, ...)`` (a 0-d constant Inductor's graph makes,
-    e.g. the 0.0 of logsumexp's guard against an infinite max), or None."""
+    e.g. the 0.0 of logsumexp's guard against an infinite max), or None.  ``within``: a fill of
+    a shape that broadcasts to it is the constant too (a hinge loss's zeros of its inputs'
+    shape); a larger one is not (it would change the count of a mean over ``within``)."""
     try:
         shape = ast.literal_eval(call.args[0]) if call.args else None
-    except ValueError:
+        fits = (
+            shape == []
+            or within is not None
+            and len(shape) <= len(within)
+            and broadcast_shapes(shape, within) == within
+        )
+    except (ValueError, TypeError, CannotSynthesize):
         return None
-    if shape != [] or len(call.args) < 2:
+    if not fits or len(call.args) < 2:
         return None
     return expr(call.args[1], {})
 

@@ -25,8 +25,11 @@ from .ops import (
 ATTEMPTS = [(1024, 4), (4096, 8), (256, 2), (2048, 4)]  # (BLOCK, num_warps) per attempt
 
 
-def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[str], list[str]]:
-    """Translate forward's statements to Triton lines; returns (lines, output expressions)."""
+def pointwise_body(
+    fwd: ast.FunctionDef, inputs: dict[str, str], within: list[int] | None = None
+) -> tuple[list[str], list[str]]:
+    """Translate forward's statements to Triton lines; returns (lines, output expressions).
+    ``within``: the shape the chain is computed over (``full_constant``'s)."""
     env = dict(inputs)
     lines: list[str] = []
     for stmt in fwd.body:
@@ -44,7 +47,7 @@ def pointwise_body(fwd: ast.FunctionDef, inputs: dict[str, str]) -> tuple[list[s
         op, overload = parts[3], parts[4]
         if op in REDUCTIONS:
             raise CannotSynthesize(f"aten.{op} is a reduction: not a pointwise chain")
-        constant = full_constant(stmt.value) if op == "full" else None
+        constant = full_constant(stmt.value, within) if op == "full" else None
         if constant is not None:
             env[stmt.targets[0].id] = constant  # type: ignore[attr-defined]
             continue

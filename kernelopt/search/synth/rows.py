@@ -386,6 +386,19 @@ def _split_shape(u: list[int], coarse: list[int], fine: list[int]) -> tuple[list
     return [fine[j] if k is not None and u[k] != 1 else 1 for j, k in enumerate(owner)], owner
 
 
+def _split_view(
+    shape: list[int], strides: list[Any], coarse: list[int], fine: list[int]
+) -> tuple[list[int], list[Any]] | None:
+    """A view (``shape``, ``strides``, right-aligned) of a tensor grouped as ``coarse`` seen in
+    the dims of ``fine``, which refines it: its shape and strides there, or None."""
+    if len(shape) > len(coarse):
+        return None
+    sh, st = [1] * (len(coarse) - len(shape)) + list(shape), [0] * (len(coarse) - len(strides)) + list(strides)
+    got = _split_shape(sh, coarse, fine)
+    split = _split_strides(sh, st, got[1], got[0]) if got is not None else None
+    return (got[0], split) if split is not None else None
+
+
 def _eager_shapes(
     fwd: ast.FunctionDef, consts: dict[str, Any], args: dict[str, dict[str, Any]]
 ) -> tuple[dict[str, list[int]], set[str]]:
@@ -782,9 +795,7 @@ class RowKernel:
         InstanceNorm1d's repeated weight): its shape and strides in the unit's row dims."""
         if shape[:-1] == list(self.lead):
             return shape, strides
-        split = _split_shape(shape, [*shape[:-1], self.N], list(self.S))
-        refined = _split_strides(shape, strides, split[1], split[0]) if split is not None else None
-        return (split[0], refined) if refined is not None else (shape, strides)
+        return _split_view(shape, strides, [*shape[:-1], self.N], list(self.S)) or (shape, strides)
 
     MASKS = {"full": "mask", "row": "rmask", "col": "cmask", "const": None}
 
@@ -938,17 +949,9 @@ class RowKernel:
             # (a group norm's weight as [1, C, 1, 1]): each dim split into the unit's ([N, C];
             # [G, C/G]), a repeat per sample becoming a plain stride of the inner part
             for coarse in (self.view, self.S_orig):
-                if coarse is None or len(shape) > len(coarse) or coarse == self.S_raw:
-                    continue
-                c_sh = [1] * (len(coarse) - len(shape)) + list(shape)
-                c_st = [0] * (len(coarse) - len(strides)) + list(strides)
-                got = _split_shape(c_sh, coarse, self.S_raw)
-                if got is None:
-                    continue
-                refined, owner = got
-                split = _split_strides(c_sh, c_st, owner, refined)
-                if split is not None:
-                    sh, st = refined, split
+                got = _split_view(shape, strides, coarse, self.S_raw) if coarse not in (None, self.S_raw) else None
+                if got is not None:
+                    sh, st = got
                     break
             else:
                 return None
