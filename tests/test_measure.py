@@ -209,6 +209,81 @@ def test_a_compiles_runtime_autotuning_holds_the_gpu_alone(tmp_path, monkeypatch
     assert gpulock.HELD["exclusive"] > 0
 
 
+def test_an_autotunings_compiles_give_the_gpu_back(tmp_path, monkeypatch):
+    """The coordinate descent compiles each config it tries (Triton's compiler: CPU work, most
+    of a descent's time); held alone across it, an idle GPU kept every other job waiting (209 s
+    of a 1,121-s H100 run were captures' exclusive holds).  A compile inside an autotuning gives
+    the hold back, and the descent takes it alone again, after the correctness work that
+    started meanwhile has ended.  Outside an autotuning a compile changes nothing.  Another
+    job is played by a thread with its own lock files."""
+    import fcntl
+    import threading
+    import time
+
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    from kernelopt.core import gpulock
+
+    monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
+    monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
+    path = gpulock.lock_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def could(mode: int) -> bool:
+        with open(path, "a+") as f:
+            try:
+                fcntl.flock(f.fileno(), mode | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            return True
+
+    took, release = threading.Event(), threading.Event()
+
+    def correctness_job() -> None:  # starts while the descent compiles, ends a little later
+        with open(path, "a+") as f, open(path.with_suffix(".turnstile"), "a+") as turn:
+            gpulock._take(f, turn, fcntl.LOCK_SH, "another job")
+            took.set()
+            release.wait(10)
+            time.sleep(0.4)
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+    original = CachingAutotuner.__dict__[gpulock.COMPILE_METHOD]
+    seen = {}
+    with gpulock.CompileLease("cuda", "compile p") as lease:
+        assert CachingAutotuner.__dict__[gpulock.COMPILE_METHOD] is not original
+        with lease.compiling():  # a precompile of the compiled model: its shared hold stays
+            seen["precompile: a measurement"] = could(fcntl.LOCK_EX)
+            seen["precompile: a correctness job"] = could(fcntl.LOCK_SH)
+        with lease.exclusively():
+            seen["autotuning: a correctness job"] = could(fcntl.LOCK_SH)
+            with lease.compiling():
+                seen["its compile: a measurement"] = could(fcntl.LOCK_EX)
+                other = threading.Thread(target=correctness_job, daemon=True)
+                other.start()
+                assert took.wait(10)
+                with lease.compiling():  # nested: still out, once
+                    seen["nested compile: a correctness job"] = could(fcntl.LOCK_SH)
+                release.set()
+                t0 = time.perf_counter()
+            waited = time.perf_counter() - t0
+            seen["the next benchmark: a correctness job"] = could(fcntl.LOCK_SH)
+        seen["model runs again: a measurement"] = could(fcntl.LOCK_EX)
+    other.join(10)
+    assert seen == {
+        "precompile: a measurement": False,
+        "precompile: a correctness job": True,
+        "autotuning: a correctness job": False,
+        "its compile: a measurement": True,
+        "nested compile: a correctness job": True,
+        "the next benchmark: a correctness job": False,
+        "model runs again: a measurement": False,
+    }
+    assert waited >= 0.3, "the descent took the GPU back before the correctness job ended"
+    assert CachingAutotuner.__dict__[gpulock.COMPILE_METHOD] is original
+    assert gpulock.HELD["exclusive"] > 0
+
+
 def test_the_end_of_an_autotuning_never_waits_behind_a_taker_waiting_for_it(tmp_path, monkeypatch):
     """The first build went back to shared through the turnstile while still holding the GPU
     alone; a taker already in the turnstile waits for that hold to end: eight captures on the

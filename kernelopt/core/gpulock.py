@@ -119,6 +119,8 @@ def _take(f: Any, turn: Any, mode: int, what: str) -> float:
 # Inductor's runtime autotuning of a kernel (``CachingAutotuner``): the benchmark of every
 # precompiled config, then the coordinate descent from the best one
 AUTOTUNE_METHODS = ("autotune_to_one_config", "coordinate_descent_tuning")
+# ... and the compile of one config, which the descent calls for every config it tries
+COMPILE_METHOD = "_precompile_config"
 
 
 class CompileLease:
@@ -126,7 +128,8 @@ class CompileLease:
     works on the GPU: the Inductor lowering and code generation (minutes of CPU work for a large
     problem) give the lock back, the autotuning benchmarks inside them take it again for the
     length of each benchmark, the compiled model's runs hold it as before, and a kernel's runtime
-    autotuning in those runs holds it alone (``exclusively``).  Held across the
+    autotuning in those runs holds it alone (``exclusively``) but for the configs it compiles
+    (``compiling``).  Held across the
     whole compile, one slow compile kept every measurement waiting and, behind the measurement's
     turnstile, every other job (bench/README.md, "The capture's footprint").  A no-op on the CPU,
     in a jailed child and under a parent's exclusive hold."""
@@ -140,6 +143,7 @@ class CompileLease:
         self._holders = 0  # the compile's own hold (unless paused) plus benchmarks in flight
         self._paused = 0
         self._exclusive = 0  # runtime autotunings in flight (nested ones count once)
+        self._stepped_out = 0  # compiles inside an autotuning, the exclusive hold given back
         self._since = 0.0
         self._since_exclusive = 0.0
         self._undo: list[Any] = []
@@ -234,9 +238,32 @@ class CompileLease:
                     else:
                         fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
 
+    @contextlib.contextmanager
+    def compiling(self) -> Iterator[None]:
+        """CPU work inside a runtime autotuning: the coordinate descent compiling a config it
+        has not built (a second or so of Triton's compiler each, most of a descent's time).
+        Holding the GPU alone across it kept every other job's correctness work off an idle GPU
+        (on the H100, 209 s of a 1,121-s run were captures' exclusive holds).  The hold is given
+        back for the compile and taken again, alone, for the benchmarks that follow; outside an
+        autotuning (the compile's own precompiles) nothing changes."""
+        with self._mutex:
+            out = self._exclusive > 0 and self._stepped_out == 0
+            self._stepped_out += 1
+            if out:
+                fcntl.flock(self._f.fileno(), fcntl.LOCK_UN)
+                HELD["exclusive"] += time.perf_counter() - self._since_exclusive
+        try:
+            yield
+        finally:
+            with self._mutex:
+                self._stepped_out -= 1
+                if out:
+                    _take(self._f, self._turn, fcntl.LOCK_EX, f"autotune in {self.what}")
+                    self._since_exclusive = time.perf_counter()
+
     def _patch(self) -> None:
         """Pause around Inductor's lowering and code generation; hold around its benchmarks;
-        hold alone around a kernel's runtime autotuning."""
+        hold alone around a kernel's runtime autotuning, but for the compiles inside it."""
         from torch._inductor.graph import GraphLowering
         from torch._inductor.runtime import benchmarking
         from torch._inductor.runtime.triton_heuristics import CachingAutotuner
@@ -260,3 +287,5 @@ class CompileLease:
         for name in AUTOTUNE_METHODS:
             if inspect.isfunction(CachingAutotuner.__dict__.get(name)):
                 wrap(CachingAutotuner, name, self.exclusively)
+        if inspect.isfunction(CachingAutotuner.__dict__.get(COMPILE_METHOD)):
+            wrap(CachingAutotuner, COMPILE_METHOD, self.compiling)
