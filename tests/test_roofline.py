@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -206,6 +207,45 @@ def test_reread_counts_one_more_read_and_no_gathers():
     assert r["arg"] == "in_ptr0"
     # three tensors of 256 MiB move 768 MiB; one more read of in_ptr0: the roof is 3/4
     assert reread_roof_pct(Contract(args=args), [r]) == pytest.approx(75.0)
+
+
+def test_an_inplace_argument_the_kernel_only_loads_is_read_not_written():
+    """Inductor keeps the in/out name of a reused buffer whose store it dropped (conv + GroupNorm
+    + tanh + LogSumExp on the H100: the unit's roofline said 71 % of the copy roof, the kernel
+    moved 35 %).  Its bytes count once; any other use of the name (a store, an atomic, a
+    pointer handed on) still counts as a write, and so does everything without the kernel."""
+    from kernelopt.core.roofline import estimate, loaded_only, moved_bytes, read_written_bytes, unit_loaded_only
+
+    kernel = (
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+        "def k(in_out_ptr0, in_out_ptr1, in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
+        "    x0 = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)\n"
+        "    a = tl.load(in_out_ptr0 + (x0 // 64), None)\n"
+        "    b = tl.load(in_out_ptr1 + x0)\n"
+        "    tl.store(in_out_ptr1 + x0, b * a)\n"
+        "    tl.store(out_ptr0 + x0 // 64, tl.load(in_ptr0 + x0) + a)\n\n"
+        "def launch(in_out_ptr0, in_out_ptr1, in_ptr0, out_ptr0, xnumel):\n"
+        "    k[(1,)](in_out_ptr0, in_out_ptr1, in_ptr0, out_ptr0, xnumel, XBLOCK=1024)\n"
+    )
+    mb = {"kind": "tensor", "dtype": "float32", "shape": [2**18]}  # 1 MiB each
+    args = [
+        {**mb, "name": "in_out_ptr0", "access": "readwrite"},
+        {**mb, "name": "in_out_ptr1", "access": "readwrite"},
+        {**mb, "name": "in_ptr0", "access": "read"},
+        {**mb, "name": "out_ptr0", "access": "write"},
+    ]
+    c = Contract(args=args, kernel="k")
+    assert loaded_only(kernel, "k", c) == {"in_out_ptr0"}
+    assert read_written_bytes(c) == (3 * 2**20, 3 * 2**20)
+    assert read_written_bytes(c, {"in_out_ptr0"}) == (3 * 2**20, 2 * 2**20)
+    assert estimate(c, 1.0, "cuda", 4300.0, 132, {"in_out_ptr0"})["bytes_written"] == 2 * 2**20
+    assert moved_bytes(c, {"in_out_ptr0"}) == 5 * 2**20
+    store = "    tl.store(in_out_ptr1"
+    handed_on = kernel.replace(store, "    helper(in_out_ptr0)\n" + store)
+    atomic = kernel.replace(store, "    tl.atomic_add(in_out_ptr0 + x0, a)\n" + store)
+    assert loaded_only(handed_on, "k", c) == loaded_only(atomic, "k", c) == set()
+    assert loaded_only(kernel, "other", c) == loaded_only("def k(:", "k", c) == set()
+    assert unit_loaded_only(Path("/nonexistent/inductor.py"), c) == set()
 
 
 def test_the_roof_arithmetic_search_and_report_share():

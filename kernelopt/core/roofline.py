@@ -1,7 +1,8 @@
 """Byte accounting and roofline math, in one place below search, select and report.
 
 Bytes are what a unit must move: each tensor argument it reads read once, each it writes
-written once, from its contract.  A roofline figure is those bytes over a time, against the
+written once, from its contract (an in-place argument Inductor's kernel only loads is read,
+not written: ``loaded_only``).  A roofline figure is those bytes over a time, against the
 copy bandwidth (``search.peak_bandwidth_gbs``; ``core/hardware.py``).  Where a kernel must read
 rows again because a row does not fit on one SM (``reread_inputs``), the roof is lower:
 ``reread_roof_pct``.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +42,52 @@ def tensor_bytes(arg: dict[str, Any]) -> int:
     return int(math.prod(arg.get("shape") or [1])) * DTYPE_BYTES.get(arg.get("dtype", ""), 4)
 
 
-def read_written_bytes(contract: Contract) -> tuple[int, int]:
-    """Bytes the unit must read and write: each input read once, each output written once."""
+def read_written_bytes(contract: Contract, loaded_only: Collection[str] = ()) -> tuple[int, int]:
+    """Bytes the unit must read and write: each input read once, each output written once; an
+    in-place argument in ``loaded_only`` (``unit_loaded_only``) is read, never written."""
     tensors = [a for a in contract.args if a["kind"] == "tensor"]
     read = sum(tensor_bytes(a) for a in tensors if a.get("access") in ("read", "readwrite"))
-    write = sum(tensor_bytes(a) for a in tensors if a.get("access") in ("write", "readwrite"))
+    write = sum(
+        tensor_bytes(a)
+        for a in tensors
+        if a.get("access") in ("write", "readwrite") and a.get("name") not in loaded_only
+    )
     return read, write
 
 
-def moved_bytes(contract: Contract) -> int:
-    return sum(read_written_bytes(contract))
+def moved_bytes(contract: Contract, loaded_only: Collection[str] = ()) -> int:
+    return sum(read_written_bytes(contract, loaded_only))
+
+
+def loaded_only(kernel_source: str, kernel: str, contract: Contract) -> set[str]:
+    """The in-place (``readwrite``) arguments Inductor's kernel only loads from: Inductor keeps
+    the in/out name of a reused buffer whose store it dropped (conv + GroupNorm + tanh +
+    LogSumExp: the biased convolution was needed only in registers), and counting a write of
+    it doubled the unit's bytes (its roofline said 71 % of the copy roof where the kernel
+    moved 35 %).  An allowlist: any use of the name but as ``tl.load``'s pointer counts as a
+    write; no kernel of that name in the source, nothing."""
+    try:
+        fn = next(n for n in ast.parse(kernel_source).body if isinstance(n, ast.FunctionDef) and n.name == kernel)
+    except (SyntaxError, StopIteration):
+        return set()
+    inplace = {a["name"] for a in contract.args if a.get("kind") == "tensor" and a.get("access") == "readwrite"}
+    uses = [n.id for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in inplace]
+    loads = [
+        n.id
+        for stmt in fn.body
+        for call in ast.walk(stmt)
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "tl.load" and call.args
+        for n in ast.walk(call.args[0])
+        if isinstance(n, ast.Name) and n.id in inplace
+    ]
+    return {name for name in inplace if uses.count(name) == loads.count(name) > 0}
+
+
+def unit_loaded_only(inductor_py: Path, contract: Contract) -> set[str]:
+    """``loaded_only`` of a unit's ``inductor.py`` (nothing when the file is missing)."""
+    if not inductor_py.exists():
+        return set()
+    return loaded_only(inductor_py.read_text(), contract.kernel, contract)
 
 
 def achieved_gbs(nbytes: float, ms: float) -> float:
@@ -137,20 +175,24 @@ def unit_rereads(inductor_py: Path, contract: Contract) -> list[dict[str, Any]]:
     return reread_inputs(inductor_py.read_text(), contract.kernel, contract)
 
 
-def reread_roof_pct(contract: Contract, rereads: list[dict[str, Any]]) -> float | None:
+def reread_roof_pct(
+    contract: Contract, rereads: list[dict[str, Any]], loaded_only: Collection[str] = ()
+) -> float | None:
     """% of the copy bandwidth a kernel reaches at best when it reads those rows twice, as a
     kernel must whose rows do not fit on one SM (unless it splits a row over several SMs and
     keeps it on chip: an estimate, not a bound); None when no row needs reading again."""
     if not rereads or any(r["row_fits_on_chip"] for r in rereads):
         return None
-    nbytes = moved_bytes(contract)
+    nbytes = moved_bytes(contract, loaded_only)
     return 100.0 * nbytes / (nbytes + sum(r["extra_bytes"] for r in rereads))
 
 
-def estimate(contract: Contract, time_ms: float, device: str, peak_gbs: float, sms: int) -> dict[str, Any]:
+def estimate(
+    contract: Contract, time_ms: float, device: str, peak_gbs: float, sms: int, loaded_only: Collection[str] = ()
+) -> dict[str, Any]:
     """The roofline estimate of one timed unit: the bytes it must move (each input read once,
     each output written once) over its time, against ``peak_gbs``, and its programs per SM."""
-    read, write = read_written_bytes(contract)
+    read, write = read_written_bytes(contract, loaded_only)
     grid = contract.grid or [1, 1, 1]
     programs = int(math.prod(grid))
     gbs = achieved_gbs(read + write, time_ms) if time_ms > 0 else 0.0

@@ -31,6 +31,7 @@ from ..core.roofline import (
     moved_bytes,
     reread_roof_pct,
     roof_share_pct,
+    unit_loaded_only,
     unit_rereads,
 )
 from ..select.stage import valid_alternatives
@@ -76,7 +77,8 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
     contract = Contract.load_or_none(paths.contract(unit))
     if contract is None:
         return {"unit": unit, "bytes": None, "why": "no contract"}
-    nbytes = moved_bytes(contract)
+    loaded = unit_loaded_only(paths.inductor_kernel(unit), contract)
+    nbytes = moved_bytes(contract, loaded)
     capture = Capture.load_or_none(paths.capture_record)
     cuda = capture is not None and capture.on_gpu
     ms, source = inductor_ms(paths, unit) if cuda else (None, None)
@@ -93,7 +95,7 @@ def unit_roofline(paths: ProblemPaths, unit: str, peak_gbs: float) -> dict[str, 
     rereads = unit_rereads(paths.inductor_kernel(unit), contract)
     if rereads:
         out["rereads"] = rereads
-        floor = reread_roof_pct(contract, rereads)
+        floor = reread_roof_pct(contract, rereads, loaded)
         if floor is not None:
             out["reread_roof_pct"] = floor
     cands = timed_candidates(paths, unit) if ms else []

@@ -73,12 +73,13 @@ def roof_figure(paths: ProblemPaths, unit: str, contract: Contract, cfg: dict[st
         entry = (Dispatch.load_optional(paths.dispatch) or Dispatch()).unit(unit)
         ms = entry.time_ms if entry else None
         launches = int((entry.launches if entry else None) or contract.launches or 1)
-        nbytes = roofline.moved_bytes(contract)
+        loaded = roofline.unit_loaded_only(paths.inductor_kernel(unit), contract)
+        nbytes = roofline.moved_bytes(contract, loaded)
         if not ms or nbytes < 4 * L2_BYTES or (launches > 1 and not contract.launch_shapes_identical):
             return None
         peak = float(cfg["search"]["peak_bandwidth_gbs"])
         pct = roofline.bandwidth_pct(nbytes, ms / launches, peak)  # dispatch's time sums the launches
-        floor = roofline.reread_roof_pct(contract, roofline.unit_rereads(paths.inductor_kernel(unit), contract))
+        floor = roofline.reread_roof_pct(contract, roofline.unit_rereads(paths.inductor_kernel(unit), contract), loaded)
     except Exception as e:  # noqa: BLE001 - no figure: the unit is treated as far from its roof
         print(f"[synthesize] {paths.problem}/{unit}: no roofline figure ({type(e).__name__}: {e})")
         return None
@@ -391,9 +392,12 @@ def profile_member(paths: ProblemPaths, unit: str, i: int, j: int, cfg: dict[str
     # costs count from the moment the GPU lock is held (waiting for it is not a cost of profiling)
     cost = {"timing_s": round(float(t.pop("locked_s", 0.0)), 3), "ncu_s": None}
     sms = hardware.current(device).sm_count
-    metrics = roofline.estimate(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms)
+    # the bytes the unit must move are Inductor's kernel's, whoever the member is
+    loaded = roofline.unit_loaded_only(paths.inductor_kernel(unit), h.contract)
+    metrics = roofline.estimate(h.contract, t["median_ms"], device, cfg["search"]["peak_bandwidth_gbs"], sms, loaded)
     # rows too large for one SM are read twice by a kernel that keeps a row to one SM: the roof at that traffic
-    floor = roofline.reread_roof_pct(h.contract, roofline.unit_rereads(paths.inductor_kernel(unit), h.contract))
+    rereads = roofline.unit_rereads(paths.inductor_kernel(unit), h.contract)
+    floor = roofline.reread_roof_pct(h.contract, rereads, loaded)
     if floor is not None:
         metrics["reread_roof_pct"] = floor
     source = "roofline"
