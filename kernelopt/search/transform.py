@@ -4,8 +4,9 @@ A candidate written by isolate (or derived from one) keeps its launch configurat
 module-level constants: ``CONFIG = {'XBLOCK': 64, ...}``, ``NUM_WARPS``, ``NUM_STAGES``.
 Transformations edit those through the AST (never by string replacement on the kernel),
 plus keyword edits on ``tl.load`` calls (eviction policy) and on ``tl.load``/``tl.store``
-masks (masking simplification when every numel is a multiple of its block).  Every function returns new source
-text; the input is never modified.
+masks (masking simplification when every numel is a multiple of its block), and libdevice calls
+written in cheaper forms (``fast_math``).  Every function returns new source text; the input is
+never modified.
 """
 
 from __future__ import annotations
@@ -212,6 +213,61 @@ def drop_masks(source: str, contract: Contract) -> str:
     lines = source.splitlines(keepends=True)
     lines.insert(line, f"ASSUMES_DIVISIBLE = {assumes!r}  # masks dropped: each block size must divide its numel\n")
     return "".join(lines)
+
+
+# libdevice's accurate functions and the cheaper forms ``fast_math`` writes instead: Triton's
+# own exp and log (one ex2/lg2.approx after a multiply) and tanh through one exp and one
+# division.  Their error is a few units in the last place of the result's magnitude (tanh and
+# expm1 near 0, log1p of tiny values: an absolute error of ~1e-7), far inside gate 2's and gate
+# 3's tolerances; the gates still decide.
+FAST_MATH = {
+    "libdevice.tanh": "(1.0 - 2.0 / (tl.exp(2.0 * ({0})) + 1.0))",
+    "libdevice.exp": "tl.exp({0})",
+    "libdevice.expm1": "(tl.exp({0}) - 1.0)",
+    "libdevice.log": "tl.log({0})",
+    "libdevice.log1p": "tl.log(1.0 + ({0}))",
+}
+
+
+def _math_calls(tree: ast.Module) -> list[ast.Call]:
+    """The calls of ``FAST_MATH`` functions inside the module's Triton kernels, innermost first
+    (a call that holds another comes after it)."""
+    jit = set(jit_kernel_names(ast.unparse(tree)))
+    out = []
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef) and fn.name in jit:
+            for node in ast.walk(fn):
+                if (
+                    isinstance(node, ast.Call)
+                    and ast.unparse(node.func) in FAST_MATH
+                    and len(node.args) == 1
+                    and not node.keywords
+                ):
+                    out.append(node)
+    return sorted(out, key=lambda n: sum(1 for _ in ast.walk(n)))
+
+
+def fast_math_calls(source: str) -> list[str]:
+    """The libdevice functions of the source's Triton kernels that ``fast_math`` would make
+    cheaper, one entry per call (an empty list when none, or when the source does not parse)."""
+    try:
+        return [ast.unparse(n.func) for n in _math_calls(ast.parse(source))]
+    except SyntaxError:
+        return []
+
+
+def fast_math(source: str) -> str:
+    """Cheaper math: every ``FAST_MATH`` call in the Triton kernels written in its cheaper form
+    (nested calls from the inside out).  For a kernel whose arithmetic, not its memory, is the
+    limit: libdevice's tanh and exp are 9 and 4 instructions an element more than these forms
+    (conv + GroupNorm + tanh + LogSumExp's apply kernel, compiled for sm_90: 576 -> 472)."""
+    if not fast_math_calls(source):
+        raise TransformError(f"no {', '.join(sorted(FAST_MATH))} call in the kernels")
+    while calls := _math_calls(ast.parse(source)):
+        node = calls[0]
+        arg = ast.get_source_segment(source, node.args[0])
+        source = _replace_node_text(source, node, FAST_MATH[ast.unparse(node.func)].format(arg))
+    return source
 
 
 PROGRAMS_NOTE = "persistent grid: programs launched, each looping over blocks of XBLOCK (grid-stride)"
@@ -474,6 +530,8 @@ def apply(source: str, direction: dict[str, Any], contract: Contract | None = No
         if contract is None:
             raise TransformError("drop-masks needs the unit's contract")
         return drop_masks(source, contract)
+    if kind == "fast-math":
+        return fast_math(source)
     raise TransformError(f"unknown direction kind {kind!r}")
 
 

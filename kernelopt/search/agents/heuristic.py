@@ -9,7 +9,7 @@
   num_stages, eviction policy, persistent instead of looped reductions, programs per SM (a
   grid-stride loop over a grid of one wave, then more or fewer programs), masking
   simplification when every numel divides its block, one program for tiny launch-bound
-  kernels), a diversity rule (no two directions that lead to
+  kernels, cheaper forms of libdevice's tanh/exp/log), a diversity rule (no two directions that lead to
   the same launch parameters, none already tried), deterministic order.
 - executor: applies a direction to real kernel source through transform.py (AST edits).
 - directed retries: a candidate that failed gate 1 or 2 gets up to two fixes chosen from
@@ -77,6 +77,7 @@ class _Kernel:
     swizzled: bool  # the kernel already re-orders its blocks
     assumes_divisible: bool  # its masks are already dropped
     bc: dict[str, Any] | None  # a re-read broadcast operand that outgrows the L2
+    math: list[str]  # libdevice calls ``fast-math`` makes cheaper
 
     @classmethod
     def of(cls, params: transform.LaunchParams, contract: Contract, source: str, sms: int | None) -> _Kernel:
@@ -132,6 +133,7 @@ class _Kernel:
             swizzled=swizzled,
             assumes_divisible="ASSUMES_DIVISIBLE" in source,
             bc=bc,
+            math=transform.fast_math_calls(source),
         )
 
 
@@ -310,6 +312,18 @@ def _drop_masks(k: _Kernel) -> Option | None:
     )
 
 
+def _fast_math(k: _Kernel) -> Option | None:
+    if not k.math:
+        return None
+    names = ", ".join(sorted({c.split(".")[-1] for c in k.math}))
+    return (
+        "fast-math",
+        {},
+        f"cheaper math: libdevice's {names} in forms of fewer instructions (Triton's exp/log, tanh through exp)",
+        "faster where the kernel's arithmetic, not its memory, is the limit",
+    )
+
+
 DIRECTIONS: dict[str, Callable[[_Kernel], Option | None]] = {
     "bigger-xblock": _bigger_xblock,
     "smaller-xblock": _smaller_xblock,
@@ -327,6 +341,7 @@ DIRECTIONS: dict[str, Callable[[_Kernel], Option | None]] = {
     "broadcast-swizzle": _broadcast_swizzle,
     "evict-first": _evict_first,
     "drop-masks": _drop_masks,
+    "fast-math": _fast_math,
 }
 
 # the directions in preference order, per bottleneck
@@ -347,6 +362,7 @@ PREFERENCE: dict[str, list[str]] = {
         "smaller-rblock",
         "smaller-xblock",
         "fewer-stages",
+        "fast-math",
         "one-program",
     ],
     "underutilized": [
@@ -359,6 +375,7 @@ PREFERENCE: dict[str, list[str]] = {
         "persistent-rblock",
         "more-stages",
         "drop-masks",
+        "fast-math",
         "bigger-rblock",
         "bigger-xblock",
         "persistent-programs",
@@ -368,6 +385,7 @@ PREFERENCE: dict[str, list[str]] = {
         "fewer-stages",
     ],
     "compute-bound": [
+        "fast-math",
         "drop-masks",
         "more-warps",
         "fewer-warps",
@@ -454,7 +472,28 @@ class HeuristicBackend:
             )
         if m.get("programs") and m.get("programs_per_sm") and m.get("memory_sol_pct") is not None:
             a.sms = max(1, round(float(m["programs"]) / float(m["programs_per_sm"])))
+        self._math_bound(a, summary, kernel)
         return a
+
+    @staticmethod
+    def _math_bound(a: Analysis, summary: ProfileSummary, kernel: str) -> None:
+        """Without hardware counters a kernel far from its memory roof on a full grid is called
+        latency-bound; one that computes libdevice functions per element is more likely bound by
+        that arithmetic (conv + GroupNorm + tanh + LogSumExp's apply kernel: 35 % of the copy roof,
+        72 instructions an element compiled for sm_90), so the cheaper math is tried first."""
+        m = summary.metrics
+        mem, per_sm = m.get("memory_sol_pct"), m.get("programs_per_sm")
+        if summary.source != "roofline" or a.bottleneck != "underutilized" or mem is None or mem >= MEMORY_SOL:
+            return
+        calls = transform.fast_math_calls(kernel)
+        if not calls or (per_sm is not None and per_sm < 1.0):
+            return
+        names = ", ".join(sorted({c.split(".")[-1] for c in calls}))
+        a.bottleneck = "compute-bound"
+        a.evidence.append(
+            f"but it computes {len(calls)} libdevice function(s) an element ({names}): its arithmetic, not its "
+            "memory, is the likely limit (no hardware counters to tell)"
+        )
 
     @staticmethod
     def _swizzle_untried(kernel: str, bc: dict[str, Any], memory: Memory) -> bool:
