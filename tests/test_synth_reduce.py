@@ -222,7 +222,12 @@ class Reference(torch.nn.Module):
 @pytest.mark.parametrize("attempt", [0, 1])
 @pytest.mark.parametrize(
     "op,shape,dim,keep",
-    [("argmax", [4, 16, 32], 1, False), ("argmin", [6, 3000], -1, False), ("argmax", [3, 5000], 1, True)],
+    [
+        ("argmax", [4, 16, 32], 1, False),
+        ("argmin", [6, 3000], -1, False),
+        ("argmax", [3, 5000], 1, True),
+        ("argmin", [3, 40, 100], 1, True),  # rows adjacent, 100 of them a slab: chunks of many rows
+    ],
 )
 def test_index_reductions_match_torch_with_ties_and_nans(attempt, op, shape, dim, keep):
     torch.manual_seed(6)

@@ -68,10 +68,22 @@ from .ops import (
 )
 
 MAX_BLOCK_N = 32768
+LOOPED = (
+    "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, "
+    "then one pass for the element-wise outputs"
+)
 # (elements one program holds, elements per thread) per attempt: ROWS and num_warps follow
 ATTEMPTS = [(8192, 16), (16384, 16), (4096, 8), (32768, 32)]
 # looped variant, per attempt: (rows per program, chunk of columns per pass, num_warps)
 LOOPED_ATTEMPTS = [(1, 4096, 8), (1, 8192, 16), (1, 2048, 4), (2, 4096, 16)]
+# a reduction over a middle dimension whose rows are adjacent in memory (a min over dim 1 of
+# [A, N, B], B contiguous): a load is coalesced across a program's rows only, and ROWS of 1-2
+# read 4-8 bytes of each 32-byte sector (that min on the H100: 3.3x Inductor's time).  Per
+# attempt, (rows per program, columns per pass, num_warps) where one pass reads the row (every
+# output a value per row), and the rows held whole (one read) otherwise, at least 8 (a sector):
+STRIDED_ONE_PASS = [(64, 32, 8), (32, 64, 8), (128, 16, 8), (16, 128, 4)]
+STRIDED_WHOLE = [(8, 16), (16, 16), (32, 32), (8, 8)]  # (rows at least, elements per thread)
+STRIDED_MAX_ELEMS = 32768  # whole rows beyond this many elements a program: the looped tile
 # the team variant of rows too long for one program (GPU only), per attempt that tries it:
 # (columns each program of the team holds in registers, num_warps)
 TEAM_ATTEMPTS = {0: (8192, 4), 2: (16384, 8)}
@@ -1415,6 +1427,7 @@ class RowKernel:
             env[stmt.targets[0].id] = self.op(v, env) if isinstance(v, ast.Call) else self._arg(v, env)
         if results is None:
             raise CannotSynthesize("forward has no return")
+        self.row_outputs = all(v.kind in ("row", "rowflat", "const") for v in results)
         for name, v in zip(self.consts["OUTPUTS"], results):
             if v.kind == "rowflat":
                 v = Val(v.code, v.shape[: self.red] + [1] + v.shape[self.red :], "row")
@@ -1689,29 +1702,52 @@ class RowKernel:
         prod = any(ln.reduce and ln.reduce[0] == "tl.prod" for ln in self.lines)
         return str(self.contract.device or "").startswith("cuda") and not prod
 
+    def _strided_columns(self) -> bool:
+        """Whether the unit reduces a middle dimension of inputs whose rows are adjacent in
+        memory (every input of the unit's shape has stride 1 on its last dimension and not on the
+        reduced one), with no fold, permutation or regrouping view in between."""
+        if self.red == len(self.S) - 1 or self.fold is not None or self.perm is not None or self.view is not None:
+            return False
+        big = [self.args[n] for n in self.consts["INPUTS"] if list(self.args[n].get("shape") or []) == list(self.S)]
+        return bool(big) and all(a["stride"][self.red] != 1 and a["stride"][-1] == 1 for a in big)
+
+    def _layout(self, attempt: int) -> tuple[int, int, int, list[str], str]:
+        """(rows per program, BLOCK_N, num_warps, body lines, how) of the looped or whole-row
+        variant."""
+        looped = self.looped
+        if self.chunk is None and self._strided_columns():
+            if self.row_outputs:
+                rows, chunk, warps = STRIDED_ONE_PASS[attempt % len(STRIDED_ONE_PASS)]
+                looped = self.BLOCK_N > chunk
+            else:
+                rows, per_thread = STRIDED_WHOLE[attempt % len(STRIDED_WHOLE)]
+                rows = max(rows, STRIDED_MAX_ELEMS // 4 // self.BLOCK_N)
+                looped = rows * self.BLOCK_N > STRIDED_MAX_ELEMS
+                rows, chunk, warps = (32, 64, 8) if looped else (rows, self.BLOCK_N, 0)
+                warps = warps or max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
+            rows = max(1, min(_next_pow2(self.R), rows))
+            if looped:
+                return rows, min(chunk, self.BLOCK_N), warps, self._looped_body(), "rows adjacent in memory, " + LOOPED
+            return rows, self.BLOCK_N, warps, self._whole_body(), "rows adjacent in memory, each row whole in registers"
+        if looped:
+            rows, chunk, warps = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
+            rows = max(1, min(_next_pow2(self.R), rows))
+            return rows, self.chunk or min(chunk, self.BLOCK_N), warps, self._looped_body(), LOOPED
+        elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
+        rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
+        warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
+        return rows, self.BLOCK_N, warps, self._whole_body(), "each row whole in registers"
+
+    def _whole_body(self) -> list[str]:
+        head = ["cols = tl.arange(0, BLOCK_N)[None, :]", f"cmask = cols < {self.N}", "mask = rmask & cmask"]
+        return head + [ln.code for ln in self.lines]
+
     def source(self, attempt: int) -> str:
         if self.team is not None:
             return self._team_source(attempt, self.team, 4)
         if self.looped and self.chunk is None and self._teams() and attempt % len(LOOPED_ATTEMPTS) in TEAM_ATTEMPTS:
             return self._team_source(attempt, *TEAM_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)])
-        if self.looped:
-            rows, chunk, warps = LOOPED_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)]
-            chunk = self.chunk or min(chunk, self.BLOCK_N)
-            rows = max(1, min(_next_pow2(self.R), rows))
-            block_n, lines = chunk, self._looped_body()
-            how = (
-                "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, "
-                "then one pass for the element-wise outputs"
-            )
-        else:
-            elems, per_thread = ATTEMPTS[attempt % len(ATTEMPTS)]
-            rows = max(1, min(_next_pow2(self.R), elems // self.BLOCK_N))
-            warps = max(1, min(32, _next_pow2(max(1, rows * self.BLOCK_N // (32 * per_thread)))))
-            block_n = self.BLOCK_N
-            lines = ["cols = tl.arange(0, BLOCK_N)[None, :]", f"cmask = cols < {self.N}", "mask = rmask & cmask"] + [
-                ln.code for ln in self.lines
-            ]
-            how = "each row whole in registers"
+        rows, block_n, warps, lines, how = self._layout(attempt)
         body = [
             "pid = tl.program_id(0).to(tl.int64)",
             "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
