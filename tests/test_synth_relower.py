@@ -80,6 +80,24 @@ def test_a_relowered_softmax_runs_right(tmp_path, variant):
     torch.testing.assert_close(out, torch.softmax(x * 0.7, -1))
 
 
+def test_a_variant_that_lowers_to_inductors_own_kernel_is_not_a_candidate(tmp_path):
+    """68 of 106 re-lowered candidates of five runs were the unit's Inductor kernel(s) again, with
+    their heuristics' first config instead of the capture's autotuned one: never faster (an
+    argmax over dim 1 on the H100: 3.2x Inductor's time), each a wasted job.  Such a variant is
+    refused with the reason; one that lowers to another kernel is not."""
+    cpu_mode.install()
+    args = [_arg("in_ptr0", [6, 300], "read"), _arg("out_ptr0", [6, 300], "write")]
+    contract = Contract.from_dict({"args": args + [{"name": "xnumel", "kind": "scalar", "value": 6}]})
+    unit = _unit(tmp_path, "sm", SCALED_SOFTMAX)
+    looped = relower(contract, unit, 1, 0)
+    # the capture's Inductor kernel is that kernel, with its decorator and its own name
+    inductor = looped.replace("def relowered_", "@triton_heuristics.reduction(size_hints={})\ndef ")
+    (unit / "inductor.py").write_text(inductor)
+    with pytest.raises(CannotSynthesize, match="Inductor's own kernel"):
+        relower(contract, unit, 1, 0)
+    assert "variant no-split-reductions" in relower(contract, unit, 3, 1)  # a persistent reduction: another kernel
+
+
 # a per-channel affine + ReLU that reads a channels-last input and writes a contiguous output
 # (the layout the unit's kernel writes must be kept: the copy into it is fused into the kernel)
 AFFINE_RELU = """

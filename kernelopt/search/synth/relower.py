@@ -11,7 +11,9 @@ kernel (Inductor's name with a ``relowered_`` prefix), the first config of its h
 Inductor's grid, and a ``launch`` with the unit's argument names that passes them on (the
 kernel's size arguments as constants).
 Everything else is answered with ``CannotSynthesize`` and the reason (several kernels, a
-library call, a constant the unit's kernel does not get, another output layout).
+library call, a constant the unit's kernel does not get, another output layout, or the unit's
+own Inductor kernels again: the variant changed nothing but the config, which is the search's
+work).
 
 This runs in the synthesize job (the generator is kernelopt's code, not a candidate's); on CUDA
 the codegen needs the device's properties, so the job starts a CUDA context (no tensors).
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...core.records import Contract, unit_reference, unit_reference_constants
+from ...core.records import INDUCTOR_FILE, Contract, unit_reference, unit_reference_constants
 from .ops import CannotSynthesize
 
 # (name, Inductor config patch) per variant, in the order the attempts use them; ``split_scale``
@@ -380,6 +382,24 @@ def _site_launch(
     return kernel, launcher, f"    {prefix}launch({', '.join(passed)})"
 
 
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+def _kernel_bodies(source: str) -> list[str]:
+    """The Triton kernels of a module, each without its decorators and name (a re-lowered
+    kernel is renamed ``relowered*_``), in their order; none when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list):
+            out.append(ast.unparse(ast.FunctionDef(**{**node.__dict__, "name": "k", "decorator_list": []})))
+    return out
+
+
 def relower(contract: Contract, unit_dir: Path, attempt: int, variant: int) -> str:
     vname, patch = variants(contract)[variant % len(variants(contract))]
     ref, w = _relowered(contract, Path(unit_dir), vname, patch)
@@ -391,6 +411,11 @@ def relower(contract: Contract, unit_dir: Path, attempt: int, variant: int) -> s
             kernels += kernel
             launchers += launcher
             calls.append(call)
+    if _kernel_bodies("\n".join(kernels)) == _kernel_bodies(_read(Path(unit_dir) / INDUCTOR_FILE)):
+        # the same kernels with their heuristics' first config, not the capture's autotuned one:
+        # a slower copy of Inductor's (an argmax over dim 1 on the H100: XBLOCK 2 for 64, 3.2x
+        # its time); choosing configs is the search's work on Inductor's own kernel
+        raise CannotSynthesize(f"variant {vname} lowers the unit to Inductor's own kernel(s): nothing new to try")
     where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
     params = [a["name"] for a in contract.args]
     first_tensor = next(a["name"] for a in contract.args if a.get("kind") == "tensor")

@@ -6,7 +6,9 @@ The model: the unit's largest tensor has shape ``S``; every reduction reduces th
 ``d`` of it (the last by default), of size ``N``: the columns.  The other dimensions are the
 ``R = numel / N`` independent rows, numbered in row-major order of the remaining dimensions; a
 reduction over a middle dimension (a sum over dim 1 of ``[A, N, B]``) loads its rows and columns
-with the tensors' strides.  One program handles ``ROWS`` rows and holds each row whole in registers
+with the tensors' strides; its rows are adjacent in memory, so a program takes many of them
+(``STRIDED_*``: each load coalesced across rows, the row walked in narrow chunks when every
+output is a value per row).  One program handles ``ROWS`` rows and holds each row whole in registers
 (``BLOCK_N = next_pow2(N)``, up to ``MAX_BLOCK_N``).  Longer rows get the looped variant:
 the row is walked in chunks of ``BLOCK_N`` columns, one pass per reduction (each pass
 recomputes the element-wise values it needs from the loads and accumulates the reduction
