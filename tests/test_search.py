@@ -983,6 +983,21 @@ def test_directed_retry_follows_the_failure():
     assert d3 is None and "no untried direction" in why3
 
 
+def test_a_member_far_behind_inductor_gets_no_directions():
+    """On the H100 run every direction on a beam member 4.5-11x Inductor's time stayed 4.5-7.5x
+    behind (a transposing copy, an argmax over dim 1, a team kernel before its fix); one on a
+    member 1.37x behind made the winner (0.67).  A member 3x behind or more gets no slot."""
+    hb = backend("heuristic")
+    roof = ProfileSummary("m", "ncu", {"memory_sol_pct": 60.0, "programs_per_sm": 3.0}, "")
+    analyses = {m: hb.analyze(roof, CONTRACT, Memory()) for m in ("inductor", "synth/a0")}
+    for ratio, members in ((4.54, {"inductor"}), (1.37, {"inductor", "synth/a0"})):
+        beam = [{"id": "inductor", "source": INDUCTOR_LIKE, "ratio": 1.0}]
+        beam.append({"id": "synth/a0", "source": INDUCTOR_LIKE.replace("x + y", "x + y + 0.0"), "ratio": ratio})
+        plan = hb.plan(1, beam, analyses, CONTRACT, Memory(), 4)
+        assert {d.member for d in plan.directions} == members and len(plan.directions) == 4
+        assert any("4.54x Inductor's time" in n for n in plan.diversity) == (ratio > 3)
+
+
 def test_tiny_underutilized_kernel_gets_one_program_first():
     hb = backend("heuristic")
     beam = [{"id": "inductor", "source": INDUCTOR_LIKE}]

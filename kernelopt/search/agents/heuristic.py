@@ -39,6 +39,10 @@ COMPUTE_SOL = 60.0
 
 HUGE_GRID = 1 << 20  # programs: far beyond what any GPU holds at once (132 SMs x ~16 resident)
 MOMENTUM_RATIO = 0.97  # a member at least 3 % faster than Inductor's kernel repeats its direction
+# a member this many times Inductor's time gets no directions: a launch parameter has closed a 2x
+# gap (a 3-D max pool on the H100, 1.37 -> 0.67), never a 4.5x one (on that run every direction
+# on a member 4.5-11x behind stayed 4.5-7.5x behind: a slot Inductor's own kernel could have had)
+FAR_BEHIND_RATIO = 3.0
 
 
 def _big_broadcast(source: str, contract: Contract) -> dict[str, Any] | None:
@@ -606,6 +610,12 @@ class HeuristicBackend:
         for m in beam:
             a = analyses.get(m["id"])
             if a is None or a.bottleneck == "near-optimal":
+                continue
+            if (m.get("ratio") or 1.0) >= FAR_BEHIND_RATIO:
+                diversity.append(
+                    f"no directions on {m['id']}: {m['ratio']:.2f}x Inductor's time, further behind than a "
+                    "launch parameter closes"
+                )
                 continue
             try:
                 params = transform.launch_params(m["source"])
