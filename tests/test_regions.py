@@ -70,6 +70,73 @@ def test_a_region_absorbs_the_kernel_that_alone_reads_its_outputs():
     assert [r["members"] for r in found] == [[STATS, AFFINE]]
 
 
+# Inductor's CUDA wrapper of ConvTranspose2d + GELU + GroupNorm (problems/headroom/level2/2 on the
+# H100): the group norm's statistics split over five launches, a partial Welford kernel, three
+# combining ones and the kernel that applies them
+FIVE_LAUNCHES = """
+def partition_0(args):
+    buf2, arg1_1, arg3_1, arg4_1 = args
+    args.clear()
+    with torch.cuda._DeviceGuard(0):
+        buf3 = empty_strided_cuda((32, 8, 1, 1, 4, 129), (4128, 4, 132096, 132096, 1, 32), torch.float32)
+        buf4 = empty_strided_cuda((32, 8, 1, 1, 4, 129), (4128, 4, 132096, 132096, 1, 32), torch.float32)
+        buf5 = empty_strided_cuda((32, 8, 1, 1, 4, 129), (4128, 4, 132096, 132096, 1, 32), torch.float32)
+        stream0 = get_raw_stream(0)
+        k2.run(buf2, arg1_1, buf3, buf4, buf5, 132096, 1032, stream=stream0)
+        buf6 = empty_strided_cuda((32, 8, 1, 1, 4, 2), (64, 4, 2048, 2048, 1, 32), torch.float32)
+        buf7 = empty_strided_cuda((32, 8, 1, 1, 4, 2), (64, 4, 2048, 2048, 1, 32), torch.float32)
+        buf8 = empty_strided_cuda((32, 8, 1, 1, 4, 2), (64, 4, 2048, 2048, 1, 32), torch.float32)
+        stream0 = get_raw_stream(0)
+        k3.run(buf3, buf4, buf5, buf6, buf7, buf8, 2048, 65, stream=stream0)
+        del buf3
+        del buf4
+        del buf5
+        buf9 = empty_strided_cuda((32, 8, 1, 1, 4), (32, 4, 1024, 1024, 1), torch.float32)
+        buf10 = empty_strided_cuda((32, 8, 1, 1, 4), (32, 4, 1024, 1024, 1), torch.float32)
+        buf11 = empty_strided_cuda((32, 8, 1, 1, 4), (32, 4, 1024, 1024, 1), torch.float32)
+        stream0 = get_raw_stream(0)
+        k4.run(buf6, buf7, buf8, buf9, buf10, buf11, 1024, 2, stream=stream0)
+        del buf6
+        del buf7
+        del buf8
+        buf12 = empty_strided_cuda((32, 8, 1, 1), (8, 1, 256, 256), torch.float32)
+        buf13 = empty_strided_cuda((32, 8, 1, 1), (8, 1, 256, 256), torch.float32)
+        stream0 = get_raw_stream(0)
+        k5.run(buf9, buf10, buf11, buf12, buf13, 256, 4, stream=stream0)
+        del buf10
+        del buf11
+        del buf9
+        buf15 = empty_strided_cuda((32, 64, 258, 258), (4260096, 66564, 258, 1), torch.float32)
+        stream0 = get_raw_stream(0)
+        k6.run(buf2, arg1_1, buf12, buf13, arg3_1, arg4_1, buf15, 2130048, 64, stream=stream0)
+        del arg1_1
+        return (buf15, )
+"""
+
+
+def test_a_group_norm_split_over_five_launches_is_one_region():
+    """The region grows up to six launches: at four (the limit before) it began at the first
+    combining kernel, whose input (the partial statistics) no FX node holds, and was refused."""
+
+    def kernel(name: str, ins: int, outs: int, sizes: str) -> str:
+        params = [f"in_ptr{i}" for i in range(ins)] + [f"out_ptr{i}" for i in range(outs)]
+        return f"@triton.jit\ndef {name}({', '.join(params)}, {sizes}):\n    pass\n"
+
+    sources = {
+        "k2": kernel("k2", 2, 3, "xnumel, r0_numel"),
+        "k3": kernel("k3", 3, 3, "xnumel, r0_numel"),
+        "k4": kernel("k4", 3, 3, "xnumel, r0_numel"),
+        "k5": kernel("k5", 3, 2, "xnumel, r0_numel"),
+        "k6": kernel("k6", 6, 1, "ynumel, xnumel"),
+    }
+    heur = {"k2": "reduction", "k3": "persistent_reduction", "k4": "persistent_reduction"}
+    heur.update({"k5": "persistent_reduction", "k6": "pointwise"})
+    fx = {"buf2", "arg1_1", "arg3_1", "arg4_1", "buf15"}.__contains__
+    found, refused = regions.find_regions(FIVE_LAUNCHES, sources, heur, ["k2", "k3"], fx, absorb=True)
+    assert refused == [] and [r["members"] for r in found] == [["k2", "k3", "k4", "k5", "k6"]]
+    assert found[0]["inputs"] == ["buf2", "arg1_1", "arg3_1", "arg4_1"] and found[0]["outputs"] == ["buf15"]
+
+
 def test_regions_are_refused_with_a_reason():
     src = WRAPPER.read_text()
     launch = f"        {AFFINE}.run(buf5, arg3_1, buf4, arg4_1, buf6, buf7, 16, stream=raw_streamNone)\n"
