@@ -1953,6 +1953,33 @@ def test_a_whole_group_norm_region_after_a_convolution_is_one_row_kernel(attempt
         synth_rows.synthesize_rows(Contract.from_dict({"args": args}), permuted, attempt, chunk=chunk)
 
 
+def test_a_group_norm_over_a_channels_last_tensor_reads_it_in_memory_order():
+    """A group's columns [C/G, H*W] of a channels-last convolution's output were numbered H*W
+    fastest: consecutive columns 256 bytes apart, scalar loads reading 4 bytes of every 32-byte
+    sector (compiled for sm_90 at ConvTranspose2d + GELU + GroupNorm's size: 32 x 64 x 258 x
+    258, 8 groups).  The channels are the fastest column index now: 16-byte loads; the
+    contiguous output is written through its own terms (checked on the CPU by the test above)."""
+    import dataclasses
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    N, C, H = 32, 64, 258
+    ref = (
+        GN_WHOLE_REFERENCE.replace("[2, 8, 8, 8]", f"[{N}, {C}, {H}, {H}]")
+        .replace("[8]", f"[{C}]")
+        .replace("[1, 4, 2, 1]", f"[1, 8, {C // 8}, 1]")
+        .replace("[2, 4, 2, 64]", f"[{N}, 8, {C // 8}, {H * H}]")
+        .replace("[2, 8], [8, 1]", f"[{N}, {C}], [{C}, 1]")
+    )
+    x_arg = {**_t("buf2", [N, C, H, H], "read"), "stride": [C * H * H, 1, H * C, C]}
+    args = [x_arg, _t("arg3_1", [C], "read"), _t("arg4_1", [C], "read"), _t("buf8", [N, C, H, H], "write")]
+    contract = dataclasses.replace(Contract.from_dict({"args": args}), device="cuda")
+    for attempt in (0, 1):  # the team kernel and the looped one
+        src = synth_rows.synthesize_rows(contract, ref, attempt)
+        (ptx,) = [p for name, _, p in sm90_kernels(src, contract) if name == "synth_rows"]
+        assert "ld.global.v4" in ptx, attempt
+
+
 GN_CUDA_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['arg2_1', 'arg0_1', 'arg1_1']

@@ -182,12 +182,16 @@ class Fold:
     An argument contiguous across them is folded to the innermost stride, any other to
     ``Terms``: each folded dim's index from the column, times its stride."""
 
-    def __init__(self, S: list[int], run: tuple[int, ...]):
+    def __init__(self, S: list[int], run: tuple[int, ...], order: list[int] | None = None):
+        """``order``: the folded dims' positions in ``run`` from the slowest column index to the
+        fastest (None: as they are, the last fastest)."""
         self.rank, self.run = len(S), run
         if list(run) != list(range(run[0], run[-1] + 1)):
             raise CannotSynthesize(f"a reduction over dims {list(run)}: only adjacent dimensions are folded into one")
         self.full = [S[d] for d in run]
-        self.inner = [math.prod(self.full[i + 1 :]) for i in range(len(run))]
+        order = list(order or range(len(run)))
+        self.natural = order == list(range(len(run)))
+        self.inner = [math.prod(self.full[j] for j in order[order.index(i) + 1 :]) for i in range(len(run))]
 
     def _split(self, shape: list[int]) -> tuple[int, int]:
         """(first folded position, one past it) in ``shape``, right-aligned to the unit's shape."""
@@ -235,9 +239,9 @@ class Fold:
         part, st = list(shape[lo:hi]), list(stride[lo:hi])
         folded = self.shape(shape, strict=False)
         whole = part == self.full
-        if (
-            all(x == 1 for x in part)
-            or whole
+        if all(x == 1 for x in part) or (
+            whole
+            and self.natural
             and all(st[k] == st[k + 1] * part[k + 1] for k in range(len(part) - 1) if part[k] != 1 and part[k + 1] != 1)
         ):
             return folded, list(stride[:lo]) + [st[-1]] + list(stride[hi:])
@@ -276,6 +280,25 @@ class Fold:
         if kept == list(self.run):
             return [self.run[0]]
         raise CannotSynthesize(f"a reduction over dims {dims} in a unit folded over {list(self.run)}")
+
+
+def _column_order(contract: Contract, consts: dict[str, Any], S: list[int], run: tuple[int, ...]) -> list[int] | None:
+    """The folded dims' order in the column index (slowest first) that reads the unit's largest
+    input in memory order, where that is not their own (a group norm's [C/G, H*W] of a
+    channels-last convolution's output: the channels fastest, 32 contiguous bytes a position,
+    where H*W fastest read 4 bytes of every 32-byte sector, scalar loads on sm_90); None: as
+    they are."""
+    args = {a["name"]: a for a in contract.args}
+    numel = math.prod(S)
+    big = [args[n] for n in consts["INPUTS"] if math.prod(args[n].get("shape") or [0]) == numel]
+    strides = view_strides(list(big[0]["shape"]), list(big[0]["stride"]), list(S)) if big else None
+    if len(run) < 2 or strides is None:
+        return None
+    st = [strides[d] for d in run]
+    if any(isinstance(t, Rep) or not isinstance(t, int) for t in st) or min(st) != 1:
+        return None
+    order = sorted(range(len(run)), key=lambda k: -st[k])
+    return order if order != list(range(len(run))) else None
 
 
 def contiguous_strides(shape: list[int]) -> list[int]:
@@ -642,7 +665,8 @@ class RowKernel:
         self.perm: list[int] | None = None
         if list(run) != list(range(run[0], run[-1] + 1)):
             consts, contract, run = self._permute_all(fwd, consts, contract, run)
-        self.fold = Fold(self.S, run) if len(run) > 1 else None
+        order = _column_order(contract, consts, self.S, run) if self.perm is None else None
+        self.fold = Fold(self.S, run, order) if len(run) > 1 else None
         self.foldfull: set[str] = set()  # values that vary along every folded dim (Terms.partial)
         if self.fold is not None:
             consts = self.fold.consts(consts)
@@ -746,14 +770,19 @@ class RowKernel:
         """(offset expression, kind) of an argument holding an FX value of ``fx_shape``
         (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
         a = self.args[name]
+        natural = self.fold is None or self.fold.natural  # the columns in the folded dims' own order
         if strides is None and list(a["shape"]) == list(fx_shape) != self._canon(fx_shape) and self._contiguous(a):
-            # a lifted unit's coarser grouping of its values: indexed as the finer view
+            # a lifted unit's coarser grouping of its values: indexed as the finer view (through
+            # the fold's terms where its columns are in another order than the dims')
             fx_shape, strides = list(self.S), contiguous_strides(self.S)
+            if not natural:
+                fx_shape, strides = self.fold.strides(list(self.S_raw), contiguous_strides(list(self.S_raw)))
         last = self.red == len(self.S) - 1
         # the shortcuts below index the argument as a contiguous tensor: not for a view (a permute)
         # whose strides say otherwise
         plain = strides is None or is_contiguous(fx_shape, strides)
-        if plain and last and math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N and self._contiguous(a):
+        whole = plain and natural and last and math.prod(fx_shape) == self.numel and fx_shape[-1] == self.N
+        if whole and self._contiguous(a):
             return f"rows * {self.N} + cols", "full"
         if (
             plain
@@ -845,7 +874,8 @@ class RowKernel:
         fx = self._canon(list(self.consts["SHAPES"][name]))
         a = self.args[name]
         strides = list(a["stride"]) if list(a["shape"]) == fx else None
-        if strides is None and self.lifted and fx == list(self.S) and self._contiguous(a):
+        natural = self.fold is None or self.fold.natural  # else a contiguous input's folded index is Terms'
+        if strides is None and self.lifted and fx == list(self.S) and self._contiguous(a) and natural:
             strides = contiguous_strides(fx)
         raw = None
         if self.fold is not None and list(self.raw[name]["shape"]) == list(self.raw_shapes[name]):
