@@ -334,6 +334,23 @@ def test_synthesis_of_a_pointwise_chain_with_broadcast_runs_right():
     torch.testing.assert_close(out, torch.relu(a + b) * 0.5)
 
 
+def test_sign_is_synthesized_as_torch_computes_it():
+    """LPPool2d (a fresh problem) is sign(y) * relu(|y|) ** (1/p) of an average pool: aten.sign was
+    not a pointwise op of the generator.  torch.sign(NaN) is 0, and the kernel's is too."""
+    import torch
+
+    from kernelopt.search.synth import pointwise
+
+    ref = REFERENCE.replace("relu = torch.ops.aten.relu.default(add)", "relu = torch.ops.aten.sign.default(add)")
+    mod = load_candidate(pointwise.synthesize_pointwise(SYN_CONTRACT, ref, 0), "synth_sign")
+    a, b = torch.randn(4, 8), torch.randn(8)
+    a[0, :3] = torch.tensor([float("nan"), 0.0, float("-inf")])
+    b[:3] = 0.0
+    out = torch.full((4, 8), float("nan"))
+    mod.launch(a, b, out, 32)
+    torch.testing.assert_close(out, torch.sign(a + b) * 0.5)
+
+
 def test_reductions_are_not_pointwise_and_say_why():
     from kernelopt.search.synth import pointwise
     from kernelopt.search.synth.ops import CannotSynthesize

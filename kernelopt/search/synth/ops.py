@@ -25,6 +25,7 @@ UNARY = {
     "erf": "tl.math.erf({0})",
     "reciprocal": "(1.0 / {0})",
     "isnan": "({0} != {0})",
+    "sign": "tl.where({0} > 0, 1.0, tl.where({0} < 0, -1.0, 0.0))",  # torch.sign(NaN) is 0 too (LPPool2d)
 }
 BINARY = {
     "add": "({0} + {1})",
