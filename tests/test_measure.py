@@ -154,6 +154,21 @@ def test_a_compile_holds_the_gpu_only_while_it_works_on_it(tmp_path, monkeypatch
     assert gpulock.HELD["shared"] > 0
 
 
+def _could_take(mode: int) -> bool:
+    """Could another taker hold the GPU lock in ``mode`` now (a file of its own: another process)?"""
+    import fcntl
+
+    from kernelopt.core import gpulock
+
+    with open(gpulock.lock_path(), "a+") as f:
+        try:
+            fcntl.flock(f.fileno(), mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+        return True
+
+
 def test_a_compiles_runtime_autotuning_holds_the_gpu_alone(tmp_path, monkeypatch):
     """Inductor's runtime autotuning (timing each config of a kernel, then a coordinate
     descent) picks the config every later stage pins as the baseline: timed beside other jobs'
@@ -169,31 +184,22 @@ def test_a_compiles_runtime_autotuning_holds_the_gpu_alone(tmp_path, monkeypatch
     monkeypatch.setenv("KERNELOPT_LOCK_DIR", str(tmp_path))
     monkeypatch.setattr(gpulock, "HELD", {"exclusive": 0.0, "shared": 0.0})
 
-    def could(mode: int) -> bool:  # could another taker hold the GPU in ``mode`` now?
-        with open(gpulock.lock_path(), "a+") as f:
-            try:
-                fcntl.flock(f.fileno(), mode | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return False
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-            return True
-
     originals = {name: CachingAutotuner.__dict__[name] for name in gpulock.AUTOTUNE_METHODS}
     seen = {}
     with gpulock.CompileLease("cuda", "compile p") as lease:
         assert all(CachingAutotuner.__dict__[n] is not f for n, f in originals.items())
-        seen["model runs: a correctness job"] = could(fcntl.LOCK_SH)
+        seen["model runs: a correctness job"] = _could_take(fcntl.LOCK_SH)
         with lease.exclusively():  # what the patched autotune_to_one_config does
-            seen["autotuning: a correctness job"] = could(fcntl.LOCK_SH)
+            seen["autotuning: a correctness job"] = _could_take(fcntl.LOCK_SH)
             with lease.benchmarking(), lease.exclusively():  # a benchmark, the descent inside
-                seen["a benchmark inside: a correctness job"] = could(fcntl.LOCK_SH)
-            seen["after the benchmark: a correctness job"] = could(fcntl.LOCK_SH)
-        seen["model runs again: a correctness job"] = could(fcntl.LOCK_SH)
-        seen["model runs again: a measurement"] = could(fcntl.LOCK_EX)
+                seen["a benchmark inside: a correctness job"] = _could_take(fcntl.LOCK_SH)
+            seen["after the benchmark: a correctness job"] = _could_take(fcntl.LOCK_SH)
+        seen["model runs again: a correctness job"] = _could_take(fcntl.LOCK_SH)
+        seen["model runs again: a measurement"] = _could_take(fcntl.LOCK_EX)
         with lease.paused(), lease.exclusively():  # autotuning while the lease is given back
-            seen["paused autotuning: a correctness job"] = could(fcntl.LOCK_SH)
-        seen["paused then back: a measurement"] = could(fcntl.LOCK_EX)
-    seen["after the compile: a measurement"] = could(fcntl.LOCK_EX)
+            seen["paused autotuning: a correctness job"] = _could_take(fcntl.LOCK_SH)
+        seen["paused then back: a measurement"] = _could_take(fcntl.LOCK_EX)
+    seen["after the compile: a measurement"] = _could_take(fcntl.LOCK_EX)
     assert seen == {
         "model runs: a correctness job": True,
         "autotuning: a correctness job": False,
@@ -229,15 +235,6 @@ def test_an_autotunings_compiles_give_the_gpu_back(tmp_path, monkeypatch):
     path = gpulock.lock_path()
     path.parent.mkdir(parents=True, exist_ok=True)
 
-    def could(mode: int) -> bool:
-        with open(path, "a+") as f:
-            try:
-                fcntl.flock(f.fileno(), mode | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return False
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-            return True
-
     took, release = threading.Event(), threading.Event()
 
     def correctness_job() -> None:  # starts while the descent compiles, ends a little later
@@ -253,22 +250,22 @@ def test_an_autotunings_compiles_give_the_gpu_back(tmp_path, monkeypatch):
     with gpulock.CompileLease("cuda", "compile p") as lease:
         assert CachingAutotuner.__dict__[gpulock.COMPILE_METHOD] is not original
         with lease.compiling():  # a precompile of the compiled model: its shared hold stays
-            seen["precompile: a measurement"] = could(fcntl.LOCK_EX)
-            seen["precompile: a correctness job"] = could(fcntl.LOCK_SH)
+            seen["precompile: a measurement"] = _could_take(fcntl.LOCK_EX)
+            seen["precompile: a correctness job"] = _could_take(fcntl.LOCK_SH)
         with lease.exclusively():
-            seen["autotuning: a correctness job"] = could(fcntl.LOCK_SH)
+            seen["autotuning: a correctness job"] = _could_take(fcntl.LOCK_SH)
             with lease.compiling():
-                seen["its compile: a measurement"] = could(fcntl.LOCK_EX)
+                seen["its compile: a measurement"] = _could_take(fcntl.LOCK_EX)
                 other = threading.Thread(target=correctness_job, daemon=True)
                 other.start()
                 assert took.wait(10)
                 with lease.compiling():  # nested: still out, once
-                    seen["nested compile: a correctness job"] = could(fcntl.LOCK_SH)
+                    seen["nested compile: a correctness job"] = _could_take(fcntl.LOCK_SH)
                 release.set()
                 t0 = time.perf_counter()
             waited = time.perf_counter() - t0
-            seen["the next benchmark: a correctness job"] = could(fcntl.LOCK_SH)
-        seen["model runs again: a measurement"] = could(fcntl.LOCK_EX)
+            seen["the next benchmark: a correctness job"] = _could_take(fcntl.LOCK_SH)
+        seen["model runs again: a measurement"] = _could_take(fcntl.LOCK_EX)
     other.join(10)
     assert seen == {
         "precompile: a measurement": False,
