@@ -112,10 +112,20 @@ def synthesize_attempt(contract: Contract, unit_dir: Path, attempt: int) -> tupl
         )
     if kind == "handwritten":
         return _handwritten(contract, unit_reference(unit_dir).read_text(), index)
-    from .relower import relower, variants
+    from .relower import OwnKernels, relower, variants
 
     name = variants(contract)[index % len(variants(contract))][0]
     try:
         return relower(contract, Path(unit_dir), attempt, index), f"inductor:{name}"
+    except OwnKernels as e:
+        if attempt != 0:
+            raise CannotSynthesize(f"Inductor re-lowering ({name}): {e}") from None
+        # a split region's first attempt: Inductor's kernels again are no candidate, the
+        # hand-written one kernel for the region is (the next attempt may write it again)
+        try:
+            src, how = _handwritten(contract, unit_reference(unit_dir).read_text(), index)
+        except CannotSynthesize as e2:
+            raise CannotSynthesize(f"Inductor re-lowering ({name}): {e}; hand-written: {e2}") from None
+        return src, f"{how} (Inductor's re-lowering, {name}, gave its own kernels)"
     except CannotSynthesize as e:
         raise CannotSynthesize(f"Inductor re-lowering ({name}): {e}") from None

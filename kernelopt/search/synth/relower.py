@@ -382,6 +382,10 @@ def _site_launch(
     return kernel, launcher, f"    {prefix}launch({', '.join(passed)})"
 
 
+class OwnKernels(CannotSynthesize):
+    """The variant re-lowered the unit to its Inductor kernel(s) again."""
+
+
 def _read(path: Path) -> str:
     return path.read_text() if path.exists() else ""
 
@@ -415,7 +419,7 @@ def relower(contract: Contract, unit_dir: Path, attempt: int, variant: int) -> s
         # the same kernels with their heuristics' first config, not the capture's autotuned one:
         # a slower copy of Inductor's (an argmax over dim 1 on the H100: XBLOCK 2 for 64, 3.2x
         # its time); choosing configs is the search's work on Inductor's own kernel
-        raise CannotSynthesize(f"variant {vname} lowers the unit to Inductor's own kernel(s): nothing new to try")
+        raise OwnKernels(f"variant {vname} lowers the unit to Inductor's own kernel(s): nothing new to try")
     where = ", ".join(f"{k}={v!r}" for k, v in patch.items()) or "the capture's settings"
     params = [a["name"] for a in contract.args]
     first_tensor = next(a["name"] for a in contract.args if a.get("kind") == "tensor")
