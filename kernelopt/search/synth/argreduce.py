@@ -30,6 +30,7 @@ from .ops import (
     forward_fn,
     kernel_reference,
     row_tile,
+    rows_adjacent,
 )
 from .pointwise import pointwise_body
 
@@ -101,9 +102,7 @@ def synthesize_argreduce(contract: Contract, reference_src: str, attempt: int) -
     lines, (res,) = pointwise_body(forward_fn(pre, [red["input"]]), {x: f"v{i}" for i, x in enumerate(params)})
     code = "\n".join(lines) + "\n" + res
     N, R = S[d], int(math.prod(lead))
-    big = [args[n] for n in ins if list(args[n].get("shape") or []) == list(S)]
-    strided = d != len(S) - 1 and bool(big) and all(a["stride"][d] != 1 and a["stride"][-1] == 1 for a in big)
-    table = STRIDED_ATTEMPTS if strided else ATTEMPTS
+    table = STRIDED_ATTEMPTS if rows_adjacent([args[n] for n in ins], S, d) else ATTEMPTS
     rows, chunk, warps = table[attempt % len(table)]
     block = min(chunk, 1 << max(N - 1, 1).bit_length())
     rows = min(rows, 1 << max(R - 1, 0).bit_length())

@@ -109,6 +109,14 @@ def pow_template(exponent_code: str) -> str:
     raise CannotSynthesize(f"aten.pow with exponent {exponent:g}: only integer exponents 1-8 and +-0.5")
 
 
+def rows_adjacent(inputs: list[dict[str, Any]], S: list[int], d: int) -> bool:
+    """Whether a reduction over dim ``d`` of ``S`` reduces a middle dimension of inputs whose rows
+    are adjacent in memory: every input of shape ``S`` has stride 1 on its last dim, not on ``d``
+    (a load is then coalesced across a program's rows only)."""
+    big = [a for a in inputs if list(a.get("shape") or []) == list(S)]
+    return d != len(S) - 1 and bool(big) and all(a["stride"][d] != 1 and a["stride"][-1] == 1 for a in big)
+
+
 def broadcast_shapes(*shapes: list[int]) -> list[int]:
     """The shape ``shapes`` broadcast to (PyTorch's rule, right-aligned); CannotSynthesize when
     they do not broadcast."""

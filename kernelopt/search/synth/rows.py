@@ -65,6 +65,7 @@ from .ops import (
     full_constant,
     module_head,
     pow_template,
+    rows_adjacent,
     view_strides,
     with_libdevice,
 )
@@ -1738,10 +1739,9 @@ class RowKernel:
         """Whether the unit reduces a middle dimension of inputs whose rows are adjacent in
         memory (every input of the unit's shape has stride 1 on its last dimension and not on the
         reduced one), with no fold, permutation or regrouping view in between."""
-        if self.red == len(self.S) - 1 or self.fold is not None or self.perm is not None or self.view is not None:
+        if self.fold is not None or self.perm is not None or self.view is not None:
             return False
-        big = [self.args[n] for n in self.consts["INPUTS"] if list(self.args[n].get("shape") or []) == list(self.S)]
-        return bool(big) and all(a["stride"][self.red] != 1 and a["stride"][-1] == 1 for a in big)
+        return rows_adjacent([self.args[n] for n in self.consts["INPUTS"]], self.S, self.red)
 
     def _layout(self, attempt: int) -> tuple[int, int, int, list[str], str]:
         """(rows per program, BLOCK_N, num_warps, body lines, how) of the looped or whole-row
