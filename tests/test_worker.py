@@ -95,7 +95,8 @@ def test_a_worker_killed_mid_run_is_started_again_and_the_run_finishes(tmp_path)
 
 def test_a_worker_serves_requests_in_one_process_and_ends_when_told(tmp_path):
     """Requests of one problem reach one long-lived process, each with its own log; a code
-    change is noticed (another worker replaces the old one); ``stop_all`` ends the run's workers."""
+    change is noticed (another worker replaces the old one); ``stop_all`` ends the run's workers
+    and removes the run's lock files (another run's stay)."""
     settings = {"idle_s": 30, "warm_children": 0}
     run = tmp_path / "run"
     (run / "p").mkdir(parents=True)
@@ -115,7 +116,15 @@ def test_a_worker_serves_requests_in_one_process_and_ends_when_told(tmp_path):
         assert "[worker] pid" in log.read_text()
         pids.append(worker.ping(worker.socket_path(run, "p"))["pid"])
     assert pids[0] == pids[1]
-    assert worker.stop_all(run) == 1
+    mine = [worker.lock_path(run, "p", 0, "lock"), worker.lock_path(run, "p", 0, "busy", gpu="slots")]
+    assert all(f.exists() for f in mine)
+    other = worker.lock_path(tmp_path / "other", "p", 0, "busy")
+    other.touch()
+    try:
+        assert worker.stop_all(run) == 1
+        assert not any(f.exists() for f in mine) and other.exists()
+    finally:
+        other.unlink()
     time.sleep(0.5)
     assert worker.ping(worker.socket_path(run, "p")) is None
 

@@ -91,6 +91,32 @@ def socket_path(run_dir: str | Path, problem: str, index: int = 0, gpu: str | No
     return _runtime_dir() / f"kernelopt-worker-{os.geteuid()}-{digest}-{index}.sock"
 
 
+def _run_digest(run_dir: str | Path) -> str:
+    return hashlib.sha256(str(Path(run_dir).resolve()).encode()).hexdigest()[:12]
+
+
+def lock_path(run_dir: str | Path, problem: str, index: int, kind: str, gpu: str | None = None) -> Path:
+    """The lock file beside a worker's socket: ``kind`` "lock" (one starter of worker ``index``
+    at a time, ``ensure``) or "busy" (a job holds the slot, ``_a_worker``; slots are the
+    problem's, whatever the GPU).  Node-local like the socket (a run directory may sit on a
+    cluster's shared file system, where one node's slots are not another's), and named after
+    the run, so that the run's end removes its own (``stop_all``): a user's hundreds of runs
+    leave none behind."""
+    key = f"{Path(run_dir).resolve()}\0{problem}\0{gpu or gpu_key()}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    return _runtime_dir() / f"kernelopt-lock-{os.geteuid()}-{_run_digest(run_dir)}-{digest}-{index}.{kind}"
+
+
+def remove_locks(run_dir: str | Path) -> int:
+    """Remove the run's lock files (its workers gone: the end of a run); how many."""
+    n = 0
+    for f in _runtime_dir().glob(f"kernelopt-lock-{os.geteuid()}-{_run_digest(run_dir)}-*"):
+        with contextlib.suppress(OSError):
+            f.unlink()
+            n += 1
+    return n
+
+
 def code_version() -> str:
     """The kernelopt package's files as this process sees them (names, sizes, times): a worker
     started from other code is not used."""
@@ -380,7 +406,7 @@ def ensure(
     starter at a time, under a lock file)."""
     path = socket_path(run_dir, problem, index)
     version = code_version()
-    with open(path.with_suffix(".lock"), "a+") as lock:
+    with open(lock_path(run_dir, problem, index, "lock"), "a+") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         # a busy worker answers a ping only between requests: a connection refused means none runs
         info = ping(path) if path.exists() else None
@@ -429,7 +455,7 @@ def _a_worker(run_dir: str | Path, problem: str, n: int, first: int = 0) -> Any:
     held = None
     try:
         for i in range(first, first + max(1, n)):
-            f = open(socket_path(run_dir, problem, i, gpu="slots").with_suffix(".busy"), "a+")
+            f = open(lock_path(run_dir, problem, i, "busy", gpu="slots"), "a+")
             try:
                 fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 held = f
@@ -437,7 +463,7 @@ def _a_worker(run_dir: str | Path, problem: str, n: int, first: int = 0) -> Any:
                 return
             except BlockingIOError:
                 f.close()
-        f = open(socket_path(run_dir, problem, first, gpu="slots").with_suffix(".busy"), "a+")
+        f = open(lock_path(run_dir, problem, first, "busy", gpu="slots"), "a+")
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
         held = f
         yield first
@@ -571,7 +597,8 @@ def stop_all(run_dir: str | Path, wait_s: float = 30.0) -> int:
     interpreter, torch and its warm children take a while to end on a loaded machine), or that
     the run's registry (``Worker.mark``) lists but did not answer, is killed with its process
     group, so that no worker outlives its run.  Sockets are shared by every run of the user: a
-    busy worker of another run answers no ping, so each is asked with a short timeout."""
+    busy worker of another run answers no ping, so each is asked with a short timeout.  The
+    run's lock files go with its workers (``remove_locks``)."""
     pattern = f"kernelopt-worker-{os.geteuid()}-*.sock"
     run = Path(run_dir).resolve()
     told = []
@@ -592,6 +619,7 @@ def stop_all(run_dir: str | Path, wait_s: float = 30.0) -> int:
     from . import sandbox
 
     sandbox.sweep_stale()
+    remove_locks(run)
     return len(told)
 
 
