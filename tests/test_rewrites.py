@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import json
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -50,14 +49,14 @@ def test_every_problem_has_small_shapes_and_an_expectation():
 
 
 @pytest.fixture(scope="module")
-def graphs():
+def graphs(tmp_path_factory):
     """Each small problem compiled once in CPU mode: its post-grad FX graph and wrapper source."""
     import torch
 
     from kernelopt.capture.hooks import CompileHooks
     from kernelopt.core import problems, runtime
 
-    top = Path(tempfile.mkdtemp(prefix="kernelopt-rewrites-"))
+    top = tmp_path_factory.mktemp("rewrites")
     runtime.prepare("cpu", top / "cache", fresh=True)
     out = {}
     for path in rewrites_small.write_small(top / "problems"):

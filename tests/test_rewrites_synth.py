@@ -16,7 +16,6 @@ non-contiguous strides, sizes no block divides) under the interpreter."""
 from __future__ import annotations
 
 import sys
-import tempfile
 import textwrap
 from dataclasses import replace
 from pathlib import Path
@@ -80,14 +79,14 @@ def _problem_source(expr: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def graphs():
+def graphs(tmp_path_factory):
     """The small problems 5-7 and the NEGATIVE ones compiled once in CPU mode: their post-grad FX graphs."""
     import torch
 
     from kernelopt.capture.hooks import CompileHooks
     from kernelopt.core import problems, runtime
 
-    top = Path(tempfile.mkdtemp(prefix="kernelopt-rewrites-gemm-"))
+    top = tmp_path_factory.mktemp("rewrites-gemm")
     runtime.prepare("cpu", top / "cache", fresh=True)
     paths = {f"{p.parent.name}/{p.stem}": p for p in rewrites_small.write_small(top / "problems", PROBLEMS)}
     for name, expr in NEGATIVE.items():
@@ -267,7 +266,7 @@ def problem8(tmp_path_factory):
     from kernelopt.core import problems, runtime
     from kernelopt.core.records import ProblemPaths
 
-    top = Path(tempfile.mkdtemp(prefix="kernelopt-bcast-"))
+    top = tmp_path_factory.mktemp("bcast")
     runtime.prepare("cpu", top / "cache", fresh=True)
     (path,) = rewrites_small.write_small(top / "problems", [PROBLEM])
     p = problems.load(path)
