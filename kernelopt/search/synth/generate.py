@@ -17,7 +17,7 @@ from ...core.records import Contract, unit_reference
 from .argreduce import is_argreduce, synthesize_argreduce
 from .fullreduce import is_full_reduction, synthesize_full_reduction
 from .ops import REDUCTIONS, CannotSynthesize
-from .pointwise import synthesize_pointwise
+from .pointwise import TransposingCopy, synthesize_pointwise
 from .pool import is_pool, synthesize_pool
 from .rows import synthesize_rows
 from .scan import is_scan, synthesize_scan
@@ -42,6 +42,8 @@ def generate(contract: Contract, reference_src: str, attempt: int) -> str:
             pass  # e.g. a global mean used by every element (a standardisation): the row synthesizer's
     try:
         return synthesize_pointwise(contract, reference_src, attempt)
+    except TransposingCopy:
+        raise  # the row synthesizer would read or write it strided as well
     except CannotSynthesize as pointwise:
         try:
             return synthesize_rows(contract, reference_src, attempt)

@@ -92,6 +92,37 @@ def _index(shape: list[int], stride: list[int], out_shape: list[int]) -> str:
     return " + ".join(terms) or "0"
 
 
+def _fastest_dim(shape: list[int], stride: list[int], out_shape: list[int]) -> int | None:
+    """The output dimension along which an argument (seen broadcast to ``out_shape``) is
+    contiguous: its smallest nonzero stride among the dimensions it does not broadcast over (of
+    size > 1); None for an argument that is one value."""
+    pad = len(out_shape) - len(shape)
+    seen = [(stride[d - pad], d) for d in range(pad, len(out_shape)) if shape[d - pad] > 1 and stride[d - pad]]
+    return min(seen)[1] if seen else None
+
+
+class TransposingCopy(CannotSynthesize):
+    """The chain transposes (``_refuse_transposing``): no other synthesizer is tried either."""
+
+
+def _refuse_transposing(args: dict, names: list[str], outs: list[str], out_shape: list[int]) -> None:
+    """A chain whose inputs and outputs are contiguous along different dimensions (a layout copy
+    to channels-last before a convolution, a permute made contiguous) is refused: one flat index
+    reads or writes one side strided, 4.5-7.6x Inductor's time on the H100 (2026-12-05), whose
+    own kernel tiles such a copy in 2-D and converts through shared memory."""
+    out_dims = {_fastest_dim(args[o]["shape"], args[o]["stride"], out_shape) for o in outs} - {None}
+    for name in names:
+        if math.prod(args[name]["shape"]) != math.prod(out_shape):
+            continue  # a broadcast operand (a per-channel scale) is small: its order is no cost
+        d = _fastest_dim(args[name]["shape"], args[name]["stride"], out_shape)
+        if d is not None and out_dims and d not in out_dims:
+            raise TransposingCopy(
+                f"a transposing copy: {name} is contiguous along dimension {d}, the output along "
+                f"{sorted(out_dims)}; one flat index would access one side strided (Inductor's "
+                "kernel tiles it in 2-D)"
+            )
+
+
 def synthesize_pointwise(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts = forward_of(reference_src)
     if consts.get("LEVEL", "kernel") != "kernel":
@@ -113,6 +144,7 @@ def synthesize_pointwise(contract: Contract, reference_src: str, attempt: int) -
     n = int(math.prod(out_shape))
     inputs = {f"x{i}": f"v{i}" for i in range(len(consts["INPUTS"]))}
     lines, results = pointwise_body(fwd, inputs)
+    _refuse_transposing(args, consts["INPUTS"], outs, out_shape)
     block, warps = ATTEMPTS[attempt % len(ATTEMPTS)]
     # logical indices of the flat output position
     idx, rest = [], "offs"
