@@ -318,3 +318,28 @@ def test_the_end_of_an_autotuning_never_waits_behind_a_taker_waiting_for_it(tmp_
     done.join(20)
     assert not done.is_alive(), "the autotuning's end waited behind the taker waiting for it"
     assert took.is_set()
+
+
+def test_an_unsteady_absolute_time_is_measured_again_and_the_steadiest_kept(monkeypatch):
+    """On the GPU a time whose rounds spread more than 10 % is measured again (twice at most) and
+    the steadiest measurement kept, its spread and the earlier ones recorded; a steady one is
+    measured once; the CPU's wall clock is never measured again."""
+    from kernelopt.core import measure
+
+    def scripted(rounds):
+        it = iter(rounds)
+        monkeypatch.setattr(measure, "_rep_times", lambda fn, device, reps, flush: [next(it)])
+
+    p = measure.Protocol(rounds=4, reps=1, warmup=0, flush_l2=False)
+    scripted([3.4, 3.0, 2.2, 1.9] + [2.0, 1.4, 1.5, 1.4] + [1.40, 1.39, 1.41, 1.40] + [9.0] * 4)
+    t = measure.time_one(lambda: None, "cuda", p)
+    assert t["round_ms"] == [1.40, 1.39, 1.41, 1.40] and t["stable"] and t["median_ms"] == 1.40
+    assert t["spreads_before"] == [round(3.4 / 1.9 - 1, 4), round(2.0 / 1.4 - 1, 4)]
+    scripted([3.4, 3.0, 2.2, 1.9] + [2.0, 1.4, 1.5, 1.4] + [3.0, 1.0, 1.0, 1.0])
+    t = measure.time_one(lambda: None, "cuda", p)
+    assert t["round_ms"] == [2.0, 1.4, 1.5, 1.4] and not t["stable"] and len(t["spreads_before"]) == 2
+    scripted([1.0, 1.05, 1.02, 1.01] + [9.0] * 4)
+    assert measure.time_one(lambda: None, "cuda", p)["spreads_before"] == []
+    scripted([1.0, 2.0, 1.0, 2.0] + [1.0] * 4)
+    t = measure.time_one(lambda: None, "cpu", p)
+    assert t["round_ms"] == [1.0, 2.0, 1.0, 2.0] and not t["stable"] and not t["meaningful"]

@@ -176,6 +176,21 @@ def test_search_off_and_nothing_tried_is_not_called_a_failed_synthesis(tmp_path)
     assert res["reason"].startswith("synthesis and search off (search.iterations: 0): no candidate was tried")
 
 
+def test_an_unsteady_baseline_time_is_named_in_the_result(tmp_path):
+    """A capture time still unsteady after being measured again (``measure.time_one``) is named
+    with its spread; steady ones, and records from before the check, are not."""
+    paths = _problem(tmp_path)
+    assert "baseline_unsteady" not in _finalize(paths)
+    Baseline(
+        problem=paths.problem,
+        device="cpu",
+        compiled={"median_ms": 1.0, "spread": 0.02, "stable": True},
+        eager={"median_ms": 2.0},
+        wrapper={"median_ms": 2.23, "spread": 0.8172, "stable": False},
+    ).save(paths.baseline)
+    assert _finalize(paths)["baseline_unsteady"] == {"wrapper": 0.8172}
+
+
 def test_a_rejected_user_candidate_is_named_with_its_gate(tmp_path):
     """Only the user's candidate was tried (no synthesis): the reason names it and the gate that
     rejected it; the category does not claim synthesis failed."""

@@ -232,6 +232,15 @@ def _speedups(res: dict[str, Any], base: Baseline, disp: Dispatch) -> None:
     res["baseline_compiled_ms"] = base.compiled_ms
     res["baseline_wrapper_ms"] = base.wrapper_ms
     res["eager_ms"] = base.eager_ms
+    # capture's absolute times whose rounds stayed unsteady after being measured again
+    # (``measure.time_one``): the slowest round over the fastest, less one
+    unsteady = {
+        name: t.get("spread")
+        for name, t in (("eager", base.eager), ("compiled", base.compiled), ("wrapper", base.wrapper))
+        if isinstance(t, dict) and t.get("stable") is False
+    }
+    if unsteady:
+        res["baseline_unsteady"] = unsteady
     # Gate 4 times the output code in one CUDA graph (no input copies), and so does capture
     # (baseline_wrapper_ms: the same basis as gate 4's baseline_ms).  A deployed torch.compile
     # model runs under CUDA-graph trees, which copy fresh inputs into the graph on every call:
