@@ -59,6 +59,20 @@ FORWARDS = {
         sum_1 = torch.ops.aten.sum.default(sub);  sub = None
         div = torch.ops.aten.div.Tensor(sum_1, 6);  sum_1 = None
         return (div,)""",
+    # BCEWithLogitsLoss as Inductor decomposes it (once refused: aten.log1p was no pointwise op)
+    "bce_logits": """
+        sub = torch.ops.aten.sub.Tensor(1, x0)
+        mul = torch.ops.aten.mul.Tensor(sub, x1);  sub = None
+        full_default = torch.ops.aten.full.default([], 0, dtype = torch.float32, layout = torch.strided)
+        minimum = torch.ops.aten.minimum.default(full_default, x1);  full_default = None
+        abs_1 = torch.ops.aten.abs.default(x1);  x1 = None
+        neg = torch.ops.aten.neg.default(abs_1);  abs_1 = None
+        exp = torch.ops.aten.exp.default(neg);  neg = None
+        log1p = torch.ops.aten.log1p.default(exp);  exp = None
+        sub_1 = torch.ops.aten.sub.Tensor(minimum, log1p);  minimum = log1p = None
+        sub_2 = torch.ops.aten.sub.Tensor(mul, sub_1);  mul = sub_1 = None
+        mean = torch.ops.aten.mean.default(sub_2);  sub_2 = None
+        return (mean,)""",
     "hinge": """
         mul = torch.ops.aten.mul.Tensor(x0, x1);  x0 = x1 = None
         sub = torch.ops.aten.sub.Tensor(1, mul);  mul = None
@@ -91,6 +105,8 @@ def _loss(kind, p, t):
         return F.kl_div(torch.log(p), t, reduction="batchmean")
     if kind == "hinge_embedding":
         return F.hinge_embedding_loss(t, p, margin=1.5)
+    if kind == "bce_logits":  # x0: the targets, x1: the logits
+        return F.binary_cross_entropy_with_logits(t, p)
     return torch.mean(torch.clamp(1 - p * t, min=0))
 
 
@@ -106,6 +122,8 @@ def test_losses_as_one_pass_and_an_ordered_sum_of_partials(kind, attempt):
         p, t = torch.randn(shape), torch.randint(0, 2, label).float() * 2 - 1
     elif kind == "hinge_embedding":
         p, t = torch.randint(0, 2, shape).float() * 2 - 1, torch.randn(shape) * 2
+    elif kind == "bce_logits":  # targets in [0, 1], logits large enough that log(1 + e^-|x|) is small
+        p, t = torch.rand(shape), torch.randn(shape) * 8
     else:
         p, t = torch.randn(shape), torch.randn(shape)
     ref = f"""

@@ -17,6 +17,8 @@ UNARY = {
     "neg": "(-{0})",
     "exp": "tl.exp({0})",
     "log": "tl.log({0})",
+    "log1p": "libdevice.log1p({0})",  # log(1 + x) loses small x (BCE with logits: log1p(exp(-|x|)))
+    "expm1": "libdevice.expm1({0})",
     "sqrt": "tl.sqrt({0})",
     "rsqrt": "(1.0 / tl.sqrt({0}))",
     "abs": "tl.abs({0})",
