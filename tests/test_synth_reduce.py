@@ -272,3 +272,50 @@ def test_index_reduction_refuses_every_dimension_and_float_outputs():
     )
     with pytest.raises(CannotSynthesize, match="not the int64 index"):
         generate.generate(contract, _ref("argmax", [4, 8], 1, False, [4]), 0)
+
+
+LSE_FORWARD = """
+class Reference(torch.nn.Module):
+    def forward(self, x0):
+        amax = torch.ops.aten.amax.default(x0, [{d}], True)
+        full_default = torch.ops.aten.full.default([], 0.0, dtype = torch.float32, layout = torch.strided)
+        abs_1 = torch.ops.aten.abs.default(amax)
+        eq = torch.ops.aten.eq.Scalar(abs_1, inf);  abs_1 = None
+        where = torch.ops.aten.where.self(eq, full_default, amax);  eq = full_default = amax = None
+        squeeze = torch.ops.aten.squeeze.dims(where, [{d}])
+        sub = torch.ops.aten.sub.Tensor(x0, where);  x0 = where = None
+        exp = torch.ops.aten.exp.default(sub);  sub = None
+        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [{d}]);  exp = None
+        log = torch.ops.aten.log.default(sum_1);  sum_1 = None
+        add = torch.ops.aten.add.Tensor(log, squeeze);  log = squeeze = None
+        return (add,)
+"""
+
+
+@pytest.mark.parametrize("shape, dim", [([6, 50], 1), ([4, 23, 15], 1)])
+def test_logsumexp_without_keepdim_squeezes_the_kept_maximum(shape, dim):
+    """torch.logsumexp(x, dim) without keepdim adds the row maximum, kept and then squeezed, to
+    the log of the sum: the squeeze of a row value along its reduced dimension is that value per
+    row (once refused: "aten.squeeze is not supported by the row synthesizer").  A squeeze along
+    another dimension stays refused."""
+    out_shape = [n for d, n in enumerate(shape) if d != dim]
+    head = f"""
+LEVEL = 'kernel'
+INPUTS = ['in_ptr0']
+OUTPUTS = ['out_ptr0']
+SHAPES = {{'in_ptr0': {shape!r}}}
+OUT_SHAPES = {{'out_ptr0': {out_shape!r}}}
+"""
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", shape, "read"), _arg("out_ptr0", out_shape, "write")]})
+    ref = head + LSE_FORWARD.format(d=dim)
+    torch.manual_seed(3)
+    x = torch.randn(shape) * 20
+    x.view(-1)[:3] = torch.tensor([float("-inf"), float("inf"), float("nan")])
+    for attempt in (0, 2):
+        mod = load_candidate(generate.generate(contract, ref, attempt), f"lse_{len(shape)}_{attempt}")
+        out = torch.full(out_shape, float("nan"))
+        mod.launch(x, out)
+        torch.testing.assert_close(out, torch.logsumexp(x, dim), equal_nan=True)
+    other = ref.replace(f"squeeze.dims(where, [{dim}])", "squeeze.dims(where, [0])")
+    with pytest.raises(CannotSynthesize, match="squeeze"):
+        generate.generate(contract, other, 0)

@@ -1431,8 +1431,20 @@ class RowKernel:
             return self._new(f"{e.code} / {s.code}", x.shape, "full")
         return self._new(f"{x.code} - {m.code} - tl.log({s.code})", x.shape, "full")
 
+    def _squeeze(self, op: str, x: Val, call: ast.Call, kw: dict[str, Any]) -> Val:
+        """A keepdim reduction's result squeezed along the reduced dimension (logsumexp without
+        keepdim: the row maximum kept, squeezed and added to the log of the sum): one value per
+        row, as the reduction without keepdim gives it.  Any other squeeze is refused."""
+        dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
+        dims = [dims] if isinstance(dims, int) else dims
+        rank = len(x.shape) if x.shape is not None else 0
+        if x.kind == "row" and dims and sorted(d % rank for d in dims) == [self.red] and x.shape[self.red] == 1:
+            return Val(x.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
+        raise CannotSynthesize(f"aten.squeeze of {x.kind} values over {dims}: only a row value's reduced dimension")
+
     COMPUTED = {
         "convert_element_type": _convert,
+        "squeeze": _squeeze,
         **dict.fromkeys(REDUCE, _reduction),
         "max.dim": _max_min_dim,
         "min.dim": _max_min_dim,
