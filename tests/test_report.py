@@ -177,18 +177,20 @@ def test_search_off_and_nothing_tried_is_not_called_a_failed_synthesis(tmp_path)
 
 
 def test_an_unsteady_baseline_time_is_named_in_the_result(tmp_path):
-    """A capture time still unsteady after being measured again (``measure.time_one``) is named
-    with its spread; steady ones, and records from before the check, are not."""
+    """A GPU capture time still unsteady after being measured again (``measure.time_one``) is
+    named with its spread; steady ones, CPU wall clocks and records from before the check are
+    not."""
     paths = _problem(tmp_path)
     assert "baseline_unsteady" not in _finalize(paths)
-    Baseline(
-        problem=paths.problem,
-        device="cpu",
-        compiled={"median_ms": 1.0, "spread": 0.02, "stable": True},
-        eager={"median_ms": 2.0},
-        wrapper={"median_ms": 2.23, "spread": 0.8172, "stable": False},
-    ).save(paths.baseline)
-    assert _finalize(paths)["baseline_unsteady"] == {"wrapper": 0.8172}
+    for meaningful, named in ((False, None), (True, {"wrapper": 0.8172})):
+        Baseline(
+            problem=paths.problem,
+            device="cuda" if meaningful else "cpu",
+            compiled={"median_ms": 1.0, "spread": 0.02, "stable": True, "meaningful": meaningful},
+            eager={"median_ms": 2.0},
+            wrapper={"median_ms": 2.23, "spread": 0.8172, "stable": False, "meaningful": meaningful},
+        ).save(paths.baseline)
+        assert _finalize(paths).get("baseline_unsteady") == named
 
 
 def test_a_rejected_user_candidate_is_named_with_its_gate(tmp_path):

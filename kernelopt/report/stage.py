@@ -232,12 +232,13 @@ def _speedups(res: dict[str, Any], base: Baseline, disp: Dispatch) -> None:
     res["baseline_compiled_ms"] = base.compiled_ms
     res["baseline_wrapper_ms"] = base.wrapper_ms
     res["eager_ms"] = base.eager_ms
-    # capture's absolute times whose rounds stayed unsteady after being measured again
-    # (``measure.time_one``): the slowest round over the fastest, less one
+    # capture's GPU times whose rounds stayed unsteady after being measured again
+    # (``measure.time_one``): the slowest round over the fastest, less one (a CPU wall clock
+    # means nothing, steady or not)
     unsteady = {
         name: t.get("spread")
         for name, t in (("eager", base.eager), ("compiled", base.compiled), ("wrapper", base.wrapper))
-        if isinstance(t, dict) and t.get("stable") is False
+        if isinstance(t, dict) and t.get("meaningful") and t.get("stable") is False
     }
     if unsteady:
         res["baseline_unsteady"] = unsteady

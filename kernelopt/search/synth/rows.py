@@ -1438,7 +1438,8 @@ class RowKernel:
         dims = ast.literal_eval(call.args[1]) if len(call.args) > 1 else kw.get("dim")
         dims = [dims] if isinstance(dims, int) else dims
         rank = len(x.shape) if x.shape is not None else 0
-        if x.kind == "row" and dims and sorted(d % rank for d in dims) == [self.red] and x.shape[self.red] == 1:
+        along = rank and dims and sorted(d % rank for d in dims) == [self.red]
+        if x.kind == "row" and along and x.shape[self.red] == 1:
             return Val(x.code, [n for d, n in enumerate(x.shape) if d != self.red], "rowflat")
         raise CannotSynthesize(f"aten.squeeze of {x.kind} values over {dims}: only a row value's reduced dimension")
 
