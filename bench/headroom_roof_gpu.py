@@ -7,6 +7,12 @@ roof that makes (PEAK_GBS), and what Inductor generated (Triton kernels, library
 
 A problem already in OUT.json is skipped, so a second device call resumes the first.
 
+    python3 bench/headroom_roof_gpu.py --copy OUT.json    # the roof itself, on whatever card came
+
+times a copy of 2 GiB into another 2 GiB (``copy_``) and a sum over two such tensors, each the
+median of 20 CUDA-event timings after warm-up, 5 rounds, as GB/s moved: the
+figure ``core/hardware.py`` declares as ``copy_gbs`` (4,300 on the H200), for the card it ran on.
+
     python3 bench/headroom_roof_gpu.py --pins RUN_DIR OUT.json [PROBLEM ...]   # after a run
 
 does the baseline stay the kernel the capture recorded?  Per captured problem of a run
@@ -190,8 +196,26 @@ def main(argv: list[str]) -> None:
         torch.cuda.empty_cache()
 
 
+def copy_main(argv: list[str]) -> None:
+    x = torch.randn(2**29, device="cuda")
+    y, z = torch.empty_like(x), torch.randn_like(x)
+    gb = 2 * x.numel() * x.element_size() / 1e9
+    rounds = [(gb / _time(lambda: y.copy_(x)), gb / _time(lambda: (x.sum(), z.sum()))) for _ in range(5)]
+    row = {
+        "device": torch.cuda.get_device_name(),
+        "bytes_moved": int(gb * 1e9),
+        "copy_gbs": [round(c * 1e3) for c, _ in rounds],
+        "read_two_gbs": [round(r * 1e3) for _, r in rounds],
+        "method": "median of 20 CUDA-event timings after 3 warm-ups, 5 rounds; GB moved / time",
+    }
+    Path(argv[0]).write_text(json.dumps(row, indent=1))
+    print(json.dumps(row), flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--pins"]:
         pins_main(sys.argv[2:])
+    elif sys.argv[1:2] == ["--copy"]:
+        copy_main(sys.argv[2:])
     else:
         main(sys.argv[1:])
