@@ -107,16 +107,22 @@ def test_synthesis_coverage_counts_units_of_optimizable_problems(tmp_path, capsy
     put(wd / "p1/units/u_fail/synth/a0/slot.json", {"empty": False})
     GateVerdict(gate=2, verdict="fail", reason="rule mismatch: far off").save(p1.synth("u_fail", 0).gate(2))
     IsolateCheck(status="no-reference", reason="partial sums").save(p1.isolate_check("u_nc"))
+    IsolateCheck(status="pass").save(p1.isolate_check("u_copy"))
+    put(wd / "p1/units/u_copy/synth/a0/slot.json", {"empty": True, "reason": "a transposing copy", "declined": True})
     Dispatch(problem="p2", verdict="library-dominated").save(wd / "p2" / "dispatch.json")
     IsolateCheck(status="pass").save(p2.isolate_check("u"))
     assert cli.main(["coverage", str(wd), "--json"]) == 0
     cov = _json.loads(capsys.readouterr().out)
-    assert (cov["units"], cov["with_a_synthesized_candidate_passing_gates_1_2"], cov["not_checkable"]) == (3, 1, 1)
+    passing = cov["with_a_synthesized_candidate_passing_gates_1_2"]
+    assert (cov["units"], passing, cov["not_checkable"], cov["declined"]) == (4, 1, 1, 1)
     rows = {r["unit"]: r for r in cov["rows"]}
+    assert rows["u_copy"]["declined"] and not rows["u_copy"]["covered"] and not rows["u_fail"]["declined"]
     assert rows["u_fail"]["why_not"] == ["gate 2 fail: rule mismatch: far off"]
     assert rows["u_nc"]["not_checkable_because"] == "no-reference: partial sums"
     assert cli.main(["coverage", str(wd)]) == 0
-    assert "1 of 3 units of optimizable problems (33%)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 of 4 units of optimizable problems (25%)" in out and "1 declined" in out
+    assert "u_copy" in out and "declined  (a transposing copy)" in out
 
 
 # --- honest labels (issue 15, item 4): what each category and reason says happened ---------

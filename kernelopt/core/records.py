@@ -768,8 +768,9 @@ class Slot(_Record):
     ``search:<backend>``, ``retry:<backend>``; a synthesis ``source``; a search ``direction``; the
     failure a retry ``fixes``; the code's ``signature``), what it is (``unit_class``, the file's
     ``class``, and ``what``), or why it is empty (``reason``, ``error``; ``near_roof`` and
-    ``negligible`` when the unit was not worth an attempt).  Keys of another writer are kept in
-    ``extra``."""
+    ``negligible`` when the unit was not worth an attempt; ``declined`` when the generator left
+    the unit to Inductor's kernel on purpose: a transposing copy, which Inductor tiles in 2-D).
+    Keys of another writer are kept in ``extra``."""
 
     slot: int | str | None = None
     empty: bool = True
@@ -786,6 +787,7 @@ class Slot(_Record):
     error: str | None = None
     near_roof: bool | None = None
     negligible: bool | None = None
+    declined: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     KIND: ClassVar[str] = "slot"

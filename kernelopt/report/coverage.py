@@ -2,7 +2,9 @@
 classified optimizable, whether it is checkable (an eager reference gates 1-2 can use), whether
 any synthesized slot (``synth/a<k>``) holds a candidate, and whether one passed gates 1-2; with
 the reason where not.  A region's member (capture/regions.py) is covered through its region
-when the region's synthesized candidate passed (``through_region``).  ``kernelopt coverage
+when the region's synthesized candidate passed (``through_region``).  A unit the generator
+left to Inductor's kernel on purpose (``declined``: a transposing copy) is not covered, and
+counted apart.  ``kernelopt coverage
 WORKDIR`` prints it; ``--json`` writes it."""
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ def unit_row(problem: str, u: Path) -> dict[str, Any]:
     paths, unit = ProblemPaths.of_unit(u)
     check = load_readable(IsolateCheck.load, paths.isolate_check(unit))
     slots = paths.synth_slots(unit)
-    written, passed, why = 0, 0, []
+    written, passed, why, declined = 0, 0, [], False
     for s in slots:
         info = load_readable(Slot.load, s.slot)
         if info is None or info.empty:
             why.append(str(info.reason if info and info.reason is not None else "empty"))
+            declined = declined or bool(info and info.declined)
             continue
         written += 1
         g2 = load_readable(GateVerdict.load, s.gate(2))
@@ -47,6 +50,7 @@ def unit_row(problem: str, u: Path) -> dict[str, Any]:
         "synthesized": written,
         "passed_gates_1_2": passed,
         "why_not": [] if passed else why[:3],
+        "declined": declined and not passed,
     }
 
 
@@ -77,6 +81,7 @@ def coverage(workdir: str | Path) -> dict[str, Any]:
         "with_a_synthesized_candidate_passing_gates_1_2": ok,  # itself or through its region
         "share": round(ok / n, 3) if n else None,
         "not_checkable": sum(1 for r in rows if not r["checkable"]),
+        "declined": sum(1 for r in rows if r["declined"] and not r["covered"]),
         "rows": rows,
     }
 
@@ -85,6 +90,7 @@ def text(cov: dict[str, Any]) -> str:
     lines = []
     for r in cov["rows"]:
         state = "pass" if r["passed_gates_1_2"] else ("not checkable" if not r["checkable"] else "no")
+        state = "declined" if r["declined"] and not r.get("through_region") else state
         alone = r["not_checkable_because"] or "; ".join(r["why_not"])
         why = "" if r["passed_gates_1_2"] else f"  ({alone[:160]})"
         if r.get("through_region"):
@@ -93,6 +99,7 @@ def text(cov: dict[str, Any]) -> str:
     share = f"{cov['share']:.0%}" if cov["share"] is not None else "n/a"
     lines.append(
         f"{cov['with_a_synthesized_candidate_passing_gates_1_2']} of {cov['units']} units of optimizable problems "
-        f"({share}) have a synthesized candidate that passed gates 1-2; {cov['not_checkable']} not checkable"
+        f"({share}) have a synthesized candidate that passed gates 1-2; {cov['not_checkable']} not checkable; "
+        f"{cov['declined']} declined (Inductor's kernel kept on purpose)"
     )
     return "\n".join(lines)

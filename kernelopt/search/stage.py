@@ -53,6 +53,7 @@ from .synth.fused import synthesize_fused
 from .synth.generate import generate as generate_template
 from .synth.generate import source_of, synthesize_attempt
 from .synth.ops import CannotSynthesize
+from .synth.pointwise import TransposingCopy
 from .transform import signature
 
 # L2 of the H200 (core/hardware.py): a unit that moves less than a few times this was timed at
@@ -237,6 +238,8 @@ def synthesize(paths: ProblemPaths, unit: str, attempt: int, cfg: dict[str, Any]
             }
     except CannotSynthesize as e:
         info["reason"] = f"cannot synthesize: {e}"
+        if isinstance(e, TransposingCopy):
+            info["declined"] = True  # Inductor's 2-D tiled kernel is the one this unit wants
     if info["empty"]:
         slot.candidate.unlink(missing_ok=True)
     Slot.from_dict(info).save(slot.slot)

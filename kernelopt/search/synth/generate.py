@@ -17,7 +17,7 @@ from ...core.records import Contract, unit_reference
 from .argreduce import is_argreduce, synthesize_argreduce
 from .fullreduce import is_full_reduction, synthesize_full_reduction
 from .ops import REDUCTIONS, CannotSynthesize
-from .pointwise import TransposingCopy, synthesize_pointwise
+from .pointwise import TransposingCopy, refuse_transposing_chain, synthesize_pointwise
 from .pool import is_pool, synthesize_pool
 from .rows import synthesize_rows
 from .scan import is_scan, synthesize_scan
@@ -45,13 +45,15 @@ def generate(contract: Contract, reference_src: str, attempt: int) -> str:
     except TransposingCopy:
         raise  # the row synthesizer would read or write it strided as well
     except CannotSynthesize as pointwise:
+        reduces = any(
+            f"aten.{op}." in reference_src or f"prims.{op}." in reference_src
+            for op in REDUCTIONS | {"prepare_softmax_online"}
+        )
+        if not reduces:
+            refuse_transposing_chain(contract, reference_src)
         try:
             return synthesize_rows(contract, reference_src, attempt)
         except CannotSynthesize as rows:
-            reduces = any(
-                f"aten.{op}." in reference_src or f"prims.{op}." in reference_src
-                for op in REDUCTIONS | {"prepare_softmax_online"}
-            )
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
 
 

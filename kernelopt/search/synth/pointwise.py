@@ -123,6 +123,20 @@ def _refuse_transposing(args: dict, names: list[str], outs: list[str], out_shape
             )
 
 
+def refuse_transposing_chain(contract: Contract, reference_src: str) -> None:
+    """``_refuse_transposing`` for a chain the pointwise generator refused for another reason (a
+    view of a per-channel parameter: a batch norm between a channels-last convolution and an
+    NCHW output), before the row generator takes it as rows with no reduction."""
+    _, consts = forward_of(reference_src)
+    shapes = [consts.get("OUT_SHAPES", {}).get(o) for o in consts.get("OUTPUTS", [])]
+    args = {a["name"]: a for a in contract.args if a.get("kind", "tensor") == "tensor" and "stride" in a}
+    names = [n for n in consts.get("INPUTS", []) if n in args]
+    if consts.get("LEVEL", "kernel") != "kernel" or not shapes or any(s != shapes[0] for s in shapes):
+        return
+    if all(o in args for o in consts["OUTPUTS"]):
+        _refuse_transposing(args, names, consts["OUTPUTS"], list(shapes[0]))
+
+
 def synthesize_pointwise(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts = forward_of(reference_src)
     if consts.get("LEVEL", "kernel") != "kernel":
