@@ -126,8 +126,12 @@ def _refuse_transposing(args: dict, names: list[str], outs: list[str], out_shape
 def refuse_transposing_chain(contract: Contract, reference_src: str) -> None:
     """``_refuse_transposing`` for a chain the pointwise generator refused for another reason (a
     view of a per-channel parameter: a batch norm between a channels-last convolution and an
-    NCHW output), before the row generator takes it as rows with no reduction."""
-    _, consts = forward_of(reference_src)
+    NCHW output), before the row generator takes it as rows with no reduction.  A reference it
+    cannot read is left to the row generator, which says why."""
+    try:
+        _, consts = forward_of(reference_src)
+    except CannotSynthesize:
+        return
     shapes = [consts.get("OUT_SHAPES", {}).get(o) for o in consts.get("OUTPUTS", [])]
     args = {a["name"]: a for a in contract.args if a.get("kind", "tensor") == "tensor" and "stride" in a}
     names = [n for n in consts.get("INPUTS", []) if n in args]
