@@ -1268,7 +1268,7 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
                     "name": "out_ptr0",
                     "kind": "tensor",
                     "shape": [2, 3, 4, 5],
-                    "stride": [60, 20, 5, 1],
+                    "stride": [60, 1, 15, 3],  # channels-last too: NCHW would be declined (transposing)
                     "dtype": "float32",
                     "access": "write",
                 },
@@ -1285,7 +1285,7 @@ def test_synthesis_pushes_unsqueeze_of_a_computed_vector_down_to_its_loads():
     spec.loader.exec_module(mod)
     x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
     mean, var = torch.randn(3), torch.rand(3) + 0.5
-    out = torch.full((2, 3, 4, 5), float("nan"))
+    out = torch.full((2, 3, 4, 5), float("nan")).to(memory_format=torch.channels_last)
     mod.launch(x, mean, var, out, 120)
     torch.testing.assert_close(out, torch.relu((x - mean[:, None, None]) * torch.rsqrt(var + 1e-5)[:, None, None]))
 
@@ -2288,7 +2288,7 @@ class Reference(torch.nn.Module):
                 t("in_ptr0", [2, 6, 3, 5], [90, 1, 30, 6], "read"),
                 t("in_ptr1", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
                 t("in_ptr2", [2, 3, 2, 1], [6, 2, 1, 1], "read"),
-                t("out_ptr0", [2, 6, 3, 5], [90, 15, 5, 1], "write"),
+                t("out_ptr0", [2, 6, 3, 5], [90, 1, 30, 6], "write"),  # NCHW: declined (transposing)
                 {"name": "xnumel", "kind": "scalar", "value": 180},
             ]
         }
@@ -2297,7 +2297,7 @@ class Reference(torch.nn.Module):
     torch.manual_seed(0)
     x = torch.randn(2, 6, 3, 5).to(memory_format=torch.channels_last)
     s, b = torch.randn(2, 3, 2, 1), torch.randn(2, 3, 2, 1)
-    out = torch.full((2, 6, 3, 5), float("nan"))
+    out = torch.full((2, 6, 3, 5), float("nan")).to(memory_format=torch.channels_last)
     _run_rows(src, "synth_as_strided", [x, s, b, out, 180])
     y = x * s.reshape(2, 6)[:, :, None, None] + b.reshape(2, 6)[:, :, None, None]
     torch.testing.assert_close(out, y * torch.sigmoid(y))
