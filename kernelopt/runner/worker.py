@@ -86,9 +86,12 @@ def gpu_key() -> str:
 def socket_path(run_dir: str | Path, problem: str, index: int = 0, gpu: str | None = None) -> Path:
     """Where worker ``index`` of ``problem`` listens (short: a Unix socket's path is limited to
     107 bytes, a run directory's is not)."""
+    return _runtime_dir() / f"kernelopt-worker-{os.geteuid()}-{_slot_digest(run_dir, problem, gpu)}-{index}.sock"
+
+
+def _slot_digest(run_dir: str | Path, problem: str, gpu: str | None) -> str:
     key = f"{Path(run_dir).resolve()}\0{problem}\0{gpu or gpu_key()}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
-    return _runtime_dir() / f"kernelopt-worker-{os.geteuid()}-{digest}-{index}.sock"
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
 def _run_digest(run_dir: str | Path) -> str:
@@ -102,8 +105,7 @@ def lock_path(run_dir: str | Path, problem: str, index: int, kind: str, gpu: str
     cluster's shared file system, where one node's slots are not another's), and named after
     the run, so that the run's end removes its own (``stop_all``): a user's hundreds of runs
     leave none behind."""
-    key = f"{Path(run_dir).resolve()}\0{problem}\0{gpu or gpu_key()}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    digest = _slot_digest(run_dir, problem, gpu)
     return _runtime_dir() / f"kernelopt-lock-{os.geteuid()}-{_run_digest(run_dir)}-{digest}-{index}.{kind}"
 
 
