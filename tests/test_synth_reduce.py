@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from conftest import load_candidate
 
 from kernelopt.core.records import Contract
-from kernelopt.search.synth import generate
+from kernelopt.search.synth import fullreduce, generate
 from kernelopt.search.synth.fullreduce import synthesize_full_reduction
 from kernelopt.search.synth.ops import CannotSynthesize
 
@@ -319,3 +319,93 @@ OUT_SHAPES = {{'out_ptr0': {out_shape!r}}}
     other = ref.replace(f"squeeze.dims(where, [{dim}])", "squeeze.dims(where, [0])")
     with pytest.raises(CannotSynthesize, match="squeeze"):
         generate.generate(contract, other, 0)
+
+
+# A group norm averaged per sample, as Inductor's post-grad graph writes the region of its
+# statistics and its mean (a convolution's output, channels-last, affine weights), and a form
+# without weights (x - mean, times rstd, seen as [N, C, ...], then the mean).
+GN_MEAN_AFFINE = """
+        view_2 = torch.ops.aten.reshape.default(x2, [1, {G}, {cpg}, 1]);  x2 = None
+        view_1 = torch.ops.aten.reshape.default(x1, [1, {G}, {cpg}, 1]);  x1 = None
+        view = torch.ops.aten.reshape.default(x0, [{N}, {G}, {cpg}, {S}])
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True);  view = None
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        mul = torch.ops.aten.mul.Tensor(rsqrt, view_1);  rsqrt = view_1 = None
+        getitem_1 = var_mean[1];  var_mean = None
+        neg = torch.ops.aten.neg.default(getitem_1);  getitem_1 = None
+        mul_1 = torch.ops.aten.mul.Tensor(neg, mul);  neg = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, view_2);  mul_1 = view_2 = None
+        as_strided_1 = torch.ops.aten.as_strided.default(add_1, [{N}, {C}], [{C}, 1]);  add_1 = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(as_strided_1, 2);  as_strided_1 = None
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(unsqueeze_2, 3);  unsqueeze_2 = None
+        as_strided = torch.ops.aten.as_strided.default(mul, [{N}, {C}], [{C}, 1]);  mul = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(as_strided, 2);  as_strided = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, 3);  unsqueeze = None
+        mul_2 = torch.ops.aten.mul.Tensor(x0, unsqueeze_1);  x0 = unsqueeze_1 = None
+        add_2 = torch.ops.aten.add.Tensor(mul_2, unsqueeze_3);  mul_2 = unsqueeze_3 = None
+        mean = torch.ops.aten.mean.dim(add_2, {dims});  add_2 = None
+        return (mean,)"""
+GN_MEAN_PLAIN = """
+        view = torch.ops.aten.reshape.default(x0, [{N}, {G}, {cpg}, {S}]);  x0 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        getitem_1 = var_mean[1];  var_mean = None
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        view_1 = torch.ops.aten.reshape.default(mul, {shape});  mul = None
+        mean = torch.ops.aten.mean.dim(view_1, {dims});  view_1 = None
+        return (mean,)"""
+
+
+@pytest.mark.parametrize("attempt", [0, 3])
+@pytest.mark.parametrize(
+    "shape, groups, affine, channels_last",
+    [([6, 16, 9, 11], 4, True, True), ([3, 12, 4, 5, 6], 3, True, False), ([5, 8, 7, 9], 2, False, False)],
+)
+def test_a_group_norm_averaged_per_sample_is_one_pass_over_its_input(shape, groups, affine, channels_last, attempt):
+    """GroupNorm(x).mean(every dim but the batch) from the channel sums and centred squares of one
+    pass over x (the normalised tensor never formed), held to float64 GroupNorm on inputs whose
+    channels have offsets far larger than their spread (a sum of squares less the squared sum
+    would lose them); a nonlinearity between the norm and the mean is refused."""
+    N, C, S = shape[0], shape[1], math.prod(shape[2:])
+    dims = list(range(1, len(shape)))
+    ins = ["in_ptr0", "in_ptr1", "in_ptr2"] if affine else ["in_ptr0"]
+    shapes = {"in_ptr0": shape, "in_ptr1": [C], "in_ptr2": [C]}
+    forward = (GN_MEAN_AFFINE if affine else GN_MEAN_PLAIN).format(
+        N=N, C=C, G=groups, cpg=C // groups, S=S, dims=dims, shape=shape
+    )
+    params = ", ".join(f"x{i}" for i in range(len(ins)))
+    ref = f"""
+LEVEL = 'kernel'
+INPUTS = {ins!r}
+OUTPUTS = ['out_ptr0']
+SHAPES = {{{", ".join(f"{n!r}: {shapes[n]!r}" for n in ins)}}}
+OUT_SHAPES = {{'out_ptr0': [{N}]}}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, {params}):{forward}
+"""
+    torch.manual_seed(11)
+    x = torch.randn(shape) * 0.5 + torch.randn([1, C] + [1] * (len(shape) - 2)) * 300
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    gamma, beta = torch.randn(C), torch.randn(C)
+    args = [_arg(n, shapes[n], "read") for n in ins] + [_arg("out_ptr0", [N], "write")]
+    args[0]["stride"] = list(x.stride())
+    contract = Contract.from_dict({"args": args})
+    src = generate.generate(contract, ref, attempt)
+    assert "synth_gn_partial" in src and "never written" in src
+    mod = load_candidate(src, f"gn_mean_{len(shape)}_{affine}_{attempt}")
+    out = torch.full((N,), float("nan"))
+    mod.launch(*([x, gamma, beta] if affine else [x]), out)
+    want = F.group_norm(x.double(), groups, gamma.double() if affine else None, beta.double() if affine else None)
+    torch.testing.assert_close(out.double(), want.mean(dim=dims), rtol=1e-4, atol=1e-5)
+    relu = ref.replace("torch.ops.aten.mean.dim(", "torch.ops.aten.relu.default(").replace(f", {dims});", ");")
+    relu = relu.replace("return (mean,)", f"mean = torch.ops.aten.mean.dim(mean, {dims})\n        return (mean,)")
+    with pytest.raises(CannotSynthesize, match="relu"):
+        fullreduce.synthesize_norm_mean(contract, relu, attempt)

@@ -199,3 +199,240 @@ def _contiguous(a: dict[str, Any]) -> bool:
             return False
         expect *= size
     return True
+
+
+# --------------------------------------------------------------------------- a group norm, averaged
+# A group norm whose output is only averaged per sample (``GroupNorm(x).mean(dims=[1, ...])``,
+# a convolution's epilogue in many models): the mean of ``gamma_c * (x - mu_g) * rstd_g + beta_c``
+# over (c, spatial) is ``sum_c (gamma_c * rstd_g * (m_c - mu_g) + beta_c) / C`` with ``m_c`` the
+# channel means, so the normalised tensor is never formed: one pass over ``x`` for every
+# channel's sum and centred sum of squares (per spatial chunk, combined as Chan's parallel
+# variance), then one small program per sample.  Inductor reads ``x`` twice (its statistics, then
+# the mean of the normalised values).
+NORM_MEAN_OPS = {"reshape", "view", "var_mean", "getitem", "add", "sub", "mul", "neg", "rsqrt", "as_strided"}
+NORM_MEAN_OPS |= {"unsqueeze", "mean"}
+VIEWS = {"reshape", "view", "as_strided", "unsqueeze"}
+# (elements of x per tile, programs wanted in all, num_warps) per attempt
+NORM_MEAN_ATTEMPTS = [(4096, 1024, 8), (2048, 2048, 4), (8192, 512, 8), (1024, 4096, 4)]
+
+
+def is_norm_then_mean(reference_src: str) -> bool:
+    """A var_mean and a mean (over some dims) in one reference: ``synthesize_norm_mean`` says
+    whether it is a group norm averaged per sample."""
+    return "aten.var_mean.correction(" in reference_src and "aten.mean.dim(" in reference_src
+
+
+def _calls(fwd: ast.FunctionDef) -> tuple[dict[str, tuple[str, ast.Call]], list[str]]:
+    """Each assigned name's (op, call) and the names returned; CannotSynthesize for an op outside
+    ``NORM_MEAN_OPS``."""
+    calls: dict[str, tuple[str, ast.Call]] = {}
+    for s in fwd.body:
+        if isinstance(s, ast.Return):
+            vals = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
+            return calls, [v.id if isinstance(v, ast.Name) else "" for v in vals]
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant):
+            continue
+        if not (isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)):
+            raise CannotSynthesize(f"unsupported statement {ast.unparse(s)[:80]}")
+        if isinstance(s.value, ast.Subscript):  # getitem of var_mean
+            calls[s.targets[0].id] = ("getitem", ast.Call(ast.Name("getitem"), [s.value.value, s.value.slice], []))
+            continue
+        if not isinstance(s.value, ast.Call):
+            raise CannotSynthesize(f"unsupported statement {ast.unparse(s)[:80]}")
+        op = ast.unparse(s.value.func).split(".")[-2] if ast.unparse(s.value.func).count(".") >= 2 else ""
+        if op not in NORM_MEAN_OPS:
+            raise CannotSynthesize(f"{ast.unparse(s.value.func)} between a group norm and its mean")
+        calls[s.targets[0].id] = (op, s.value)
+    raise CannotSynthesize("forward has no return")
+
+
+def _source(name: str, calls: dict[str, tuple[str, ast.Call]]) -> str:
+    """The value ``name`` is a view of (through reshapes, unsqueezes, as_strided)."""
+    while name in calls and calls[name][0] in VIEWS and isinstance(calls[name][1].args[0], ast.Name):
+        name = calls[name][1].args[0].id
+    return name
+
+
+def _item_of(call: ast.Call, name: str) -> Any:
+    """The index a getitem takes of ``name`` (None for another value's)."""
+    whole, index = call.args[0], call.args[1]
+    if isinstance(whole, ast.Name) and whole.id == name and isinstance(index, ast.Constant):
+        return index.value
+    return None
+
+
+def _first_use(name: str, calls: dict[str, tuple[str, ast.Call]]) -> str | None:
+    """The first op other than a view that uses ``name`` (through its views)."""
+    names = {name}
+    for target, (op, call) in calls.items():
+        if any(isinstance(a, ast.Name) and a.id in names for a in call.args):
+            if op in VIEWS:
+                names.add(target)
+            else:
+                return op
+    return None
+
+
+def _norm_mean_roles(
+    fwd: ast.FunctionDef, consts: dict[str, Any], ins: list[str]
+) -> tuple[str, list[int], int, float, str | None, str | None]:
+    """(the normalised input, its shape [N, C, *spatial], groups G, eps, gamma, beta) of a group
+    norm averaged per sample; CannotSynthesize for anything else."""
+    calls, rets = _calls(fwd)
+    params = {p.arg: ins[i] for i, p in enumerate(fwd.args.args[1:])}
+    vms = [(t, c) for t, (op, c) in calls.items() if op == "var_mean"]
+    means = [(t, c) for t, (op, c) in calls.items() if op == "mean"]
+    if len(vms) != 1 or len(means) != 1 or rets != [means[0][0]]:
+        raise CannotSynthesize("not one var_mean and one mean that is the output: no group norm averaged per sample")
+    (vm, vcall), (_, mcall) = vms[0], means[0]
+    kw = {k.arg: ast.literal_eval(k.value) for k in vcall.keywords}
+    viewed = vcall.args[0].id if isinstance(vcall.args[0], ast.Name) else ""
+    if ast.literal_eval(vcall.args[1]) not in ([2, 3], [-2, -1]) or kw.get("correction", 1) != 0 or viewed not in calls:
+        raise CannotSynthesize("a var_mean that is not a group norm's (dims [2, 3] of [N, G, C/G, S], no correction)")
+    x = _source(viewed, calls)
+    if x not in params:
+        raise CannotSynthesize("a group norm of a computed value")
+    shape = list(consts["SHAPES"][params[x]])
+    grouped = list(ast.literal_eval(calls[viewed][1].args[1]))
+    if len(shape) < 3 or len(grouped) != 4 or grouped[0] != shape[0] or grouped[1] * grouped[2] != shape[1]:
+        raise CannotSynthesize(f"a var_mean over {grouped} of {shape}: not a group norm's grouping")
+    if grouped[3] != math.prod(shape[2:]):
+        raise CannotSynthesize(f"a var_mean over {grouped} of {shape}: not a group norm's grouping")
+    dims = sorted(int(d) % len(shape) for d in ast.literal_eval(mcall.args[1]))
+    if dims != list(range(1, len(shape))) or len(mcall.args) > 2 and ast.literal_eval(mcall.args[2]):
+        raise CannotSynthesize("a mean that is not over every dimension but the batch")
+    variance = [t for t, (op, c) in calls.items() if op == "getitem" and _item_of(c, vm) == 0]
+    eps = [
+        ast.literal_eval(c.args[1])
+        for op, c in calls.values()
+        if op == "add" and isinstance(c.args[0], ast.Name) and c.args[0].id in variance and len(c.args) == 2
+    ]
+    if len(eps) != 1 or not isinstance(eps[0], (int, float)):
+        raise CannotSynthesize("no variance + eps of the group norm")
+    roles: dict[str, str] = {}
+    for p, arg in params.items():
+        if p == x:
+            continue
+        if list(consts["SHAPES"][arg]) != [shape[1]]:
+            raise CannotSynthesize(f"input {arg} of shape {consts['SHAPES'][arg]}: not a per-channel weight")
+        use = _first_use(p, calls)
+        role = {"mul": "gamma", "add": "beta"}.get(use or "")
+        if role is None or role in roles:
+            raise CannotSynthesize(f"input {arg} is neither the group norm's weight nor its bias")
+        roles[role] = arg
+    return params[x], shape, grouped[1], float(eps[0]), roles.get("gamma"), roles.get("beta")
+
+
+def _spatial_offset(a: dict[str, Any], name: str = "s") -> str:
+    """The element offset of flat spatial positions ``s`` (over dims 2..) of argument ``a``."""
+    shape, stride = a["shape"], a["stride"]
+    terms, inner = [], math.prod(shape[2:])
+    for d in range(2, len(shape)):
+        inner //= shape[d]
+        idx = f"({name} // {inner})" if inner > 1 else name
+        idx = f"({idx} % {shape[d]})" if d > 2 else idx
+        if shape[d] > 1 and stride[d]:
+            terms.append(f"{idx} * {stride[d]}")
+    return " + ".join(terms) or "0"
+
+
+def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -> str:
+    fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
+    x, shape, groups, eps, gamma, beta = _norm_mean_roles(fwd, consts, ins)
+    out = outs[0]
+    if list(consts["OUT_SHAPES"][out]) != [shape[0]]:
+        raise CannotSynthesize(f"the output is {consts['OUT_SHAPES'][out]}, not one value per sample")
+    for name in ins + outs:
+        if args[name].get("dtype") not in FLOAT_DTYPES:
+            raise CannotSynthesize(f"argument {name} is {args[name].get('dtype')}: float arguments only")
+    N, C, S = shape[0], shape[1], math.prod(shape[2:])
+    c_pad, g_pad = 1 << (C - 1).bit_length(), 1 << (groups - 1).bit_length()
+    if c_pad > 1024 or c_pad * g_pad > 65536:
+        raise CannotSynthesize(f"{C} channels in {groups} groups: more than one program's tile")
+    tile, programs, warps = NORM_MEAN_ATTEMPTS[attempt % len(NORM_MEAN_ATTEMPTS)]
+    block = max(1, min(tile // c_pad, 1 << (S - 1).bit_length()))
+    chunks = max(1, min(-(-programs // N), -(-S // block), 16384 // c_pad))
+    per = -(-S // chunks)
+    span = -(-per // block) * block  # spatial positions per program, whole tiles
+    chunks = -(-S // span)
+    xa = args[x]
+    what = [
+        f"a group norm of {shape} ({groups} groups, eps {eps:g}{', affine' if gamma or beta else ''}) averaged",
+        f"per sample: {chunks} chunks of {span} positions per sample sum every channel and its centred",
+        "squares in one pass over x (Chan's combine), one program per sample forms the mean from the",
+        "channel means; the normalised tensor is never written.",
+    ]
+    cnt = f"(tl.minimum({S}, (kk + 1) * SPAN) - kk * SPAN).to(tl.float32)"
+    partial = [
+        "@triton.jit",
+        f"def synth_gn_partial({x}, psum, pm2, SPAN: tl.constexpr, BLOCK: tl.constexpr, K_PAD: tl.constexpr):",
+        "    n = tl.program_id(0).to(tl.int64)",
+        "    kk = tl.program_id(1)",
+        f"    c = tl.arange(0, {c_pad})",
+        f"    base = {x} + n * {xa['stride'][0]} + c[None, :] * {xa['stride'][1]}",
+        f"    acc = tl.zeros([BLOCK, {c_pad}], tl.float32)",
+        "    for start in range(0, SPAN, BLOCK):",
+        "        s = kk * SPAN + start + tl.arange(0, BLOCK)",
+        f"        m = ((s < {S}) & (s < (kk + 1) * SPAN))[:, None] & (c < {C})[None, :]",
+        f"        acc += tl.load(base + ({_spatial_offset(xa)})[:, None], mask=m, other=0.0).to(tl.float32)",
+        "    total = tl.sum(acc, axis=0)",
+        f"    mean = total / {cnt}",
+        f"    acc = tl.zeros([BLOCK, {c_pad}], tl.float32)",
+        "    for start in range(0, SPAN, BLOCK):  # the chunk again (from the cache): centred squares",
+        "        s = kk * SPAN + start + tl.arange(0, BLOCK)",
+        f"        m = ((s < {S}) & (s < (kk + 1) * SPAN))[:, None] & (c < {C})[None, :]",
+        f"        v = tl.load(base + ({_spatial_offset(xa)})[:, None], mask=m, other=0.0).to(tl.float32)",
+        "        d = tl.where(m, v - mean[None, :], 0.0)",
+        "        acc += d * d",
+        f"    at = (n * K_PAD + kk) * {c_pad} + c",
+        "    tl.store(psum + at, total)",
+        "    tl.store(pm2 + at, tl.sum(acc, axis=0))",
+    ]
+    weight = f"tl.load({gamma} + c * {args[gamma]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)" if gamma else "1.0"
+    bias = f"tl.load({beta} + c * {args[beta]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)" if beta else "0.0"
+    cpg = C // groups
+    final = [
+        "@triton.jit",
+        f"def synth_gn_mean(psum, pm2, {', '.join(n for n in (gamma, beta, out) if n)}, CHUNKS, SPAN: tl.constexpr, "
+        "K_PAD: tl.constexpr):",
+        "    n = tl.program_id(0).to(tl.int64)",
+        "    kk = tl.arange(0, K_PAD)",
+        f"    c = tl.arange(0, {c_pad})",
+        f"    g = tl.arange(0, {g_pad})",
+        f"    cm = c < {C}",
+        "    m = (kk < CHUNKS)[:, None] & cm[None, :]",
+        f"    at = (n * K_PAD + kk[:, None]) * {c_pad} + c[None, :]",
+        "    ps = tl.load(psum + at, mask=m, other=0.0)",
+        "    pm = tl.load(pm2 + at, mask=m, other=0.0)",
+        f"    cnt = tl.where(kk < CHUNKS, {cnt}, 1.0)",
+        f"    mean_c = tl.sum(ps, axis=0) / {float(S)!r}",
+        "    dk = tl.where(m, ps / cnt[:, None] - mean_c[None, :], 0.0)",
+        "    m2_c = tl.sum(pm + cnt[:, None] * dk * dk, axis=0)",
+        f"    member = ((c // {cpg})[:, None] == g[None, :]) & cm[:, None]",
+        f"    mean_g = tl.sum(tl.where(member, mean_c[:, None], 0.0), axis=0) / {float(cpg)!r}",
+        "    dev = mean_c - tl.sum(tl.where(member, mean_g[None, :], 0.0), axis=1)",
+        f"    m2_g = tl.sum(tl.where(member, (m2_c + {float(S)!r} * dev * dev)[:, None], 0.0), axis=0)",
+        f"    rstd_g = 1.0 / tl.sqrt(m2_g / {float(cpg * S)!r} + {eps!r})",
+        "    rstd_c = tl.sum(tl.where(member, rstd_g[None, :], 0.0), axis=1)",
+        f"    val = tl.where(cm, {weight} * rstd_c * dev + {bias}, 0.0)",
+        f"    res = tl.sum(val, axis=0) / {float(C)!r}",
+        f"    tl.store({out} + n * {args[out]['stride'][0]}, res.to({out}.dtype.element_ty))",
+    ]
+    launch = [
+        f"CONFIG = {{'BLOCK': {block}, 'SPAN': {span}}}",
+        f"NUM_WARPS = {warps}",
+        "NUM_STAGES = 1",
+        "",
+        "",
+        f"def launch({', '.join(a['name'] for a in contract.args)}):",
+        f"    chunks = triton.cdiv({S}, CONFIG['SPAN'])",
+        "    k_pad = triton.next_power_of_2(chunks)",
+        f"    psum = torch.empty(({N} * k_pad * {c_pad},), dtype=torch.float32, device={out}.device)",
+        "    pm2 = torch.empty_like(psum)",
+        f"    synth_gn_partial[({N}, chunks)]({x}, psum, pm2, CONFIG['SPAN'], CONFIG['BLOCK'], k_pad, "
+        "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+        f"    synth_gn_mean[({N},)](psum, pm2, {', '.join(n for n in (gamma, beta, out) if n)}, chunks, "
+        "CONFIG['SPAN'], k_pad, num_warps=4, num_stages=1)",
+        "",
+    ]
+    return "\n".join([*module_head(attempt, what), "", "", *partial, "", "", *final, "", "", *launch])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ...core.records import Contract, unit_reference
 from .argreduce import is_argreduce, synthesize_argreduce
-from .fullreduce import is_full_reduction, synthesize_full_reduction
+from .fullreduce import is_full_reduction, is_norm_then_mean, synthesize_full_reduction, synthesize_norm_mean
 from .ops import REDUCTIONS, CannotSynthesize
 from .pointwise import TransposingCopy, refuse_transposing_chain, synthesize_pointwise
 from .pool import is_pool, synthesize_pool
@@ -35,6 +35,11 @@ def generate(contract: Contract, reference_src: str, attempt: int) -> str:
         return synthesize_scan(contract, reference_src, attempt)
     if is_argreduce(reference_src):
         return synthesize_argreduce(contract, reference_src, attempt)
+    if is_norm_then_mean(reference_src):
+        try:
+            return synthesize_norm_mean(contract, reference_src, attempt)
+        except CannotSynthesize:
+            pass  # a var_mean and a mean of another kind (a standardisation's): the row synthesizer's
     if is_full_reduction(reference_src):
         try:
             return synthesize_full_reduction(contract, reference_src, attempt)
