@@ -343,3 +343,41 @@ def test_an_unsteady_absolute_time_is_measured_again_and_the_steadiest_kept(monk
     scripted([1.0, 2.0, 1.0, 2.0] + [1.0] * 4)
     t = measure.time_one(lambda: None, "cpu", p)
     assert t["round_ms"] == [1.0, 2.0, 1.0, 2.0] and not t["stable"] and not t["meaningful"]
+
+
+def test_an_unsteady_comparison_is_measured_again_and_the_steadiest_kept(monkeypatch):
+    """Gate 4's interleaved A/B comparison on the GPU: when the rounds of either side spread more
+    than 10 % it is measured again (twice at most), the steadiest kept by spread, never by ratio,
+    and the spreads recorded (on the H100 a suffix sum's baseline ran from 2.0 to 4.3 ms a round,
+    the candidate steady, and a 1.97x speedup was reported as 3.02x); a steady comparison is
+    measured once, the CPU's never again."""
+    import torch
+
+    from kernelopt.core import measure
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+
+    def scripted(*comparisons):
+        seq = []
+        for a, b in comparisons:  # ABBA: even rounds A then B, odd rounds B then A
+            for r in range(len(a)):
+                seq += [a[r], b[r]] if r % 2 == 0 else [b[r], a[r]]
+        it = iter(seq)
+        monkeypatch.setattr(measure, "_rep_times", lambda fn, device, reps, flush: [next(it)])
+
+    p = measure.Protocol(rounds=4, reps=1, warmup=0, flush_l2=False)
+    slow = ([4.3, 2.0, 2.1, 3.9], [0.8] * 4)
+    faster_but_unsteady = ([1.6, 1.6, 1.6, 1.6], [0.8, 0.4, 0.8, 0.8])
+    steady = ([1.57, 1.58, 1.57, 1.57], [0.80, 0.80, 0.80, 0.80])
+    scripted(slow, faster_but_unsteady, steady)
+    c = measure.compare(lambda: None, lambda: None, "cuda", p)
+    assert c.stable and c.a_round_ms == steady[0] and abs(c.speedup - 1.57 / 0.80) < 1e-9
+    assert c.spreads_before == [round(4.3 / 2.0 - 1, 4), 1.0] and c.spread_b == 0.0
+    scripted(slow, faster_but_unsteady, ([3.0, 1.0, 1.0, 1.0], [0.5] * 4))
+    c = measure.compare(lambda: None, lambda: None, "cuda", p)  # none steady: the least unsteady
+    assert not c.stable and c.b_round_ms == [0.8, 0.4, 0.8, 0.8] and len(c.spreads_before) == 2
+    scripted(steady, slow)
+    assert measure.compare(lambda: None, lambda: None, "cuda", p).spreads_before == []
+    scripted(slow, steady)
+    c = measure.compare(lambda: None, lambda: None, "cpu", p)
+    assert c.a_round_ms == slow[0] and not c.stable and not c.meaningful and c.spreads_before == []

@@ -262,6 +262,37 @@ def test_synthesis_skipped_at_the_roof_is_not_a_failure(tmp_path):
     assert f"u: {why}" in res["reason"] and "v: synthesis a0 failed: gate 2 (mismatch): far off" in res["reason"]
 
 
+def test_an_unsteady_gate_4_and_a_baseline_off_capture_are_named(tmp_path):
+    """Gate 4 passed on the GPU, but its baseline's rounds stayed unsteady after being measured
+    again and its baseline time is 1.54x what capture timed the same output code at (the H100's
+    suffix sum of 2026-12-06, 3.02x reported where capture's time says 1.97x): the result names
+    both and gives the speedup on capture's time; a steady gate 4 that agrees with capture, and
+    the CPU's times, name nothing."""
+    g4 = {"a_ms": 2.414, "b_ms": 0.7985, "speedup": 3.023, "ratio": 0.3309, "ci_low": 0.251, "ci_high": 0.3756}
+    g4 |= {"noise_band": [0.251, 0.3756], "meaningful": True, "spread_a": 1.158, "spread_b": 0.001, "stable": False}
+    for device, numbers, named in (
+        ("cuda", g4, True),
+        ("cuda", {**g4, "a_ms": 1.575, "spread_a": 0.002, "stable": True}, False),
+        ("cpu", {**g4, "meaningful": False}, False),
+    ):
+        paths = _problem(tmp_path / f"{device}{named}", device=device)
+        Baseline(
+            problem=paths.problem,
+            device=device,
+            compiled={"median_ms": 2.33},
+            eager={"median_ms": 3.0},
+            wrapper={"median_ms": 1.5698, "stable": True, "meaningful": device == "cuda"},
+        ).save(paths.baseline)
+        _stitched(paths, "pass", "pass", "stitched faster", numbers)
+        res = _finalize(paths)
+        assert res["category"] == "optimized"
+        if named:
+            assert res["gate4_unsteady"] == {"baseline": 1.158} and res["gate4_baseline_vs_capture"] == 1.5378
+            assert abs(res["speedup_on_capture_baseline"] - 1.5698 / 0.7985) < 1e-9
+        else:
+            assert not {"gate4_unsteady", "gate4_baseline_vs_capture", "speedup_on_capture_baseline"} & set(res)
+
+
 def _stitched(paths, g3, g4, g4_reason, numbers=None):
     plan = {"attempt": 0, "status": "stitched", "replacements": {"u": str(paths.unit("u") / "cands/c0/candidate.py")}}
     _put(paths.attempt(0).plan, plan)

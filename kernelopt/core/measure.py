@@ -51,6 +51,12 @@ class Comparison:
     round_ratios: list[float] = field(default_factory=list)
     a_round_ms: list[float] = field(default_factory=list)
     b_round_ms: list[float] = field(default_factory=list)
+    # the slowest round over the fastest, less one, of each side (``_spread``); whether both are
+    # within ``UNSTABLE_SPREAD``; the larger spread of each comparison measured again before it
+    spread_a: float = 0.0
+    spread_b: float = 0.0
+    stable: bool = True
+    spreads_before: list[float] = field(default_factory=list)
 
     @property
     def speedup(self) -> float:
@@ -111,7 +117,26 @@ def bootstrap_ci(values: list[float], n: int, confidence: float, seed: int) -> t
 def compare(
     fn_a: Callable[[], Any], fn_b: Callable[[], Any], device: str, protocol: Protocol | None = None
 ) -> Comparison:
-    """Interleaved A/B timing; returns B's time relative to A's with a confidence interval."""
+    """Interleaved A/B timing; returns B's time relative to A's with a confidence interval.  On
+    the GPU a comparison whose rounds of either side spread more than ``UNSTABLE_SPREAD`` is
+    measured again, ``REMEASURES`` times at most, and the steadiest kept (chosen by spread, never
+    by ratio): interleaving cancels a slow stretch in the ratio's median, not in the times
+    reported beside it (on the H100, 2026-12-06, a suffix sum's baseline ran in rounds from 2.0 to
+    4.3 ms in gate 4, the candidate at 0.798 ms in every round, and the capture had timed that
+    baseline at 1.57 ms: a 1.97x speedup reported as 3.02x)."""
+    tries: list[Comparison] = []
+    for _ in range(1 + (REMEASURES if device == "cuda" else 0)):
+        tries.append(_compare_once(fn_a, fn_b, device, protocol))
+        if tries[-1].stable:
+            break
+    kept = min(tries, key=lambda c: max(c.spread_a, c.spread_b))
+    kept.spreads_before = [round(max(c.spread_a, c.spread_b), 4) for c in tries if c is not kept]
+    return kept
+
+
+def _compare_once(
+    fn_a: Callable[[], Any], fn_b: Callable[[], Any], device: str, protocol: Protocol | None = None
+) -> Comparison:
     p = protocol or Protocol()
     flush = _Flusher(device, p.flush_l2)
     for _ in range(p.warmup):
@@ -146,6 +171,9 @@ def compare(
         round_ratios=ratios,
         a_round_ms=a_meds,
         b_round_ms=b_meds,
+        spread_a=round(_spread(a_meds), 4),
+        spread_b=round(_spread(b_meds), 4),
+        stable=max(_spread(a_meds), _spread(b_meds)) <= UNSTABLE_SPREAD,
     )
 
 
