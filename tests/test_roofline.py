@@ -306,6 +306,8 @@ def test_the_hardware_facts_are_declared_once_and_agree():
     assert gpumem.CONTEXT_MB == h200.cuda_context_mb
     assert measure.L2_FLUSH_BYTES > 4 * h200.l2_bytes
     assert hardware.declared("NVIDIA H200 NVL") is h200 and hardware.declared("an unknown GPU") is hardware.TARGET
+    h100 = hardware.declared("NVIDIA H100 80GB HBM3")  # as the device machine's H100 names itself
+    assert h100 is hardware.H100 and h100.copy_gbs < h200.copy_gbs and h100.l2_bytes == 50 * 2**20
     cpu = hardware.current("cpu")
     assert cpu.sm_count == 1 and cpu.on_chip_bytes == h200.on_chip_bytes and cpu.measured == ()
 
@@ -330,11 +332,15 @@ def test_on_the_gpu_what_the_device_reports_stands_in_for_the_table(monkeypatch)
     try:
         got = hardware.current("cuda")
         assert _same_facts(got, hardware.H200) and len(got.measured) == 5
-        props.name, props.multi_processor_count, props.L2_cache_size = "NVIDIA H100 80GB HBM3", 114, 0
+        props.name, props.multi_processor_count, props.L2_cache_size = "NVIDIA A100-SXM4-80GB", 108, 0
         hardware.current.cache_clear()
         other = hardware.current("cuda")  # not in the table: the H200's figures, the device's where it tells
-        assert other.name == props.name and other.sm_count == 114 and other.l2_bytes == hardware.H200.l2_bytes
+        assert other.name == props.name and other.sm_count == 108 and other.l2_bytes == hardware.H200.l2_bytes
         assert "l2_bytes" not in other.measured
+        props.name = "NVIDIA H100 80GB HBM3"  # in the table: its own figures where the device is silent
+        hardware.current.cache_clear()
+        h100 = hardware.current("cuda")
+        assert h100.l2_bytes == hardware.H100.l2_bytes and h100.copy_gbs == hardware.H100.copy_gbs
     finally:
         hardware.current.cache_clear()
 
