@@ -5,7 +5,7 @@
 # Environment: PROBS (default problems/large), SEARCH, PIPELINE_TIMEOUT, EXTRA=1 (then: add
 # problems/large_extra to the same workdir and show, by a dry run, that only it is scheduled;
 # EXTRA=run: run it for real, EXTRA_TIMEOUT), CUDA_VISIBLE_DEVICES=0 (one GPU of a 2-GPU machine),
-# RESUME=<tar of the run dir> (large_workdir.tar.gz of an earlier call), TARGET=<a file under
+# EXECUTOR='{workers_per_problem: 2}' (the config's executor section), RESUME=<tar of the run dir> (large_workdir.tar.gz of an earlier call), TARGET=<a file under
 # the run directory> (only what it needs, e.g. one unit's gate2.json).
 # Results in $OUT: large_h200.json + large_jobs.csv (bench/collect_large.py), level1_table.{json,md}
 # (bench/level1_table.py), large_results.csv,
@@ -25,7 +25,7 @@ SMI=$!
 t0=$(date +%s)
 timeout -k 10 ${PIPELINE_TIMEOUT:-500} python3 -m snakemake --cores 16 --resources gpu=8 --keep-going --rerun-incomplete \
   ${TARGET:+$WD/$TARGET} --config problems="${PROBS}" device=cuda workdir=$WD "search=${SEARCH}" 'gates={user_candidates: 0}' \
-  >> $OUTDIR/large_snakemake.log 2>&1
+  ${EXECUTOR:+"executor=${EXECUTOR}"} >> $OUTDIR/large_snakemake.log 2>&1
 rc=$?
 echo "snakemake exit $rc after $(( $(date +%s) - t0 )) s"
 grep -E "^\[report\]|steps \([0-9]+%\) done" $OUTDIR/large_snakemake.log | tail -4
