@@ -437,3 +437,51 @@ def test_a_split_loss_whose_output_is_a_renamed_allocation_is_a_region(tmp_path)
     bad = src.replace("buf3 = buf2; del buf2  # reuse", "buf3 = arg0_1")
     found, refused = regions.find_regions(bad, sources, heur, [first], lambda b: b != "buf1")
     assert found == [] and refused
+
+
+def test_a_region_after_a_convolution_run_without_its_bias_has_a_reference(tmp_path):
+    """On the GPU Inductor may call the convolution with ``bias=None`` and add the bias in the
+    Triton kernels after it (Conv3d + GroupNorm + mean on the H100, 2026-12-06): the call's buffer
+    holds no FX node's value, and the region after it had no reference.  The buffer is now the
+    convolution's value less its bias: the reference adds the bias (an input of the region) back,
+    and matches the graph on the raw output; a call whose weight is not the FX node's is not
+    taken."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from kernelopt.capture import fxref
+    from kernelopt.capture.stage import raw_convolutions
+
+    conv = torch.ops.aten.convolution.default
+
+    def f(x, w, b):
+        c = conv(x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+        return (torch.ops.aten.mean.dim(torch.ops.aten.relu.default(c) * 2.0, [1, 2, 3]),)
+
+    torch.manual_seed(0)
+    x, w, b = torch.randn(2, 3, 8, 8), torch.randn(5, 3, 3, 3), torch.randn(5) * 3
+    gm = make_fx(f)(x, w, b)
+    ph = {n.name: n for n in gm.graph.nodes if n.op == "placeholder"}
+    x_, w_, b_ = list(ph.values())
+    source = (
+        "        buf0 = extern_kernels.convolution(arg2_1, arg0_1, stride=(1, 1), padding=(0, 0), "
+        "dilation=(1, 1), transposed=False, output_padding=(0, 0), groups=1, bias=None)\n"
+        "        buf7 = extern_kernels.convolution(arg2_1, arg2_1, stride=(1, 1), bias=None)\n"
+    )
+    names = {"arg2_1": x_, "arg0_1": w_, "arg1_1": b_}
+
+    def node_of(buf):
+        if buf not in names:
+            raise fxref.ReferenceUnavailable(f"buffer {buf} has no origin FX node")
+        return names[buf]
+
+    raw = raw_convolutions(source, node_of)
+    assert list(raw) == ["buf0"] and raw["buf0"][1] is b_ and raw["buf0"][0].target is conv
+    out = next(n for n in gm.graph.nodes if n.op == "output").args[0][0]
+    ref = fxref.build(gm, {"buf0": raw["buf0"][0], "arg1_1": b_}, {"buf9": out}, raw={"buf0": b_})
+    assert ref.level == "kernel" and "aten.convolution.default" not in ref.aten_ops
+    ns: dict = {"__file__": str(tmp_path / "rg_test.reference.py")}
+    exec(fxref.render("rg_test", ref), ns)
+    got = ns["reference"](buf0=conv(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), arg1_1=b)["buf9"]
+    torch.testing.assert_close(got, f(x, w, b)[0])
+    with pytest.raises(fxref.ReferenceUnavailable, match="does not read"):  # the bias must be an input
+        fxref.build(gm, {"buf0": raw["buf0"][0]}, {"buf9": out}, raw={"buf0": b_})

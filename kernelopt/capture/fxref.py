@@ -46,12 +46,20 @@ def numel(node: Any) -> int | None:
     return None if shape is None else int(math.prod(shape))
 
 
-def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> ReferenceCode:
+def build(
+    gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any], raw: dict[str, Any] | None = None
+) -> ReferenceCode:
     """Cut ``outputs = f(inputs)`` (both ``{arg name: fx.Node}``) out of ``gm``.
 
     ``inputs=None`` builds a graph-level reference instead: its inputs are whichever graph
     placeholders the outputs depend on (used when a kernel reads a buffer that no FX node
     holds, e.g. an extern convolution's output before Inductor adds the bias).
+
+    ``raw``: inputs that hold a convolution's value without its bias (``{arg: the bias's FX
+    node}``, the arg mapped in ``inputs`` to the convolution's node): on the GPU Inductor runs the
+    library call with ``bias=None`` and adds the bias in the Triton kernels after it.  The
+    reference takes the raw output and adds the bias (another input) where the graph used the
+    convolution's value.
     """
     import torch.fx as fx
 
@@ -64,7 +72,7 @@ def build(gm: Any, inputs: dict[str, Any] | None, outputs: dict[str, Any]) -> Re
             raise ReferenceUnavailable(
                 f"argument {arg} maps to FX node {node.name}, whose value is not a single tensor"
             )
-    cut = _Cut(gm, level, inputs)
+    cut = _Cut(gm, level, inputs, raw or {})
     outs = [cut.copy(node) for node in outputs.values()]
     # Placeholders created while copying come after the others: FX keeps them in creation
     # order, which is the order of ``names``.
@@ -93,7 +101,7 @@ class _Cut:
     (``inputs``, arg name -> node, in order), and at graph level also every graph input that a
     copied node depends on (added to ``inputs`` as they are met)."""
 
-    def __init__(self, gm: Any, level: str, inputs: dict[str, Any]):
+    def __init__(self, gm: Any, level: str, inputs: dict[str, Any], raw: dict[str, Any]):
         import torch.fx as fx
 
         self.gm, self.level, self.inputs = gm, level, inputs
@@ -102,9 +110,13 @@ class _Cut:
         self.names: list[str] = []  # forward's parameters, in order (placeholder names are generated)
         self.constants: dict[str, Any] = {}
         self.ops: list[str] = []
+        self.raw: dict[Any, tuple[Any, Any]] = {}  # convolution node -> (its raw output's placeholder, bias)
         for arg, node in inputs.items():
             ph = self._placeholder(arg, node)
-            self.env.setdefault(node, ph)  # two arguments holding one value: the first one feeds it
+            if arg in raw:
+                self.raw[node] = (ph, raw[arg])
+            else:
+                self.env.setdefault(node, ph)  # two arguments holding one value: the first one feeds it
 
     def _placeholder(self, arg: str, node: Any) -> Any:
         ph = self.graph.placeholder(f"x{len(self.names)}")
@@ -124,6 +136,13 @@ class _Cut:
             if cur in env:
                 stack.pop()
                 continue
+            if cur in self.raw:
+                if self.raw[cur][1] not in env:
+                    stack.append(self.raw[cur][1])
+                    continue
+                self._add_bias(cur)
+                stack.pop()
+                continue
             if cur.op == "placeholder":
                 if self.level == "kernel":
                     raise ReferenceUnavailable(
@@ -140,6 +159,19 @@ class _Cut:
             self._copy_one(cur)
             stack.pop()
         return env[node]
+
+    def _add_bias(self, conv: Any) -> None:
+        """The convolution's value from its raw output: the bias, seen as [1, C, 1, ...], added."""
+        import torch
+
+        ph, bias = self.raw[conv]
+        shape = _shape(conv) or []
+        view = self.graph.call_function(
+            torch.ops.aten.reshape.default, (self.env[bias], [1, shape[1]] + [1] * (len(shape) - 2))
+        )
+        self.env[conv] = self.graph.call_function(torch.ops.aten.add.Tensor, (ph, view))
+        self.env[conv].meta = dict(conv.meta)
+        self.ops += ["aten.reshape.default", "aten.add.Tensor"]
 
     def _copy_one(self, cur: Any) -> None:
         """Copy a node whose inputs are all copied: a constant is fetched, an op recorded."""

@@ -47,6 +47,36 @@ def _node_finder(cap: GraphCapture) -> Callable[[str], Any]:
     return node_of
 
 
+RAW_CONV = re.compile(r"^\s*(buf\d+) = extern_kernels\.convolution\((\w+), (\w+),[^\n]*\bbias=None\)", re.M)
+
+
+def raw_convolutions(source: str, node_of: Callable[[str], Any]) -> dict[str, tuple[Any, Any]]:
+    """Buffers holding a convolution's value without its bias (``{buffer: (the convolution's FX
+    node, its bias's)}``): on the GPU Inductor may call the library with ``bias=None`` and add the
+    bias in the Triton kernels after it, so the call's buffer holds no FX node's value and a
+    region starting there had no reference.  Only a call whose input and weight buffers map to
+    the FX convolution's, one such node with a bias, is taken."""
+    import torch
+
+    out = {}
+    for buf, x, w in RAW_CONV.findall(source):
+        try:
+            xn, wn = node_of(x), node_of(w)
+        except fxref.ReferenceUnavailable:
+            continue
+        convs = [
+            n
+            for n in xn.users
+            if n.target is torch.ops.aten.convolution.default
+            and len(n.args) > 2
+            and n.args[:2] == (xn, wn)
+            and n.args[2] is not None
+        ]
+        if len(convs) == 1:
+            out[buf] = (convs[0], convs[0].args[2])
+    return out
+
+
 def region_references(
     cap: GraphCapture, source: str, kernels: dict[str, Any], kernel_sources: dict[str, str], paths: ProblemPaths
 ) -> dict[str, Any]:
@@ -76,11 +106,14 @@ def region_references(
         fusible,
         absorb=True,
     )
+    raw = raw_convolutions(source, node_of)
     out = []
     for r in found:
         rid = regions.region_id(r["members"])
         try:
-            ref = fxref.build(cap.gm, {b: node_of(b) for b in r["inputs"]}, {b: node_of(b) for b in r["outputs"]})
+            ins = {b: raw[b][0] if b in raw and b not in cap.buffer_origin else node_of(b) for b in r["inputs"]}
+            biases = {b: raw[b][1] for b in r["inputs"] if b in raw and b not in cap.buffer_origin}
+            ref = fxref.build(cap.gm, ins, {b: node_of(b) for b in r["outputs"]}, raw=biases)
         except Exception as e:  # noqa: BLE001 - this region has no reference, said why; the others go on
             why = f"the region {' -> '.join(r['members'])} has no reference: {type(e).__name__}: {e}"
             refused.append({"start": r["members"][0], "function": r["function"], "reason": why})
