@@ -363,14 +363,22 @@ GN_MEAN_PLAIN = """
 
 @pytest.mark.parametrize("attempt", [0, 3])
 @pytest.mark.parametrize(
-    "shape, groups, affine, channels_last",
-    [([6, 16, 9, 11], 4, True, True), ([3, 12, 4, 5, 6], 3, True, False), ([5, 8, 7, 9], 2, False, False)],
+    "shape, groups, affine, channels_last, shifted",
+    [
+        ([6, 16, 9, 11], 4, True, True, False),
+        ([3, 12, 4, 5, 6], 3, True, False, True),
+        ([5, 8, 7, 9], 2, False, False, False),
+    ],
 )
-def test_a_group_norm_averaged_per_sample_is_one_pass_over_its_input(shape, groups, affine, channels_last, attempt):
+def test_a_group_norm_averaged_per_sample_is_one_pass_over_its_input(
+    shape, groups, affine, channels_last, shifted, attempt
+):
     """GroupNorm(x).mean(every dim but the batch) from the channel sums and centred squares of one
     pass over x (the normalised tensor never formed), held to float64 GroupNorm on inputs whose
     channels have offsets far larger than their spread (a sum of squares less the squared sum
-    would lose them); a nonlinearity between the norm and the mean is refused."""
+    would lose them); ``shifted``: x is a convolution's raw output and its bias is added first (a
+    region that starts at a library call run without its bias); a nonlinearity between the norm
+    and the mean is refused."""
     N, C, S = shape[0], shape[1], math.prod(shape[2:])
     dims = list(range(1, len(shape)))
     ins = ["in_ptr0", "in_ptr1", "in_ptr2"] if affine else ["in_ptr0"]
@@ -378,6 +386,12 @@ def test_a_group_norm_averaged_per_sample_is_one_pass_over_its_input(shape, grou
     forward = (GN_MEAN_AFFINE if affine else GN_MEAN_PLAIN).format(
         N=N, C=C, G=groups, cpg=C // groups, S=S, dims=dims, shape=shape
     )
+    if shifted:  # as fxref writes a raw convolution output's bias added back
+        ins, shapes["in_ptr3"] = ins + ["in_ptr3"], [C]
+        view = f"torch.ops.aten.reshape.default(x{len(ins) - 1}, [1, {C}" + ", 1" * (len(shape) - 2) + "])"
+        forward = forward.replace("(x0,", "(conv,").replace(
+            "\n", f"\n        bview = {view}\n        conv = torch.ops.aten.add.Tensor(x0, bview)\n", 1
+        )
     params = ", ".join(f"x{i}" for i in range(len(ins)))
     ref = f"""
 LEVEL = 'kernel'
@@ -394,16 +408,17 @@ class Reference(torch.nn.Module):
     x = torch.randn(shape) * 0.5 + torch.randn([1, C] + [1] * (len(shape) - 2)) * 300
     if channels_last:
         x = x.contiguous(memory_format=torch.channels_last)
-    gamma, beta = torch.randn(C), torch.randn(C)
+    gamma, beta, bias = torch.randn(C), torch.randn(C), torch.randn(C) * 50
     args = [_arg(n, shapes[n], "read") for n in ins] + [_arg("out_ptr0", [N], "write")]
     args[0]["stride"] = list(x.stride())
     contract = Contract.from_dict({"args": args})
     src = generate.generate(contract, ref, attempt)
-    assert "synth_gn_partial" in src and "never written" in src
+    assert "synth_gn_partial" in src and "never written" in src and ("per-channel shift" in src) == shifted
     mod = load_candidate(src, f"gn_mean_{len(shape)}_{affine}_{attempt}")
     out = torch.full((N,), float("nan"))
-    mod.launch(*([x, gamma, beta] if affine else [x]), out)
-    want = F.group_norm(x.double(), groups, gamma.double() if affine else None, beta.double() if affine else None)
+    mod.launch(*([x, gamma, beta] if affine else [x]), *([bias] if shifted else []), out)
+    xb = x.double() + (bias.double().view([1, C] + [1] * (len(shape) - 2)) if shifted else 0.0)
+    want = F.group_norm(xb, groups, gamma.double() if affine else None, beta.double() if affine else None)
     torch.testing.assert_close(out.double(), want.mean(dim=dims), rtol=1e-4, atol=1e-5)
     relu = ref.replace("torch.ops.aten.mean.dim(", "torch.ops.aten.relu.default(").replace(f", {dims});", ");")
     relu = relu.replace("return (mean,)", f"mean = torch.ops.aten.mean.dim(mean, {dims})\n        return (mean,)")

@@ -273,11 +273,27 @@ def _first_use(name: str, calls: dict[str, tuple[str, ast.Call]]) -> str | None:
     return None
 
 
+def _shifted(x: str, calls: dict[str, tuple[str, ast.Call]], params: dict[str, str], consts: dict[str, Any]):
+    """``(input, per-channel shift)`` where ``x`` is an input plus a per-channel vector seen as
+    [1, C, 1, ...] (a convolution's bias added after a library call run without it: the
+    reference of a region that starts at its raw output); ``(x, None)`` otherwise."""
+    if x not in calls or calls[x][0] != "add" or not all(isinstance(a, ast.Name) for a in calls[x][1].args[:2]):
+        return x, None
+    a, b = (_source(n.id, calls) for n in calls[x][1].args[:2])  # type: ignore[attr-defined]
+    for full, vec in ((a, b), (b, a)):
+        if full in params and vec in params:
+            shape = list(consts["SHAPES"][params[full]])
+            if len(shape) >= 3 and list(consts["SHAPES"][params[vec]]) == [shape[1]]:
+                return full, vec
+    return x, None
+
+
 def _norm_mean_roles(
     fwd: ast.FunctionDef, consts: dict[str, Any], ins: list[str]
-) -> tuple[str, list[int], int, float, str | None, str | None]:
-    """(the normalised input, its shape [N, C, *spatial], groups G, eps, gamma, beta) of a group
-    norm averaged per sample; CannotSynthesize for anything else."""
+) -> tuple[str, list[int], int, float, str | None, str | None, str | None]:
+    """(the normalised input, its shape [N, C, *spatial], groups G, eps, gamma, beta, a
+    per-channel shift added to the input first) of a group norm averaged per sample;
+    CannotSynthesize for anything else."""
     calls, rets = _calls(fwd)
     params = {p.arg: ins[i] for i, p in enumerate(fwd.args.args[1:])}
     vms = [(t, c) for t, (op, c) in calls.items() if op == "var_mean"]
@@ -289,7 +305,7 @@ def _norm_mean_roles(
     viewed = vcall.args[0].id if isinstance(vcall.args[0], ast.Name) else ""
     if ast.literal_eval(vcall.args[1]) not in ([2, 3], [-2, -1]) or kw.get("correction", 1) != 0 or viewed not in calls:
         raise CannotSynthesize("a var_mean that is not a group norm's (dims [2, 3] of [N, G, C/G, S], no correction)")
-    x = _source(viewed, calls)
+    x, shift = _shifted(_source(viewed, calls), calls, params, consts)
     if x not in params:
         raise CannotSynthesize("a group norm of a computed value")
     shape = list(consts["SHAPES"][params[x]])
@@ -311,7 +327,7 @@ def _norm_mean_roles(
         raise CannotSynthesize("no variance + eps of the group norm")
     roles: dict[str, str] = {}
     for p, arg in params.items():
-        if p == x:
+        if p in (x, shift):
             continue
         if list(consts["SHAPES"][arg]) != [shape[1]]:
             raise CannotSynthesize(f"input {arg} of shape {consts['SHAPES'][arg]}: not a per-channel weight")
@@ -320,7 +336,8 @@ def _norm_mean_roles(
         if role is None or role in roles:
             raise CannotSynthesize(f"input {arg} is neither the group norm's weight nor its bias")
         roles[role] = arg
-    return params[x], shape, grouped[1], float(eps[0]), roles.get("gamma"), roles.get("beta")
+    shift_arg = params[shift] if shift else None
+    return params[x], shape, grouped[1], float(eps[0]), roles.get("gamma"), roles.get("beta"), shift_arg
 
 
 def _spatial_offset(a: dict[str, Any], name: str = "s") -> str:
@@ -338,7 +355,7 @@ def _spatial_offset(a: dict[str, Any], name: str = "s") -> str:
 
 def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -> str:
     fwd, consts, args, ins, outs = kernel_reference(contract, reference_src)
-    x, shape, groups, eps, gamma, beta = _norm_mean_roles(fwd, consts, ins)
+    x, shape, groups, eps, gamma, beta, shift = _norm_mean_roles(fwd, consts, ins)
     out = outs[0]
     if list(consts["OUT_SHAPES"][out]) != [shape[0]]:
         raise CannotSynthesize(f"the output is {consts['OUT_SHAPES'][out]}, not one value per sample")
@@ -357,7 +374,8 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
     chunks = -(-S // span)
     xa = args[x]
     what = [
-        f"a group norm of {shape} ({groups} groups, eps {eps:g}{', affine' if gamma or beta else ''}) averaged",
+        f"a group norm of {shape}{' plus a per-channel shift' if shift else ''} ({groups} groups, eps {eps:g}"
+        f"{', affine' if gamma or beta else ''}) averaged",
         f"per sample: {chunks} chunks of {span} positions per sample sum every channel and its centred",
         "squares in one pass over x (Chan's combine), one program per sample forms the mean from the",
         "channel means; the normalised tensor is never written.",
@@ -388,13 +406,16 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
         "    tl.store(psum + at, total)",
         "    tl.store(pm2 + at, tl.sum(acc, axis=0))",
     ]
-    weight = f"tl.load({gamma} + c * {args[gamma]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)" if gamma else "1.0"
-    bias = f"tl.load({beta} + c * {args[beta]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)" if beta else "0.0"
+
+    def load(v: str) -> str:  # a per-channel vector
+        return f"tl.load({v} + c * {args[v]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)"
+
+    weight, bias = load(gamma) if gamma else "1.0", load(beta) if beta else "0.0"
+    vectors = ", ".join(n for n in (shift, gamma, beta, out) if n)
     cpg = C // groups
     final = [
         "@triton.jit",
-        f"def synth_gn_mean(psum, pm2, {', '.join(n for n in (gamma, beta, out) if n)}, CHUNKS, SPAN: tl.constexpr, "
-        "K_PAD: tl.constexpr):",
+        f"def synth_gn_mean(psum, pm2, {vectors}, CHUNKS, SPAN: tl.constexpr, K_PAD: tl.constexpr):",
         "    n = tl.program_id(0).to(tl.int64)",
         "    kk = tl.arange(0, K_PAD)",
         f"    c = tl.arange(0, {c_pad})",
@@ -408,6 +429,7 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
         f"    mean_c = tl.sum(ps, axis=0) / {float(S)!r}",
         "    dk = tl.where(m, ps / cnt[:, None] - mean_c[None, :], 0.0)",
         "    m2_c = tl.sum(pm + cnt[:, None] * dk * dk, axis=0)",
+        *([f"    mean_c += {load(shift)}"] if shift else []),
         f"    member = ((c // {cpg})[:, None] == g[None, :]) & cm[:, None]",
         f"    mean_g = tl.sum(tl.where(member, mean_c[:, None], 0.0), axis=0) / {float(cpg)!r}",
         "    dev = mean_c - tl.sum(tl.where(member, mean_g[None, :], 0.0), axis=1)",
@@ -431,8 +453,7 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
         "    pm2 = torch.empty_like(psum)",
         f"    synth_gn_partial[({N}, chunks)]({x}, psum, pm2, CONFIG['SPAN'], CONFIG['BLOCK'], k_pad, "
         "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
-        f"    synth_gn_mean[({N},)](psum, pm2, {', '.join(n for n in (gamma, beta, out) if n)}, chunks, "
-        "CONFIG['SPAN'], k_pad, num_warps=4, num_stages=1)",
+        f"    synth_gn_mean[({N},)](psum, pm2, {vectors}, chunks, CONFIG['SPAN'], k_pad, num_warps=4, num_stages=1)",
         "",
     ]
     return "\n".join([*module_head(attempt, what), "", "", *partial, "", "", *final, "", "", *launch])
