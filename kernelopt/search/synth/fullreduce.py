@@ -372,7 +372,6 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
     per = -(-S // chunks)
     span = -(-per // block) * block  # spatial positions per program, whole tiles
     chunks = -(-S // span)
-    xa = args[x]
     what = [
         f"a group norm of {shape}{' plus a per-channel shift' if shift else ''} ({groups} groups, eps {eps:g}"
         f"{', affine' if gamma or beta else ''}) averaged",
@@ -380,66 +379,7 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
         "squares in one pass over x (Chan's combine), one program per sample forms the mean from the",
         "channel means; the normalised tensor is never written.",
     ]
-    cnt = f"(tl.minimum({S}, (kk + 1) * SPAN) - kk * SPAN).to(tl.float32)"
-    partial = [
-        "@triton.jit",
-        f"def synth_gn_partial({x}, psum, pm2, SPAN: tl.constexpr, BLOCK: tl.constexpr, K_PAD: tl.constexpr):",
-        "    n = tl.program_id(0).to(tl.int64)",
-        "    kk = tl.program_id(1)",
-        f"    c = tl.arange(0, {c_pad})",
-        f"    base = {x} + n * {xa['stride'][0]} + c[None, :] * {xa['stride'][1]}",
-        f"    acc = tl.zeros([BLOCK, {c_pad}], tl.float32)",
-        "    for start in range(0, SPAN, BLOCK):",
-        "        s = kk * SPAN + start + tl.arange(0, BLOCK)",
-        f"        m = ((s < {S}) & (s < (kk + 1) * SPAN))[:, None] & (c < {C})[None, :]",
-        f"        acc += tl.load(base + ({_spatial_offset(xa)})[:, None], mask=m, other=0.0).to(tl.float32)",
-        "    total = tl.sum(acc, axis=0)",
-        f"    mean = total / {cnt}",
-        f"    acc = tl.zeros([BLOCK, {c_pad}], tl.float32)",
-        "    for start in range(0, SPAN, BLOCK):  # the chunk again (from the cache): centred squares",
-        "        s = kk * SPAN + start + tl.arange(0, BLOCK)",
-        f"        m = ((s < {S}) & (s < (kk + 1) * SPAN))[:, None] & (c < {C})[None, :]",
-        f"        v = tl.load(base + ({_spatial_offset(xa)})[:, None], mask=m, other=0.0).to(tl.float32)",
-        "        d = tl.where(m, v - mean[None, :], 0.0)",
-        "        acc += d * d",
-        f"    at = (n * K_PAD + kk) * {c_pad} + c",
-        "    tl.store(psum + at, total)",
-        "    tl.store(pm2 + at, tl.sum(acc, axis=0))",
-    ]
-
-    def load(v: str) -> str:  # a per-channel vector
-        return f"tl.load({v} + c * {args[v]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)"
-
-    weight, bias = load(gamma) if gamma else "1.0", load(beta) if beta else "0.0"
     vectors = ", ".join(n for n in (shift, gamma, beta, out) if n)
-    cpg = C // groups
-    final = [
-        "@triton.jit",
-        f"def synth_gn_mean(psum, pm2, {vectors}, CHUNKS, SPAN: tl.constexpr, K_PAD: tl.constexpr):",
-        "    n = tl.program_id(0).to(tl.int64)",
-        "    kk = tl.arange(0, K_PAD)",
-        f"    c = tl.arange(0, {c_pad})",
-        f"    g = tl.arange(0, {g_pad})",
-        f"    cm = c < {C}",
-        "    m = (kk < CHUNKS)[:, None] & cm[None, :]",
-        f"    at = (n * K_PAD + kk[:, None]) * {c_pad} + c[None, :]",
-        "    ps = tl.load(psum + at, mask=m, other=0.0)",
-        "    pm = tl.load(pm2 + at, mask=m, other=0.0)",
-        f"    cnt = tl.where(kk < CHUNKS, {cnt}, 1.0)",
-        f"    mean_c = tl.sum(ps, axis=0) / {float(S)!r}",
-        "    dk = tl.where(m, ps / cnt[:, None] - mean_c[None, :], 0.0)",
-        "    m2_c = tl.sum(pm + cnt[:, None] * dk * dk, axis=0)",
-        *([f"    mean_c += {load(shift)}"] if shift else []),
-        f"    member = ((c // {cpg})[:, None] == g[None, :]) & cm[:, None]",
-        f"    mean_g = tl.sum(tl.where(member, mean_c[:, None], 0.0), axis=0) / {float(cpg)!r}",
-        "    dev = mean_c - tl.sum(tl.where(member, mean_g[None, :], 0.0), axis=1)",
-        f"    m2_g = tl.sum(tl.where(member, (m2_c + {float(S)!r} * dev * dev)[:, None], 0.0), axis=0)",
-        f"    rstd_g = 1.0 / tl.sqrt(m2_g / {float(cpg * S)!r} + {eps!r})",
-        "    rstd_c = tl.sum(tl.where(member, rstd_g[None, :], 0.0), axis=1)",
-        f"    val = tl.where(cm, {weight} * rstd_c * dev + {bias}, 0.0)",
-        f"    res = tl.sum(val, axis=0) / {float(C)!r}",
-        f"    tl.store({out} + n * {args[out]['stride'][0]}, res.to({out}.dtype.element_ty))",
-    ]
     launch = [
         f"CONFIG = {{'BLOCK': {block}, 'SPAN': {span}}}",
         f"NUM_WARPS = {warps}",
@@ -456,4 +396,90 @@ def synthesize_norm_mean(contract: Contract, reference_src: str, attempt: int) -
         f"    synth_gn_mean[({N},)](psum, pm2, {vectors}, chunks, CONFIG['SPAN'], k_pad, num_warps=4, num_stages=1)",
         "",
     ]
+    partial = _gn_partial(x, args[x], C, S, c_pad)
+    final = _gn_mean(args, (shift, gamma, beta, out), vectors, shape, groups, eps, c_pad, g_pad)
     return "\n".join([*module_head(attempt, what), "", "", *partial, "", "", *final, "", "", *launch])
+
+
+# the elements of chunk ``kk`` (of ``SPAN`` spatial positions; the last one may be short)
+CHUNK_COUNT = "(tl.minimum({S}, (kk + 1) * SPAN) - kk * SPAN).to(tl.float32)"
+
+
+def _gn_partial(x: str, xa: dict[str, Any], C: int, S: int, c_pad: int) -> list[str]:
+    """The first kernel: per (sample, chunk), every channel's sum and centred squares."""
+    mask = f"((s < {S}) & (s < (kk + 1) * SPAN))[:, None] & (c < {C})[None, :]"
+    at = f"base + ({_spatial_offset(xa)})[:, None]"
+    return [
+        "@triton.jit",
+        f"def synth_gn_partial({x}, psum, pm2, SPAN: tl.constexpr, BLOCK: tl.constexpr, K_PAD: tl.constexpr):",
+        "    n = tl.program_id(0).to(tl.int64)",
+        "    kk = tl.program_id(1)",
+        f"    c = tl.arange(0, {c_pad})",
+        f"    base = {x} + n * {xa['stride'][0]} + c[None, :] * {xa['stride'][1]}",
+        f"    acc = tl.zeros([BLOCK, {c_pad}], tl.float32)",
+        "    for start in range(0, SPAN, BLOCK):",
+        "        s = kk * SPAN + start + tl.arange(0, BLOCK)",
+        f"        m = {mask}",
+        f"        acc += tl.load({at}, mask=m, other=0.0).to(tl.float32)",
+        "    total = tl.sum(acc, axis=0)",
+        f"    mean = total / {CHUNK_COUNT.format(S=S)}",
+        f"    acc = tl.zeros([BLOCK, {c_pad}], tl.float32)",
+        "    for start in range(0, SPAN, BLOCK):  # the chunk again (from the cache): centred squares",
+        "        s = kk * SPAN + start + tl.arange(0, BLOCK)",
+        f"        m = {mask}",
+        f"        v = tl.load({at}, mask=m, other=0.0).to(tl.float32)",
+        "        d = tl.where(m, v - mean[None, :], 0.0)",
+        "        acc += d * d",
+        f"    at = (n * K_PAD + kk) * {c_pad} + c",
+        "    tl.store(psum + at, total)",
+        "    tl.store(pm2 + at, tl.sum(acc, axis=0))",
+    ]
+
+
+def _gn_mean(
+    args: dict[str, Any],
+    names: tuple[str | None, str | None, str | None, str],
+    vectors: str,
+    shape: list[int],
+    groups: int,
+    eps: float,
+    c_pad: int,
+    g_pad: int,
+) -> list[str]:
+    """The second kernel: per sample, the channels' means and squares combined (Chan), the
+    groups' statistics from them, and the mean of the normalised (affine) values."""
+    shift, gamma, beta, out = names
+    C, S = shape[1], math.prod(shape[2:])
+    cpg = C // groups
+
+    def load(v: str) -> str:  # a per-channel vector
+        return f"tl.load({v} + c * {args[v]['stride'][0]}, mask=cm, other=0.0).to(tl.float32)"
+
+    weight, bias = load(gamma) if gamma else "1.0", load(beta) if beta else "0.0"
+    return [
+        "@triton.jit",
+        f"def synth_gn_mean(psum, pm2, {vectors}, CHUNKS, SPAN: tl.constexpr, K_PAD: tl.constexpr):",
+        "    n = tl.program_id(0).to(tl.int64)",
+        "    kk = tl.arange(0, K_PAD)",
+        f"    c = tl.arange(0, {c_pad})",
+        f"    g = tl.arange(0, {g_pad})",
+        f"    cm = c < {C}",
+        "    m = (kk < CHUNKS)[:, None] & cm[None, :]",
+        f"    at = (n * K_PAD + kk[:, None]) * {c_pad} + c[None, :]",
+        "    ps = tl.load(psum + at, mask=m, other=0.0)",
+        "    pm = tl.load(pm2 + at, mask=m, other=0.0)",
+        f"    cnt = tl.where(kk < CHUNKS, {CHUNK_COUNT.format(S=S)}, 1.0)",
+        f"    mean_c = tl.sum(ps, axis=0) / {float(S)!r}",
+        "    dk = tl.where(m, ps / cnt[:, None] - mean_c[None, :], 0.0)",
+        "    m2_c = tl.sum(pm + cnt[:, None] * dk * dk, axis=0)",
+        *([f"    mean_c += {load(shift)}"] if shift else []),
+        f"    member = ((c // {cpg})[:, None] == g[None, :]) & cm[:, None]",
+        f"    mean_g = tl.sum(tl.where(member, mean_c[:, None], 0.0), axis=0) / {float(cpg)!r}",
+        "    dev = mean_c - tl.sum(tl.where(member, mean_g[None, :], 0.0), axis=1)",
+        f"    m2_g = tl.sum(tl.where(member, (m2_c + {float(S)!r} * dev * dev)[:, None], 0.0), axis=0)",
+        f"    rstd_g = 1.0 / tl.sqrt(m2_g / {float(cpg * S)!r} + {eps!r})",
+        "    rstd_c = tl.sum(tl.where(member, rstd_g[None, :], 0.0), axis=1)",
+        f"    val = tl.where(cm, {weight} * rstd_c * dev + {bias}, 0.0)",
+        f"    res = tl.sum(val, axis=0) / {float(C)!r}",
+        f"    tl.store({out} + n * {args[out]['stride'][0]}, res.to({out}.dtype.element_ty))",
+    ]
