@@ -71,17 +71,7 @@ TARGET = H200
 # copy reached 3,011-3,013 GB/s (bench/headroom_roof_gpu.py --copy, 2026-12-06).  The roofline's
 # roof stays the setting ``search.peak_bandwidth_gbs`` (4,300 by default): set it to 3010 for runs
 # on an H100 to read their percentages against this card.
-H100 = HardwareInfo(
-    name="NVIDIA H100",
-    sm_count=132,
-    l2_bytes=50 * MiB,
-    smem_per_sm_bytes=228 * KiB,
-    smem_per_block_bytes=227 * KiB,
-    registers_per_sm_bytes=256 * KiB,
-    hbm_peak_gbs=3350.0,
-    copy_gbs=3010.0,
-    cuda_context_mb=1024,
-)
+H100 = dataclasses.replace(H200, name="NVIDIA H100", l2_bytes=50 * MiB, hbm_peak_gbs=3350.0, copy_gbs=3010.0)
 DECLARED = {H200.name: H200, H100.name: H100}
 CPU = dataclasses.replace(H200, name="cpu", sm_count=1)
 
