@@ -106,7 +106,10 @@ def region_references(
         fusible,
         absorb=True,
     )
-    raw = raw_convolutions(source, node_of)
+    try:
+        raw = raw_convolutions(source, node_of)
+    except Exception:  # noqa: BLE001 - an optional start: without it such regions stay refused, said why
+        raw = {}
     out = []
     for r in found:
         rid = regions.region_id(r["members"])
