@@ -15,7 +15,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024  # KernelBench's flush size, 4x the H200's 60 MiB L2 (core/hardware.py)
 
@@ -124,13 +124,12 @@ def compare(
     reported beside it (on the H100, 2026-12-06, a suffix sum's baseline ran in rounds from 2.0 to
     4.3 ms in gate 4, the candidate at 0.798 ms in every round, and the capture had timed that
     baseline at 1.57 ms: a 1.97x speedup reported as 3.02x)."""
-    tries: list[Comparison] = []
-    for _ in range(1 + (REMEASURES if device == "cuda" else 0)):
-        tries.append(_compare_once(fn_a, fn_b, device, protocol))
-        if tries[-1].stable:
-            break
-    kept = min(tries, key=lambda c: max(c.spread_a, c.spread_b))
-    kept.spreads_before = [round(max(c.spread_a, c.spread_b), 4) for c in tries if c is not kept]
+    kept, before = _steadiest(
+        lambda: _compare_once(fn_a, fn_b, device, protocol),
+        lambda c: max(_spread(c.a_round_ms), _spread(c.b_round_ms)),
+        device,
+    )
+    kept.spreads_before = before
     return kept
 
 
@@ -177,6 +176,7 @@ def _compare_once(
     )
 
 
+T = TypeVar("T")
 UNSTABLE_SPREAD = 0.10  # a time whose slowest round is this much above its fastest is measured again
 REMEASURES = 2
 
@@ -193,12 +193,9 @@ def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = Non
     flush = _Flusher(device, p.flush_l2)
     for _ in range(p.warmup):
         fn()
-    tries: list[list[float]] = []
-    for _ in range(1 + (REMEASURES if device == "cuda" else 0)):
-        tries.append([statistics.median(_rep_times(fn, device, p.reps, flush)) for _ in range(p.rounds)])
-        if _spread(tries[-1]) <= UNSTABLE_SPREAD:
-            break
-    meds = min(tries, key=_spread)
+    meds, before = _steadiest(
+        lambda: [statistics.median(_rep_times(fn, device, p.reps, flush)) for _ in range(p.rounds)], _spread, device
+    )
     return {
         "median_ms": statistics.median(meds),
         "min_round_ms": min(meds),
@@ -206,7 +203,7 @@ def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = Non
         "round_ms": meds,
         "spread": round(_spread(meds), 4),
         "stable": _spread(meds) <= UNSTABLE_SPREAD,
-        "spreads_before": [round(_spread(t), 4) for t in tries if t is not meds],
+        "spreads_before": before,
         "meaningful": device == "cuda",
         "rounds": p.rounds,
         "reps": p.reps,
@@ -215,6 +212,18 @@ def time_one(fn: Callable[[], Any], device: str, protocol: Protocol | None = Non
         )
         + f"median of {p.rounds} round medians x {p.reps} reps",
     }
+
+
+def _steadiest(once: Callable[[], T], spread: Callable[[T], float], device: str) -> tuple[T, list[float]]:
+    """``once()``'s measurement, taken again while its spread is above ``UNSTABLE_SPREAD`` (on the
+    GPU, ``REMEASURES`` times at most): the steadiest, and the others' spreads (rounded)."""
+    tries: list[T] = []
+    for _ in range(1 + (REMEASURES if device == "cuda" else 0)):
+        tries.append(once())
+        if spread(tries[-1]) <= UNSTABLE_SPREAD:
+            break
+    kept = min(tries, key=spread)
+    return kept, [round(spread(t), 4) for t in tries if t is not kept]
 
 
 def _spread(meds: list[float]) -> float:
