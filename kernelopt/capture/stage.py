@@ -114,8 +114,9 @@ def region_references(
     for r in found:
         rid = regions.region_id(r["members"])
         try:
-            ins = {b: raw[b][0] if b in raw and b not in cap.buffer_origin else node_of(b) for b in r["inputs"]}
-            biases = {b: raw[b][1] for b in r["inputs"] if b in raw and b not in cap.buffer_origin}
+            starts = {b: raw[b] for b in r["inputs"] if b in raw and b not in cap.buffer_origin}
+            ins = {b: starts[b][0] if b in starts else node_of(b) for b in r["inputs"]}
+            biases = {b: bias for b, (_, bias) in starts.items()}
             ref = fxref.build(cap.gm, ins, {b: node_of(b) for b in r["outputs"]}, raw=biases)
         except Exception as e:  # noqa: BLE001 - this region has no reference, said why; the others go on
             why = f"the region {' -> '.join(r['members'])} has no reference: {type(e).__name__}: {e}"

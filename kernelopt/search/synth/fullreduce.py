@@ -239,7 +239,8 @@ def _calls(fwd: ast.FunctionDef) -> tuple[dict[str, tuple[str, ast.Call]], list[
             continue
         if not isinstance(s.value, ast.Call):
             raise CannotSynthesize(f"unsupported statement {ast.unparse(s)[:80]}")
-        op = ast.unparse(s.value.func).split(".")[-2] if ast.unparse(s.value.func).count(".") >= 2 else ""
+        parts = ast.unparse(s.value.func).split(".")
+        op = parts[-2] if len(parts) >= 3 else ""
         if op not in NORM_MEAN_OPS:
             raise CannotSynthesize(f"{ast.unparse(s.value.func)} between a group norm and its mean")
         calls[s.targets[0].id] = (op, s.value)
