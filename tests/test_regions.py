@@ -485,3 +485,45 @@ def test_a_region_after_a_convolution_run_without_its_bias_has_a_reference(tmp_p
     torch.testing.assert_close(got, f(x, w, b)[0])
     with pytest.raises(fxref.ReferenceUnavailable, match="does not read"):  # the bias must be an input
         fxref.build(gm, {"buf0": raw["buf0"][0]}, {"buf9": out}, raw={"buf0": b_})
+
+
+def test_a_convolution_fed_by_layout_copies_maps_through_them():
+    """Conv2d + InstanceNorm and ConvTranspose2d + GroupNorm on the H100 (2026-12-06): Inductor
+    copied the input and the weight to channels-last before the library call, the call's input
+    was the copy (no FX node), and the region after it had no reference.  A kernel that only
+    copies (one load, that value stored) maps through; one that computes does not."""
+    from kernelopt.capture import fxref
+    from kernelopt.capture.stage import layout_copies, raw_convolutions
+
+    copy = (
+        "@triton.jit\ndef k(in_ptr0, out_ptr0, ynumel, xnumel, YBLOCK : tl.constexpr, XBLOCK : tl.constexpr):\n"
+        "    y0 = (yindex % 32)\n"
+        "    tmp0 = tl.load(in_ptr0 + (x2 + 65536*y3), None, eviction_policy='evict_last')\n"
+        "    tl.store(out_ptr0 + (y0 + 32*x2 + 2097152*y1), tmp0, None)\n"
+    )
+    scaled = copy.replace("    tl.store", "    tmp1 = tmp0 * 2.0\n    tl.store")
+    scaled = scaled.replace(", tmp0, None)", ", tmp1, None)")
+    source = (
+        "        triton_poi_fused_convolution_0.run(arg2_1, buf0, 2048, 65536, stream=stream0)\n"
+        "        triton_poi_fused_convolution_1.run(arg0_1, buf1, 2048, 9, stream=stream0)\n"
+        "        triton_poi_fused_mul_2.run(arg3_1, buf5, 64, stream=stream0)\n"
+        "        buf2 = extern_kernels.convolution(buf0, buf1, stride=(1, 1), padding=(1, 1), bias=None)\n"
+        "        buf6 = extern_kernels.convolution(buf5, buf1, stride=(1, 1), padding=(1, 1), bias=None)\n"
+    )
+    kernels = {"triton_poi_fused_convolution_0": copy, "triton_poi_fused_convolution_1": copy}
+    copies = layout_copies(source, {**kernels, "triton_poi_fused_mul_2": scaled})
+    assert copies == {"buf0": "arg2_1", "buf1": "arg0_1"}
+    conv = torch.ops.aten.convolution.default
+    graph = torch.fx.Graph()
+    x, w, b, x2 = (graph.placeholder(n) for n in ("arg2_1", "arg0_1", "arg1_1", "arg3_1"))
+    c = graph.call_function(conv, (x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1))
+    graph.call_function(conv, (x2, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1))
+    names = {"arg2_1": x, "arg0_1": w, "arg1_1": b, "arg3_1": x2}
+
+    def node_of(buf):
+        if buf not in names:
+            raise fxref.ReferenceUnavailable(f"buffer {buf} has no origin FX node")
+        return names[buf]
+
+    assert raw_convolutions(source, node_of) == {}  # without the copies: no origin, as before
+    assert raw_convolutions(source, node_of, copies) == {"buf2": (c, b)}  # buf6's input computes

@@ -50,18 +50,43 @@ def _node_finder(cap: GraphCapture) -> Callable[[str], Any]:
 RAW_CONV = re.compile(r"^\s*(buf\d+) = extern_kernels\.convolution\((\w+), (\w+),[^\n]*\bbias=None\)", re.M)
 
 
-def raw_convolutions(source: str, node_of: Callable[[str], Any]) -> dict[str, tuple[Any, Any]]:
+KERNEL_RUN = re.compile(r"^\s*(triton_\w+)\.run\((\w+), (buf\d+), [^\n]*\)$", re.M)
+PURE_COPY = re.compile(
+    r"def \w+\(in_ptr0, out_ptr0, [^)]*\):.*?\n\s*(tmp\d+) = tl\.load\(in_ptr0 \+ [^\n]*\n"
+    r"\s*tl\.store\(out_ptr0 \+ \([^\n]*\), \1, [^\n]*\)\s*$",
+    re.S,
+)
+
+
+def layout_copies(source: str, kernel_sources: dict[str, str]) -> dict[str, str]:
+    """``{buffer: the buffer it copies}`` for the kernels that only copy one buffer into another
+    (one load, that value stored, nothing else): on the GPU Inductor copies a convolution's input
+    and weight to the layout the library wants before calling it, and the copies hold no FX
+    node's value of their own."""
+    out = {}
+    for kernel, src, dst in KERNEL_RUN.findall(source):
+        body = kernel_sources.get(kernel, "")
+        if PURE_COPY.search(body) and body.count("tl.load(") == 1 and body.count("tl.store(") == 1:
+            out[dst] = src
+    return out
+
+
+def raw_convolutions(
+    source: str, node_of: Callable[[str], Any], copies: dict[str, str] | None = None
+) -> dict[str, tuple[Any, Any]]:
     """Buffers holding a convolution's value without its bias (``{buffer: (the convolution's FX
     node, its bias's)}``): on the GPU Inductor may call the library with ``bias=None`` and add the
     bias in the Triton kernels after it, so the call's buffer holds no FX node's value and a
     region starting there had no reference.  Only a call whose input and weight buffers map to
-    the FX convolution's, one such node with a bias, is taken."""
+    the FX convolution's, one such node with a bias, is taken; an input or weight that is a layout
+    copy (``copies``, from `layout_copies`) maps through to what it copies."""
     import torch
 
+    copies = copies or {}
     out = {}
     for buf, x, w in RAW_CONV.findall(source):
         try:
-            xn, wn = node_of(x), node_of(w)
+            xn, wn = node_of(copies.get(x, x)), node_of(copies.get(w, w))
         except fxref.ReferenceUnavailable:
             continue
         convs = [
@@ -107,7 +132,7 @@ def region_references(
         absorb=True,
     )
     try:
-        raw = raw_convolutions(source, node_of)
+        raw = raw_convolutions(source, node_of, layout_copies(source, kernel_sources))
     except Exception:  # noqa: BLE001 - an optional start: without it such regions stay refused, said why
         raw = {}
     out = []
