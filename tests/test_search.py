@@ -2130,6 +2130,70 @@ def test_a_group_norm_region_as_cuda_writes_it_is_one_row_kernel(attempt, chunk)
     torch.testing.assert_close(out, torch.nn.functional.group_norm(x, 4, w, b), rtol=1e-4, atol=1e-5)
 
 
+GELU_GN_CUDA_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['buf2', 'arg1_1', 'arg3_1', 'arg4_1']
+OUTPUTS = ['buf15']
+SHAPES = {'buf2': [3, 8, 5, 6], 'arg1_1': [8], 'arg3_1': [8], 'arg4_1': [8]}
+OUT_SHAPES = {'buf15': [3, 8, 5, 6]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2, x3):
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(x3, 0);  x3 = None
+        unsqueeze_4 = torch.ops.aten.unsqueeze.default(unsqueeze_3, 2);  unsqueeze_3 = None
+        unsqueeze_5 = torch.ops.aten.unsqueeze.default(unsqueeze_4, 3);  unsqueeze_4 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(x2, 0);  x2 = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, 2);  unsqueeze = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(unsqueeze_1, 3);  unsqueeze_1 = None
+        reshape_default = torch.ops.aten.reshape.default(x1, [1, 8, 1, 1]);  x1 = None
+        add_tensor = torch.ops.aten.add.Tensor(x0, reshape_default);  x0 = reshape_default = None
+        mul_1 = torch.ops.aten.mul.Tensor(add_tensor, 0.7071067811865476)
+        erf = torch.ops.aten.erf.default(mul_1);  mul_1 = None
+        add = torch.ops.aten.add.Tensor(erf, 1);  erf = None
+        mul = torch.ops.aten.mul.Tensor(add_tensor, 0.5);  add_tensor = None
+        mul_2 = torch.ops.aten.mul.Tensor(mul, add);  mul = add = None
+        view = torch.ops.aten.reshape.default(mul_2, [3, 4, 2, 30]);  mul_2 = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add_1 = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add_1);  add_1 = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul_3 = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        view_1 = torch.ops.aten.reshape.default(mul_3, [3, 8, 5, 6]);  mul_3 = None
+        mul_4 = torch.ops.aten.mul.Tensor(view_1, unsqueeze_2);  view_1 = unsqueeze_2 = None
+        add_2 = torch.ops.aten.add.Tensor(mul_4, unsqueeze_5);  mul_4 = unsqueeze_5 = None
+        return (add_2,)
+"""
+
+
+@pytest.mark.parametrize("attempt,chunk", [(0, None), (1, 16)])
+def test_a_group_norm_of_a_computed_channels_last_value_is_one_row_kernel(attempt, chunk):
+    """ConvTranspose2d + GELU + GroupNorm on the H100 (2026-12-06), shapes made small: the
+    region starts at the convolution run without its bias (channels-last), adds the bias, GELU,
+    then views that computed value as [N, G, C/G, H*W].  Such a reshape was refused in a folded
+    unit ("aten.reshape to [32, 8, 8, 66564] in a unit folded over [2, 3, 4]"): a computed value
+    was regrouped only if eager kept it contiguous, but a reshape is defined on the logical order
+    whatever the layout (only as_strided reads the layout)."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    x_arg = {**_t("buf2", [3, 8, 5, 6], "read"), "stride": [240, 1, 48, 8]}
+    args = [x_arg, *(_t(n, [8], "read") for n in ("arg1_1", "arg3_1", "arg4_1")), _t("buf15", [3, 8, 5, 6], "write")]
+    contract = Contract.from_dict({"args": args})
+    src = synth_rows.synthesize_rows(contract, GELU_GN_CUDA_REFERENCE, attempt, chunk=chunk)
+    assert "12 independent rows of 60 elements" in src
+    torch.manual_seed(0)
+    x = (torch.randn(3, 8, 5, 6) * 2 + 1).to(memory_format=torch.channels_last)
+    bias, w, b = torch.randn(8), torch.rand(8) + 0.5, torch.randn(8)
+    out = torch.full((3, 8, 5, 6), float("nan"))
+    _run_rows(src, f"synth_gelugn_{attempt}_{chunk}", [x, bias, w, b, out])
+    ref = torch.nn.functional.group_norm(torch.nn.functional.gelu(x + bias.view(1, -1, 1, 1)), 4, w, b)
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-5)
+
+
 INSTANCE_NORM_REFERENCE = """
 LEVEL = 'kernel'
 INPUTS = ['in_ptr0']
@@ -3087,3 +3151,45 @@ def test_planner_reorders_blocks_when_a_broadcast_operand_outgrows_the_l2():
         )
         is None
     )
+
+
+def test_a_team_holds_several_rows_when_they_are_adjacent_in_memory():
+    """Conv2d + InstanceNorm + ReLU on the H100 (2026-12-06): a row is a channel of a
+    channels-last convolution's output, its columns 64 elements apart, and the team kernel (one
+    row per member) read 4 bytes of every 32-byte sector: 2.25x Inductor's time.  Members now hold
+    ``TEAM_ROWS`` adjacent rows (whole sectors); every reduction's partials are published and
+    combined per row.  The interpreter runs a team of one (members wait for each other); the
+    teams of many are checked on the GPU by gates 1-2."""
+    import dataclasses
+
+    import torch
+
+    from kernelopt.core import cpu_mode
+    from kernelopt.gates.form import static_problems
+    from kernelopt.search.synth import rows as synth_rows
+
+    N, C, H, W = 2, 16, 4, 4
+    ref = INSTANCE_NORM_REFERENCE.replace("[2, 3, 4, 5]", f"[{N}, {C}, {H}, {W}]").replace(
+        "[1, 6, 4, 5]", f"[1, {N * C}, {H}, {W}]"
+    )
+    x_arg = {**_t("in_ptr0", [N, C, H, W], "read"), "stride": [C * H * W, 1, W * C, C]}
+    contract = dataclasses.replace(
+        Contract.from_dict({"args": [x_arg, _t("out_ptr1", [N, C, H, W], "write")]}), device="cuda"
+    )
+    src = synth_rows.synthesize_rows(contract, ref, 0, team=128)
+    assert "'ROWS': 8, 'BLOCK_N': 16, 'T': 1" in src and "8 rows adjacent in memory per member" in src, src
+    assert not static_problems(src, contract), static_problems(src, contract)
+    cpu_mode.install()
+    torch.manual_seed(0)
+    x = torch.randn(N, C, H, W).to(memory_format=torch.channels_last) * 2 + 1
+    out = torch.full((N, C, H, W), float("nan"))
+    _run_rows(src, "synth_team_adjacent_rows", [x, out])
+    torch.testing.assert_close(out, torch.nn.functional.instance_norm(x) / 2.0, rtol=1e-4, atol=1e-5)
+    contiguous = dataclasses.replace(contract, args=[_t("in_ptr0", [N, C, H, W], "read"), contract.args[1]])
+    assert "'ROWS': 1," in synth_rows.synthesize_rows(contiguous, ref, 0, team=128)  # columns adjacent: one row
+    # at the H100's size the team stays at most TEAM_MAX_T members: 8 rows of 1024 columns each
+    big = ref.replace(f"[{N}, {C}, {H}, {W}]", "[32, 64, 256, 256]")
+    big = big.replace(f"[1, {N * C}, {H}, {W}]", "[1, 2048, 256, 256]")
+    x_big = {**_t("in_ptr0", [32, 64, 256, 256], "read"), "stride": [4194304, 1, 16384, 64]}
+    c_big = dataclasses.replace(contract, args=[x_big, _t("out_ptr1", [32, 64, 256, 256], "write")])
+    assert "'ROWS': 8, 'BLOCK_N': 1024, 'T': 64" in synth_rows.synthesize_rows(c_big, big, 0)

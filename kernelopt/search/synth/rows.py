@@ -16,7 +16,10 @@ per row), then a last pass computes and stores the element-wise outputs.  On a G
 attempts (``TEAM_ATTEMPTS``) split such a row over a team of programs instead: each holds its
 part in registers, the team exchanges each reduction's partials through a zeroed workspace (a
 ticket taken with ``atomic_add``, the parts combined in a fixed order: the same bits on every
-run), and every program writes its part from registers, so the row is read once.  Two
+run), and every program writes its part from registers, so the row is read once; where a
+row's columns lie apart in memory and consecutive rows are adjacent (a channel of a
+channels-last tensor), a member holds several rows (``TEAM_ROWS``) and publishes a partial per
+row.  Two
 reductions that one round can serve share it: a mean and the variance about it (each member
 publishes its part's sum and its squares about its own mean, combined by Chan's formula) and a
 max and the sum of ``exp`` about it (each member's max and its sum about that, rescaled to the
@@ -90,6 +93,12 @@ STRIDED_MAX_ELEMS = 32768  # whole rows beyond this many elements a program: the
 # the team variant of rows too long for one program (GPU only), per attempt that tries it:
 # (columns each program of the team holds in registers, num_warps)
 TEAM_ATTEMPTS = {0: (8192, 4), 2: (16384, 8)}
+# a team's rows when consecutive rows are adjacent in memory (an instance norm of a channels-last
+# convolution's output: a row is a channel, its columns 64 elements apart): ROWS of them per
+# member for every 8192 elements it holds, so a load reads whole 32-byte sectors (8 rows: 0.969x
+# Inductor's time on the H100, one row: 2.25x); at most this many members in a team (they must
+# run side by side: one program per SM of the H100/H200's 132 is enough)
+TEAM_ROWS, TEAM_MAX_T = 8, 64
 COMBINE = {
     "tl.sum": "{acc} + {part}",
     "tl.max": "tl.maximum({acc}, {part})",
@@ -682,6 +691,7 @@ class RowKernel:
         self.R = self.numel // self.N
         self.BLOCK_N = _next_pow2(self.N)
         self.chunk, self.team = chunk, team
+        self._team_rows = 1  # rows per team member (``_team_source``)
         self.looped = chunk is not None or self.BLOCK_N > MAX_BLOCK_N
         for name in consts["INPUTS"] + consts["OUTPUTS"]:
             if self.args[name].get("dtype") not in FLOAT_DTYPES:
@@ -925,9 +935,11 @@ class RowKernel:
             != math.prod(self.eager.get(call.args[0].id if isinstance(call.args[0], ast.Name) else "", [-1]))
         ):
             return None
-        if not isinstance(call.args[0], ast.Name) or call.args[0].id not in self.eager_contiguous:
-            return None  # eager values keep their inputs' layout: a channels-last one is no reshape
+        if not isinstance(call.args[0], ast.Name):
+            return None
         if op == "as_strided":
+            if call.args[0].id not in self.eager_contiguous:
+                return None  # eager values keep their inputs' layout: a channels-last one is no reshape
             try:
                 sizes, strides = (ast.literal_eval(a) for a in call.args[1:3])
             except ValueError:
@@ -1191,7 +1203,7 @@ class RowKernel:
         if self.fold is not None and x.kind in ("input", "unfolded") and x.raw and len(call.args) > 1:
             if (viewed := self._raw_view(op, x, call)) is not None:
                 return viewed
-        if self.fold is not None and x.kind in ("full", "row", "col", "regroup") and op in REGROUPS:
+        if self.fold is not None and x.kind in ("full", "lazy", "row", "col", "regroup") and op in REGROUPS:
             if (same := self._regrouped(op, x, call)) is not None:
                 return same
         call = self._folded(call, op)
@@ -1554,7 +1566,7 @@ class RowKernel:
         line becomes its round of exchange (publish, count in, wait, combine)."""
         body = [
             "ticket = tl.atomic_add(ws_i, 1).to(tl.int64)",
-            "row0 = ticket // T",
+            "row0 = ticket // T" if self._team_rows == 1 else "row0 = (ticket // T) * ROWS",
             "part = ticket % T",
             "rows = row0 + tl.arange(0, ROWS)[:, None]",
             f"rmask = rows < {self.R}",
@@ -1574,22 +1586,37 @@ class RowKernel:
                 continue
             k = ordinal[i]
             fn, neutral, src = ln.reduce
-            slot, cnt = self._slot(k), f"ws_i + 1 + {k} * {self.R} + row0"
+            cnt = f"ws_i + 1 + {k} * {self.R} + row0"
             if i in pairs:
                 kind, i1 = pairs[i]
                 local, combine = self._paired(kind, k, ordinal[i1], ln, self.lines[i1])
                 body += local + self._exchange(k, cnt) + combine
                 continue
+            ax, per_row = (0, "") if self._team_rows == 1 else (1, "[:, None]")
             body += [
                 f"p{k} = {fn}(tl.where(cmask, {src}, {neutral}), 1)",
-                f"tl.store({slot} + part + tl.arange(0, 1), p{k})",
+                self._publish(k, f"p{k}"),
                 *self._exchange(k, cnt),
-                f"{ln.name} = {fn}(tl.load({slot} + tl.arange(0, T), volatile=True), 0)",
+                f"{ln.name} = {fn}({self._partials(k)}, {ax}){per_row}",
             ]
         return body
 
     def _slot(self, k: int) -> str:
         return f"ws_f + ({k} * {self.R} + row0) * T"
+
+    def _publish(self, k: int, p: str) -> str:
+        """The line storing a member's partials ``p`` of reduction ``k`` (one per row it holds)."""
+        if self._team_rows == 1:
+            return f"tl.store({self._slot(k)} + part + tl.arange(0, 1), {p})"
+        own = "row0 + tl.arange(0, ROWS)"
+        return f"tl.store(ws_f + ({k} * {self.R} + {own}) * T + part, {p}, mask={own} < {self.R})"
+
+    def _partials(self, k: int) -> str:
+        """The team's partials of reduction ``k``: ``[T]``, or ``[ROWS, T]`` for several rows."""
+        if self._team_rows == 1:
+            return f"tl.load({self._slot(k)} + tl.arange(0, T), volatile=True)"
+        at = f"ws_f + ({k} * {self.R} + rows) * T + tl.arange(0, T)[None, :]"
+        return f"tl.load({at}, mask=rmask, other=0.0, volatile=True)"
 
     @staticmethod
     def _exchange(k: int, cnt: str) -> list[str]:
@@ -1648,7 +1675,10 @@ class RowKernel:
 
     def _paired(self, kind: str, k0: int, k1: int, r0: Line, r1: Line) -> tuple[list[str], list[str]]:
         """(each member's two partials, stored; the row's two values from the team's partials)."""
-        a, s0, s1, n = r0.reduce[2], self._slot(k0), self._slot(k1), self.N  # type: ignore[index]
+        a, n = r0.reduce[2], self.N  # type: ignore[index]
+        ax, per_row, members = (0, "", "tl.arange(0, T)")
+        if self._team_rows > 1:
+            ax, per_row, members = 1, "[:, None]", "tl.arange(0, T)[None, :]"
         if kind == "var":
             local = [
                 f"p{k0} = tl.sum(tl.where(cmask, {a}, 0.0), 1)",
@@ -1657,12 +1687,12 @@ class RowKernel:
                 f"p{k1} = tl.sum(d{k0} * d{k0}, 1)",
             ]
             combine = [
-                f"g{k0} = tl.load({s0} + tl.arange(0, T), volatile=True)",
-                f"q{k0} = tl.load({s1} + tl.arange(0, T), volatile=True)",
-                f"c{k0} = tl.minimum(tl.maximum({n} - tl.arange(0, T) * BLOCK_N, 0), BLOCK_N).to(tl.float32)",
-                f"{r0.name} = tl.sum(g{k0}, 0)",
+                f"g{k0} = {self._partials(k0)}",
+                f"q{k0} = {self._partials(k1)}",
+                f"c{k0} = tl.minimum(tl.maximum({n} - {members} * BLOCK_N, 0), BLOCK_N).to(tl.float32)",
+                f"{r0.name} = tl.sum(g{k0}, {ax}){per_row}",
                 f"e{k0} = tl.where(c{k0} > 0, g{k0} / tl.maximum(c{k0}, 1.0) - {r0.name} / {float(n)}, 0.0)",
-                f"{r1.name} = (tl.sum(q{k0}, 0) + tl.sum(c{k0} * e{k0} * e{k0}, 0))",
+                f"{r1.name} = (tl.sum(q{k0}, {ax}){per_row} + tl.sum(c{k0} * e{k0} * e{k0}, {ax}){per_row})",
             ]
         else:
             local = [
@@ -1672,14 +1702,14 @@ class RowKernel:
                 f"p{k1} = tl.sum(tl.where(h{k0}, tl.exp({a} - p{k0}[:, None]), 0.0), 1)",
             ]
             combine = [
-                f"g{k0} = tl.load({s0} + tl.arange(0, T), volatile=True)",
-                f"q{k0} = tl.load({s1} + tl.arange(0, T), volatile=True)",
-                f"{r0.name} = tl.max(g{k0}, 0)",
+                f"g{k0} = {self._partials(k0)}",
+                f"q{k0} = {self._partials(k1)}",
+                f"{r0.name} = tl.max(g{k0}, {ax}){per_row}",
                 # a member without a finite value (no columns, or all -inf) adds nothing
                 f"w{k0} = tl.where(g{k0} > float('-inf'), q{k0} * tl.exp(g{k0} - {r0.name}), 0.0)",
-                f"{r1.name} = tl.sum(w{k0}, 0)",
+                f"{r1.name} = tl.sum(w{k0}, {ax}){per_row}",
             ]
-        stores = [f"tl.store({s0} + part + tl.arange(0, 1), p{k0})", f"tl.store({s1} + part + tl.arange(0, 1), p{k1})"]
+        stores = [self._publish(k0, f"p{k0}"), self._publish(k1, f"p{k1}")]
         return local + stores, combine
 
     def _team_source(self, attempt: int, chunk: int, warps: int) -> str:
@@ -1695,7 +1725,11 @@ class RowKernel:
         members running, finishes and frees their places, so a waiting member's team-mates
         always get to run.  The interpreter runs programs one after another, so there (a CPU
         device) only a team of one is generated."""
-        block_n = max(1, min(chunk, self.BLOCK_N))
+        rows = self._adjacent_rows(TEAM_ROWS * max(1, chunk // 8192))
+        if self.BLOCK_N // max(1, min(chunk // rows, self.BLOCK_N)) > TEAM_MAX_T:
+            rows = 1  # too many members to be sure they run side by side
+        self._team_rows = rows
+        block_n = max(1, min(chunk // rows, self.BLOCK_N))
         T, K = self.BLOCK_N // block_n, self.reductions
         body = self._team_body()
         ptrs = [a["name"] for a in self.contract.args if a["kind"] == "tensor"]
@@ -1705,8 +1739,9 @@ class RowKernel:
             f"{self.R} independent rows of {self.N} elements, each split over a team of T programs that hold",
             f"BLOCK_N of its columns in registers, so the row is read once; {K} reduction(s) over",
             f"{self._red_name()}, each a round of exchange through the workspace (partials combined",
-            "in member order).",
+            "in member order)." if rows == 1 else f"in member order); {rows} rows adjacent in memory per member.",
         ]
+        grid = f"{self.R} * CONFIG['T']" if rows == 1 else f"triton.cdiv({self.R}, CONFIG['ROWS']) * CONFIG['T']"
         return with_libdevice(
             "\n".join(
                 [
@@ -1725,7 +1760,7 @@ class RowKernel:
                     *[f"    {line}" for line in body],
                     "",
                     "",
-                    f"CONFIG = {{'ROWS': 1, 'BLOCK_N': {block_n}, 'T': {T}}}",
+                    f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}, 'T': {T}}}",
                     f"NUM_WARPS = {warps}",
                     "NUM_STAGES = 1",
                     "",
@@ -1735,12 +1770,23 @@ class RowKernel:
                     f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, "
                     f"device={out}.device)",
                     f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
-                    f"    synth_rows[({self.R} * CONFIG['T'],)]({', '.join(ptrs)}, ws_i, ws_f, **CONFIG, "
+                    f"    synth_rows[({grid},)]({', '.join(ptrs)}, ws_i, ws_f, **CONFIG, "
                     "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
                     "",
                 ]
             )
         )
+
+    def _adjacent_rows(self, rows: int) -> int:
+        """Rows per team member: ``rows`` where an input's columns are not adjacent in memory but
+        its consecutive rows are (stride 1 on its last row dim, a multiple of ``rows`` of them),
+        else 1."""
+        for name in self.consts["INPUTS"]:
+            shape, stride = self.args[name].get("shape") or [], self.args[name].get("stride") or []
+            if len(shape) >= 2 and shape[-1] == self.N and stride[-1] != 1 and stride[-2] == 1:
+                if shape[-2] % rows == 0 and self.R % rows == 0:
+                    return rows
+        return 1
 
     def _teams(self) -> bool:
         """Whether the unit's device runs programs side by side (a team needs its members at once);
