@@ -267,7 +267,9 @@ def test_an_unsteady_gate_4_and_a_baseline_off_capture_are_named(tmp_path):
     again and its baseline time is 1.54x what capture timed the same output code at (the H100's
     suffix sum of 2026-12-06, 3.02x reported where capture's time says 1.97x): the result names
     both and gives the speedup on capture's time; a steady gate 4 that agrees with capture, and
-    the CPU's times, name nothing."""
+    the CPU's times, name nothing; `results.csv: gate4_caveat` says it in words."""
+    from kernelopt.report import tables
+
     g4 = {"a_ms": 2.414, "b_ms": 0.7985, "speedup": 3.023, "ratio": 0.3309, "ci_low": 0.251, "ci_high": 0.3756}
     g4 |= {"noise_band": [0.251, 0.3756], "meaningful": True, "spread_a": 1.158, "spread_b": 0.001, "stable": False}
     for device, numbers, named in (
@@ -286,11 +288,15 @@ def test_an_unsteady_gate_4_and_a_baseline_off_capture_are_named(tmp_path):
         _stitched(paths, "pass", "pass", "stitched faster", numbers)
         res = _finalize(paths)
         assert res["category"] == "optimized"
+        caveat = tables.result_row(paths.workdir, paths.problem)["gate4_caveat"]  # results.csv's
         if named:
             assert res["gate4_unsteady"] == {"baseline": 1.158} and res["gate4_baseline_vs_capture"] == 1.5378
             assert abs(res["speedup_on_capture_baseline"] - 1.5698 / 0.7985) < 1e-9
+            spread = "baseline unsteady (rounds spread 116%)"
+            assert caveat == f"{spread}; baseline 1.54x capture's time; 1.966x on capture's time"
         else:
             assert not {"gate4_unsteady", "gate4_baseline_vs_capture", "speedup_on_capture_baseline"} & set(res)
+            assert caveat == ""
 
 
 def _stitched(paths, g3, g4, g4_reason, numbers=None):

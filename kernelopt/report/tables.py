@@ -135,6 +135,7 @@ RESULT_COLUMNS = [
     "speedup_vs_eager",
     "slower_than_eager",
     "noise_band",
+    "gate4_caveat",
     "units",
     "units_replaced",
     "winner",
@@ -236,6 +237,18 @@ def _wins_apart(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def gate4_caveat(x: dict[str, Any]) -> str:
+    """What ``result.json`` says against gate 4's speedup (``report/stage.py``): a side whose
+    rounds stayed unsteady after being measured again, a baseline off capture's time of the same
+    output code, and the speedup on capture's time; empty when it says nothing."""
+    out = [f"{side} unsteady (rounds spread {s:.0%})" for side, s in (x.get("gate4_unsteady") or {}).items()]
+    if x.get("gate4_baseline_vs_capture"):
+        out.append(f"baseline {x['gate4_baseline_vs_capture']:.2f}x capture's time")
+    if x.get("speedup_on_capture_baseline"):
+        out.append(f"{x['speedup_on_capture_baseline']:.3f}x on capture's time")
+    return "; ".join(out)
+
+
 def result_row(workdir: Path, problem: str) -> dict[str, Any]:
     found = read_result(ProblemPaths(workdir, problem).result)
     # a problem that ended in an error may have no result.json: an error row, its figures empty
@@ -259,6 +272,7 @@ def result_row(workdir: Path, problem: str) -> dict[str, Any]:
         "speedup_vs_eager": x.get("speedup_vs_eager"),
         "slower_than_eager": slower_than_eager(whole),
         "noise_band": f"{band[0]:.4f}-{band[1]:.4f}" if band else "",
+        "gate4_caveat": gate4_caveat(x),
         "units": res.units,
         "units_replaced": res.units_replaced,
         "winner": winner_text(x.get("winners") or []) if res.optimized else "",
