@@ -294,6 +294,9 @@ def test_an_unsteady_gate_4_and_a_baseline_off_capture_are_named(tmp_path):
             assert abs(res["speedup_on_capture_baseline"] - 1.5698 / 0.7985) < 1e-9
             spread = "baseline unsteady (rounds spread 116%)"
             assert caveat == f"{spread}; baseline 1.54x capture's time; 1.966x on capture's time"
+            out = paths.workdir / "report"
+            summary = tables.results(paths.workdir, [paths.problem], out / "results.csv", out / "summary.json")
+            assert f"[gate 4: {caveat}]" in tables.results_console(summary)  # the console says it too
         else:
             assert not {"gate4_unsteady", "gate4_baseline_vs_capture", "speedup_on_capture_baseline"} & set(res)
             assert caveat == ""

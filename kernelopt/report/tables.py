@@ -435,10 +435,12 @@ def results_console(summary: dict[str, Any]) -> str:
         sp = r["speedup_vs_compiled"]
         cost = f"  [{r['llm_calls']} calls, ${r['usd']:.4f}]" if r.get("llm_calls") else ""
         slow = f"  [slower than eager: {r['speedup_vs_eager']:.3f}x]" if r.get("slower_than_eager") else ""
+        caveat = f"  [gate 4: {r['gate4_caveat']}]" if r.get("gate4_caveat") else ""
         lines.append(
             f"  {r['problem']:<45} {r['category']:<28} {f'{sp:.3f}x' if sp else '-':>8}  "
             + _clip(r["fallback_reason"] or r.get("_reason") or "", 160)
             + slow
+            + caveat
             + cost
         )
     return "\n".join(lines)
