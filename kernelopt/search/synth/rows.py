@@ -782,12 +782,8 @@ class RowKernel:
         (``strides``: the value's strides when it is a view, e.g. unsqueezed, of the argument)."""
         a = self.args[name]
         natural = self.fold is None or self.fold.natural  # the columns in the folded dims' own order
-        if strides is None and list(a["shape"]) == list(fx_shape) != self._canon(fx_shape) and self._contiguous(a):
-            # a lifted unit's coarser grouping of its values: indexed as the finer view (through
-            # the fold's terms where its columns are in another order than the dims')
-            fx_shape, strides = list(self.S), contiguous_strides(self.S)
-            if not natural:
-                fx_shape, strides = self.fold.strides(list(self.S_raw), contiguous_strides(list(self.S_raw)))
+        if strides is None and (view := self._coarser_view(name, fx_shape)) is not None:
+            fx_shape, strides = view
         last = self.red == len(self.S) - 1
         # the shortcuts below index the argument as a contiguous tensor: not for a view (a permute)
         # whose strides say otherwise
@@ -1106,16 +1102,22 @@ class RowKernel:
             )
         )
 
-    def _lifted_terms(self, name: str, fx: list[int]) -> Terms | None:
-        """The column terms `_offset` indexes a lifted unit's contiguous output with when its
-        columns run in another order than the dims' (the fold's, not the argument's strides)."""
+    def _coarser_view(self, name: str, fx: list[int]) -> tuple[list[int], list[Any]] | None:
+        """(shape, strides) a contiguous argument holding a lifted unit's coarser grouping of its
+        values is indexed with: the finer view, through the fold's terms where the columns run in
+        another order than the dims'; None for any other argument."""
         a = self.args[name]
-        if self.fold is None or self.fold.natural or not self._contiguous(a):
+        if not (list(a["shape"]) == list(fx) != self._canon(fx) and self._contiguous(a)):
             return None
-        if list(a["shape"]) != list(fx) or list(fx) == self._canon(fx):
-            return None
-        shape, strides = self.fold.strides(list(self.S_raw), contiguous_strides(list(self.S_raw)))
-        return self._terms(name, shape, strides)
+        if self.fold is None or self.fold.natural:
+            return list(self.S), contiguous_strides(self.S)
+        return self.fold.strides(list(self.S_raw), contiguous_strides(list(self.S_raw)))
+
+    def _lifted_terms(self, name: str, fx: list[int]) -> Terms | None:
+        """The column terms `_offset` indexes an output with when it is a coarser view (its
+        strides are the fold's, not the argument's)."""
+        view = self._coarser_view(name, fx)
+        return self._terms(name, *view) if view is not None else None
 
     def _transposing(self, terms: Terms | None, off: str) -> tuple[str, int, int, int] | None:
         """(row offset, K, stride, M) of an output whose folded columns run K (a power of 2) at a
