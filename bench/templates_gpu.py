@@ -54,8 +54,9 @@ def _stub_test_imports() -> None:
         sys.modules["pytest"] = types.SimpleNamespace(mark=mark, raises=None)  # type: ignore[assignment]
     try:
         import conftest  # noqa: F401
-    except ImportError:
-        sys.modules["conftest"] = types.SimpleNamespace(load_candidate=None)  # type: ignore[assignment]
+    except Exception:  # pytest's stand-in lacks what conftest's fixtures use
+        stub = types.SimpleNamespace(load_candidate=None, ROOT=ROOT, sm90_kernels=None, snakemake=None)
+        sys.modules["conftest"] = stub  # type: ignore[assignment]
 
 
 _stub_test_imports()
@@ -400,11 +401,74 @@ def pools() -> dict:
     return out
 
 
+# (columns a member holds, num_warps) of the team variant, and the looped attempts, on the
+# ConvTranspose2d + GELU + GroupNorm region of problems/headroom/level2/2_* (32 x 64 x 258 x 258,
+# the convolution's channels-last output in, NCHW out, 8 groups of 532,512)
+TEAM_SWEEP = [(4096, 4), (8192, 4), (8192, 8), (16384, 8), (16384, 16), (32768, 16), (32768, 32)]
+
+
+def _gelu_gn_unit(n: int, c: int, h: int):
+    """(contract, reference, inputs, eager output) of the GELU + GroupNorm region at its size."""
+    import dataclasses
+
+    from test_search import GELU_GN_CUDA_REFERENCE, _t
+
+    ref = (
+        GELU_GN_CUDA_REFERENCE.replace("[3, 8, 5, 6]", f"[{n}, {c}, {h}, {h}]")
+        .replace("[8]", f"[{c}]")
+        .replace("[1, 8, 1, 1]", f"[1, {c}, 1, 1]")
+        .replace("[3, 4, 2, 30]", f"[{n}, 8, {c // 8}, {h * h}]")
+    )
+    x_arg = {**_t("buf2", [n, c, h, h], "read"), "stride": [c * h * h, 1, h * c, c]}
+    args = [x_arg, *(_t(a, [c], "read") for a in ("arg1_1", "arg3_1", "arg4_1")), _t("buf15", [n, c, h, h], "write")]
+    contract = dataclasses.replace(Contract.from_dict({"args": args}), device="cuda")
+    torch.manual_seed(0)
+    x = torch.randn(n, c, h, h, device="cuda").to(memory_format=torch.channels_last)
+    bias, w, b = torch.randn(c, device="cuda"), torch.rand(c, device="cuda") + 0.5, torch.randn(c, device="cuda")
+
+    def model(x, bias, w, b):
+        return torch.nn.functional.group_norm(torch.nn.functional.gelu(x + bias.view(1, -1, 1, 1)), 8, w, b)
+
+    return contract, ref, (x, bias, w, b), model
+
+
+def teams() -> dict:
+    """The row template's team and looped variants on the GELU + GroupNorm region: each checked
+    against eager, timed against torch.compile's kernels for the same op (NCHW output)."""
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract, ref, inputs, model = _gelu_gn_unit(32, 64, 258)
+    want = model(*inputs).contiguous()
+    roof_ms = 2 * want.numel() * 4 / (hardware.current("cuda").copy_gbs * 1e9) * 1e3
+    compiled = torch.compile(lambda *a: model(*a).contiguous())
+    compiled(*inputs)
+    row: dict = {"shape": list(want.shape), "roof_ms": round(roof_ms, 4)}
+    row["inductor_ms"] = round(_time(lambda: compiled(*inputs)), 4)
+    row["attempts"] = []
+    for how in [*TEAM_SWEEP, "looped"]:
+        kern = synth_rows.RowKernel(contract, ref, 8192 if how == "looped" else None, None)
+        if how != "looped":
+            kern.team, kern.team_warps = how
+        mod = _load(kern.build(1), "team_" + "_".join(map(str, how if how != "looped" else [how])))
+        got = torch.full_like(want, float("nan"))
+        mod.launch(*inputs, got)
+        torch.cuda.synchronize()
+        a = {"variant": str(how), "config": mod.CONFIG, "warps": mod.NUM_WARPS}
+        a["max_abs_err"] = (got - want).abs().max().item()
+        ms = _time(lambda m=mod, g=got: m.launch(*inputs, g))
+        a |= {"ms": round(ms, 4), "vs_inductor": round(row["inductor_ms"] / ms, 3)}
+        a["roof_pct"] = round(100 * roof_ms / ms, 1)
+        row["attempts"].append(a)
+        print("teams", a, flush=True)
+    row["inductor_roof_pct"] = round(100 * roof_ms / row["inductor_ms"], 1)
+    return {"gelu_group_norm": row}
+
+
 def main() -> None:
     parts = (sys.argv[2] if len(sys.argv) > 2 else "pools,rows,losses,more").split(",")
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu (smoke)"
     out = {"device": device, "torch": torch.__version__}
-    for part, fn in (("pools", pools), ("rows", row_norms), ("losses", losses), ("more", more)):
+    for part, fn in (("pools", pools), ("rows", row_norms), ("losses", losses), ("more", more), ("teams", teams)):
         if part in parts:
             out[part] = fn()
             Path(sys.argv[1]).write_text(json.dumps(out, indent=1))  # each part kept as it ends

@@ -74,6 +74,7 @@ from .ops import (
 )
 
 MAX_BLOCK_N = 32768
+NEG_INF = "float('-inf')"
 LOOPED = (
     "each row walked in chunks of BLOCK_N columns: one pass per depth of reductions, "
     "then one pass for the element-wise outputs"
@@ -691,6 +692,7 @@ class RowKernel:
         self.R = self.numel // self.N
         self.BLOCK_N = _next_pow2(self.N)
         self.chunk, self.team = chunk, team
+        self.team_warps = 4  # a forced team's warps (bench/templates_gpu.py sweeps them)
         self._team_rows = 1  # rows per team member (``_team_source``)
         self.looped = chunk is not None or self.BLOCK_N > MAX_BLOCK_N
         for name in consts["INPUTS"] + consts["OUTPUTS"]:
@@ -1535,29 +1537,34 @@ class RowKernel:
             self.store(name, v)
         return self.source(attempt)
 
+    def _chunked(self) -> dict[str, int]:
+        """{name: line} of the values that depend on the columns (a chunk's, not a row's)."""
+        return {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
+
+    def _rhs(self, i: int) -> str:
+        ln = self.lines[i]
+        return ln.reduce[2] if ln.reduce else (ln.code.split("=", 1)[1] if ln.name else ln.code)
+
+    def _closure(self, codes: list[str]) -> list[int]:
+        """The lines of the column-dependent values ``codes`` read, directly or not, in order."""
+        chunked, need = self._chunked(), set()
+        todo = [n for c in codes for n in _NAME.findall(c) if n in chunked]
+        while todo:
+            i = chunked[todo.pop()]
+            if i not in need:
+                need.add(i)
+                todo += [n for n in _NAME.findall(self._rhs(i)) if n in chunked]
+        return sorted(need)
+
     def _looped_body(self) -> list[str]:
         """The body of the looped variant.  Reductions are grouped by depth (a reduction of
         depth d needs row values of depth < d): one pass over the row's chunks per depth,
         which recomputes the element-wise values its reductions need and accumulates each
         of them per row; then one pass that computes and stores the element-wise outputs."""
 
-        chunked = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
+        chunked = self._chunked()
         rowdef = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.name not in chunked}
-        name_re = _NAME
-
-        def rhs(i: int) -> str:
-            ln = self.lines[i]
-            return ln.reduce[2] if ln.reduce else (ln.code.split("=", 1)[1] if ln.name else ln.code)
-
-        def closure(codes: list[str]) -> list[int]:
-            need: set[int] = set()
-            todo = [n for c in codes for n in name_re.findall(c) if n in chunked]
-            while todo:
-                i = chunked[todo.pop()]
-                if i not in need:
-                    need.add(i)
-                    todo += [n for n in name_re.findall(rhs(i)) if n in chunked]
-            return sorted(need)
+        name_re, rhs, closure = _NAME, self._rhs, self._closure
 
         depth: dict[int, int] = {}  # line index of a row value -> its pass depth (0: no reduction)
         for i, ln in enumerate(self.lines):
@@ -1642,7 +1649,7 @@ class RowKernel:
                 f"p{k} = {fn}(tl.where(cmask, {src}, {neutral}), 1)",
                 self._publish(k, f"p{k}"),
                 *self._exchange(k, cnt),
-                f"{ln.name} = {fn}({self._partials(k)}, {ax}){per_row}",
+                f"{ln.name} = {fn}({self._partials(k, neutral)}, {ax}){per_row}",
             ]
         return body
 
@@ -1656,12 +1663,15 @@ class RowKernel:
         own = "row0 + tl.arange(0, ROWS)"
         return f"tl.store(ws_f + ({k} * {self.R} + {own}) * T + part, {p}, mask={own} < {self.R})"
 
-    def _partials(self, k: int) -> str:
-        """The team's partials of reduction ``k``: ``[T]``, or ``[ROWS, T]`` for several rows."""
+    def _partials(self, k: int, neutral: str = "0.0") -> str:
+        """The team's partials of reduction ``k``: ``[TP]``, or ``[ROWS, TP]`` for several rows
+        (``TP``, the power of two at or above ``T``: the places past the team hold ``neutral``)."""
         if self._team_rows == 1:
-            return f"tl.load({self._slot(k)} + tl.arange(0, T), volatile=True)"
-        at = f"ws_f + ({k} * {self.R} + rows) * T + tl.arange(0, T)[None, :]"
-        return f"tl.load({at}, mask=rmask, other=0.0, volatile=True)"
+            members = "tl.arange(0, TP)"
+            return f"tl.load({self._slot(k)} + {members}, mask={members} < T, other={neutral}, volatile=True)"
+        members = "tl.arange(0, TP)[None, :]"
+        at = f"ws_f + ({k} * {self.R} + rows) * T + {members}"
+        return f"tl.load({at}, mask=rmask & ({members} < T), other={neutral}, volatile=True)"
 
     @staticmethod
     def _exchange(k: int, cnt: str) -> list[str]:
@@ -1721,9 +1731,9 @@ class RowKernel:
     def _paired(self, kind: str, k0: int, k1: int, r0: Line, r1: Line) -> tuple[list[str], list[str]]:
         """(each member's two partials, stored; the row's two values from the team's partials)."""
         a, n = r0.reduce[2], self.N  # type: ignore[index]
-        ax, per_row, members = (0, "", "tl.arange(0, T)")
+        ax, per_row, members = (0, "", "tl.arange(0, TP)")
         if self._team_rows > 1:
-            ax, per_row, members = 1, "[:, None]", "tl.arange(0, T)[None, :]"
+            ax, per_row, members = 1, "[:, None]", "tl.arange(0, TP)[None, :]"
         if kind == "var":
             local = [
                 f"p{k0} = tl.sum(tl.where(cmask, {a}, 0.0), 1)",
@@ -1747,7 +1757,7 @@ class RowKernel:
                 f"p{k1} = tl.sum(tl.where(h{k0}, tl.exp({a} - p{k0}[:, None]), 0.0), 1)",
             ]
             combine = [
-                f"g{k0} = {self._partials(k0)}",
+                f"g{k0} = {self._partials(k0, NEG_INF)}",
                 f"q{k0} = {self._partials(k1)}",
                 f"{r0.name} = tl.max(g{k0}, {ax}){per_row}",
                 # a member without a finite value (no columns, or all -inf) adds nothing
@@ -1771,11 +1781,13 @@ class RowKernel:
         always get to run.  The interpreter runs programs one after another, so there (a CPU
         device) only a team of one is generated."""
         rows = self._adjacent_rows(TEAM_ROWS * max(1, chunk // 8192))
-        if self.BLOCK_N // max(1, min(chunk // rows, self.BLOCK_N)) > TEAM_MAX_T:
+        if -(-self.N // max(1, min(chunk // rows, self.BLOCK_N))) > TEAM_MAX_T:
             rows = 1  # too many members to be sure they run side by side
         self._team_rows = rows
         block_n = max(1, min(chunk // rows, self.BLOCK_N))
-        T, K = self.BLOCK_N // block_n, self.reductions
+        # members that hold columns (the row's power-of-two padding is no member's: 532,512
+        # columns in parts of 8,192 are 66 members, not 128)
+        T, K = -(-self.N // block_n), self.reductions
         body = self._team_body()
         ptrs = [a["name"] for a in self.contract.args if a["kind"] == "tensor"]
         out = self.consts["OUTPUTS"][0]
@@ -1801,11 +1813,11 @@ class RowKernel:
                     "",
                     "@triton.jit",
                     f"def synth_rows({', '.join(ptrs)}, ws_i, ws_f, "
-                    "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr):",
+                    "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr, TP: tl.constexpr):",
                     *[f"    {line}" for line in body],
                     "",
                     "",
-                    f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}, 'T': {T}}}",
+                    f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}, 'T': {T}, 'TP': {_next_pow2(T)}}}",
                     f"NUM_WARPS = {warps}",
                     "NUM_STAGES = 1",
                     "",
@@ -1880,7 +1892,7 @@ class RowKernel:
 
     def source(self, attempt: int) -> str:
         if self.team is not None:
-            return self._team_source(attempt, self.team, 4)
+            return self._team_source(attempt, self.team, self.team_warps)
         if self.looped and self.chunk is None and self._teams():
             if attempt % len(LOOPED_ATTEMPTS) in TEAM_ATTEMPTS:
                 return self._team_source(attempt, *TEAM_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)])
