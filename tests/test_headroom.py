@@ -110,7 +110,7 @@ def test_an_in_out_argument_only_loaded_from_is_not_a_reference_output():
     """Inductor keeps the in/out name of a reused buffer whose store it dropped (conv + GroupNorm +
     tanh + LogSumExp: the tanh's values live in registers only); the unit's reference must not
     expect that buffer written, or Inductor's own kernel "misses" it and the unit is not checkable."""
-    from kernelopt.capture.stage import stores_to
+    from kernelopt.core.outputcode import stores_to
 
     src = (ROOT / "tests/fixtures/inductor_kernels/dropped_inout_store.py").read_text()
     assert "'mutated_arg_names': ['in_out_ptr0', 'in_out_ptr1']" in src  # Inductor still calls it mutated

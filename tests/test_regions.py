@@ -137,6 +137,61 @@ def test_a_group_norm_split_over_five_launches_is_one_region():
     assert found[0]["inputs"] == ["buf2", "arg1_1", "arg3_1", "arg4_1"] and found[0]["outputs"] == ["buf15"]
 
 
+# Inductor's CUDA wrapper of Conv2d + GroupNorm + scale + tanh + LogSumExp over channels
+# (problems/headroom/level2/1 on the H100, 2026-12-06): the last kernel gets the convolution's
+# output as ``in_out_ptr0`` under a new name (its store of the tanh was dropped: it only loads
+# it) and writes the LogSumExp into a reinterpreted fresh allocation
+REUSED_INPUT = """
+def partition_0(args):
+    buf2, arg3_1, arg4_1, arg5_1 = args
+    args.clear()
+    with torch.cuda._DeviceGuard(0):
+        buf3 = empty_strided_cuda((64, 8, 1, 1), (8, 1, 512, 512), torch.float32)
+        buf4 = empty_strided_cuda((64, 8, 1, 1), (8, 1, 512, 512), torch.float32)
+        stream0 = get_raw_stream(0)
+        k2.run(buf2, arg3_1, buf3, buf4, 512, 516128, stream=stream0)
+        buf8 = buf2; del buf2  # reuse
+        buf10 = empty_strided_cuda((64, 1, 254, 254), (64516, 4129024, 254, 1), torch.float32)
+        buf11 = reinterpret_tensor(buf10, (64, 1, 254, 254), (64516, 64516, 254, 1), 0); del buf10  # reuse
+        stream0 = get_raw_stream(0)
+        k3.run(buf8, buf11, buf3, buf4, arg4_1, arg5_1, 4129024, 64, stream=stream0)
+        del buf3
+        del buf4
+        return (buf11, )
+"""
+
+
+def test_a_region_reads_a_reused_input_under_its_last_name():
+    """A member's ``in_out_ptr`` that it only loads from is read, not written; a statement
+    between the launches that renames an input (``buf8 = buf2; del buf2``) or reinterprets a
+    fresh allocation (the output) is allowed; every call passes the input's last name, which
+    the region's launch can use where the last member's was, and ``read_as`` keeps the first
+    (the name of the FX node its memory holds).  A member that stores to it is refused."""
+    last = "@triton.jit\ndef k3(in_out_ptr0, in_out_ptr1, in_ptr0, in_ptr1, in_ptr2, in_ptr3, xnumel, r0_numel):\n"
+    body = "    tmp0 = tl.load(in_out_ptr0 + x)\n    tl.store(in_out_ptr1 + x, tmp0)\n"
+    sources = {
+        "k2": "@triton.jit\ndef k2(in_ptr0, in_ptr1, out_ptr0, out_ptr1, xnumel, r0_numel):\n    pass\n",
+        "k3": last + body,
+    }
+    heur = {"k2": "reduction", "k3": "persistent_reduction"}
+    fx = {"buf2", "arg3_1", "arg4_1", "arg5_1", "buf11"}.__contains__
+    found, refused = regions.find_regions(REUSED_INPUT, sources, heur, ["k2"], fx, absorb=True)
+    assert refused == [] and [r["members"] for r in found] == [["k2", "k3"]], refused
+    r = found[0]
+    assert r["inputs"] == ["buf8", "arg3_1", "arg4_1", "arg5_1"] and r["outputs"] == ["buf11"]
+    assert r["read_as"] == {"buf8": "buf2"} and r["intermediates"] == ["buf3", "buf4"]
+    assert r["calls"][0]["args"][0] == {"param": "in_ptr0", "buffer": "buf8"}
+    assert r["calls"][1]["args"][0] == {"param": "in_out_ptr0", "buffer": "buf8"}
+    from kernelopt.stitch.regions import edit_call_sites
+
+    stitched = edit_call_sites(REUSED_INPUT, [{**r, "unit": "rg"}])
+    assert "k2.run(" not in stitched and "k3.run(buf8, arg3_1, arg4_1, arg5_1, buf11, stream=stream0)" in stitched
+    assert stitched.index("buf8 = buf2; del buf2") < stitched.index("k3.run(")
+    sources["k3"] = last + body + "    tl.store(in_out_ptr0 + x, tmp0)\n"  # a real in-place write
+    found, refused = regions.find_regions(REUSED_INPUT, sources, heur, ["k2"], fx, absorb=True)
+    assert found == [] and "in place" in refused[0]["reason"], refused
+
+
 def test_regions_are_refused_with_a_reason():
     src = WRAPPER.read_text()
     launch = f"        {AFFINE}.run(buf5, arg3_1, buf4, arg4_1, buf6, buf7, 16, stream=raw_streamNone)\n"

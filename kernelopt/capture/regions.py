@@ -20,7 +20,10 @@ whether a declared run is one (gate 3's proof calls it again on the baseline):
   between them; every launch argument is a plain buffer name or a numeric constant;
 * a buffer the run writes is never one it read from outside (no in-place region inputs);
 * an ``in_out_ptr`` argument whose buffer is a fresh allocation (``empty_strided``, or an
-  alias of one, named by nothing before) is written, not read;
+  alias of one, named by nothing before) is written, not read; one the kernel only loads from
+  (``outputcode.stores_to``: Inductor keeps the in/out name of a reused buffer whose store it
+  dropped, a group norm's last kernel reading the convolution's output as ``buf8 = buf2``) is
+  read, not written;
 * every buffer the run writes is a local ``empty_strided`` allocation (under any alias), two of
   them never one memory;
 * outputs: the written buffers that a statement after the last launch names under any alias
@@ -29,7 +32,9 @@ whether a declared run is one (gate 3's proof calls it again on the baseline):
   and has a line of its own (the stitch moves it after the region's launch);
 * a new name for a fresh allocation the region has not touched may stand between the launches
   (Inductor's ``buf3 = buf2; del buf2  # reuse`` before a split reduction's last kernel writes
-  its scalar): the statement stays where it is, before the region's launch.
+  its scalar): the statement stays where it is, before the region's launch;
+* so may a new name for one of its inputs (``buf8 = buf2; del buf2  # reuse``): the region
+  reads that input under the last name its members pass (every call is given that name).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from ..core.outputcode import (
     launched_kernel,
     names_in,
     statements_in_order,
+    stores_to,
 )
 
 NotARegion = Refused  # a run of launches that is not a region, with the reason
@@ -96,14 +102,15 @@ class Aliases:
 
 
 def _definition(s: ast.stmt) -> bool:
-    """An allocation, an alias (``t = s``) or a ``del``: names memory, reads none of it."""
+    """An allocation, an alias (``t = s``, ``t = reinterpret_tensor(s, ...)``: Inductor's reuse of
+    a fresh buffer under another shape) or a ``del``: names memory, reads none of it."""
     if isinstance(s, ast.Delete):
         return True
     return (
         isinstance(s, ast.Assign)
         and len(s.targets) == 1
         and isinstance(s.targets[0], ast.Name)
-        and (is_call_to(s.value, ("empty_strided",)) or isinstance(s.value, ast.Name))
+        and (is_call_to(s.value, ("empty_strided", "reinterpret_tensor")) or isinstance(s.value, ast.Name))
     )
 
 
@@ -146,6 +153,7 @@ def _check(
     idx = _launch_positions(fn, tree, stmts, sources, heuristics, members)
     aliases = Aliases(stmts)
     inputs, written, calls = _member_calls(stmts, idx, sources, members, aliases)
+    inputs, read_as = _one_name_per_input(inputs, calls, aliases)
     # read after the region under any name (an alias or a view made before, between or after
     # its launches): an output; else an intermediate, which the stitched model never writes
     after = stmts[idx[-1] + 1 :]
@@ -161,7 +169,7 @@ def _check(
     if last.lineno != last.end_lineno:
         raise NotARegion(f"the launch of {members[-1]} spans several lines (the stitch edits it as one line)")
     _check_between(stmts, idx, aliases, inputs, written, set(inputs) | set(outputs))
-    return {
+    out = {
         "function": fn.name,
         "members": list(members),
         "inputs": inputs,
@@ -169,6 +177,7 @@ def _check(
         "intermediates": intermediates,
         "calls": calls,
     }
+    return {**out, "read_as": read_as} if read_as else out
 
 
 def _launch_positions(
@@ -227,10 +236,11 @@ def _member_calls(
             if not isinstance(a, ast.Name):
                 raise NotARegion(f"{m}'s {p} is {ast.unparse(a)[:40]}, not a plain buffer name")
             b = a.id
+            loaded_only = p.startswith("in_out_ptr") and not stores_to(sources[m], p)
             reads = p.startswith("in_ptr") or (p.startswith("in_out_ptr") and aliases.root(b) not in fresh)
             if reads and b not in written and b not in inputs:
                 inputs.append(b)
-            if p.startswith(("out_ptr", "in_out_ptr")):
+            if p.startswith(("out_ptr", "in_out_ptr")) and not loaded_only:
                 if aliases.root(b) in {aliases.root(x) for x in inputs}:
                     raise NotARegion(f"{m} writes {b}, which the region reads from outside (in place)")
                 if aliases.root(b) not in aliases.allocated:
@@ -243,6 +253,25 @@ def _member_calls(
             args.append({"param": p, "buffer": b})
         calls.append({"kernel": m, "args": args})
     return inputs, written, calls
+
+
+def _one_name_per_input(inputs: list[str], calls: list[dict[str, Any]], aliases: Aliases) -> tuple[list[str], dict]:
+    """The inputs with one name per memory, and {that name: the first}: where members read one
+    buffer under several names (``buf8 = buf2; del buf2  # reuse`` between them), every call
+    passes the last name, which the region's launch, where the last member's was, can still
+    use; the first is the one whose FX node the buffer holds (Inductor named ``buf8`` for a
+    value whose store it dropped: its memory still holds ``buf2``'s)."""
+    first: dict[str, str] = {}
+    for root in sorted({aliases.root(b) for b in inputs}):
+        names = [a["buffer"] for c in calls for a in c["args"] if aliases.root(a.get("buffer", "")) == root]
+        if len(set(names)) > 1:
+            for c in calls:
+                for a in c["args"]:
+                    if a.get("buffer") in names:
+                        a["buffer"] = names[-1]
+            inputs = list(dict.fromkeys(names[-1] if b in names else b for b in inputs))
+            first[names[-1]] = names[0]
+    return inputs, first
 
 
 def _check_between(
@@ -270,13 +299,26 @@ def _check_between(
             continue
         if isinstance(s, ast.Assign) and is_call_to(s.value, BETWEEN_CALLS) and not names_in(s) & set(inputs):
             continue  # an allocation (of an output, say) or a stream handle
-        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Name) and s.value.id not in set(written) | region_args:
+        src = _aliased(s)
+        if src is not None and src not in set(written) | region_args:
             if not names_in(s.targets[0]) & region_args:
                 continue
-            src = s.value.id
             if len(s.targets) == 1 and aliases.root(src) in aliases.allocated and src not in inputs:
                 continue  # a new name for a fresh allocation the region has not touched ("buf3 = buf2  # reuse")
+            new = s.targets[0].id if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) else None
+            if new in inputs and aliases.root(src) == aliases.root(new):
+                continue  # the name the region reads an input under ("buf8 = buf2; del buf2  # reuse")
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
+
+
+def _aliased(s: ast.stmt) -> str | None:
+    """The name ``s`` gives a new name to: ``t = s`` or ``t = reinterpret_tensor(s, ...)``."""
+    if not isinstance(s, ast.Assign):
+        return None
+    v = s.value
+    if is_call_to(v, ("reinterpret_tensor",)) and v.args and isinstance(v.args[0], ast.Name):  # type: ignore[attr-defined]
+        return v.args[0].id  # type: ignore[attr-defined]
+    return v.id if isinstance(v, ast.Name) else None
 
 
 def _absorbing(

@@ -139,8 +139,9 @@ def region_references(
     for r in found:
         rid = regions.region_id(r["members"])
         try:
-            starts = {b: raw[b] for b in r["inputs"] if b in raw and b not in cap.buffer_origin}
-            ins = {b: starts[b][0] if b in starts else node_of(b) for b in r["inputs"]}
+            named = {b: r.get("read_as", {}).get(b, b) for b in r["inputs"]}  # the name its FX node has
+            starts = {b: raw[n] for b, n in named.items() if n in raw and n not in cap.buffer_origin}
+            ins = {b: starts[b][0] if b in starts else node_of(named[b]) for b in r["inputs"]}
             biases = {b: bias for b, (_, bias) in starts.items()}
             ref = fxref.build(cap.gm, ins, {b: node_of(b) for b in r["outputs"]}, raw=biases)
         except Exception as e:  # noqa: BLE001 - this region has no reference, said why; the others go on
@@ -167,16 +168,6 @@ def save_reference(paths: ProblemPaths, stem: str, ref: fxref.ReferenceCode) -> 
         "outputs": ref.output_nodes,
         "aten_ops": ref.aten_ops,
     }
-
-
-def stores_to(source: str, arg: str) -> bool:
-    """Whether a Triton kernel's source can write through argument ``arg``: every use of the name
-    in its body but ``tl.load(arg ...)`` counts as a possible write (a store, an atomic, a pointer
-    handed on), so only an argument that is only ever loaded is read-only."""
-    head = re.search(r"^def \w+\(.*?\)\s*:[ \t]*$", source, re.S | re.M)
-    body = source[head.end() :] if head else source
-    uses = [m.start() for m in re.finditer(rf"\b{re.escape(arg)}\b", body)]
-    return any(not re.search(r"tl\.load\(\s*$", body[max(0, i - 40) : i]) for i in uses)
 
 
 def kernel_reference(
@@ -209,7 +200,7 @@ def kernel_reference(
                     inputs[inner] = node_of(bufs[0])
                 except fxref.ReferenceUnavailable:
                     unmapped.append(bufs[0])
-            if source is None or stores_to(source, inner):
+            if source is None or outputcode.stores_to(source, inner):
                 out_bufs[inner] = bufs[-1]
     for outer, inner in site.inputs.items():
         if inner not in site.inplace:

@@ -365,3 +365,13 @@ def jit_kernel_names(source: str) -> list[str]:
         ):
             names.append(node.name)
     return names
+
+
+def stores_to(source: str, arg: str) -> bool:
+    """Whether a Triton kernel's source can write through argument ``arg``: every use of the name
+    in its body but ``tl.load(arg ...)`` counts as a possible write (a store, an atomic, a pointer
+    handed on), so only an argument that is only ever loaded is read-only."""
+    head = re.search(r"^def \w+\(.*?\)\s*:[ \t]*$", source, re.S | re.M)
+    body = source[head.end() :] if head else source
+    uses = [m.start() for m in re.finditer(rf"\b{re.escape(arg)}\b", body)]
+    return any(not re.search(r"tl\.load\(\s*$", body[max(0, i - 40) : i]) for i in uses)
