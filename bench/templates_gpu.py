@@ -409,19 +409,9 @@ TEAM_SWEEP = [(4096, 4), (8192, 4), (8192, 8), (16384, 8), (16384, 16), (32768, 
 
 def _gelu_gn_unit(n: int, c: int, h: int):
     """(contract, reference, inputs, eager output) of the GELU + GroupNorm region at its size."""
-    import dataclasses
+    from test_search import gelu_gn_region
 
-    from test_search import GELU_GN_CUDA_REFERENCE, _t
-
-    ref = (
-        GELU_GN_CUDA_REFERENCE.replace("[3, 8, 5, 6]", f"[{n}, {c}, {h}, {h}]")
-        .replace("[8]", f"[{c}]")
-        .replace("[1, 8, 1, 1]", f"[1, {c}, 1, 1]")
-        .replace("[3, 4, 2, 30]", f"[{n}, 8, {c // 8}, {h * h}]")
-    )
-    x_arg = {**_t("buf2", [n, c, h, h], "read"), "stride": [c * h * h, 1, h * c, c]}
-    args = [x_arg, *(_t(a, [c], "read") for a in ("arg1_1", "arg3_1", "arg4_1")), _t("buf15", [n, c, h, h], "write")]
-    contract = dataclasses.replace(Contract.from_dict({"args": args}), device="cuda")
+    contract, ref = gelu_gn_region(n, c, h)
     torch.manual_seed(0)
     x = torch.randn(n, c, h, h, device="cuda").to(memory_format=torch.channels_last)
     bias, w, b = torch.randn(c, device="cuda"), torch.rand(c, device="cuda") + 0.5, torch.randn(c, device="cuda")

@@ -3143,27 +3143,32 @@ def test_planner_reorders_blocks_when_a_broadcast_operand_outgrows_the_l2():
     )
 
 
+def gelu_gn_region(n: int, c: int, h: int):
+    """(contract, reference) of the ConvTranspose2d + GELU + GroupNorm region as Inductor's CUDA
+    wrapper runs it (8 groups): the convolution's channels-last output, its bias, the norm's
+    weight and bias in, the NCHW result out (also bench/templates_gpu.py's ``teams``)."""
+    ref = (
+        GELU_GN_CUDA_REFERENCE.replace("[3, 8, 5, 6]", f"[{n}, {c}, {h}, {h}]")
+        .replace("[8]", f"[{c}]")
+        .replace("[1, 8, 1, 1]", f"[1, {c}, 1, 1]")
+        .replace("[3, 4, 2, 30]", f"[{n}, 8, {c // 8}, {h * h}]")
+    )
+    x_arg = {**_t("buf2", [n, c, h, h], "read"), "stride": [c * h * h, 1, h * c, c]}
+    args = [x_arg, *(_t(a, [c], "read") for a in ("arg1_1", "arg3_1", "arg4_1")), _t("buf15", [n, c, h, h], "write")]
+    return replace(Contract.from_dict({"args": args}), device="cuda"), ref
+
+
 def test_a_group_norm_of_a_channels_last_value_stores_its_nchw_output_coalesced():
     """The H100's ConvTranspose2d + GELU + GroupNorm region at its size (32 x 64 x 258 x 258, 8
     groups), compiled for sm_90: the team kernel's loads and its transposed stores are 16-byte
     vectors, its team of one also right under the interpreter."""
-    import dataclasses
 
     import torch
 
     from kernelopt.core import cpu_mode
     from kernelopt.search.synth import rows as synth_rows
 
-    N, C, H = 32, 64, 258
-    ref = (
-        GELU_GN_CUDA_REFERENCE.replace("[3, 8, 5, 6]", f"[{N}, {C}, {H}, {H}]")
-        .replace("[8]", f"[{C}]")
-        .replace("[1, 8, 1, 1]", f"[1, {C}, 1, 1]")
-        .replace("[3, 4, 2, 30]", f"[{N}, 8, {C // 8}, {H * H}]")
-    )
-    x_arg = {**_t("buf2", [N, C, H, H], "read"), "stride": [C * H * H, 1, H * C, C]}
-    args = [x_arg, *(_t(n, [C], "read") for n in ("arg1_1", "arg3_1", "arg4_1")), _t("buf15", [N, C, H, H], "write")]
-    contract = dataclasses.replace(Contract.from_dict({"args": args}), device="cuda")
+    contract, ref = gelu_gn_region(32, 64, 258)
     src = synth_rows.synthesize_rows(contract, ref, 0)
     assert "'T': 66, 'TP': 128" in src  # 532,512 columns in parts of 8,192
     (ptx,) = [p for name, _, p in sm90_kernels(src, contract) if name == "synth_rows"]
