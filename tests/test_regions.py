@@ -187,6 +187,10 @@ def test_a_region_reads_a_reused_input_under_its_last_name():
     stitched = edit_call_sites(REUSED_INPUT, [{**r, "unit": "rg"}])
     assert "k2.run(" not in stitched and "k3.run(buf8, arg3_1, arg4_1, arg5_1, buf11, stream=stream0)" in stitched
     assert stitched.index("buf8 = buf2; del buf2") < stitched.index("k3.run(")
+    # a view of the input under the new name (another shape, strides or offset) is not one tensor
+    view = REUSED_INPUT.replace("buf8 = buf2;", "buf8 = reinterpret_tensor(buf2, (64, 64, 254, 254), (1, 1, 1, 1), 8);")
+    found, refused = regions.find_regions(view, sources, heur, ["k2"], fx, absorb=True)
+    assert found == [] and "may touch the region's buffers: buf8 = reinterpret_tensor" in refused[0]["reason"]
     sources["k3"] = last + body + "    tl.store(in_out_ptr0 + x, tmp0)\n"  # a real in-place write
     found, refused = regions.find_regions(REUSED_INPUT, sources, heur, ["k2"], fx, absorb=True)
     assert found == [] and "in place" in refused[0]["reason"], refused

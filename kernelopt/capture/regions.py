@@ -153,7 +153,7 @@ def _check(
     idx = _launch_positions(fn, tree, stmts, sources, heuristics, members)
     aliases = Aliases(stmts)
     inputs, written, calls = _member_calls(stmts, idx, sources, members, aliases)
-    inputs, read_as = _one_name_per_input(inputs, calls, aliases)
+    inputs, read_as = _one_name_per_input(inputs, calls, stmts)
     # read after the region under any name (an alias or a view made before, between or after
     # its launches): an output; else an intermediate, which the stitched model never writes
     after = stmts[idx[-1] + 1 :]
@@ -255,15 +255,27 @@ def _member_calls(
     return inputs, written, calls
 
 
-def _one_name_per_input(inputs: list[str], calls: list[dict[str, Any]], aliases: Aliases) -> tuple[list[str], dict]:
-    """The inputs with one name per memory, and {that name: the first}: where members read one
-    buffer under several names (``buf8 = buf2; del buf2  # reuse`` between them), every call
+def _one_name_per_input(
+    inputs: list[str], calls: list[dict[str, Any]], stmts: list[ast.stmt]
+) -> tuple[list[str], dict]:
+    """The inputs with one name per tensor, and {that name: the first}: where members read one
+    tensor under several plain names (``buf8 = buf2; del buf2  # reuse`` between them; not a
+    view such as ``reinterpret_tensor``, whose shape, strides or offset may differ), every call
     passes the last name, which the region's launch, where the last member's was, can still
     use; the first is the one whose FX node the buffer holds (Inductor named ``buf8`` for a
     value whose store it dropped: its memory still holds ``buf2``'s)."""
+    plain = {t: v for t, v in _renames(stmts)}
+
+    def base(n: str) -> str:
+        seen = {n}
+        while n in plain and plain[n] not in seen:
+            n = plain[n]
+            seen.add(n)
+        return n
+
     first: dict[str, str] = {}
-    for root in sorted({aliases.root(b) for b in inputs}):
-        names = [a["buffer"] for c in calls for a in c["args"] if aliases.root(a.get("buffer", "")) == root]
+    for root in sorted({base(b) for b in inputs}):
+        names = [a["buffer"] for c in calls for a in c["args"] if base(a.get("buffer", "")) == root]
         if len(set(names)) > 1:
             for c in calls:
                 for a in c["args"]:
@@ -305,10 +317,21 @@ def _check_between(
                 continue
             if len(s.targets) == 1 and aliases.root(src) in aliases.allocated and src not in inputs:
                 continue  # a new name for a fresh allocation the region has not touched ("buf3 = buf2  # reuse")
-            new = s.targets[0].id if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) else None
-            if new in inputs and aliases.root(src) == aliases.root(new):
+            if (s.targets[0].id, src) in _renames([s]) and s.targets[0].id in inputs:  # type: ignore[attr-defined]
                 continue  # the name the region reads an input under ("buf8 = buf2; del buf2  # reuse")
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
+
+
+def _renames(stmts: list[ast.stmt]) -> list[tuple[str, str]]:
+    """(new, old) of every plain ``new = old``: one tensor under two names."""
+    return [
+        (s.targets[0].id, s.value.id)
+        for s in stmts
+        if isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and isinstance(s.value, ast.Name)
+    ]
 
 
 def _aliased(s: ast.stmt) -> str | None:
