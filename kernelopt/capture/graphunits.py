@@ -41,7 +41,7 @@ from ..core.outputcode import (
     passed_names,
     statements_in_order,
 )
-from .regions import Aliases
+from .regions import Aliases, plain_renames
 
 NotAGraphUnit = Refused
 BETWEEN = ("empty_strided", "get_raw_stream", "reinterpret_tensor")
@@ -338,14 +338,7 @@ def asserted_layout(stmts: list[ast.stmt], name: str) -> dict[str, Any] | None:
 
 def _renames(stmts: list[ast.stmt], name: str) -> set[str]:
     """``name`` and every name a plain assignment (``t = s``, both ways) makes the same tensor."""
-    pairs = [
-        (s.targets[0].id, s.value.id)
-        for s in stmts
-        if isinstance(s, ast.Assign)
-        and len(s.targets) == 1
-        and isinstance(s.targets[0], ast.Name)
-        and isinstance(s.value, ast.Name)
-    ]
+    pairs = plain_renames(stmts)
     same, grew = {name}, True
     while grew:
         grew = False

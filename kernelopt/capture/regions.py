@@ -264,7 +264,7 @@ def _one_name_per_input(
     passes the last name, which the region's launch, where the last member's was, can still
     use; the first is the one whose FX node the buffer holds (Inductor named ``buf8`` for a
     value whose store it dropped: its memory still holds ``buf2``'s)."""
-    plain = {t: v for t, v in _renames(stmts)}
+    plain = {t: v for t, v in plain_renames(stmts)}
 
     def base(n: str) -> str:
         seen = {n}
@@ -317,12 +317,12 @@ def _check_between(
                 continue
             if len(s.targets) == 1 and aliases.root(src) in aliases.allocated and src not in inputs:
                 continue  # a new name for a fresh allocation the region has not touched ("buf3 = buf2  # reuse")
-            if (s.targets[0].id, src) in _renames([s]) and s.targets[0].id in inputs:  # type: ignore[attr-defined]
+            if (s.targets[0].id, src) in plain_renames([s]) and s.targets[0].id in inputs:  # type: ignore[attr-defined]
                 continue  # the name the region reads an input under ("buf8 = buf2; del buf2  # reuse")
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
 
 
-def _renames(stmts: list[ast.stmt]) -> list[tuple[str, str]]:
+def plain_renames(stmts: list[ast.stmt]) -> list[tuple[str, str]]:
     """(new, old) of every plain ``new = old``: one tensor under two names."""
     return [
         (s.targets[0].id, s.value.id)
