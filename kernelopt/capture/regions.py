@@ -317,7 +317,7 @@ def _check_between(
                 continue
             if len(s.targets) == 1 and aliases.root(src) in aliases.allocated and src not in inputs:
                 continue  # a new name for a fresh allocation the region has not touched ("buf3 = buf2  # reuse")
-            if (s.targets[0].id, src) in plain_renames([s]) and s.targets[0].id in inputs:  # type: ignore[attr-defined]
+            if plain_renames([s]) and s.targets[0].id in inputs:  # type: ignore[attr-defined]
                 continue  # the name the region reads an input under ("buf8 = buf2; del buf2  # reuse")
         raise NotARegion(f"a statement between the launches may touch the region's buffers: {ast.unparse(s)[:80]}")
 

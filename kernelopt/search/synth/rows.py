@@ -1537,34 +1537,29 @@ class RowKernel:
             self.store(name, v)
         return self.source(attempt)
 
-    def _chunked(self) -> dict[str, int]:
-        """{name: line} of the values that depend on the columns (a chunk's, not a row's)."""
-        return {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
-
-    def _rhs(self, i: int) -> str:
-        ln = self.lines[i]
-        return ln.reduce[2] if ln.reduce else (ln.code.split("=", 1)[1] if ln.name else ln.code)
-
-    def _closure(self, codes: list[str]) -> list[int]:
-        """The lines of the column-dependent values ``codes`` read, directly or not, in order."""
-        chunked, need = self._chunked(), set()
-        todo = [n for c in codes for n in _NAME.findall(c) if n in chunked]
-        while todo:
-            i = chunked[todo.pop()]
-            if i not in need:
-                need.add(i)
-                todo += [n for n in _NAME.findall(self._rhs(i)) if n in chunked]
-        return sorted(need)
-
     def _looped_body(self) -> list[str]:
         """The body of the looped variant.  Reductions are grouped by depth (a reduction of
         depth d needs row values of depth < d): one pass over the row's chunks per depth,
         which recomputes the element-wise values its reductions need and accumulates each
         of them per row; then one pass that computes and stores the element-wise outputs."""
 
-        chunked = self._chunked()
+        chunked = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.kind in ("full", "col")}
         rowdef = {ln.name: i for i, ln in enumerate(self.lines) if ln.name and ln.name not in chunked}
-        name_re, rhs, closure = _NAME, self._rhs, self._closure
+        name_re = _NAME
+
+        def rhs(i: int) -> str:
+            ln = self.lines[i]
+            return ln.reduce[2] if ln.reduce else (ln.code.split("=", 1)[1] if ln.name else ln.code)
+
+        def closure(codes: list[str]) -> list[int]:
+            need: set[int] = set()
+            todo = [n for c in codes for n in name_re.findall(c) if n in chunked]
+            while todo:
+                i = chunked[todo.pop()]
+                if i not in need:
+                    need.add(i)
+                    todo += [n for n in name_re.findall(rhs(i)) if n in chunked]
+            return sorted(need)
 
         depth: dict[int, int] = {}  # line index of a row value -> its pass depth (0: no reduction)
         for i, ln in enumerate(self.lines):
