@@ -454,11 +454,92 @@ def teams() -> dict:
     return {"gelu_group_norm": row}
 
 
+# a hand-written bound for it: a 2-D grid (pixel blocks, samples), so the scale and shift of a
+# program are one [1, C] load, not a [ROWS, C] gather (the question: is that where the time goes)
+LSE_2D = """
+import triton
+import triton.language as tl
+from torch._inductor.runtime.triton_helpers import libdevice
+
+
+@triton.jit
+def lse2d(x_ptr, out_ptr, a_ptr, b_ptr, s_ptr, HW: tl.constexpr, C: tl.constexpr, ROWS: tl.constexpr):
+    n = tl.program_id(1).to(tl.int64)
+    p = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
+    c = tl.arange(0, C)[None, :]
+    pm = p < HW
+    x = tl.load(x_ptr + n * HW * C + p * C + c, mask=pm, other=0.0)
+    a = tl.load(a_ptr + n * C + c)
+    b = tl.load(b_ptr + n * C + c)
+    s = tl.load(s_ptr + c)
+    t = libdevice.tanh((x * a + b) * s)
+    m = tl.max(t, 1)[:, None]
+    m = tl.where(tl.abs(m) == float('inf'), 0.0, m)
+    e = tl.sum(tl.exp(t - m), 1)[:, None]
+    tl.store(out_ptr + n * HW + p, tl.log(e) + m, mask=pm)
+
+
+def launch(x, out, a, b, s, rows, warps):
+    n, c, h, w = x.shape
+    lse2d[(triton.cdiv(h * w, rows), n)](x, out, a, b, s, h * w, c, rows, num_warps=warps)
+"""
+
+
+def lse() -> dict:
+    """The LogSumExp-over-channels kernel of Conv2d + GroupNorm + scale + tanh + LogSumExp at the
+    problem's size: the row template's attempts and a 2-D-grid bound, against torch.compile."""
+    from test_search import lse_region
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    n, c, h = 64, 64, 254
+    contract, ref = lse_region(n, c, h, "cuda")
+    torch.manual_seed(0)
+    x = torch.randn(n, c, h, h, device="cuda").to(memory_format=torch.channels_last)
+    a, b = torch.rand(n, c, device="cuda") + 0.5, torch.randn(n, c, device="cuda")
+    s = torch.randn(c, 1, 1, device="cuda")
+
+    def model(x, a, b, s):
+        return torch.logsumexp(torch.tanh((x * a[:, :, None, None] + b[:, :, None, None]) * s), 1, keepdim=True)
+
+    want = model(x, a, b, s)
+    roof_ms = (x.numel() + want.numel()) * 4 / (hardware.current("cuda").copy_gbs * 1e9) * 1e3
+    compiled = torch.compile(model)
+    compiled(x, a, b, s)
+    row: dict = {"shape": [n, c, h, h], "roof_ms": round(roof_ms, 4), "attempts": []}
+    row["inductor_ms"] = round(_time(lambda: compiled(x, a, b, s)), 4)
+    mods = [(f"rows_a{k}", _load(synth_rows.synthesize_rows(contract, ref, k), f"lse_a{k}"), None) for k in range(4)]
+    keep, synth_rows.OUTER_MIN_PROGRAMS = synth_rows.OUTER_MIN_PROGRAMS, 1 << 40  # the 1-D grid, as before
+    mods += [(f"rows_1d_a{k}", _load(synth_rows.synthesize_rows(contract, ref, k), f"1d_{k}"), None) for k in range(4)]
+    synth_rows.OUTER_MIN_PROGRAMS = keep
+    hand = _load(LSE_2D, "lse2d")
+    mods += [(f"2d_{r}_{w}", hand, (r, w)) for r, w in ((32, 4), (64, 4), (64, 8), (128, 8), (128, 16))]
+    for name, mod, how in mods:
+        got = torch.full_like(want, float("nan"))
+        if how is None:
+            call = lambda m=mod, g=got: m.launch(x, g, a, b, s)  # noqa: E731
+        else:
+            call = lambda g=got, h=how: hand.launch(x, g, a, b, s, *h)  # noqa: E731
+        call()
+        torch.cuda.synchronize()
+        ms = _time(call)
+        r = {"variant": name, "max_abs_err": (got - want).abs().max().item(), "ms": round(ms, 4)}
+        r |= {"vs_inductor": round(row["inductor_ms"] / ms, 3), "roof_pct": round(100 * roof_ms / ms, 1)}
+        row["attempts"].append(r)
+        print("lse", r, flush=True)
+    row["inductor_roof_pct"] = round(100 * roof_ms / row["inductor_ms"], 1)
+    stats = torch.compile(lambda x: torch.var_mean(x.view(n, 8, c // 8, h, h), (2, 3, 4), correction=0))
+    stats(x)
+    row["group_stats_inductor_ms"] = round(_time(lambda: stats(x)), 4)  # the region's other kernel(s)
+    return {"lse_over_channels": row}
+
+
 def main() -> None:
     parts = (sys.argv[2] if len(sys.argv) > 2 else "pools,rows,losses,more").split(",")
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu (smoke)"
     out = {"device": device, "torch": torch.__version__}
-    for part, fn in (("pools", pools), ("rows", row_norms), ("losses", losses), ("more", more), ("teams", teams)):
+    parts_fn = {"pools": pools, "rows": row_norms, "losses": losses, "more": more, "teams": teams, "lse": lse}
+    for part, fn in parts_fn.items():
         if part in parts:
             out[part] = fn()
             Path(sys.argv[1]).write_text(json.dumps(out, indent=1))  # each part kept as it ends

@@ -2053,6 +2053,80 @@ def test_a_whole_group_norm_region_after_a_convolution_is_one_row_kernel(attempt
         synth_rows.synthesize_rows(Contract.from_dict({"args": args}), permuted, attempt, chunk=chunk)
 
 
+# the LogSumExp kernel of problems/headroom/level2/1_* as Inductor's wrapper runs it: the
+# convolution's channels-last output, the group norm's scale and shift per (sample, channel) as
+# [N, G, C/G, 1], the per-channel scale; out: [N, 1, H, W]
+LSE_OVER_CHANNELS_REFERENCE = """
+LEVEL = 'kernel'
+INPUTS = ['in_out_ptr0', 'in_ptr0', 'in_ptr1', 'in_ptr2']
+OUTPUTS = ['in_out_ptr1']
+SHAPES = {'in_out_ptr0': [@N, @C, @H, @H], 'in_ptr0': [@N, 8, @Q, 1], 'in_ptr1': [@N, 8, @Q, 1], 'in_ptr2': [@C, 1, 1]}
+OUT_SHAPES = {'in_out_ptr1': [@N, 1, @H, @H]}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, x0, x1, x2, x3):
+        as_strided = torch.ops.aten.as_strided.default(x1, [@N, @C], [@C, 1]);  x1 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(as_strided, 2);  as_strided = None
+        a = torch.ops.aten.unsqueeze.default(unsqueeze, 3);  unsqueeze = None
+        as_strided_1 = torch.ops.aten.as_strided.default(x2, [@N, @C], [@C, 1]);  x2 = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(as_strided_1, 2);  as_strided_1 = None
+        b = torch.ops.aten.unsqueeze.default(unsqueeze_2, 3);  unsqueeze_2 = None
+        mul = torch.ops.aten.mul.Tensor(x0, a);  x0 = a = None
+        add = torch.ops.aten.add.Tensor(mul, b);  mul = b = None
+        mul_1 = torch.ops.aten.mul.Tensor(add, x3);  add = x3 = None
+        t = torch.ops.aten.tanh.default(mul_1);  mul_1 = None
+        amax = torch.ops.aten.amax.default(t, [1], True)
+        zero = torch.ops.aten.full.default([], 0.0, dtype = torch.float32, device = device(type='cuda'))
+        abs_1 = torch.ops.aten.abs.default(amax)
+        eq = torch.ops.aten.eq.Scalar(abs_1, inf);  abs_1 = None
+        m = torch.ops.aten.where.self(eq, zero, amax);  eq = zero = amax = None
+        sub = torch.ops.aten.sub.Tensor(t, m);  t = None
+        exp = torch.ops.aten.exp.default(sub);  sub = None
+        s = torch.ops.aten.sum.dim_IntList(exp, [1], True);  exp = None
+        log = torch.ops.aten.log.default(s);  s = None
+        add_1 = torch.ops.aten.add.Tensor(log, m);  log = m = None
+        return (add_1,)
+"""
+
+
+def lse_region(n: int, c: int, h: int, device: str = "cpu"):
+    """(contract, reference) of that kernel at a size (also bench/templates_gpu.py's ``lse``)."""
+    ref = LSE_OVER_CHANNELS_REFERENCE
+    for k, v in {"@N": n, "@Q": c // 8, "@C": c, "@H": h}.items():
+        ref = ref.replace(k, str(v))
+    x_arg = {**_t("in_out_ptr0", [n, c, h, h], "read"), "stride": [c * h * h, 1, h * c, c]}
+    args = [x_arg, _t("in_out_ptr1", [n, 1, h, h], "write")]
+    args += [_t(f"in_ptr{i}", [n, 8, c // 8, 1], "read") for i in (0, 1)] + [_t("in_ptr2", [c, 1, 1], "read")]
+    return replace(Contract.from_dict({"args": args}), device=device), ref
+
+
+@pytest.mark.parametrize("attempt", [0, 2])
+def test_rows_whose_argument_varies_per_sample_take_a_2d_grid(attempt):
+    """Issue 13 (GroupNorm + scale + tanh + LogSumExp after a convolution): the LogSumExp over
+    channels reads the norm's scale and shift per (sample, channel).  Where a sample holds
+    ``OUTER_MIN_PROGRAMS`` programs' rows, the programs take rows of one sample (a 2-D grid) and
+    the scale and shift are one load of the program's columns, not one per row and column; a
+    sample's last program is partly masked (65 x 65 pixels).  Attempt 0's programs are too big
+    for it here: the 1-D grid, checked the same way."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    contract, ref = lse_region(2, 8, 65)
+    src = synth_rows.synthesize_rows(contract, ref, attempt)
+    split = "in_ptr0 + (outer * 8 + cols), mask=cmask, other=0.0" in src
+    assert split == (attempt == 2), src
+    assert split == ("synth_rows[(triton.cdiv(4225, CONFIG['ROWS']), 2,)]" in src)
+    torch.manual_seed(0)
+    x = torch.randn(2, 8, 65, 65).to(memory_format=torch.channels_last)
+    a, b, s = torch.rand(2, 8) + 0.5, torch.randn(2, 8), torch.randn(8, 1, 1)
+    out = torch.full((2, 1, 65, 65), float("nan"))
+    _run_rows(src, f"synth_lse_outer_{attempt}", [x, out, a, b, s])
+    want = torch.logsumexp(torch.tanh((x * a[:, :, None, None] + b[:, :, None, None]) * s), 1, keepdim=True)
+    torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
+
+
 def test_a_group_norm_over_a_channels_last_tensor_reads_it_in_memory_order():
     """A group's columns [C/G, H*W] of a channels-last convolution's output were numbered H*W
     fastest: consecutive columns 256 bytes apart, scalar loads reading 4 bytes of every 32-byte

@@ -100,6 +100,10 @@ TEAM_ATTEMPTS = {0: (8192, 4), 2: (16384, 8)}
 # Inductor's time on the H100, one row: 2.25x); at most this many members in a team (they must
 # run side by side: one program per SM of the H100/H200's 132 is enough)
 TEAM_ROWS, TEAM_MAX_T = 8, 64
+# a unit whose first row dimension alone indexes an argument (``_outer_split``): programs take
+# their rows within one value of it, where that value holds this many programs' rows at least
+OUTER_MIN_PROGRAMS = 8
+OUTER_WHY = "an argument indexed by it alone is loaded once per program"
 COMBINE = {
     "tl.sum": "{acc} + {part}",
     "tl.max": "tl.maximum({acc}, {part})",
@@ -810,8 +814,7 @@ class RowKernel:
         pad = len(self.S) - len(fx_shape)
         if pad < 0:
             raise CannotSynthesize(f"argument {name} has more dimensions than the unit's largest tensor")
-        row_terms, col_term = [], None
-        lead = self.lead
+        row_dims, col_term = [], None  # row_dims: [first, last place among the row dims, size, stride]
         for d, size in enumerate(self.S):
             k = d - pad
             if k < 0 or fx_shape[k] == 1 and (size != 1 or d != self.red):  # broadcast, or size 1: no index
@@ -823,17 +826,14 @@ class RowKernel:
                 col_term = "cols" if stride == 1 else f"cols * {stride}"
                 col_term = stride.index() if isinstance(stride, Terms) else col_term
                 col_term = stride.index("cols") if isinstance(stride, Rep) else col_term
-            else:
+            elif stride != 0:  # (0: broadcast along this row dim, a weight repeated per sample)
                 li = d if d < self.red else d - 1  # its place among the row dimensions
-                inner = math.prod(lead[li + 1 :])
-                idx = f"(rows // {inner})" if inner > 1 else "rows"
-                idx = f"({idx} % {size})" if li > 0 else idx
-                if stride == 0:
-                    continue  # broadcast along this row dim (a weight repeated per sample)
-                if isinstance(stride, Rep):
-                    row_terms.append(stride.index(idx))
+                last = row_dims[-1] if row_dims else None
+                if last and last[1] == li - 1 and isinstance(stride, int) and last[3] == size * stride:
+                    last[1:] = [li, last[2] * size, stride]  # adjacent in memory: one index, no division
                 else:
-                    row_terms.append(f"{idx} * {stride}" if stride != 1 else idx)
+                    row_dims.append([li, li, size, stride])
+        row_terms = [self._row_term(*dim) for dim in row_dims]
         if col_term and row_terms:
             return " + ".join(row_terms + [col_term]), "full"
         if col_term:
@@ -841,6 +841,16 @@ class RowKernel:
         if row_terms:
             return " + ".join(row_terms), "row"
         return "0", "const"
+
+    def _row_term(self, first: int, last: int, size: int, stride: Any) -> str:
+        """The offset term of row dims ``first``..``last`` (places among the row dims, one block
+        of ``size`` values in memory, ``stride`` apart) for the program's ``rows``."""
+        inner = math.prod(self.lead[last + 1 :])
+        idx = f"(rows // {inner})" if inner > 1 else "rows"
+        idx = f"({idx} % {size})" if first > 0 else idx
+        if isinstance(stride, Rep):
+            return stride.index(idx)
+        return f"{idx} * {stride}" if stride != 1 else idx
 
     def _split_rows(self, shape: list[int], strides: list[Any]) -> tuple[list[int], list[Any]]:
         """A value per row whose rows are grouped otherwise ([40, 1] of a [4, 10, N] unit, an
@@ -1894,18 +1904,47 @@ class RowKernel:
             if self._adjacent_rows(TEAM_ROWS) > 1:  # the looped variant reads one row at a time: 6.1x on the H100
                 return self._team_source(attempt, *TEAM_ATTEMPTS[2])
         rows, block_n, warps, lines, how = self._layout(attempt)
-        body = [
-            "pid = tl.program_id(0).to(tl.int64)",
-            "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]",
-            f"rmask = rows < {self.R}",
-        ] + lines
+        head = ["pid = tl.program_id(0).to(tl.int64)", "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]"]
+        head, grid = head + [f"rmask = rows < {self.R}"], None
+        if (split := self._outer_split(lines, rows)) is not None:
+            inner, lines = split
+            head = [
+                "pid = tl.program_id(0).to(tl.int64)",
+                "outer = tl.program_id(1).to(tl.int64)",
+                "inner = pid * ROWS + tl.arange(0, ROWS)[:, None]",
+                f"rmask = inner < {inner}",
+                f"rows = outer * {inner} + inner",
+            ]
+            grid = f"triton.cdiv({inner}, CONFIG['ROWS']), {self.R // inner}"
+            how += f"; a 2-D grid (a program's rows share their first row index, {OUTER_WHY})"
         what = [
             f"{self.R} independent rows of {self.N} elements, ROWS rows per program, {how}",
             f"({self.reductions} reduction(s) over {self._red_name()}; padding columns hold the neutral element).",
         ]
         config = {"ROWS": rows, "BLOCK_N": block_n}
-        lines = [f"    {l}" for l in body]
-        return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS")
+        lines = [f"    {l}" for l in head + lines]
+        return candidate_module(attempt, what, "synth_rows", self.contract, lines, config, warps, self.R, "ROWS", grid)
+
+    def _outer_split(self, lines: list[str], rows: int) -> tuple[int, list[str]] | None:
+        """(rows per value of the first row dimension, the body's lines) where some argument is
+        indexed by that dimension alone among the rows (a group norm's scale per sample and
+        channel in a LogSumExp over the channels): the programs then take their rows within one
+        value of it (a 2-D grid), and such an argument is one load of the program's columns, not
+        one per row and column.  None where no argument is, or a value of the first dimension
+        holds too few rows for it to pay (under ``OUTER_MIN_PROGRAMS`` programs' worth)."""
+        inner = self.R // self.lead[0] if self.lead else 0
+        if inner <= 1 or inner < OUTER_MIN_PROGRAMS * rows or self.R // inner > 65535:
+            return None
+        key, rows_re = f"(rows // {inner})", re.compile(r"\brows\b")
+        out, saved = [], False
+        for line in lines:
+            if key in line:
+                line = line.replace(key, "outer")
+                if " = tl.load(" in line and not rows_re.search(line):
+                    line = line.replace(", mask=mask,", ", mask=cmask,").replace(", mask=rmask, other=0.0", "")
+                    saved = True
+            out.append(line)
+        return (inner, out) if saved else None
 
 
 def synthesize_rows(
