@@ -405,6 +405,7 @@ def pools() -> dict:
 # ConvTranspose2d + GELU + GroupNorm region of problems/headroom/level2/2_* (32 x 64 x 258 x 258,
 # the convolution's channels-last output in, NCHW out, 8 groups of 532,512)
 TEAM_SWEEP = [(4096, 4), (8192, 4), (8192, 8), (16384, 8), (16384, 16), (32768, 16), (32768, 32)]
+SPLIT_SWEEP = [(2048, 4), (4096, 4), (8192, 8), (8192, 4), (16384, 8)]  # (columns a program holds, warps)
 
 
 def _gelu_gn_unit(n: int, c: int, h: int):
@@ -435,11 +436,16 @@ def teams() -> dict:
     row: dict = {"shape": list(want.shape), "roof_ms": round(roof_ms, 4)}
     row["inductor_ms"] = round(_time(lambda: compiled(*inputs)), 4)
     row["attempts"] = []
-    for how in [*TEAM_SWEEP, "looped"]:
-        kern = synth_rows.RowKernel(contract, ref, 8192 if how == "looped" else None, None)
-        if how != "looped":
-            kern.team, kern.team_warps = how
-        mod = _load(kern.build(1), "team_" + "_".join(map(str, how if how != "looped" else [how])))
+    for how in [*TEAM_SWEEP, "looped", *SPLIT_SWEEP]:
+        if how in SPLIT_SWEEP:  # the split variant (two launches) with these columns and warps
+            keep, synth_rows.SPLIT_ATTEMPTS = synth_rows.SPLIT_ATTEMPTS, {1: how}
+            mod = _load(synth_rows.synthesize_rows(contract, ref, 1), "split_{}_{}".format(*how))
+            synth_rows.SPLIT_ATTEMPTS, how = keep, ("split", *how)
+        else:
+            kern = synth_rows.RowKernel(contract, ref, 8192 if how == "looped" else None, None)
+            if how != "looped":
+                kern.team, kern.team_warps = how
+            mod = _load(kern.build(1), "team_" + "_".join(map(str, how if how != "looped" else [how])))
         got = torch.full_like(want, float("nan"))
         mod.launch(*inputs, got)
         torch.cuda.synchronize()
@@ -534,11 +540,46 @@ def lse() -> dict:
     return {"lse_over_channels": row}
 
 
+KERNEL_PROBLEMS = ["level2/1_Conv2d_GroupNorm_Scale_LogSumExp", "level2/2_ConvTranspose2d_GELU_GroupNorm"]
+
+
+def kernels() -> dict:
+    """Each GPU kernel of torch.compile's model of the level-2 problems above at their sizes:
+    name and mean time over 10 calls (torch.profiler), the place the time of a region goes."""
+    from torch.profiler import ProfilerActivity, profile
+
+    out = {}
+    for rel in KERNEL_PROBLEMS:
+        mod = _load((ROOT / "problems/headroom" / f"{rel}.py").read_text(), rel.split("/")[1])
+        torch.manual_seed(0)
+        model = mod.Model(*mod.get_init_inputs()).cuda().eval()
+        inputs = [t.cuda() for t in mod.get_inputs()]
+        compiled = torch.compile(model)
+        with torch.no_grad():
+            for _ in range(3):
+                compiled(*inputs)
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(10):
+                    compiled(*inputs)
+                torch.cuda.synchronize()
+        times: dict[str, float] = {}
+        for e in prof.events():
+            if e.device_type.name == "CUDA":
+                times[e.name] = times.get(e.name, 0.0) + e.device_time / 1e3 / 10
+        out[rel] = {k[:90]: round(v, 4) for k, v in sorted(times.items(), key=lambda kv: -kv[1])}
+        print(rel, out[rel], flush=True)
+        del model, inputs, compiled
+        torch.cuda.empty_cache()
+    return out
+
+
 def main() -> None:
     parts = (sys.argv[2] if len(sys.argv) > 2 else "pools,rows,losses,more").split(",")
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu (smoke)"
     out = {"device": device, "torch": torch.__version__}
-    parts_fn = {"pools": pools, "rows": row_norms, "losses": losses, "more": more, "teams": teams, "lse": lse}
+    parts_fn = {"pools": pools, "rows": row_norms, "losses": losses, "more": more, "teams": teams}
+    parts_fn |= {"lse": lse, "kernels": kernels}
     for part, fn in parts_fn.items():
         if part in parts:
             out[part] = fn()

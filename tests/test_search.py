@@ -2127,6 +2127,34 @@ def test_rows_whose_argument_varies_per_sample_take_a_2d_grid(attempt):
     torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("attempt", [1, 3])
+def test_a_group_longer_than_a_program_is_split_over_two_launches(attempt):
+    """Issue 13 (split + combine when a group does not fit): a GroupNorm + Swish region whose
+    groups hold 65,536 values (2 x 8 x 128 x 256, 4 groups, channels-last) on attempts 1 and 3:
+    each group over T programs in two launches, the first publishing each part's sum and its
+    squares about its own mean, the second combining them (Chan's formula, member order) and
+    writing its part.  No program waits for another, so the interpreter runs it as the GPU does;
+    the values are offset far from 0, where a one-pass variance would lose them."""
+    import torch
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    ref = GN_WHOLE_REFERENCE.replace("[2, 8, 8, 8]", "[2, 8, 128, 256]").replace("[2, 4, 2, 64]", "[2, 4, 2, 32768]")
+    x_arg = {**_t("buf2", [2, 8, 128, 256], "read"), "stride": [262144, 1, 2048, 8]}
+    args = [x_arg, _t("arg3_1", [8], "read"), _t("arg4_1", [8], "read"), _t("buf8", [2, 8, 128, 256], "write")]
+    src = synth_rows.synthesize_rows(Contract.from_dict({"args": args}), ref, attempt)
+    T = 65536 // synth_rows.SPLIT_ATTEMPTS[attempt][0]
+    assert f"'T': {T}, 'TP': {T}" in src and "def synth_part(" in src and "while" not in src, src
+    torch.manual_seed(0)
+    x = (torch.randn(2, 8, 128, 256) * 2 + 300).to(memory_format=torch.channels_last)
+    w, b = torch.rand(8) + 0.5, torch.randn(8)
+    out = torch.full((2, 8, 128, 256), float("nan"))
+    _run_rows(src, f"synth_gnsplit_{attempt}", [x, w, b, out])
+    exact = torch.nn.functional.silu(torch.nn.functional.group_norm(x.double(), 4, w.double(), b.double()))
+    own = (torch.nn.functional.silu(torch.nn.functional.group_norm(x, 4, w, b)).double() - exact).abs().max()
+    assert (out.double() - exact).abs().max() <= 2 * own + 1e-6
+
+
 def test_a_group_norm_over_a_channels_last_tensor_reads_it_in_memory_order():
     """A group's columns [C/G, H*W] of a channels-last convolution's output were numbered H*W
     fastest: consecutive columns 256 bytes apart, scalar loads reading 4 bytes of every 32-byte

@@ -19,7 +19,11 @@ ticket taken with ``atomic_add``, the parts combined in a fixed order: the same 
 run), and every program writes its part from registers, so the row is read once; where a
 row's columns lie apart in memory and consecutive rows are adjacent (a channel of a
 channels-last tensor), a member holds several rows (``TEAM_ROWS``) and publishes a partial per
-row.  Two
+row.  Other attempts (``SPLIT_ATTEMPTS``, any device) split the row the same way over two
+launches where its reductions are one round: the first publishes the parts' partials, the
+second combines them and writes (the row read twice, no program waiting for another).  A unit
+whose first row dimension alone indexes an argument (a scale per sample and channel) gets a 2-D
+grid: a program's rows share that index and the argument is one load of its columns.  Two
 reductions that one round can serve share it: a mean and the variance about it (each member
 publishes its part's sum and its squares about its own mean, combined by Chan's formula) and a
 max and the sum of ``exp`` about it (each member's max and its sum about that, rescaled to the
@@ -100,6 +104,12 @@ TEAM_ATTEMPTS = {0: (8192, 4), 2: (16384, 8)}
 # Inductor's time on the H100, one row: 2.25x); at most this many members in a team (they must
 # run side by side: one program per SM of the H100/H200's 132 is enough)
 TEAM_ROWS, TEAM_MAX_T = 8, 64
+# the split variant of rows too long for one program, on any device, where the unit's reductions
+# are one round of exchange (a var_mean, a softmax's max and sum, one sum): per attempt that
+# tries it, (columns a program holds, num_warps).  The team's members in two launches: the first
+# publishes each part's partials, the second combines them in member order and writes its part
+# (the row is read twice, as by Inductor's split reduction, but no program waits for another)
+SPLIT_ATTEMPTS = {1: (8192, 8), 3: (4096, 4)}
 # a unit whose first row dimension alone indexes an argument (``_outer_split``): programs take
 # their rows within one value of it, where that value holds this many programs' rows at least
 OUTER_MIN_PROGRAMS = 8
@@ -1772,7 +1782,27 @@ class RowKernel:
         stores = [self._publish(k0, f"p{k0}"), self._publish(k1, f"p{k1}")]
         return local + stores, combine
 
-    def _team_source(self, attempt: int, chunk: int, warps: int) -> str:
+    def _one_round(self) -> bool:
+        """Whether the unit's reductions are one round of exchange (one reduction, or a pair
+        ``_team_pairs`` serves), none of them a product (not exchanged)."""
+        reds = [ln for ln in self.lines if ln.reduce]
+        if not reds or any(ln.reduce[0] == "tl.prod" for ln in reds):  # type: ignore[index]
+            return False
+        return len(reds) == 1 or (len(reds) == 2 and len(self._team_pairs()) == 1)
+
+    @staticmethod
+    def _split_bodies(body: list[str]) -> tuple[list[str], list[str]]:
+        """The team body (one round) as two kernels' bodies: the members' partials, published
+        (nothing stored to an output), then the rest without the wait (every part's partials are
+        there: the first launch has ended)."""
+        body = ["ticket = tl.program_id(0).to(tl.int64)" if ln.startswith("ticket = ") else ln for ln in body]
+        exchange = ("tl.debug_barrier()", "tl.atomic_add(", "seen", "while seen", "    seen")
+        first = body[: body.index("tl.debug_barrier()")]
+        part = [ln for ln in first if not ln.startswith("tl.store(") or ln.startswith("tl.store(ws_f")]
+        rest = [ln for ln in body if not ln.startswith(exchange) and not ln.startswith("tl.store(ws_f")]
+        return part, rest
+
+    def _team_source(self, attempt: int, chunk: int, warps: int, split: bool = False) -> str:
         """The team variant: a row too long for one program's registers is split over a team of
         ``T`` programs that each hold ``BLOCK_N`` of its columns in registers, so the row is read
         from memory once (the looped variant reads it once per reduction depth, and again to
@@ -1786,7 +1816,7 @@ class RowKernel:
         always get to run.  The interpreter runs programs one after another, so there (a CPU
         device) only a team of one is generated."""
         rows = self._adjacent_rows(TEAM_ROWS * max(1, chunk // 8192))
-        if -(-self.N // max(1, min(chunk // rows, self.BLOCK_N))) > TEAM_MAX_T:
+        if not split and -(-self.N // max(1, min(chunk // rows, self.BLOCK_N))) > TEAM_MAX_T:
             rows = 1  # too many members to be sure they run side by side
         self._team_rows = rows
         block_n = max(1, min(chunk // rows, self.BLOCK_N))
@@ -1804,36 +1834,54 @@ class RowKernel:
             "in member order)." if rows == 1 else f"in member order); {rows} rows adjacent in memory per member.",
         ]
         grid = f"{self.R} * CONFIG['T']" if rows == 1 else f"triton.cdiv({self.R}, CONFIG['ROWS']) * CONFIG['T']"
+        consts = "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr, TP: tl.constexpr"
+        run = f"[({grid},)]({', '.join(ptrs)}, {{}}ws_f, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)"
+        ws_f = (
+            f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, device={out}.device)"
+        )
+        if split:
+            part, rest = self._split_bodies(body)
+            what[0:2] = [
+                f"{self.R} independent rows of {self.N} elements, each split over T programs that hold BLOCK_N of",
+                f"its columns, in two launches (the row read twice, no program waits); {K} reduction(s) over",
+            ]
+            what[2] = f"{self._red_name()}: the first launch publishes each part's partials (combined in"
+            kernels = [("synth_part", part), ("synth_rows", rest)]
+            launch = [ws_f, *(f"    {name}{run.format('')}" for name, _ in kernels)]
+        else:
+            kernels = [("synth_rows", body)]
+            launch = [
+                f"    ws_i = torch.empty(({n_ws},), dtype=torch.int32, device={out}.device)",
+                ws_f,
+                f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
+                f"    synth_rows{run.format('ws_i, ')}",
+            ]
+        zero = [
+            "@triton.jit",
+            "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
+            "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+            "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
+        ]
+        defs: list[str] = [] if split else [*zero, "", ""]
+        for name, lines in kernels:
+            ws = "ws_f" if split else "ws_i, ws_f"
+            defs += ["@triton.jit", f"def {name}({', '.join(ptrs)}, {ws}, {consts}):", *[f"    {ln}" for ln in lines]]
+            defs += ["", ""]
+        config = f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}, 'T': {T}, 'TP': {_next_pow2(T)}}}"
         return with_libdevice(
             "\n".join(
                 [
                     *module_head(attempt, what),
                     "",
                     "",
-                    "@triton.jit",
-                    "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
-                    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
-                    "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
-                    "",
-                    "",
-                    "@triton.jit",
-                    f"def synth_rows({', '.join(ptrs)}, ws_i, ws_f, "
-                    "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr, TP: tl.constexpr):",
-                    *[f"    {line}" for line in body],
-                    "",
-                    "",
-                    f"CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {block_n}, 'T': {T}, 'TP': {_next_pow2(T)}}}",
+                    *defs,
+                    config,
                     f"NUM_WARPS = {warps}",
                     "NUM_STAGES = 1",
                     "",
                     "",
                     f"def launch({', '.join(a['name'] for a in self.contract.args)}):",
-                    f"    ws_i = torch.empty(({n_ws},), dtype=torch.int32, device={out}.device)",
-                    f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, "
-                    f"device={out}.device)",
-                    f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
-                    f"    synth_rows[({grid},)]({', '.join(ptrs)}, ws_i, ws_f, **CONFIG, "
-                    "num_warps=NUM_WARPS, num_stages=NUM_STAGES)",
+                    *launch,
                     "",
                 ]
             )
@@ -1903,6 +1951,9 @@ class RowKernel:
                 return self._team_source(attempt, *TEAM_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)])
             if self._adjacent_rows(TEAM_ROWS) > 1:  # the looped variant reads one row at a time: 6.1x on the H100
                 return self._team_source(attempt, *TEAM_ATTEMPTS[2])
+        if self.looped and self.chunk is None and attempt % len(LOOPED_ATTEMPTS) in SPLIT_ATTEMPTS:
+            if self._one_round():
+                return self._team_source(attempt, *SPLIT_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)], split=True)
         rows, block_n, warps, lines, how = self._layout(attempt)
         head = ["pid = tl.program_id(0).to(tl.int64)", "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]"]
         head, grid = head + [f"rmask = rows < {self.R}"], None
