@@ -114,6 +114,12 @@ SPLIT_ATTEMPTS = {1: (8192, 8), 3: (4096, 4)}
 # their rows within one value of it, where that value holds this many programs' rows at least
 OUTER_MIN_PROGRAMS = 8
 OUTER_WHY = "an argument indexed by it alone is loaded once per program"
+TEAM_ZERO = [  # the kernel that zeroes a team's tickets and counts
+    "@triton.jit",
+    "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+    "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
+]
 COMBINE = {
     "tl.sum": "{acc} + {part}",
     "tl.max": "tl.maximum({acc}, {part})",
@@ -1856,13 +1862,7 @@ class RowKernel:
                 f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
                 f"    synth_rows{run.format('ws_i, ')}",
             ]
-        zero = [
-            "@triton.jit",
-            "def synth_team_zero(ws_i, n, BLOCK: tl.constexpr):",
-            "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
-            "    tl.store(ws_i + offs, tl.zeros([BLOCK], tl.int32), mask=offs < n)",
-        ]
-        defs: list[str] = [] if split else [*zero, "", ""]
+        defs: list[str] = [] if split else [*TEAM_ZERO, "", ""]
         for name, lines in kernels:
             ws = "ws_f" if split else "ws_i, ws_f"
             defs += ["@triton.jit", f"def {name}({', '.join(ptrs)}, {ws}, {consts}):", *[f"    {ln}" for ln in lines]]
