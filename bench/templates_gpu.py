@@ -404,8 +404,9 @@ def pools() -> dict:
 # (columns a member holds, num_warps) of the team variant, and the looped attempts, on the
 # ConvTranspose2d + GELU + GroupNorm region of problems/headroom/level2/2_* (32 x 64 x 258 x 258,
 # the convolution's channels-last output in, NCHW out, 8 groups of 532,512)
-TEAM_SWEEP = [(4096, 4), (8192, 4), (8192, 8), (16384, 8), (16384, 16), (32768, 16), (32768, 32)]
-SPLIT_SWEEP = [(2048, 4), (4096, 4), (8192, 8), (8192, 4), (16384, 8)]  # (columns a program holds, warps)
+TEAM_SWEEP = [(16384, 16)]  # the best team of the sweep of 2026-12-06 (was 7 sizes)
+# the split variant's (columns a program holds, warps)
+SPLIT_SWEEP = [(512, 4), (1024, 2), (1024, 4), (2048, 2), (2048, 4), (2048, 8), (4096, 4), (8192, 8)]
 
 
 def _gelu_gn_unit(n: int, c: int, h: int):
@@ -424,7 +425,7 @@ def _gelu_gn_unit(n: int, c: int, h: int):
 
 
 def teams() -> dict:
-    """The row template's team and looped variants on the GELU + GroupNorm region: each checked
+    """The row template's team, looped and split variants on the GELU + GroupNorm region: each checked
     against eager, timed against torch.compile's kernels for the same op (NCHW output)."""
     from kernelopt.search.synth import rows as synth_rows
 
@@ -436,11 +437,12 @@ def teams() -> dict:
     row: dict = {"shape": list(want.shape), "roof_ms": round(roof_ms, 4)}
     row["inductor_ms"] = round(_time(lambda: compiled(*inputs)), 4)
     row["attempts"] = []
-    for how in [*TEAM_SWEEP, "looped", *SPLIT_SWEEP]:
-        if how in SPLIT_SWEEP:  # the split variant (two launches) with these columns and warps
-            keep, synth_rows.SPLIT_ATTEMPTS = synth_rows.SPLIT_ATTEMPTS, {1: how}
-            mod = _load(synth_rows.synthesize_rows(contract, ref, 1), "split_{}_{}".format(*how))
-            synth_rows.SPLIT_ATTEMPTS, how = keep, ("split", *how)
+    # (a team's and a split's sizes may be equal: the split ones are tagged)
+    for how in [*TEAM_SWEEP, "looped", *(("split", *x) for x in SPLIT_SWEEP)]:
+        if how[0] == "split":  # the split variant (two launches) with these columns and warps
+            keep, synth_rows.SPLIT_ATTEMPTS = synth_rows.SPLIT_ATTEMPTS, {1: how[1:]}
+            mod = _load(synth_rows.synthesize_rows(contract, ref, 1), "split_{}_{}".format(*how[1:]))
+            synth_rows.SPLIT_ATTEMPTS = keep
         else:
             kern = synth_rows.RowKernel(contract, ref, 8192 if how == "looped" else None, None)
             if how != "looped":

@@ -109,7 +109,10 @@ TEAM_ROWS, TEAM_MAX_T = 8, 64
 # tries it, (columns a program holds, num_warps).  The team's members in two launches: the first
 # publishes each part's partials, the second combines them in member order and writes its part
 # (the row is read twice, as by Inductor's split reduction, but no program waits for another)
-SPLIT_ATTEMPTS = {1: (8192, 8), 3: (4096, 4)}
+# (the GELU + GroupNorm region of 532,512-value groups on the H100: 2,048 columns and 8 warps
+# 0.773 ms, 1,024 and 2 warps 0.834 ms, 8,192 and 8 warps 1.05 ms; Inductor's three kernels
+# 0.807 ms in the pipeline's capture; the best team 0.917 ms; bench/README.md)
+SPLIT_ATTEMPTS = {1: (2048, 8), 3: (1024, 2)}
 # a unit whose first row dimension alone indexes an argument (``_outer_split``): programs take
 # their rows within one value of it, where that value holds this many programs' rows at least
 OUTER_MIN_PROGRAMS = 8
