@@ -116,6 +116,7 @@ SPLIT_ATTEMPTS = {1: (2048, 8), 3: (1024, 2)}
 # a unit whose first row dimension alone indexes an argument (``_outer_split``): programs take
 # their rows within one value of it, where that value holds this many programs' rows at least
 OUTER_MIN_PROGRAMS = 8
+SPLIT_ROUND = "# (the parts' partials: published by synth_part, whose launch has ended)"
 OUTER_WHY = "an argument indexed by it alone is loaded once per program"
 TEAM_ZERO = [  # the kernel that zeroes a team's tickets and counts
     "@triton.jit",
@@ -1636,11 +1637,13 @@ class RowKernel:
             body += loop + ["    " + c for c in stores]
         return body
 
-    def _team_body(self) -> list[str]:
+    def _team_body(self, split: bool = False) -> list[str]:
         """The team kernel's lines: the ticket names the row and the part of it; each reduction
-        line becomes its round of exchange (publish, count in, wait, combine)."""
+        line becomes its round of exchange (publish, count in, wait, combine).  ``split``: the
+        program's id is its ticket and a round's wait is the line ``SPLIT_ROUND`` (the partials
+        are there: the launch that published them has ended)."""
         body = [
-            "ticket = tl.atomic_add(ws_i, 1).to(tl.int64)",
+            "ticket = tl.program_id(0).to(tl.int64)" if split else "ticket = tl.atomic_add(ws_i, 1).to(tl.int64)",
             "row0 = ticket // T" if self._team_rows == 1 else "row0 = (ticket // T) * ROWS",
             "part = ticket % T",
             "rows = row0 + tl.arange(0, ROWS)[:, None]",
@@ -1654,6 +1657,7 @@ class RowKernel:
         ordinal = {i: k for k, i in enumerate(reds)}
         pairs = self._team_pairs()
         later = {i1 for _, i1 in pairs.values()}
+        exchange = (lambda k, cnt: [SPLIT_ROUND]) if split else self._exchange
         for i, ln in enumerate(self.lines):
             if not ln.reduce:
                 body.append(ln.code)
@@ -1666,13 +1670,13 @@ class RowKernel:
             if i in pairs:
                 kind, i1 = pairs[i]
                 local, combine = self._paired(kind, k, ordinal[i1], ln, self.lines[i1])
-                body += local + self._exchange(k, cnt) + combine
+                body += local + exchange(k, cnt) + combine
                 continue
             ax, per_row = (0, "") if self._team_rows == 1 else (1, "[:, None]")
             body += [
                 f"p{k} = {fn}(tl.where(cmask, {src}, {neutral}), 1)",
                 self._publish(k, f"p{k}"),
-                *self._exchange(k, cnt),
+                *exchange(k, cnt),
                 f"{ln.name} = {fn}({self._partials(k, neutral)}, {ax}){per_row}",
             ]
         return body
@@ -1799,17 +1803,13 @@ class RowKernel:
             return False
         return len(reds) == 1 or (len(reds) == 2 and len(self._team_pairs()) == 1)
 
-    @staticmethod
-    def _split_bodies(body: list[str]) -> tuple[list[str], list[str]]:
+    def _split_bodies(self) -> tuple[list[str], list[str]]:
         """The team body (one round) as two kernels' bodies: the members' partials, published
-        (nothing stored to an output), then the rest without the wait (every part's partials are
-        there: the first launch has ended)."""
-        body = ["ticket = tl.program_id(0).to(tl.int64)" if ln.startswith("ticket = ") else ln for ln in body]
-        exchange = ("tl.debug_barrier()", "tl.atomic_add(", "seen", "while seen", "    seen")
-        first = body[: body.index("tl.debug_barrier()")]
-        part = [ln for ln in first if not ln.startswith("tl.store(") or ln.startswith("tl.store(ws_f")]
-        rest = [ln for ln in body if not ln.startswith(exchange) and not ln.startswith("tl.store(ws_f")]
-        return part, rest
+        (nothing stored to an output), then the rest without publishing them again."""
+        body = self._team_body(split=True)
+        publish = [ln for ln in body if ln.startswith("tl.store(ws_f")]
+        part = [ln for ln in body[: body.index(SPLIT_ROUND)] if not ln.startswith("tl.store(") or ln in publish]
+        return part, [ln for ln in body if ln not in publish]
 
     def _team_source(self, attempt: int, chunk: int, warps: int, split: bool = False) -> str:
         """The team variant: a row too long for one program's registers is split over a team of
@@ -1832,7 +1832,7 @@ class RowKernel:
         # members that hold columns (the row's power-of-two padding is no member's: 532,512
         # columns in parts of 8,192 are 66 members, not 128)
         T, K = -(-self.N // block_n), self.reductions
-        body = self._team_body()
+        body = [] if split else self._team_body()
         ptrs = [a["name"] for a in self.contract.args if a["kind"] == "tensor"]
         out = self.consts["OUTPUTS"][0]
         n_ws = 1 + K * self.R
@@ -1849,7 +1849,7 @@ class RowKernel:
             f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, device={out}.device)"
         )
         if split:
-            part, rest = self._split_bodies(body)
+            part, rest = self._split_bodies()
             what[0:2] = [
                 f"{self.R} independent rows of {self.N} elements, each split over T programs that hold BLOCK_N of",
                 f"its columns, in two launches (the row read twice, no program waits); {K} reduction(s) over",
@@ -1959,9 +1959,9 @@ class RowKernel:
                 return self._team_source(attempt, *SPLIT_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)], split=True)
         rows, block_n, warps, lines, how = self._layout(attempt)
         head = ["pid = tl.program_id(0).to(tl.int64)", "rows = pid * ROWS + tl.arange(0, ROWS)[:, None]"]
-        head, grid = head + [f"rmask = rows < {self.R}"], None
-        if (split := self._outer_split(lines, rows)) is not None:
-            inner, lines = split
+        head, grid = [*head, f"rmask = rows < {self.R}"], None
+        if (outer := self._outer_split(lines, rows)) is not None:
+            inner, lines = outer
             head = [
                 "pid = tl.program_id(0).to(tl.int64)",
                 "outer = tl.program_id(1).to(tl.int64)",
