@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import torch
 
@@ -440,9 +441,8 @@ def teams() -> dict:
     # (a team's and a split's sizes may be equal: the split ones are tagged)
     for how in [*TEAM_SWEEP, "looped", *(("split", *x) for x in SPLIT_SWEEP)]:
         if how[0] == "split":  # the split variant (two launches) with these columns and warps
-            keep, synth_rows.SPLIT_ATTEMPTS = synth_rows.SPLIT_ATTEMPTS, {1: how[1:]}
-            mod = _load(synth_rows.synthesize_rows(contract, ref, 1), "split_{}_{}".format(*how[1:]))
-            synth_rows.SPLIT_ATTEMPTS = keep
+            with mock.patch.object(synth_rows, "SPLIT_ATTEMPTS", {1: how[1:]}):
+                mod = _load(synth_rows.synthesize_rows(contract, ref, 1), "split_{}_{}".format(*how[1:]))
         else:
             kern = synth_rows.RowKernel(contract, ref, 8192 if how == "looped" else None, None)
             if how != "looped":
@@ -517,9 +517,9 @@ def lse() -> dict:
     row: dict = {"shape": [n, c, h, h], "roof_ms": round(roof_ms, 4), "attempts": []}
     row["inductor_ms"] = round(_time(lambda: compiled(x, a, b, s)), 4)
     mods = [(f"rows_a{k}", _load(synth_rows.synthesize_rows(contract, ref, k), f"lse_a{k}"), None) for k in range(4)]
-    keep, synth_rows.OUTER_MIN_PROGRAMS = synth_rows.OUTER_MIN_PROGRAMS, 1 << 40  # the 1-D grid, as before
-    mods += [(f"rows_1d_a{k}", _load(synth_rows.synthesize_rows(contract, ref, k), f"1d_{k}"), None) for k in range(4)]
-    synth_rows.OUTER_MIN_PROGRAMS = keep
+    with mock.patch.object(synth_rows, "OUTER_MIN_PROGRAMS", 1 << 40):  # the 1-D grid, as before
+        one_d = [synth_rows.synthesize_rows(contract, ref, k) for k in range(4)]
+    mods += [(f"rows_1d_a{k}", _load(src, f"1d_{k}"), None) for k, src in enumerate(one_d)]
     hand = _load(LSE_2D, "lse2d")
     mods += [(f"2d_{r}_{w}", hand, (r, w)) for r, w in ((32, 4), (64, 4), (64, 8), (128, 8), (128, 16))]
     for name, mod, how in mods:
