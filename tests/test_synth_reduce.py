@@ -424,3 +424,124 @@ class Reference(torch.nn.Module):
     relu = relu.replace("return (mean,)", f"mean = torch.ops.aten.mean.dim(mean, {dims})\n        return (mean,)")
     with pytest.raises(CannotSynthesize, match="relu"):
         fullreduce.synthesize_norm_mean(contract, relu, attempt)
+
+
+# A norm's statistics, then a LogSumExp over the channels it normalised, as Inductor's post-grad
+# graph writes the region of its two kernels (a convolution's raw output, channels-last, its bias
+# added back): the group norm of conv + GroupNorm + scale + tanh + LogSumExp, and the instance
+# norm of conv + InstanceNorm(affine) + x2 + LogSumExp.  Reductions over two sets of dims.
+CHAIN_GN = """
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(x3, 0);  x3 = None
+        unsqueeze_4 = torch.ops.aten.unsqueeze.default(unsqueeze_3, 2);  unsqueeze_3 = None
+        unsqueeze_5 = torch.ops.aten.unsqueeze.default(unsqueeze_4, 3);  unsqueeze_4 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(x2, 0);  x2 = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, 2);  unsqueeze = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(unsqueeze_1, 3);  unsqueeze_1 = None
+        reshape_default = torch.ops.aten.reshape.default(x1, [1, {C}, 1, 1]);  x1 = None
+        add_tensor = torch.ops.aten.add.Tensor(x0, reshape_default);  x0 = reshape_default = None
+        view = torch.ops.aten.reshape.default(add_tensor, [{N}, {G}, {cpg}, {HW}]);  add_tensor = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        view_1 = torch.ops.aten.reshape.default(mul, [{N}, {C}, {H}, {W}]);  mul = None
+        mul_1 = torch.ops.aten.mul.Tensor(view_1, unsqueeze_2);  view_1 = unsqueeze_2 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_5);  mul_1 = unsqueeze_5 = None
+        mul_2 = torch.ops.aten.mul.Tensor(add_1, x4);  add_1 = x4 = None
+        tanh = torch.ops.aten.tanh.default(mul_2);  mul_2 = None
+        amax = torch.ops.aten.amax.default(tanh, [1], True)"""
+CHAIN_IN = """
+        repeat_1 = torch.ops.aten.repeat.default(x3, [{N}]);  x3 = None
+        unsqueeze_2 = torch.ops.aten.unsqueeze.default(repeat_1, -1);  repeat_1 = None
+        unsqueeze_3 = torch.ops.aten.unsqueeze.default(unsqueeze_2, -1);  unsqueeze_2 = None
+        repeat = torch.ops.aten.repeat.default(x2, [{N}]);  x2 = None
+        unsqueeze = torch.ops.aten.unsqueeze.default(repeat, -1);  repeat = None
+        unsqueeze_1 = torch.ops.aten.unsqueeze.default(unsqueeze, -1);  unsqueeze = None
+        reshape_default = torch.ops.aten.reshape.default(x1, [1, {C}, 1, 1]);  x1 = None
+        add_tensor = torch.ops.aten.add.Tensor(x0, reshape_default);  x0 = reshape_default = None
+        view = torch.ops.aten.reshape.default(add_tensor, [1, {NC}, {H}, {W}]);  add_tensor = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [0, 2, 3], correction = 0, keepdim = True)
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        mul_1 = torch.ops.aten.mul.Tensor(mul, unsqueeze_1);  mul = unsqueeze_1 = None
+        add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_3);  mul_1 = unsqueeze_3 = None
+        view_1 = torch.ops.aten.reshape.default(add_1, [{N}, {C}, {H}, {W}]);  add_1 = None
+        tanh = torch.ops.aten.mul.Tensor(view_1, 2.0);  view_1 = None
+        amax = torch.ops.aten.amax.default(tanh, [1], True)"""
+CHAIN_LSE = """
+        full_default = torch.ops.aten.full.default([], 0.0, dtype = torch.float32, device = device(type='cpu'))
+        abs_1 = torch.ops.aten.abs.default(amax)
+        eq = torch.ops.aten.eq.Scalar(abs_1, inf);  abs_1 = None
+        where = torch.ops.aten.where.self(eq, full_default, amax);  eq = full_default = amax = None
+        sub_1 = torch.ops.aten.sub.Tensor(tanh, where);  tanh = None
+        exp = torch.ops.aten.exp.default(sub_1);  sub_1 = None
+        sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1], True);  exp = None
+        log = torch.ops.aten.log.default(sum_1);  sum_1 = None
+        add_2 = torch.ops.aten.add.Tensor(log, where);  log = where = None
+        return (add_2,)"""
+
+
+def chain_unit(norm: str, N: int, C: int, G: int, H: int, W: int, device: str = "cpu") -> tuple[Contract, str]:
+    """(contract, reference) of the region of a norm's statistics and a LogSumExp over the channels
+    (``CHAIN_GN`` or ``CHAIN_IN``) at this size, the input channels-last (bench/templates_gpu.py's
+    ``chain`` times it on the GPU)."""
+    sizes = {"N": N, "C": C, "G": G, "cpg": C // G, "HW": H * W, "NC": N * C, "H": H, "W": W}
+    ins = ["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3"] + (["in_ptr4"] if norm == "group" else [])
+    shapes = {"in_ptr0": [N, C, H, W], "in_ptr1": [C], "in_ptr2": [C], "in_ptr3": [C], "in_ptr4": [C, 1, 1]}
+    forward = (CHAIN_GN if norm == "group" else CHAIN_IN).format(**sizes) + CHAIN_LSE.replace("'cpu'", repr(device))
+    ref = f"""
+LEVEL = 'kernel'
+INPUTS = {ins!r}
+OUTPUTS = ['out_ptr0']
+SHAPES = {{{", ".join(f"{n!r}: {shapes[n]!r}" for n in ins)}}}
+OUT_SHAPES = {{'out_ptr0': [{N}, 1, {H}, {W}]}}
+
+
+class Reference(torch.nn.Module):
+    def forward(self, {", ".join(f"x{i}" for i in range(len(ins)))}):{forward}
+"""
+    args = [_arg(n, shapes[n], "read") for n in ins] + [_arg("out_ptr0", [N, 1, H, W], "write")]
+    args[0]["stride"] = [C * H * W, 1, W * C, C]  # channels-last
+    return Contract.from_dict({"args": args, "device": device}), ref
+
+
+def run_reference(ref: str, *vals: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The reference module's outputs on ``vals``."""
+    ns: dict = {}
+    exec(compile("import torch\nfrom torch import device\nfrom math import inf, nan\n" + ref, "<ref>", "exec"), ns)
+    with torch.no_grad():
+        return ns["Reference"]()(*vals)
+
+
+@pytest.mark.parametrize("attempt", [0, 1])
+@pytest.mark.parametrize("norm", ["group", "instance"])
+def test_norm_statistics_then_a_logsumexp_over_channels_are_a_chain_of_two_row_kernels(norm, attempt):
+    """A unit whose reductions run over two sets of dims (a norm's statistics over each group or
+    channel, then a LogSumExp over the channels) is cut after the first: one module, two row
+    kernels, the statistics in buffers ``launch`` allocates.  The second kernel is synthesized in
+    the common refinement of the unit's dims and the norm's view ([N, G, C/G, H, W]), its
+    statistics read per sample and group.  Held to the reference on channels-last inputs whose
+    channels have offsets far larger than their spread."""
+    from kernelopt.search.synth.rows import chain_split
+
+    N, C, G, H, W = 3, 8, 4, 5, 6
+    contract, ref = chain_unit(norm, N, C, G, H, W)
+    torch.manual_seed(5)
+    x = (torch.randn(N, C, H, W) + torch.randn(1, C, 1, 1) * 300).contiguous(memory_format=torch.channels_last)
+    vals = [x, torch.randn(C) * 50, torch.randn(C), torch.randn(C), torch.rand(C, 1, 1) + 0.5]
+    vals = vals[: len(contract.args) - 1]
+    chain = chain_split(contract, ref)
+    assert list(chain.stats.values()) == [[N, G, 1, 1]] * 2 if norm == "group" else [[1, N * C, 1, 1]] * 2
+    src = generate.generate(contract, ref, attempt)
+    assert "chain" in src.split("\n")[1] and src.count("@triton.jit") >= 2 and "stats_launch(" in src
+    mod = load_candidate(src, f"chain_{norm}_{attempt}")
+    out = torch.full([N, 1, H, W], float("nan"))
+    mod.launch(*vals, out)
+    torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)

@@ -19,7 +19,7 @@ from .fullreduce import is_full_reduction, is_norm_then_mean, synthesize_full_re
 from .ops import REDUCTIONS, CannotSynthesize
 from .pointwise import TransposingCopy, refuse_transposing_chain, synthesize_pointwise
 from .pool import is_pool, synthesize_pool
-from .rows import synthesize_rows
+from .rows import DIFFERENT_DIMS, synthesize_chain, synthesize_rows
 from .scan import is_scan, synthesize_scan
 
 
@@ -59,6 +59,11 @@ def generate(contract: Contract, reference_src: str, attempt: int) -> str:
         try:
             return synthesize_rows(contract, reference_src, attempt)
         except CannotSynthesize as rows:
+            if str(rows).startswith(DIFFERENT_DIMS):  # a norm's statistics, then a reduction over other dims
+                try:
+                    return synthesize_chain(contract, reference_src, attempt)
+                except CannotSynthesize as chain:
+                    raise CannotSynthesize(f"{rows}; as a chain of two row kernels: {chain}") from None
             raise CannotSynthesize(str(rows) if reduces else f"{pointwise} (row synthesizer: {rows})") from None
 
 

@@ -116,6 +116,7 @@ SPLIT_ATTEMPTS = {1: (2048, 8), 3: (1024, 2)}
 # a unit whose first row dimension alone indexes an argument (``_outer_split``): programs take
 # their rows within one value of it, where that value holds this many programs' rows at least
 OUTER_MIN_PROGRAMS = 8
+DIFFERENT_DIMS = "reductions over different dimensions"  # (generate.py then tries a chain)
 SPLIT_ROUND = "# (the parts' partials: published by synth_part, whose launch has ended)"
 OUTER_WHY = "an argument indexed by it alone is loaded once per program"
 TEAM_ZERO = [  # the kernel that zeroes a team's tickets and counts
@@ -561,6 +562,29 @@ def _refined_shape(fwd: ast.FunctionDef, S: list[int]) -> tuple[list[int], list[
     return (R, list(views[0])) if R is not None and len(R) > len([x for x in S if x != 1]) else None
 
 
+def _pointwise_view(
+    fwd: ast.FunctionDef, S: list[int], eager: dict[str, list[int]]
+) -> tuple[list[int], list[int]] | None:
+    """(the finer shape, the view) where no reduction reads a regrouping view but element-wise
+    ops run on one (the second stage of a chain, ``chain_split``: a group norm's normalisation
+    on [N, G, C/G, H*W] with the statistics as inputs, then a LogSumExp over C of [N, C, H, W]):
+    the unit is synthesized in the common refinement [N, G, C/G, H, W] as well; None without
+    such a view, with two different ones, or where a reduction reads one."""
+    reads = {n.args[0].id for _, n in _reductions(fwd) if n.args and isinstance(n.args[0], ast.Name)}
+    views = []
+    for name, v in _literal_views(fwd).items():
+        if name in reads:
+            return None
+        if math.prod(v) == math.prod(S) and list(v) != list(S) and eager.get(name) == list(v):
+            views.append(list(v))
+    if not views or any(v != views[0] for v in views):
+        return None
+    if _regroup(S, views[0]) is not None:  # an instance norm's [1, N*C, H, W] of [N, C, H, W]
+        return list(S), views[0]
+    R = _refinement(S, views[0])
+    return (R, views[0]) if R is not None and len(R) > len([x for x in S if x != 1]) else None
+
+
 def _permuted_shape(fwd: ast.FunctionDef, consts: dict[str, Any], S: list[int]) -> list[int] | None:
     """The shape of the values a unit computes on when it reads its largest argument through a
     permute (a LayerNorm over a transposed tensor's channels reduces the permuted view's last
@@ -587,11 +611,12 @@ def _permuted_shape(fwd: ast.FunctionDef, consts: dict[str, Any], S: list[int]) 
     return v if len(v) == len(S) and math.prod(v) == math.prod(S) else None
 
 
-def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
+def _reduction_dims(fwd: ast.FunctionDef, S: list[int], own: list[int] | None = None) -> tuple[int, ...]:
     """The dimensions the reference's reductions reduce (of the unit's largest tensor, shape
     ``S``), the same for all of them, size-1 dimensions left out (reducing one changes nothing:
     Inductor's instance norm reduces dims [0, 2, 3] of a [1, C*N, H, W] view): the last by
-    default; CannotSynthesize when they differ."""
+    default; CannotSynthesize when they differ.  ``own``: the unit's shape before a refinement
+    (a reduction of a value that is no literal view is of that shape)."""
     rank = len(S)
     seen: set[tuple[int, ...]] = set()
     literal = _literal_views(fwd)
@@ -608,7 +633,7 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
             raise CannotSynthesize(f"aten.{op} over every dimension (dims None): not a row reduction")
         dims = dims if isinstance(dims, (list, tuple)) else [dims]
         src = node.args[0] if node.args else None
-        base = literal.get(src.id, S) if isinstance(src, ast.Name) else S
+        base = literal.get(src.id, own or S) if isinstance(src, ast.Name) else own or S
         owner = _regroup(S, base) if list(base) != list(S) else None
         if owner is not None:  # a regrouping view ([N, C, H*W] of [N, C, H, W]): its dims in S's
             dims = [j for j, k in enumerate(owner) if k is not None and k in {int(d) % len(base) for d in dims}]
@@ -630,7 +655,7 @@ def _reduction_dims(fwd: ast.FunctionDef, S: list[int]) -> tuple[int, ...]:
                 node.keywords = [k if k.arg != "dim" else ast.keyword("dim", ast.Constant(kept)) for k in node.keywords]
         seen.add(tuple(kept))
     if len(seen) > 1:
-        raise CannotSynthesize(f"reductions over different dimensions {sorted(seen)} in one unit")
+        raise CannotSynthesize(f"{DIFFERENT_DIMS} {sorted(seen)} in one unit")
     return seen.pop() if seen else (rank - 1,)
 
 
@@ -681,7 +706,10 @@ class RowKernel:
         self.S_orig = list(self.S)  # before a lift to a finer view
         lifted = _lifted_shape(fwd, self.S)
         self.view: list[int] | None = None  # the regrouping view of _refined_shape
-        if lifted is None and (refined := _refined_shape(fwd, self.S)) is not None:
+        if lifted is None and (
+            (refined := _refined_shape(fwd, self.S)) is not None
+            or (refined := _pointwise_view(fwd, self.S, self.eager)) is not None
+        ):
             lifted, self.view = refined
             lifted = None if lifted == self.S else lifted
         self.lifted = lifted is not None
@@ -693,7 +721,7 @@ class RowKernel:
         # the dimensions every reduction reduces (the columns); the other dimensions are the rows.
         # Several adjacent ones (a LayerNorm over the last three) are folded into one, in every
         # shape and in the arguments' strides, where the tensors are contiguous across them.
-        run = _reduction_dims(fwd, self.S)
+        run = _reduction_dims(fwd, self.S, self.S_orig)
         # an argument's own shape and strides, before folding (a view of it is folded from them)
         self.raw = {a["name"]: a for a in contract.args}
         self.raw_shapes = dict(consts["SHAPES"])
@@ -701,7 +729,8 @@ class RowKernel:
         if list(run) != list(range(run[0], run[-1] + 1)):
             consts, contract, run = self._permute_all(fwd, consts, contract, run)
         order = _column_order(contract, consts, self.S, run) if self.perm is None else None
-        self.fold = Fold(self.S, run, order) if len(run) > 1 else None
+        # (a regrouped unit folds even one reduced dim: its arguments' views are computed on their own strides)
+        self.fold = Fold(self.S, run, order) if len(run) > 1 or self.view is not None else None
         self.foldfull: set[str] = set()  # values that vary along every folded dim (Terms.partial)
         if self.fold is not None:
             consts = self.fold.consts(consts)
@@ -1278,7 +1307,8 @@ class RowKernel:
         if self.fold is not None and x.kind in ("input", "unfolded") and x.raw and len(call.args) > 1:
             if (viewed := self._raw_view(op, x, call)) is not None:
                 return viewed
-        if self.fold is not None and x.kind in ("full", "lazy", "row", "col", "regroup") and op in REGROUPS:
+        regrouping = self.fold is not None or self.view is not None
+        if regrouping and x.kind in ("full", "lazy", "row", "col", "regroup") and op in REGROUPS:
             if (same := self._regrouped(op, x, call)) is not None:
                 return same
         call = self._folded(call, op)
@@ -2008,3 +2038,214 @@ def synthesize_rows(
     ``MAX_BLOCK_N`` get it, or on a GPU the team variant on attempts of ``TEAM_ATTEMPTS``);
     ``team``: force the team variant with this many columns per program."""
     return RowKernel(contract, reference_src, chunk, team).build(attempt)
+
+
+# -- chains: reductions over two sets of dims, as two row kernels -------------------------------
+# (a group norm's statistics over each group, then a LogSumExp over the channels it normalised:
+# Inductor's two kernels of such a region; neither row kernel alone can hold both reductions)
+CHAIN_STAT = "ko_stat_"  # the statistics' buffers between the stages, allocated by ``launch``
+CHAIN_FIRST = "stats_"  # the first stage's module-level names (the second's keep theirs: the search tunes it)
+
+
+@dataclass
+class Chain:
+    """A unit's reference cut after its first group of reductions: ``first`` (contract,
+    reference) computes the values the rest reads of that group (``stats``: name -> shape),
+    ``rest`` (contract, reference) reads them as inputs and computes the unit's outputs."""
+
+    first: tuple[Contract, str]
+    rest: tuple[Contract, str]
+    stats: dict[str, list[int]]
+
+
+class _Renamed(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, str]):
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.copy_location(ast.Name(self.mapping[node.id], node.ctx), node) if node.id in self.mapping else node
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _stage_reference(params: list[str], stmts: list[ast.stmt], returns: list[str], consts: dict[str, Any]) -> str:
+    """A reference module (the unit reference's constants, ``Reference.forward``) of ``stmts``:
+    ``params`` (value names) become x0.. in order; ``consts``: INPUTS, OUTPUTS, SHAPES, OUT_SHAPES."""
+    mapping = {p: f"x{i}" for i, p in enumerate(params)}
+    body = [_Renamed(mapping).visit(ast.parse(ast.unparse(s)).body[0]) for s in stmts]
+    ret = ast.Return(ast.Tuple([ast.Name(mapping.get(r, r), ast.Load()) for r in returns], ast.Load()))
+    args = ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(a) for a in ["self", *mapping.values()]],
+        kwonlyargs=[],
+        kw_defaults=[],
+        defaults=[],
+    )
+    fn = ast.fix_missing_locations(ast.FunctionDef(name="forward", args=args, body=[*body, ret], decorator_list=[]))
+    lines = ["import math", "import torch", "from torch import device", "from math import inf, nan", ""]
+    lines += ["LEVEL = 'kernel'", *(f"{k} = {consts[k]!r}" for k in ("INPUTS", "OUTPUTS", "SHAPES", "OUT_SHAPES"))]
+    lines += ["", "", "class Reference(torch.nn.Module):", *("    " + ln for ln in ast.unparse(fn).splitlines()), ""]
+    return "\n".join(lines)
+
+
+def _explicit_broadcasts(stmts: list[ast.Assign], shapes: dict[str, list[int]]) -> list[ast.Assign]:
+    """``stmts`` with an operand of an element-wise op of lower rank than its value unsqueezed at
+    dim 0 up to that rank (a [C, 1, 1] scale times [N, C, H, W]; statements of their own): the
+    same values, and a second stage synthesized in a refinement of the unit's dims sees every
+    operand's dims aligned with the unit's."""
+    out: list[ast.Assign] = []
+    for s in stmts:
+        s = ast.parse(ast.unparse(s)).body[0]  # type: ignore[assignment]
+        rank = len(shapes.get(s.targets[0].id, []))  # type: ignore[attr-defined]
+        call = s.value
+        parts = ast.unparse(call.func).split(".") if isinstance(call, ast.Call) else []
+        if len(parts) == 5 and (parts[3] in BINARY or parts[3] == "where"):
+            for i, a in enumerate(call.args):  # type: ignore[attr-defined]
+                if not isinstance(a, ast.Name) or a.id not in shapes or math.prod(shapes[a.id]) <= 1:
+                    continue
+                name = a.id
+                for k in range(rank - len(shapes[a.id])):
+                    new = f"{name}_ko_b{k}"
+                    out.append(ast.parse(f"{new} = torch.ops.aten.unsqueeze.default({name}, 0)").body[0])  # type: ignore[arg-type]
+                    name = new
+                call.args[i] = ast.Name(name, ast.Load())  # type: ignore[attr-defined]
+        out.append(ast.fix_missing_locations(s))  # type: ignore[arg-type]
+    return out
+
+
+def _slice(stmts: list[ast.Assign], targets: set[str]) -> tuple[list[ast.Assign], set[str]]:
+    """The statements ``targets`` depend on, in order, and every name they read."""
+    need, keep = set(targets), []
+    for s in reversed(stmts):
+        if s.targets[0].id in need:  # type: ignore[attr-defined]
+            keep.append(s)
+            need |= _names(s.value)
+    return keep[::-1], need
+
+
+def chain_split(contract: Contract, reference_src: str) -> Chain:
+    """The unit's reference as two stages (``Chain``): the first group of reductions (those of the
+    first one's input and dims) and the values that depend on them alone, then the rest.
+    CannotSynthesize where the reference is not plain assignments of kernel-level values, the
+    statistics are outputs themselves, or the second stage needs none of them."""
+    fwd, consts = forward_of(reference_src)
+    if consts.get("LEVEL", "kernel") != "kernel" or "self." in ast.unparse(fwd):
+        raise CannotSynthesize("a chain needs a kernel-level reference without constants")
+    body = [s for s in fwd.body if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant))]
+    if not body or not isinstance(body[-1], ast.Return) or not isinstance(body[-1].value, ast.Tuple):
+        raise CannotSynthesize("a chain needs a forward that returns a tuple")
+    stmts = body[:-1]
+    if any(
+        not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)) for s in stmts
+    ):
+        raise CannotSynthesize("a chain needs a forward of single assignments")
+    returns = [e.id for e in body[-1].value.elts if isinstance(e, ast.Name)]  # type: ignore[attr-defined]
+    args = {a["name"]: a for a in contract.args}
+    shapes, _ = _eager_shapes(fwd, consts, args)
+    params = [a.arg for a in fwd.args.args[1:]]
+    reds = {id(n) for _, n in _reductions(fwd)}
+    red_stmts = [s for s in stmts if id(s.value) in reds]  # type: ignore[attr-defined]
+    if not red_stmts:
+        raise CannotSynthesize("no reduction to cut a chain after")
+
+    def key(s: ast.Assign) -> str:
+        return ast.unparse(s.value.args[:2]) if isinstance(s.value, ast.Call) else ""
+
+    closure = {s.targets[0].id for s in red_stmts if key(s) == key(red_stmts[0])}  # type: ignore[attr-defined]
+    for s in stmts:
+        used = _names(s.value) & (set(shapes) | set(params) | closure)
+        if used and used <= closure:
+            closure.add(s.targets[0].id)  # type: ignore[attr-defined]
+    later = [s for s in stmts if s.targets[0].id not in closure]  # type: ignore[attr-defined]
+    read_later = set().union(*(_names(s.value) for s in later), returns)
+    stats = [s.targets[0].id for s in stmts if s.targets[0].id in closure and s.targets[0].id in read_later]  # type: ignore[attr-defined]
+    if not stats or set(stats) & set(returns) or any(t not in shapes for t in stats):
+        raise CannotSynthesize("a chain's statistics must be tensors the rest reads, not outputs")
+    first, need1 = _slice(stmts, set(stats))  # type: ignore[arg-type]
+    rest, need2 = _slice(later, set(returns))  # type: ignore[arg-type]
+    if not set(stats) & need2 or any(id(s.value) in reds for s in first if s.targets[0].id not in closure):
+        raise CannotSynthesize("the first stage would hold another group of reductions")
+    pmap = dict(zip(params, consts["INPUTS"]))
+    stat_name = {t: CHAIN_STAT + t for t in stats}
+    stat_args = {
+        t: {"kind": "tensor", "name": stat_name[t], "shape": shapes[t], "stride": contiguous_strides(shapes[t]),
+            "storage_offset": 0, "dtype": "float32", "device": contract.device}
+        for t in stats
+    }  # fmt: skip
+    scalars = [a for a in contract.args if a.get("kind", "tensor") != "tensor"]
+    p1, p2 = [p for p in params if p in need1], [p for p in params if p in need2]
+    in_shapes = consts["SHAPES"]
+    c1 = {
+        "INPUTS": [pmap[p] for p in p1], "OUTPUTS": [stat_name[t] for t in stats],
+        "SHAPES": {pmap[p]: in_shapes[pmap[p]] for p in p1}, "OUT_SHAPES": {stat_name[t]: shapes[t] for t in stats},
+    }  # fmt: skip
+    used_stats = [t for t in stats if t in need2]
+    c2 = {
+        "INPUTS": [pmap[p] for p in p2] + [stat_name[t] for t in used_stats], "OUTPUTS": list(consts["OUTPUTS"]),
+        "SHAPES": {**{pmap[p]: in_shapes[pmap[p]] for p in p2}, **{stat_name[t]: shapes[t] for t in used_stats}},
+        "OUT_SHAPES": dict(consts["OUT_SHAPES"]),
+    }  # fmt: skip
+    first_args = [args[n] for n in c1["INPUTS"]] + [{**stat_args[t], "access": "write"} for t in stats]
+    rest_args = [args[n] for n in c2["INPUTS"] if n in args] + [{**stat_args[t], "access": "read"} for t in used_stats]
+    rest_args += [args[n] for n in consts["OUTPUTS"]]
+    return Chain(
+        first=(replace(contract, args=first_args + scalars), _stage_reference(p1, first, stats, c1)),
+        rest=(
+            replace(contract, args=rest_args + scalars),
+            _stage_reference(
+                p2 + used_stats,
+                _explicit_broadcasts(rest, {**shapes, **{p: in_shapes[pmap[p]] for p in params}}),
+                returns,
+                c2,
+            ),
+        ),
+        stats={stat_name[t]: shapes[t] for t in stats},
+    )
+
+
+def _module_parts(src: str, prefix: str = "") -> tuple[list[str], list[str]]:
+    """(the docstring's description lines, the module after its imports) of a candidate module;
+    ``prefix`` before every module-level name (a function's or an assignment's)."""
+    tree = ast.parse(src)
+    doc = ast.get_docstring(tree) or ""
+    nodes = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Expr))]
+    start = min(min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))]) for n in nodes)
+    text = "\n".join(src.splitlines()[start - 1 :])
+    if prefix:
+        names = {n.name for n in nodes if isinstance(n, ast.FunctionDef)}
+        names |= {t.id for n in nodes if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        text = re.sub(r"(?<![.\w'\"])(" + "|".join(sorted(names, key=len, reverse=True)) + r")\b", prefix + r"\1", text)
+    return doc.splitlines()[1:], text.splitlines()
+
+
+def synthesize_chain(contract: Contract, reference_src: str, attempt: int) -> str:
+    """One candidate module of two row kernels (``chain_split``): the first stage's module with its
+    names prefixed (``stats_``), the second's as it is (its CONFIG is the one the search
+    tunes), and ``launch`` allocating the statistics, then running both."""
+    chain = chain_split(contract, reference_src)
+    try:
+        first = synthesize_rows(chain.first[0], chain.first[1], attempt)
+    except CannotSynthesize as e:
+        raise CannotSynthesize(f"a chain's first stage: {e}") from None
+    try:
+        rest = synthesize_rows(chain.rest[0], chain.rest[1], attempt)
+    except CannotSynthesize as e:
+        raise CannotSynthesize(f"a chain's second stage: {e}") from None
+    what1, body1 = _module_parts(first, CHAIN_FIRST)
+    what2, body2 = _module_parts(rest)
+    body2 = [re.sub(r"^def launch\(", "def launch_rest(", ln) for ln in body2]
+    out = next(a["name"] for a in contract.args if a.get("access") == "write")
+    names = lambda c: ", ".join(a["name"] for a in c.args)  # noqa: E731
+    what = [
+        f"two launches, a chain: the statistics the rest reads ({', '.join(chain.stats)}), then the rest.",
+        "First: " + " ".join(what1),
+        "Then: " + " ".join(what2),
+    ]
+    launch = [f"def launch({names(contract)}):"]
+    launch += [
+        f"    {n} = torch.empty({tuple(s)}, dtype=torch.float32, device={out}.device)" for n, s in chain.stats.items()
+    ]
+    launch += [f"    {CHAIN_FIRST}launch({names(chain.first[0])})", f"    launch_rest({names(chain.rest[0])})", ""]
+    return with_libdevice("\n".join([*module_head(attempt, what), "", "", *body1, "", "", *body2, "", "", *launch]))
