@@ -12,7 +12,13 @@ median after warm-up calls) against torch.compile's model of the same op and the
   (the references of tests/test_synth_reduce.py);
 - ``more``: the templates fresh CPU problems asked for (2026-12-05): a prefix product (scan.py's
   cumprod), a product over a dimension (rows.py's last column of a running product), a
-  LayerNorm over a transposed tensor's channels (rows.py through the permute).
+  LayerNorm over a transposed tensor's channels (rows.py through the permute);
+- ``teams``, ``lse``, ``kernels``: the GroupNorm region's team/split sweep, the LogSumExp over
+  channels, torch.compile's kernels of the level-2 problems by time;
+- ``chain``: a norm's statistics then a LogSumExp as two row kernels (rows.py's chain): each
+  first-stage variant, the second stage's attempts, the chain, against torch.compile;
+- ``scan64``: prefix and suffix sums accumulated in float32 and in float64 (scan.py's
+  ``SUM_ACC64``): error against a float64 scan, and time.
 
     python3 bench/templates_gpu.py OUT.json [pools,rows,losses,more]   # GPU machine, repo on PYTHONPATH
 
@@ -542,6 +548,130 @@ def lse() -> dict:
     return {"lse_over_channels": row}
 
 
+CHAIN_SIZES = {"group": (64, 64, 8, 254, 254), "instance": (64, 64, 1, 254, 254)}  # level2/1, bench/fresh1206/5
+DEVICE = "cuda"  # (a smoke check of the script on the CPU sets "cpu" and small sizes)
+
+
+def _chain_row(norm: str) -> dict:
+    """One chain's stages and attempts (``chain``) at the problem's size."""
+    from test_synth_reduce import chain_unit, run_reference
+
+    from kernelopt.search.synth import rows as synth_rows
+
+    n, c, g, h, w = CHAIN_SIZES[norm]
+    contract, ref = chain_unit(norm, n, c, g, h, w, DEVICE)
+    torch.manual_seed(0)
+    x = (torch.randn(n, c, h, w, device=DEVICE) + torch.randn(1, c, 1, 1, device=DEVICE) * 3).contiguous(
+        memory_format=torch.channels_last
+    )
+    vals = [x, torch.randn(c, device=DEVICE), torch.randn(c, device=DEVICE), torch.randn(c, device=DEVICE)]
+    vals = (vals + [torch.rand(c, 1, 1, device=DEVICE) + 0.5])[: len(contract.args) - 1]
+    chain = synth_rows.chain_split(contract, ref)
+    stats = run_reference(chain.first[1], *vals[:2])
+    (want,) = run_reference(ref, *vals)
+    row: dict = {
+        "shape": [n, c, h, w],
+        "groups": g,
+        "roof_read_ms": round(x.numel() * 4 / (hardware.current("cuda").copy_gbs * 1e9) * 1e3, 4),
+    }
+    for name, src, args in (
+        ("region", ref, vals),
+        ("first", chain.first[1], vals[:2]),
+        ("rest", chain.rest[1], [*vals, *stats]),
+    ):
+        ns: dict = {}
+        exec(compile("import torch\nfrom torch import device\nfrom math import inf, nan\n" + src, "<ref>", "exec"), ns)
+        compiled = torch.compile(ns["Reference"]())
+        compiled(*args)
+        row[f"inductor_{name}_ms"] = round(_time(lambda f=compiled, a=args: f(*a)), 4)
+    variants = [("team", t) for t in ((8192, 4), (16384, 8), (16384, 16), (4096, 4))] + [("looped", 8192)]
+    variants += [("split", s) for s in ((2048, 8), (1024, 2), (4096, 4), (1024, 4), (512, 4))]
+    row["first"] = []
+    for kind, how in variants:
+        if kind == "split":
+            with mock.patch.object(synth_rows, "SPLIT_ATTEMPTS", {1: how}):
+                src = synth_rows.synthesize_rows(*chain.first, 1)
+        else:
+            kern = synth_rows.RowKernel(*chain.first, how if kind == "looped" else None, None)
+            if kind == "team":
+                kern.team, kern.team_warps = how
+            src = kern.build(1)
+        mod = _load(src, f"first_{kind}_{how}".replace(" ", "").replace(",", "_").replace("(", "").replace(")", ""))
+        got = [torch.full_like(t, float("nan")) for t in stats]
+        mod.launch(*vals[:2], *got)
+        torch.cuda.synchronize()
+        r = {"variant": f"{kind} {how}", "max_abs_err": max((a - b).abs().max().item() for a, b in zip(got, stats))}
+        r["ms"] = round(_time(lambda m=mod, o=got: m.launch(*vals[:2], *o)), 4)
+        row["first"].append(r)
+        print("chain", norm, "first", r, flush=True)
+    row["rest"], row["chain"] = [], []
+    for k in range(4):
+        mod = _load(synth_rows.synthesize_rows(*chain.rest, k), f"rest_{norm}_{k}")
+        got = torch.full_like(want, float("nan"))
+        mod.launch(*vals, *stats, got)
+        r = {"attempt": k, "max_abs_err": (got - want).abs().max().item()}
+        r["ms"] = round(_time(lambda m=mod, o=got: m.launch(*vals, *stats, o)), 4)
+        row["rest"].append(r)
+        mod = _load(synth_rows.synthesize_chain(contract, ref, k), f"chain_{norm}_{k}")
+        got = torch.full_like(want, float("nan"))
+        mod.launch(*vals, got)
+        r = {"attempt": k, "max_abs_err": (got - want).abs().max().item()}
+        r["ms"] = round(_time(lambda m=mod, o=got: m.launch(*vals, o)), 4)
+        row["chain"].append(r)
+        print("chain", norm, "rest/chain", row["rest"][-1], r, flush=True)
+    return row
+
+
+def chain() -> dict:
+    """A norm's statistics then a LogSumExp over the channels, as the chain of two row kernels
+    (synth/rows.py ``synthesize_chain``): each variant of the first stage (the statistics), the
+    second stage's attempts, the whole chain's, against torch.compile of the region and of each
+    stage's reference; level2/1's group norm and bench/fresh1206/5's instance norm sizes."""
+    return {norm: _chain_row(norm) for norm in CHAIN_SIZES}
+
+
+def scan64() -> dict:
+    """Prefix and suffix sums at problems/headroom's size (8,192 rows of 32,768): each scan attempt
+    accumulating in float32 and in float64 (scan.py ``SUM_ACC64``), checked against a float64
+    scan (largest relative error over the sums), timed against torch.compile."""
+    from test_synth_scan import REVERSE, _reference
+
+    from kernelopt.search.synth import scan as synth_scan
+
+    rows, n = 8192, 32768
+    contract = Contract.from_dict({"args": [_arg("in_ptr0", [rows, n], "read"), _arg("out_ptr0", [rows, n], "write")]})
+    plain = """    def forward(self, x0):
+        cumsum = torch.ops.aten.cumsum.default(x0, 1);  x0 = None
+        return (cumsum,)
+"""
+    out: dict = {"shape": [rows, n]}
+    torch.manual_seed(0)
+    x = torch.randn(rows, n, device="cuda")
+    for name, fwd, eager in (
+        ("prefix", plain, lambda t: torch.cumsum(t, 1)),
+        ("suffix", REVERSE, lambda t: torch.cumsum(t.flip(1), 1).flip(1)),
+    ):
+        ref = _reference(fwd, {"in_ptr0": [rows, n]}, [rows, n], ["in_ptr0"])
+        exact = eager(x.double())
+        compiled = torch.compile(eager)
+        compiled(x)
+        row: dict = {"inductor_ms": round(_time(lambda c=compiled: c(x)), 4), "attempts": []}
+        row["inductor_rel_err"] = ((compiled(x).double() - exact).abs() / exact.abs().clamp_min(1e-3)).max().item()
+        for acc in ("float32", "float64"):
+            with mock.patch.object(synth_scan, "SUM_ACC64", frozenset(range(4)) if acc == "float64" else frozenset()):
+                srcs = [synth_scan.synthesize_scan(contract, ref, k) for k in range(4)]
+            for k, src in enumerate(srcs):
+                mod = _load(src, f"scan_{name}_{acc}_{k}")
+                got = torch.empty_like(x)
+                mod.launch(x, got)
+                r = {"attempt": k, "acc": acc, "ms": round(_time(lambda m=mod, g=got: m.launch(x, g)), 4)}
+                r["rel_err"] = ((got.double() - exact).abs() / exact.abs().clamp_min(1e-3)).max().item()
+                row["attempts"].append(r)
+                print("scan64", name, r, flush=True)
+        out[name] = row
+    return out
+
+
 KERNEL_PROBLEMS = ["level2/1_Conv2d_GroupNorm_Scale_LogSumExp", "level2/2_ConvTranspose2d_GELU_GroupNorm"]
 
 
@@ -581,7 +711,7 @@ def main() -> None:
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu (smoke)"
     out = {"device": device, "torch": torch.__version__}
     parts_fn = {"pools": pools, "rows": row_norms, "losses": losses, "more": more, "teams": teams}
-    parts_fn |= {"lse": lse, "kernels": kernels}
+    parts_fn |= {"lse": lse, "kernels": kernels, "chain": chain, "scan64": scan64}
     for part, fn in parts_fn.items():
         if part in parts:
             out[part] = fn()

@@ -14,7 +14,8 @@ traffic).  A sum's carry grows by the chunk's total; for the other scans the chu
 value is the next carry (padding columns hold the scan's identity, so the last column has seen
 the whole chunk).
 Arguments are indexed through their strides (any ``d``, broadcast inputs).  Values are computed
-in float32 and cast on store; padding columns scan as the identity (0 for a sum, 1 for a product,
+in float32 and cast on store (a sum on the attempts of ``SUM_ACC64`` is scanned and carried in
+float64 and rounded once); padding columns scan as the identity (0 for a sum, 1 for a product,
 -inf for a maximum and a log-sum-exp, +inf for a minimum).  A NaN propagates as in PyTorch (the
 maximum and minimum keep it; a log-sum-exp with one is NaN).
 
