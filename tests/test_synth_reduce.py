@@ -430,7 +430,15 @@ class Reference(torch.nn.Module):
 # graph writes the region of its two kernels (a convolution's raw output, channels-last, its bias
 # added back): the group norm of conv + GroupNorm + scale + tanh + LogSumExp, and the instance
 # norm of conv + InstanceNorm(affine) + x2 + LogSumExp.  Reductions over two sets of dims.
-CHAIN_GN = """
+CHAIN_STATS = """
+        getitem = var_mean[0]
+        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
+        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
+        getitem_1 = var_mean[1];  var_mean = None
+        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
+        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None"""
+CHAIN_GN = (
+    """
         unsqueeze_3 = torch.ops.aten.unsqueeze.default(x3, 0);  x3 = None
         unsqueeze_4 = torch.ops.aten.unsqueeze.default(unsqueeze_3, 2);  unsqueeze_3 = None
         unsqueeze_5 = torch.ops.aten.unsqueeze.default(unsqueeze_4, 3);  unsqueeze_4 = None
@@ -440,20 +448,18 @@ CHAIN_GN = """
         reshape_default = torch.ops.aten.reshape.default(x1, [1, {C}, 1, 1]);  x1 = None
         add_tensor = torch.ops.aten.add.Tensor(x0, reshape_default);  x0 = reshape_default = None
         view = torch.ops.aten.reshape.default(add_tensor, [{N}, {G}, {cpg}, {HW}]);  add_tensor = None
-        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)
-        getitem = var_mean[0]
-        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
-        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
-        getitem_1 = var_mean[1];  var_mean = None
-        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
-        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [2, 3], correction = 0, keepdim = True)"""
+    + CHAIN_STATS
+    + """
         view_1 = torch.ops.aten.reshape.default(mul, [{N}, {C}, {H}, {W}]);  mul = None
         mul_1 = torch.ops.aten.mul.Tensor(view_1, unsqueeze_2);  view_1 = unsqueeze_2 = None
         add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_5);  mul_1 = unsqueeze_5 = None
         mul_2 = torch.ops.aten.mul.Tensor(add_1, x4);  add_1 = x4 = None
         tanh = torch.ops.aten.tanh.default(mul_2);  mul_2 = None
         amax = torch.ops.aten.amax.default(tanh, [1], True)"""
-CHAIN_IN = """
+)
+CHAIN_IN = (
+    """
         repeat_1 = torch.ops.aten.repeat.default(x3, [{N}]);  x3 = None
         unsqueeze_2 = torch.ops.aten.unsqueeze.default(repeat_1, -1);  repeat_1 = None
         unsqueeze_3 = torch.ops.aten.unsqueeze.default(unsqueeze_2, -1);  unsqueeze_2 = None
@@ -463,18 +469,15 @@ CHAIN_IN = """
         reshape_default = torch.ops.aten.reshape.default(x1, [1, {C}, 1, 1]);  x1 = None
         add_tensor = torch.ops.aten.add.Tensor(x0, reshape_default);  x0 = reshape_default = None
         view = torch.ops.aten.reshape.default(add_tensor, [1, {NC}, {H}, {W}]);  add_tensor = None
-        var_mean = torch.ops.aten.var_mean.correction(view, [0, 2, 3], correction = 0, keepdim = True)
-        getitem = var_mean[0]
-        add = torch.ops.aten.add.Tensor(getitem, 1e-05);  getitem = None
-        rsqrt = torch.ops.aten.rsqrt.default(add);  add = None
-        getitem_1 = var_mean[1];  var_mean = None
-        sub = torch.ops.aten.sub.Tensor(view, getitem_1);  view = getitem_1 = None
-        mul = torch.ops.aten.mul.Tensor(sub, rsqrt);  sub = rsqrt = None
+        var_mean = torch.ops.aten.var_mean.correction(view, [0, 2, 3], correction = 0, keepdim = True)"""
+    + CHAIN_STATS
+    + """
         mul_1 = torch.ops.aten.mul.Tensor(mul, unsqueeze_1);  mul = unsqueeze_1 = None
         add_1 = torch.ops.aten.add.Tensor(mul_1, unsqueeze_3);  mul_1 = unsqueeze_3 = None
         view_1 = torch.ops.aten.reshape.default(add_1, [{N}, {C}, {H}, {W}]);  add_1 = None
         tanh = torch.ops.aten.mul.Tensor(view_1, 2.0);  view_1 = None
         amax = torch.ops.aten.amax.default(tanh, [1], True)"""
+)
 CHAIN_LSE = """
         full_default = torch.ops.aten.full.default([], 0.0, dtype = torch.float32, device = device(type='cpu'))
         abs_1 = torch.ops.aten.abs.default(amax)
