@@ -687,9 +687,17 @@ class Line:
 
 
 class RowKernel:
-    def __init__(self, contract: Contract, reference_src: str, chunk: int | None = None, team: int | None = None):
+    def __init__(
+        self,
+        contract: Contract,
+        reference_src: str,
+        chunk: int | None = None,
+        team: int | None = None,
+        views: bool = False,
+    ):
         """``chunk``: force the looped variant with this many columns per pass; ``team``: force
-        the team variant with this many columns per program (tests)."""
+        the team variant with this many columns per program (tests); ``views``: in the
+        refinement of a view element-wise ops run on (``_pointwise_view``, ``synthesize_rows``)."""
         fwd, consts = forward_of(reference_src)
         if consts.get("LEVEL", "kernel") != "kernel":
             raise CannotSynthesize("the reference is graph-level (the kernel reads a buffer no FX node holds)")
@@ -708,7 +716,8 @@ class RowKernel:
         self.view: list[int] | None = None  # the regrouping view of _refined_shape
         if lifted is None and (
             (refined := _refined_shape(fwd, self.S)) is not None
-            or (refined := _pointwise_view(fwd, self.S, self.eager)) is not None
+            or views
+            and (refined := _pointwise_view(fwd, self.S, self.eager)) is not None
         ):
             lifted, self.view = refined
             lifted = None if lifted == self.S else lifted
@@ -721,7 +730,7 @@ class RowKernel:
         # the dimensions every reduction reduces (the columns); the other dimensions are the rows.
         # Several adjacent ones (a LayerNorm over the last three) are folded into one, in every
         # shape and in the arguments' strides, where the tensors are contiguous across them.
-        run = _reduction_dims(fwd, self.S, self.S_orig)
+        run = _reduction_dims(fwd, self.S, self.S_orig if views else None)
         # an argument's own shape and strides, before folding (a view of it is folded from them)
         self.raw = {a["name"]: a for a in contract.args}
         self.raw_shapes = dict(consts["SHAPES"])
@@ -729,8 +738,9 @@ class RowKernel:
         if list(run) != list(range(run[0], run[-1] + 1)):
             consts, contract, run = self._permute_all(fwd, consts, contract, run)
         order = _column_order(contract, consts, self.S, run) if self.perm is None else None
-        # (a regrouped unit folds even one reduced dim: its arguments' views are computed on their own strides)
-        self.fold = Fold(self.S, run, order) if len(run) > 1 or self.view is not None else None
+        # (a unit in a pointwise view's refinement folds even one reduced dim: its arguments'
+        # views are computed on their own strides)
+        self.fold = Fold(self.S, run, order) if len(run) > 1 or views and self.view is not None else None
         self.foldfull: set[str] = set()  # values that vary along every folded dim (Terms.partial)
         if self.fold is not None:
             consts = self.fold.consts(consts)
@@ -1307,8 +1317,7 @@ class RowKernel:
         if self.fold is not None and x.kind in ("input", "unfolded") and x.raw and len(call.args) > 1:
             if (viewed := self._raw_view(op, x, call)) is not None:
                 return viewed
-        regrouping = self.fold is not None or self.view is not None
-        if regrouping and x.kind in ("full", "lazy", "row", "col", "regroup") and op in REGROUPS:
+        if self.fold is not None and x.kind in ("full", "lazy", "row", "col", "regroup") and op in REGROUPS:
             if (same := self._regrouped(op, x, call)) is not None:
                 return same
         call = self._folded(call, op)
@@ -2036,8 +2045,18 @@ def synthesize_rows(
 ) -> str:
     """``chunk``: force the looped variant with this many columns per pass (longer rows than
     ``MAX_BLOCK_N`` get it, or on a GPU the team variant on attempts of ``TEAM_ATTEMPTS``);
-    ``team``: force the team variant with this many columns per program."""
-    return RowKernel(contract, reference_src, chunk, team).build(attempt)
+    ``team``: force the team variant with this many columns per program.  A unit whose view
+    of computed values "changes the rows" is tried again in the refinement of that view
+    (``_pointwise_view``): every unit synthesized before it was tried is synthesized as it was."""
+    try:
+        return RowKernel(contract, reference_src, chunk, team).build(attempt)
+    except CannotSynthesize as e:
+        if "changes the rows" not in str(e):
+            raise
+        try:
+            return RowKernel(contract, reference_src, chunk, team, views=True).build(attempt)
+        except CannotSynthesize as again:
+            raise CannotSynthesize(f"{e} (in the view's refinement: {again})") from None
 
 
 # -- chains: reductions over two sets of dims, as two row kernels -------------------------------
