@@ -2248,10 +2248,13 @@ def synthesize_chain(contract: Contract, reference_src: str, attempt: int) -> st
         first = synthesize_rows(chain.first[0], chain.first[1], attempt)
     except CannotSynthesize as e:
         raise CannotSynthesize(f"a chain's first stage: {e}") from None
-    try:
-        rest = synthesize_rows(chain.rest[0], chain.rest[1], attempt)
-    except CannotSynthesize as e:
-        raise CannotSynthesize(f"a chain's second stage: {e}") from None
+    try:  # in the refinement of the norm's view first: the model of a chain's second stage
+        rest = RowKernel(chain.rest[0], chain.rest[1], views=True).build(attempt)
+    except CannotSynthesize:
+        try:
+            rest = synthesize_rows(chain.rest[0], chain.rest[1], attempt)
+        except CannotSynthesize as e:
+            raise CannotSynthesize(f"a chain's second stage: {e}") from None
     what1, body1 = _module_parts(first, CHAIN_FIRST)
     what2, body2 = _module_parts(rest)
     body2 = [re.sub(r"^def launch\(", "def launch_rest(", ln) for ln in body2]
