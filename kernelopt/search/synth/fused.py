@@ -7,24 +7,13 @@ would; P's other pointers become extra parameters.  B is neither written nor re-
 from __future__ import annotations
 
 import ast
-import copy
 from typing import Any
 
 from ...classify.fusion import NotFusible, kernel_def, load_sites, producer_body
-from ...core.outputcode import dotted
+from ...core.outputcode import dotted, renamed
 from ...core.records import Contract, ProblemPaths
 from ...isolate.inductor import render_inductor
 from .ops import CannotSynthesize
-
-
-class _Rename(ast.NodeTransformer):
-    def __init__(self, mapping: dict[str, str]):
-        self.mapping = mapping
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.mapping:
-            return ast.copy_location(ast.Name(self.mapping[node.id], node.ctx), node)
-        return node
 
 
 def _load_mask(call: ast.Call) -> tuple[ast.AST | None, str]:
@@ -50,7 +39,7 @@ def _inline(prod: dict[str, Any], n: int, site: ast.Assign, params: dict[str, st
     if mask is not None:
         out.append(ast.parse(f"{pre}xmask = {ast.unparse(mask)}").body[0])
     for s in prod["body"]:
-        s2 = _Rename(mapping).visit(copy.deepcopy(s))
+        s2 = renamed(s, mapping)  # (a copy: mapping names xindex at least)
         for node in ast.walk(s2):
             if isinstance(node, ast.Call) and dotted(node.func) == "tl.load":
                 m, where = _load_mask(node)
@@ -72,7 +61,7 @@ def _inline(prod: dict[str, Any], n: int, site: ast.Assign, params: dict[str, st
         out.append(s2)
     if mask is None and any(isinstance(n, ast.Name) and n.id == pre + "xmask" for s in out for n in ast.walk(s)):
         raise NotFusible("the producer uses its mask outside its loads, and the consumer's load has no mask to give it")
-    value = ast.unparse(_Rename(mapping).visit(copy.deepcopy(prod["value"])))
+    value = ast.unparse(renamed(prod["value"], mapping))
     expr = f"({value}).to({c_param}.dtype.element_ty)"
     if other is not None and mask is not None:
         expr = f"tl.where({pre}xmask, {expr}, {ast.unparse(other)})"

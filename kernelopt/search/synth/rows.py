@@ -58,6 +58,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...core.outputcode import names_in, renamed
 from ...core.records import Contract
 from .ops import (
     BINARY,
@@ -2077,23 +2078,11 @@ class Chain:
     stats: dict[str, list[int]]
 
 
-class _Renamed(ast.NodeTransformer):
-    def __init__(self, mapping: dict[str, str]):
-        self.mapping = mapping
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.copy_location(ast.Name(self.mapping[node.id], node.ctx), node) if node.id in self.mapping else node
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
 def _stage_reference(params: list[str], stmts: list[ast.stmt], returns: list[str], consts: dict[str, Any]) -> str:
     """A reference module (the unit reference's constants, ``Reference.forward``) of ``stmts``:
     ``params`` (value names) become x0.. in order; ``consts``: INPUTS, OUTPUTS, SHAPES, OUT_SHAPES."""
     mapping = {p: f"x{i}" for i, p in enumerate(params)}
-    body = [_Renamed(mapping).visit(ast.parse(ast.unparse(s)).body[0]) for s in stmts]
+    body = [renamed(s, mapping) for s in stmts]
     ret = ast.Return(ast.Tuple([ast.Name(mapping.get(r, r), ast.Load()) for r in returns], ast.Load()))
     args = ast.arguments(
         posonlyargs=[],
@@ -2140,7 +2129,7 @@ def _slice(stmts: list[ast.Assign], targets: set[str]) -> tuple[list[ast.Assign]
     for s in reversed(stmts):
         if s.targets[0].id in need:  # type: ignore[attr-defined]
             keep.append(s)
-            need |= _names(s.value)
+            need |= names_in(s.value)
     return keep[::-1], need
 
 
@@ -2174,11 +2163,11 @@ def chain_split(contract: Contract, reference_src: str) -> Chain:
 
     closure = {s.targets[0].id for s in red_stmts if key(s) == key(red_stmts[0])}  # type: ignore[attr-defined]
     for s in stmts:
-        used = _names(s.value) & (set(shapes) | set(params) | closure)
+        used = names_in(s.value) & (set(shapes) | set(params) | closure)
         if used and used <= closure:
             closure.add(s.targets[0].id)  # type: ignore[attr-defined]
     later = [s for s in stmts if s.targets[0].id not in closure]  # type: ignore[attr-defined]
-    read_later = set().union(*(_names(s.value) for s in later), returns)
+    read_later = set().union(*(names_in(s.value) for s in later), returns)
     stats = [s.targets[0].id for s in stmts if s.targets[0].id in closure and s.targets[0].id in read_later]  # type: ignore[attr-defined]
     if not stats or set(stats) & set(returns) or any(t not in shapes for t in stats):
         raise CannotSynthesize("a chain's statistics must be tensors the rest reads, not outputs")
