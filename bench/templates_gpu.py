@@ -554,7 +554,7 @@ DEVICE = "cuda"  # (a smoke check of the script on the CPU sets "cpu" and small 
 
 def _chain_row(norm: str) -> dict:
     """One chain's stages and attempts (``chain``) at the problem's size."""
-    from test_synth_reduce import chain_unit, run_reference
+    from test_synth_reduce import chain_unit, reference_module, run_reference
 
     from kernelopt.search.synth import rows as synth_rows
 
@@ -579,9 +579,7 @@ def _chain_row(norm: str) -> dict:
         ("first", chain.first[1], vals[:2]),
         ("rest", chain.rest[1], [*vals, *stats]),
     ):
-        ns: dict = {}
-        exec(compile("import torch\nfrom torch import device\nfrom math import inf, nan\n" + src, "<ref>", "exec"), ns)
-        compiled = torch.compile(ns["Reference"]())
+        compiled = torch.compile(reference_module(src))
         compiled(*args)
         row[f"inductor_{name}_ms"] = round(_time(lambda f=compiled, a=args: f(*a)), 4)
     variants = [("team", t) for t in ((8192, 4), (16384, 8), (16384, 16), (4096, 4))] + [("looped", 8192)]

@@ -515,12 +515,17 @@ class Reference(torch.nn.Module):
     return Contract.from_dict({"args": args, "device": device}), ref
 
 
-def run_reference(ref: str, *vals: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """The reference module's outputs on ``vals``."""
+def reference_module(ref: str) -> torch.nn.Module:
+    """The unit reference's ``Reference`` module (bench/templates_gpu.py compiles it)."""
     ns: dict = {}
     exec(compile("import torch\nfrom torch import device\nfrom math import inf, nan\n" + ref, "<ref>", "exec"), ns)
+    return ns["Reference"]()
+
+
+def run_reference(ref: str, *vals: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The reference module's outputs on ``vals``."""
     with torch.no_grad():
-        return ns["Reference"]()(*vals)
+        return reference_module(ref)(*vals)
 
 
 @pytest.mark.parametrize("attempt", [0, 1])
