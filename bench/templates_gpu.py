@@ -552,6 +552,76 @@ CHAIN_SIZES = {"group": (64, 64, 8, 254, 254), "instance": (64, 64, 1, 254, 254)
 DEVICE = "cuda"  # (a smoke check of the script on the CPU sets "cpu" and small sizes)
 
 
+# a bound for a chain's first stage on a channels-last input: a program reads every channel of
+# BP positions of one sample (contiguous memory) and publishes each channel's mean and sum of
+# squares about it; a second launch combines a group's channels and parts (Chan's formula)
+STATS_CL = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def part(x, ws, HW, C: tl.constexpr, BP: tl.constexpr, NPB):
+    n = tl.program_id(1).to(tl.int64)
+    pb = tl.program_id(0).to(tl.int64)
+    p = pb * BP + tl.arange(0, BP)[:, None]
+    m = p < HW
+    v = tl.load(x + n * HW * C + p * C + tl.arange(0, C)[None, :], mask=m, other=0.0)
+    mean = tl.sum(v, 0) / tl.minimum(HW - pb * BP, BP).to(tl.float32)
+    d = tl.where(m, v - mean[None, :], 0.0)
+    base = (n * NPB + pb) * 2 * C + tl.arange(0, C)
+    tl.store(ws + base, mean)
+    tl.store(ws + base + C, tl.sum(d * d, 0))
+
+
+@triton.jit
+def combine(ws, mean_o, var_o, HW, NPB, BP: tl.constexpr, C: tl.constexpr, CPG: tl.constexpr, G: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    n, cc = pid // G, (pid % G) * CPG + tl.arange(0, CPG)[None, :]
+    acc = tl.zeros([64, CPG], tl.float32)
+    for q0 in range(0, NPB, 64):
+        q = q0 + tl.arange(0, 64)[:, None]
+        cnt = tl.minimum(HW - q * BP, BP).to(tl.float32)
+        acc += tl.where(q < NPB, cnt * tl.load(ws + (n * NPB + q) * 2 * C + cc, mask=q < NPB, other=0.0), 0.0)
+    mean = tl.sum(tl.sum(acc, 1), 0) / (HW * CPG)
+    acc = tl.zeros([64, CPG], tl.float32)
+    for q0 in range(0, NPB, 64):
+        q = q0 + tl.arange(0, 64)[:, None]
+        cnt = tl.minimum(HW - q * BP, BP).to(tl.float32)
+        mu = tl.load(ws + (n * NPB + q) * 2 * C + cc, mask=q < NPB, other=0.0)
+        m2 = tl.load(ws + (n * NPB + q) * 2 * C + C + cc, mask=q < NPB, other=0.0)
+        acc += tl.where(q < NPB, m2 + cnt * (mu - mean) * (mu - mean), 0.0)
+    tl.store(mean_o + pid, mean)
+    tl.store(var_o + pid, tl.sum(tl.sum(acc, 1), 0) / (HW * CPG))
+
+
+def launch(x, mean, var, G, BP, warps):
+    n, c, h, w = x.shape
+    npb = triton.cdiv(h * w, BP)
+    ws = torch.empty(n * npb * 2 * c, device=x.device)
+    part[(npb, n)](x, ws, h * w, c, BP, npb, num_warps=warps)
+    combine[(n * G,)](ws, mean, var, h * w, npb, BP, c, c // G, G, num_warps=4)
+"""
+
+
+def _stats_channels_last(x: torch.Tensor, g: int) -> dict:
+    """The bound ``STATS_CL`` (mean and variance per group of ``x`` alone, no bias): its best
+    (positions per program, warps), checked against ``torch.var_mean``."""
+    mod = _load("import torch\n" + STATS_CL, f"stats_cl_{g}")
+    n, c, h, w = x.shape
+    var_ref, mean_ref = torch.var_mean(x.float().view(n, g, -1, h, w), (2, 3, 4), correction=0)
+    best: dict = {}
+    for bp, warps in ((64, 4), (128, 4), (256, 4), (256, 8)):
+        mean, var = torch.empty(n * g, device=x.device), torch.empty(n * g, device=x.device)
+        mod.launch(x, mean, var, g, bp, warps)
+        err = max((mean.view(n, g) - mean_ref).abs().max().item(), (var.view(n, g) - var_ref).abs().max().item())
+        ms = _time(lambda m=mod, a=mean, b=var, bp=bp, w=warps: m.launch(x, a, b, g, bp, w))
+        if not best or ms < best["ms"]:
+            best = {"variant": f"hand channels-last {(bp, warps)}", "max_abs_err": err, "ms": round(ms, 4)}
+    print("chain first", best, flush=True)
+    return best
+
+
 def _chain_row(norm: str) -> dict:
     """One chain's stages and attempts (``chain``) at the problem's size."""
     from test_synth_reduce import chain_unit, reference_module, run_reference
@@ -583,12 +653,11 @@ def _chain_row(norm: str) -> dict:
         compiled(*args)
         row[f"inductor_{name}_ms"] = round(_time(lambda f=compiled, a=args: f(*a)), 4)
     variants = [("team", t) for t in ((8192, 4), (16384, 8), (16384, 16), (4096, 4))] + [("looped", 8192)]
-    variants += [("split", s) for s in ((2048, 8), (1024, 2), (4096, 4), (1024, 4), (512, 4))]
-    row["first"] = []
+    variants += [("split", s) for s in ((16384, 8), (8192, 8), (16384, 16), (4096, 4), (2048, 8), (1024, 4))]
+    row["first"] = [_stats_channels_last(x, g)]
     for kind, how in variants:
         if kind == "split":
-            with mock.patch.object(synth_rows, "SPLIT_ATTEMPTS", {1: how}):
-                src = synth_rows.synthesize_rows(*chain.first, 1)
+            src = synth_rows.synthesize_rows(*chain.first, 0, split=how)
         else:
             kern = synth_rows.RowKernel(*chain.first, how if kind == "looped" else None, None)
             if kind == "team":
@@ -604,7 +673,7 @@ def _chain_row(norm: str) -> dict:
         print("chain", norm, "first", r, flush=True)
     row["rest"], row["chain"] = [], []
     for k in range(4):
-        mod = _load(synth_rows.synthesize_rows(*chain.rest, k), f"rest_{norm}_{k}")
+        mod = _load(synth_rows.chain_rest(chain, k), f"rest_{norm}_{k}")
         got = torch.full_like(want, float("nan"))
         mod.launch(*vals, *stats, got)
         r = {"attempt": k, "max_abs_err": (got - want).abs().max().item()}

@@ -553,3 +553,26 @@ def test_norm_statistics_then_a_logsumexp_over_channels_are_a_chain_of_two_row_k
     out = torch.full([N, 1, H, W], float("nan"))
     mod.launch(*vals, out)
     torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("norm", ["group", "instance"])
+def test_a_chains_statistics_longer_than_a_program_are_split_over_two_launches(norm):
+    """Where a group is longer than one program's registers (``MAX_BLOCK_N``), the chain's first
+    stage is the split variant (``CHAIN_FIRST_SPLITS``): one launch publishes each part's
+    partials, the next combines them once per member's rows, so the statistics stage reads its
+    input once and no program waits for another (a team's members do)."""
+    N, C, G, H, W = 2, 4, 2, 130, 256  # a channel of 33,280 values (a group: two of them)
+    contract, ref = chain_unit(norm, N, C, G, H, W)
+    torch.manual_seed(6)
+    x = (torch.randn(N, C, H, W) + torch.randn(1, C, 1, 1) * 300).contiguous(memory_format=torch.channels_last)
+    vals = [x, torch.randn(C) * 50, torch.randn(C), torch.randn(C), torch.rand(C, 1, 1) + 0.5]
+    vals = vals[: len(contract.args) - 1]
+    src = generate.generate(contract, ref, 0)
+    assert "def stats_synth_part(" in src and "stats_synth_part[" in src
+    # a member holds the rows that interleave in memory (a group's 2 channels, then the next
+    # group's; an instance norm's 4 channels), and the partials are combined once per rows
+    assert f"stats_CONFIG = {{'ROWS': {2 if norm == 'group' else 4}," in src
+    assert "stats_synth_rows[(triton.cdiv(" in src
+    out = torch.full([N, 1, H, W], float("nan"))
+    load_candidate(src, f"chain_split_{norm}").launch(*vals, out)
+    torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)

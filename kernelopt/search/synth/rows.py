@@ -688,6 +688,10 @@ class Line:
 
 
 class RowKernel:
+    # the split variant with this (columns a program holds, num_warps) on every attempt, where the
+    # rows are too long for one program and the reductions are one round (a chain's first stage)
+    split: tuple[int, int] | None = None
+
     def __init__(
         self,
         contract: Contract,
@@ -1851,6 +1855,16 @@ class RowKernel:
         part = [ln for ln in body[: body.index(SPLIT_ROUND)] if not ln.startswith("tl.store(") or ln in publish]
         return part, [ln for ln in body if ln not in publish]
 
+    def _member_rows(self, chunk: int, split: bool) -> int:
+        """Rows a team member holds (``_adjacent_rows``; ``_interleaved_rows`` for a split of
+        ``RowKernel.split``, a chain's first stage, so every member reads its span whole)."""
+        rows = self._adjacent_rows(TEAM_ROWS * max(1, chunk // 8192))
+        if split and self.split is not None:
+            rows = max(rows, self._interleaved_rows(min(64, chunk)))
+        if not split and -(-self.N // max(1, min(chunk // rows, self.BLOCK_N))) > TEAM_MAX_T:
+            rows = 1  # too many members to be sure they run side by side
+        return rows
+
     def _team_source(self, attempt: int, chunk: int, warps: int, split: bool = False) -> str:
         """The team variant: a row too long for one program's registers is split over a team of
         ``T`` programs that each hold ``BLOCK_N`` of its columns in registers, so the row is read
@@ -1864,10 +1878,7 @@ class RowKernel:
         members running, finishes and frees their places, so a waiting member's team-mates
         always get to run.  The interpreter runs programs one after another, so there (a CPU
         device) only a team of one is generated."""
-        rows = self._adjacent_rows(TEAM_ROWS * max(1, chunk // 8192))
-        if not split and -(-self.N // max(1, min(chunk // rows, self.BLOCK_N))) > TEAM_MAX_T:
-            rows = 1  # too many members to be sure they run side by side
-        self._team_rows = rows
+        self._team_rows = rows = self._member_rows(chunk, split)
         block_n = max(1, min(chunk // rows, self.BLOCK_N))
         # members that hold columns (the row's power-of-two padding is no member's: 532,512
         # columns in parts of 8,192 are 66 members, not 128)
@@ -1897,6 +1908,9 @@ class RowKernel:
             what[2] = f"{self._red_name()}: the first launch publishes each part's partials (combined in"
             kernels = [("synth_part", part), ("synth_rows", rest)]
             launch = [ws_f, *(f"    {name}{run.format('')}" for name, _ in kernels)]
+            if self.split is not None and self.row_outputs:  # one program per rows' partials, not T
+                kernels[1] = ("synth_rows", [rest[0] + " * T", *rest[1:]])
+                launch[2] = launch[2].replace(f"[({grid},)]", f"[(triton.cdiv({self.R}, CONFIG['ROWS']),)]")
         else:
             kernels = [("synth_rows", body)]
             launch = [
@@ -1940,6 +1954,34 @@ class RowKernel:
                 if shape[-2] % rows == 0 and self.R % rows == 0:
                     return rows
         return 1
+
+    def _interleaved_rows(self, limit: int = 64) -> int:
+        """Rows per member where the unit's largest input interleaves consecutive rows in memory:
+        a row's columns run ``A`` elements contiguously, the next row's run starts ``A`` after
+        it, and ``k`` rows fill the span to the row's next run (a group norm's groups of a
+        channels-last tensor: ``A`` channels of a group, ``k`` groups; an instance norm's
+        channels: ``A`` = 1, ``k`` channels), so a member holding ``k`` rows reads memory
+        contiguously.  The largest power of two dividing ``k`` (and the unit's rows), at most
+        ``limit``; else 1.  Read off the index of that input's load (evaluated on a few places)."""
+        name = max(self.consts["INPUTS"], key=lambda n: math.prod(self.args[n].get("shape") or [1]))
+        found = (re.search(rf"tl\.load\({name} \+ \((.*)\), mask=mask,", ln.code) for ln in self.lines)
+        expr = next((m.group(1) for m in found if m), None)
+        if expr is None or not set(re.findall(r"[A-Za-z_]\w*", expr)) <= {"rows", "cols"}:
+            return 1
+        code = compile(expr, "<index>", "eval")
+        at = lambda r, j: eval(code, {"__builtins__": {}}, {"rows": r, "cols": j})  # noqa: E731, S307
+        base = at(0, 0)
+        run = next((j for j in range(1, min(self.N, 4096)) if at(0, j) != base + j), None)
+        if run is None or self.N % run or (at(0, run) - base) % run:
+            return 1
+        k = (at(0, run) - base) // run
+        rows = 1
+        while rows < limit and k % (2 * rows) == 0 and self.R % (2 * rows) == 0:
+            rows *= 2
+        places = range(0, min(self.N, 3 * run))
+        if any(at(r, j) != at(0, j) + r * run for r in range(rows) for j in places):
+            return 1
+        return rows
 
     def _teams(self) -> bool:
         """Whether the unit's device runs programs side by side (a team needs its members at once);
@@ -1989,6 +2031,8 @@ class RowKernel:
     def source(self, attempt: int) -> str:
         if self.team is not None:
             return self._team_source(attempt, self.team, self.team_warps)
+        if self.split is not None and self.looped and self.chunk is None and self._one_round():
+            return self._team_source(attempt, *self.split, split=True)
         if self.looped and self.chunk is None and self._teams():
             if attempt % len(LOOPED_ATTEMPTS) in TEAM_ATTEMPTS:
                 return self._team_source(attempt, *TEAM_ATTEMPTS[attempt % len(LOOPED_ATTEMPTS)])
@@ -2042,20 +2086,32 @@ class RowKernel:
 
 
 def synthesize_rows(
-    contract: Contract, reference_src: str, attempt: int, chunk: int | None = None, team: int | None = None
+    contract: Contract,
+    reference_src: str,
+    attempt: int,
+    chunk: int | None = None,
+    team: int | None = None,
+    split: tuple[int, int] | None = None,
 ) -> str:
     """``chunk``: force the looped variant with this many columns per pass (longer rows than
     ``MAX_BLOCK_N`` get it, or on a GPU the team variant on attempts of ``TEAM_ATTEMPTS``);
-    ``team``: force the team variant with this many columns per program.  A unit whose view
+    ``team``: force the team variant with this many columns per program; ``split``: the split
+    variant's (columns, warps) where it applies (``RowKernel.split``).  A unit whose view
     of computed values "changes the rows" is tried again in the refinement of that view
     (``_pointwise_view``): every unit synthesized before it was tried is synthesized as it was."""
+
+    def build(views: bool) -> str:
+        kern = RowKernel(contract, reference_src, chunk, team, views=views)
+        kern.split = split
+        return kern.build(attempt)
+
     try:
-        return RowKernel(contract, reference_src, chunk, team).build(attempt)
+        return build(False)
     except CannotSynthesize as e:
         if "changes the rows" not in str(e):
             raise
         try:
-            return RowKernel(contract, reference_src, chunk, team, views=True).build(attempt)
+            return build(True)
         except CannotSynthesize as again:
             raise CannotSynthesize(f"{e} (in the view's refinement: {again})") from None
 
@@ -2065,6 +2121,13 @@ def synthesize_rows(
 # Inductor's two kernels of such a region; neither row kernel alone can hold both reductions)
 CHAIN_STAT = "ko_stat_"  # the statistics' buffers between the stages, allocated by ``launch``
 CHAIN_FIRST = "stats_"  # the first stage's module-level names (the second's keep theirs: the search tunes it)
+# a chain's first stage stores statistics only: the split variant's second launch combines the
+# parts' partials (no program waits for another, the input is read once), and a member holds the
+# rows that interleave in memory (``_interleaved_rows``); per attempt, its (columns a program
+# holds, num_warps) (64x64x254x254 channels-last on the H100: level2/1's group statistics
+# (4096, 4) 0.397 ms, (8192, 8) 0.414, (16384, 8) 0.445, Inductor's kernel 0.555, the read roof
+# 0.351; the InstanceNorm's (16384, 8) 0.388, (8192, 8) 0.426, Inductor's 0.467; bench/README.md)
+CHAIN_FIRST_SPLITS = [(8192, 8), (4096, 4), (16384, 8), (16384, 16)]
 
 
 @dataclass
@@ -2228,22 +2291,28 @@ def _module_parts(src: str, prefix: str = "") -> tuple[list[str], list[str]]:
     return doc.splitlines()[1:], text.splitlines()
 
 
+def chain_rest(chain: Chain, attempt: int) -> str:
+    """The module of a chain's second stage: in the refinement of the norm's view first (the
+    statistics loaded per sample and group), else as ``synthesize_rows`` makes it."""
+    try:
+        return RowKernel(chain.rest[0], chain.rest[1], views=True).build(attempt)
+    except CannotSynthesize:
+        try:
+            return synthesize_rows(chain.rest[0], chain.rest[1], attempt)
+        except CannotSynthesize as e:
+            raise CannotSynthesize(f"a chain's second stage: {e}") from None
+
+
 def synthesize_chain(contract: Contract, reference_src: str, attempt: int) -> str:
     """One candidate module of two row kernels (``chain_split``): the first stage's module with its
     names prefixed (``stats_``), the second's as it is (its CONFIG is the one the search
     tunes), and ``launch`` allocating the statistics, then running both."""
     chain = chain_split(contract, reference_src)
     try:
-        first = synthesize_rows(chain.first[0], chain.first[1], attempt)
+        first = synthesize_rows(*chain.first, attempt, split=CHAIN_FIRST_SPLITS[attempt % len(CHAIN_FIRST_SPLITS)])
     except CannotSynthesize as e:
         raise CannotSynthesize(f"a chain's first stage: {e}") from None
-    try:  # in the refinement of the norm's view first: the model of a chain's second stage
-        rest = RowKernel(chain.rest[0], chain.rest[1], views=True).build(attempt)
-    except CannotSynthesize:
-        try:
-            rest = synthesize_rows(chain.rest[0], chain.rest[1], attempt)
-        except CannotSynthesize as e:
-            raise CannotSynthesize(f"a chain's second stage: {e}") from None
+    rest = chain_rest(chain, attempt)
     what1, body1 = _module_parts(first, CHAIN_FIRST)
     what2, body2 = _module_parts(rest)
     body2 = [re.sub(r"^def launch\(", "def launch_rest(", ln) for ln in body2]
