@@ -573,6 +573,10 @@ def test_a_chains_statistics_longer_than_a_program_are_split_over_two_launches(n
     # group's; an instance norm's 4 channels), and the partials are combined once per rows
     assert f"stats_CONFIG = {{'ROWS': {2 if norm == 'group' else 4}," in src
     assert "stats_synth_rows[(triton.cdiv(" in src
+    # at level2/1's size on a GPU (text only): a member reads whole 256-byte positions
+    big = generate.generate(*chain_unit(norm, 64, 64, 8 if norm == "group" else 1, 254, 254, "cuda"), 0)
+    rows, cols = (8, 1024) if norm == "group" else (64, 128)
+    assert f"stats_CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {cols}," in big
     out = torch.full([N, 1, H, W], float("nan"))
     load_candidate(src, f"chain_split_{norm}").launch(*vals, out)
     torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)

@@ -1905,10 +1905,11 @@ class RowKernel:
                 f"{self.R} independent rows of {self.N} elements, each split over T programs that hold BLOCK_N of",
                 f"its columns, in two launches (the row read twice, no program waits); {K} reduction(s) over",
             ]
-            what[2] = f"{self._red_name()}: the first launch publishes each part's partials (combined in"
+            what[2] = f"{self._red_name()}: the first launch publishes each part's partials (combined"
             kernels = [("synth_part", part), ("synth_rows", rest)]
             launch = [ws_f, *(f"    {name}{run.format('')}" for name, _ in kernels)]
             if self.split is not None and self.row_outputs:  # one program per rows' partials, not T
+                what[1] = f"its columns, in two launches (the second combines the partials only); {K} reduction(s) over"
                 kernels[1] = ("synth_rows", [rest[0] + " * T", *rest[1:]])
                 launch[2] = launch[2].replace(f"[({grid},)]", f"[(triton.cdiv({self.R}, CONFIG['ROWS']),)]")
         else:
@@ -1972,8 +1973,8 @@ class RowKernel:
         at = lambda r, j: eval(code, {"__builtins__": {}}, {"rows": r, "cols": j})  # noqa: E731, S307
         base = at(0, 0)
         run = next((j for j in range(1, min(self.N, 4096)) if at(0, j) != base + j), None)
-        if run is None or self.N % run or (at(0, run) - base) % run:
-            return 1
+        if run is None or run > 256 or self.N % run or (at(0, run) - base) % run:
+            return 1  # (a run of 1 KB or more already reads whole lines)
         k = (at(0, run) - base) // run
         rows = 1
         while rows < limit and k % (2 * rows) == 0 and self.R % (2 * rows) == 0:
