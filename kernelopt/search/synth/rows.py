@@ -1895,7 +1895,7 @@ class RowKernel:
         ]
         grid = f"{self.R} * CONFIG['T']" if rows == 1 else f"triton.cdiv({self.R}, CONFIG['ROWS']) * CONFIG['T']"
         consts = "ROWS: tl.constexpr, BLOCK_N: tl.constexpr, T: tl.constexpr, TP: tl.constexpr"
-        run = f"[({grid},)]({', '.join(ptrs)}, {{}}ws_f, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)"
+        run = f"[({{}},)]({', '.join(ptrs)}, {{}}ws_f, **CONFIG, num_warps=NUM_WARPS, num_stages=NUM_STAGES)"
         ws_f = (
             f"    ws_f = torch.empty(({max(1, K) * self.R} * CONFIG['T'],), dtype=torch.float32, device={out}.device)"
         )
@@ -1906,19 +1906,19 @@ class RowKernel:
                 f"its columns, in two launches (the row read twice, no program waits); {K} reduction(s) over",
             ]
             what[2] = f"{self._red_name()}: the first launch publishes each part's partials (combined"
-            kernels = [("synth_part", part), ("synth_rows", rest)]
-            launch = [ws_f, *(f"    {name}{run.format('')}" for name, _ in kernels)]
+            grids = [grid, grid]
             if self.split is not None and self.row_outputs:  # one program per rows' partials, not T
                 what[1] = f"its columns, in two launches (the second combines the partials only); {K} reduction(s) over"
-                kernels[1] = ("synth_rows", [rest[0] + " * T", *rest[1:]])
-                launch[2] = launch[2].replace(f"[({grid},)]", f"[(triton.cdiv({self.R}, CONFIG['ROWS']),)]")
+                rest, grids[1] = [rest[0] + " * T", *rest[1:]], f"triton.cdiv({self.R}, CONFIG['ROWS'])"
+            kernels = [("synth_part", part), ("synth_rows", rest)]
+            launch = [ws_f, *(f"    {name}{run.format(g, '')}" for (name, _), g in zip(kernels, grids))]
         else:
             kernels = [("synth_rows", body)]
             launch = [
                 f"    ws_i = torch.empty(({n_ws},), dtype=torch.int32, device={out}.device)",
                 ws_f,
                 f"    synth_team_zero[(triton.cdiv({n_ws}, 1024),)](ws_i, {n_ws}, 1024, num_warps=4, num_stages=1)",
-                f"    synth_rows{run.format('ws_i, ')}",
+                f"    synth_rows{run.format(grid, 'ws_i, ')}",
             ]
         defs: list[str] = [] if split else [*TEAM_ZERO, "", ""]
         for name, lines in kernels:
