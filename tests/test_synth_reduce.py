@@ -528,6 +528,19 @@ def run_reference(ref: str, *vals: torch.Tensor) -> tuple[torch.Tensor, ...]:
         return reference_module(ref)(*vals)
 
 
+def check_chain(src: str, name: str, contract: Contract, ref: str, seed: int) -> None:
+    """Run a chain candidate on a channels-last input whose channels have offsets far larger
+    than their spread (and weights to match) and hold it to the reference."""
+    N, C, H, W = contract.args[0]["shape"]
+    torch.manual_seed(seed)
+    x = (torch.randn(N, C, H, W) + torch.randn(1, C, 1, 1) * 300).contiguous(memory_format=torch.channels_last)
+    vals = [x, torch.randn(C) * 50, torch.randn(C), torch.randn(C), torch.rand(C, 1, 1) + 0.5]
+    vals = vals[: len(contract.args) - 1]
+    out = torch.full([N, 1, H, W], float("nan"))
+    load_candidate(src, name).launch(*vals, out)
+    torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("attempt", [0, 1])
 @pytest.mark.parametrize("norm", ["group", "instance"])
 def test_norm_statistics_then_a_logsumexp_over_channels_are_a_chain_of_two_row_kernels(norm, attempt):
@@ -541,18 +554,11 @@ def test_norm_statistics_then_a_logsumexp_over_channels_are_a_chain_of_two_row_k
 
     N, C, G, H, W = 3, 8, 4, 5, 6
     contract, ref = chain_unit(norm, N, C, G, H, W)
-    torch.manual_seed(5)
-    x = (torch.randn(N, C, H, W) + torch.randn(1, C, 1, 1) * 300).contiguous(memory_format=torch.channels_last)
-    vals = [x, torch.randn(C) * 50, torch.randn(C), torch.randn(C), torch.rand(C, 1, 1) + 0.5]
-    vals = vals[: len(contract.args) - 1]
     chain = chain_split(contract, ref)
     assert list(chain.stats.values()) == [[N, G, 1, 1]] * 2 if norm == "group" else [[1, N * C, 1, 1]] * 2
     src = generate.generate(contract, ref, attempt)
     assert "chain" in src.split("\n")[1] and src.count("@triton.jit") >= 2 and "stats_launch(" in src
-    mod = load_candidate(src, f"chain_{norm}_{attempt}")
-    out = torch.full([N, 1, H, W], float("nan"))
-    mod.launch(*vals, out)
-    torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)
+    check_chain(src, f"chain_{norm}_{attempt}", contract, ref, seed=5)
 
 
 @pytest.mark.parametrize("norm", ["group", "instance"])
@@ -563,10 +569,6 @@ def test_a_chains_statistics_longer_than_a_program_are_split_over_two_launches(n
     input once and no program waits for another (a team's members do)."""
     N, C, G, H, W = 2, 4, 2, 130, 256  # a channel of 33,280 values (a group: two of them)
     contract, ref = chain_unit(norm, N, C, G, H, W)
-    torch.manual_seed(6)
-    x = (torch.randn(N, C, H, W) + torch.randn(1, C, 1, 1) * 300).contiguous(memory_format=torch.channels_last)
-    vals = [x, torch.randn(C) * 50, torch.randn(C), torch.randn(C), torch.rand(C, 1, 1) + 0.5]
-    vals = vals[: len(contract.args) - 1]
     src = generate.generate(contract, ref, 0)
     assert "def stats_synth_part(" in src and "stats_synth_part[" in src
     # a member holds the rows that interleave in memory (a group's 2 channels, then the next
@@ -577,6 +579,4 @@ def test_a_chains_statistics_longer_than_a_program_are_split_over_two_launches(n
     big = generate.generate(*chain_unit(norm, 64, 64, 8 if norm == "group" else 1, 254, 254, "cuda"), 0)
     rows, cols = (8, 1024) if norm == "group" else (64, 128)
     assert f"stats_CONFIG = {{'ROWS': {rows}, 'BLOCK_N': {cols}," in big
-    out = torch.full([N, 1, H, W], float("nan"))
-    load_candidate(src, f"chain_split_{norm}").launch(*vals, out)
-    torch.testing.assert_close(out, run_reference(ref, *vals)[0], rtol=1e-4, atol=1e-4)
+    check_chain(src, f"chain_split_{norm}", contract, ref, seed=6)
